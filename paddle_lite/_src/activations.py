@@ -1,0 +1,198 @@
+"""Activations (v2 ``paddle.activation``): ``act(z)`` applied after a layer's sum.
+
+Each is a small immutable object with the v2 ``name`` (the proto string) and
+``support_hppl`` (whether LSTM/GRU may use it as a gate or state activation), and
+``apply(z, mask=None)`` computing it with ``jax.numpy``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from paddle_lite._src.errors import LayerTypeError
+
+
+class BaseActivation:
+    """An activation. ``name`` is v2's proto string; subclasses define ``_fn``."""
+
+    name = ""
+    support_hppl = False
+
+    def __init__(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def apply(self, z: Any, mask: Any = None) -> Any:
+        """Return ``act(z)``; ``mask`` ([batch, T] bool) is used by sequence softmax."""
+        del mask
+        return self._fn(z)
+
+    def _fn(self, z: Any) -> Any:
+        return z
+
+    def to_json(self) -> str:
+        return type(self).__name__
+
+
+class Tanh(BaseActivation):
+    name, support_hppl = "tanh", True
+
+    def _fn(self, z):
+        return jnp.tanh(z)
+
+
+class Sigmoid(BaseActivation):
+    name, support_hppl = "sigmoid", True
+
+    def _fn(self, z):
+        return jax.nn.sigmoid(z)
+
+
+class Relu(BaseActivation):
+    name, support_hppl = "relu", True
+
+    def _fn(self, z):
+        return jnp.maximum(z, 0)
+
+
+class Linear(BaseActivation):
+    name, support_hppl = "", True
+
+
+Identity = Linear
+
+
+class Softmax(BaseActivation):
+    name = "softmax"
+
+    def _fn(self, z):
+        return jax.nn.softmax(z, axis=-1)
+
+
+class SequenceSoftmax(BaseActivation):
+    """Softmax over the steps of a sequence of width-1 items ([batch, T, 1])."""
+
+    name = "sequence_softmax"
+
+    def apply(self, z, mask=None):
+        if mask is None:
+            return jax.nn.softmax(z, axis=-2)
+        m = mask[..., None]
+        z = jnp.where(m, z, -jnp.inf)
+        return jnp.where(m, jax.nn.softmax(z, axis=-2), 0.0)
+
+
+class BRelu(BaseActivation):
+    """Bounded relu: ``min(24, max(0, z))``."""
+
+    name = "brelu"
+
+    def _fn(self, z):
+        return jnp.clip(z, 0.0, 24.0)
+
+
+class SoftRelu(BaseActivation):
+    """``log(1 + exp(z))`` with ``z`` clipped to ``[-40, 40]``."""
+
+    name = "softrelu"
+
+    def _fn(self, z):
+        return jnp.log1p(jnp.exp(jnp.clip(z, -40.0, 40.0)))
+
+
+class STanh(BaseActivation):
+    """Scaled tanh: ``1.7159 * tanh(2z/3)``."""
+
+    name = "stanh"
+
+    def _fn(self, z):
+        return 1.7159 * jnp.tanh(z * (2.0 / 3.0))
+
+
+class Abs(BaseActivation):
+    name = "abs"
+
+    def _fn(self, z):
+        return jnp.abs(z)
+
+
+class Square(BaseActivation):
+    name = "square"
+
+    def _fn(self, z):
+        return z * z
+
+
+class Exp(BaseActivation):
+    name = "exponential"
+
+    def _fn(self, z):
+        return jnp.exp(z)
+
+
+class Log(BaseActivation):
+    name = "log"
+
+    def _fn(self, z):
+        return jnp.log(z)
+
+
+class Sqrt(BaseActivation):
+    name = "sqrt"
+
+    def _fn(self, z):
+        return jnp.sqrt(z)
+
+
+class Reciprocal(BaseActivation):
+    name = "reciprocal"
+
+    def _fn(self, z):
+        return 1.0 / z
+
+
+class SoftSign(BaseActivation):
+    """``z / (1 + |z|)``."""
+
+    name = "softsign"
+
+    def _fn(self, z):
+        return z / (1.0 + jnp.abs(z))
+
+
+ALL: dict[str, type[BaseActivation]] = {
+    cls.__name__: cls
+    for cls in (
+        Tanh, Sigmoid, Relu, Linear, Softmax, SequenceSoftmax, BRelu, SoftRelu,
+        STanh, Abs, Square, Exp, Log, Sqrt, Reciprocal, SoftSign,
+    )
+}
+
+
+def as_activation(act: Any, *, layer: str, arg: str = "act") -> BaseActivation:
+    """Accept an activation instance, class or None (= Linear); reject the rest."""
+    if act is None:
+        return Linear()
+    if isinstance(act, type) and issubclass(act, BaseActivation):
+        return act()
+    if isinstance(act, BaseActivation):
+        return act
+    raise LayerTypeError(
+        f"layer '{layer}': {arg} must be a paddle.activation object such as "
+        f"paddle.activation.Relu(); received {act!r} of type {type(act).__name__}."
+    )
+
+
+def activation_from_json(name: str) -> BaseActivation:
+    return ALL[name]()

@@ -1,0 +1,129 @@
+"""Input types of data layers (v2 ``paddle.data_type``).
+
+An ``InputType`` says what one field of a sample is: its dimension, whether it is
+a plain value, a sequence or a nested sequence, and how each item is encoded.
+On the device, dense items are float32 ``[batch, dim]``, ids int32 ``[batch]``,
+sparse items padded id (and value) lists, and sequences are padded along time
+with lengths (see DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+
+
+class SequenceType(enum.IntEnum):
+    NO_SEQUENCE = 0
+    SEQUENCE = 1
+    SUB_SEQUENCE = 2
+
+    def __repr__(self) -> str:
+        return f"SequenceType.{self.name}"
+
+    __str__ = __repr__
+
+
+class DataType(enum.IntEnum):
+    Dense = 0
+    SparseNonValue = 1
+    SparseValue = 2
+    Index = 3
+
+    def __repr__(self) -> str:
+        return f"DataType.{self.name}"
+
+    __str__ = __repr__
+
+
+class InputType:
+    """The declared type of one input field: ``dim``, ``seq_type`` and ``type``."""
+
+    __slots__ = ("dim", "seq_type", "type")
+
+    def __init__(self, dim: int, seq_type: SequenceType, tp: DataType) -> None:
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise LayerTypeError(f"InputType dim must be an int; received {dim!r}.")
+        if dim <= 0:
+            raise LayerConfigError(f"InputType dim must be positive; received {dim}.")
+        self.dim = dim
+        self.seq_type = SequenceType(seq_type)
+        self.type = DataType(tp)
+
+    def __repr__(self) -> str:
+        return f"InputType(dim={self.dim}, seq_type={self.seq_type!r}, type={self.type!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InputType) and self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash((self.dim, self.seq_type, self.type))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dim": self.dim, "seq_type": int(self.seq_type), "type": int(self.type)}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> InputType:
+        return cls(int(obj["dim"]), SequenceType(obj["seq_type"]), DataType(obj["type"]))
+
+
+def dense_vector(dim: int, seq_type: SequenceType = SequenceType.NO_SEQUENCE) -> InputType:
+    """A dense float vector of ``dim`` values."""
+    return InputType(dim, seq_type, DataType.Dense)
+
+
+def dense_array(dim: int, seq_type: SequenceType = SequenceType.NO_SEQUENCE) -> InputType:
+    """A dense float array of ``dim`` values in all, fed as a numpy array of any shape."""
+    return InputType(dim, seq_type, DataType.Dense)
+
+
+def sparse_binary_vector(dim: int, seq_type: SequenceType = SequenceType.NO_SEQUENCE) -> InputType:
+    """A sparse 0/1 vector of dimension ``dim``, fed as a list of non-zero ids."""
+    return InputType(dim, seq_type, DataType.SparseNonValue)
+
+
+def sparse_float_vector(dim: int, seq_type: SequenceType = SequenceType.NO_SEQUENCE) -> InputType:
+    """A sparse float vector of dimension ``dim``, fed as a list of ``(id, value)``."""
+    return InputType(dim, seq_type, DataType.SparseValue)
+
+
+def integer_value(value_range: int, seq_type: SequenceType = SequenceType.NO_SEQUENCE) -> InputType:
+    """An integer id in ``[0, value_range)``."""
+    return InputType(value_range, seq_type, DataType.Index)
+
+
+def dense_vector_sequence(dim: int) -> InputType:
+    return dense_vector(dim, SequenceType.SEQUENCE)
+
+
+def dense_vector_sub_sequence(dim: int) -> InputType:
+    return dense_vector(dim, SequenceType.SUB_SEQUENCE)
+
+
+def sparse_binary_vector_sequence(dim: int) -> InputType:
+    return sparse_binary_vector(dim, SequenceType.SEQUENCE)
+
+
+def sparse_binary_vector_sub_sequence(dim: int) -> InputType:
+    return sparse_binary_vector(dim, SequenceType.SUB_SEQUENCE)
+
+
+def sparse_float_vector_sequence(dim: int) -> InputType:
+    return sparse_float_vector(dim, SequenceType.SEQUENCE)
+
+
+def sparse_float_vector_sub_sequence(dim: int) -> InputType:
+    return sparse_float_vector(dim, SequenceType.SUB_SEQUENCE)
+
+
+def integer_value_sequence(value_range: int) -> InputType:
+    return integer_value(value_range, SequenceType.SEQUENCE)
+
+
+def integer_value_sub_sequence(value_range: int) -> InputType:
+    return integer_value(value_range, SequenceType.SUB_SEQUENCE)
+
+
+integer_sequence = integer_value_sequence

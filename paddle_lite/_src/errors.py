@@ -1,0 +1,40 @@
+"""Typed exceptions. Each subclasses the builtin a v2 program would catch."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class PaddleLiteError(Exception):
+    """Base class of every error paddle_lite raises on purpose."""
+
+
+class LayerConfigError(PaddleLiteError, ValueError):
+    """A layer was configured with a bad value (size, shape, attribute)."""
+
+
+class LayerTypeError(PaddleLiteError, TypeError):
+    """A layer received an argument of the wrong type or an unknown keyword."""
+
+
+class TopologyError(PaddleLiteError, ValueError):
+    """A topology is malformed: unknown inputs, duplicate names, bad outputs."""
+
+
+class ParameterError(PaddleLiteError, ValueError):
+    """A parameter is missing, declared twice inconsistently, or has a bad value."""
+
+
+class DataError(PaddleLiteError, ValueError):
+    """A data sample or data file does not match what was declared."""
+
+
+class ConfigError(PaddleLiteError, ValueError):
+    """A global setting (``paddle.init``, environment variables) is invalid."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """Return a ``" Did you mean 'x'?"`` suffix, or an empty string."""
+    close = difflib.get_close_matches(name, list(candidates), n=1)
+    return f" Did you mean '{close[0]}'?" if close else ""

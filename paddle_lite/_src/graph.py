@@ -1,0 +1,326 @@
+"""Layer nodes, output and parameter specs, and automatic naming.
+
+A layer is an immutable node: its kind, input nodes, static attributes, the spec
+of its output and the specs of the parameters it owns. Its name and its
+parameter names are fixed when it is created.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import itertools
+import threading
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from paddle_lite._src.errors import LayerConfigError
+
+Shape = tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """What a layer produces per sample.
+
+    ``size`` is the flat feature width, ``dtype`` ``"float32"`` or ``"int32"``,
+    ``seq_level`` 0 (plain), 1 (sequence) or 2 (nested sequence) and ``image``
+    the ``(channels, height, width)`` of an image output (``size == C*H*W``).
+    """
+
+    size: int
+    dtype: str = "float32"
+    seq_level: int = 0
+    image: tuple[int, int, int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.image is not None:
+            c, h, w = self.image
+            if c * h * w != self.size:
+                raise LayerConfigError(
+                    f"image shape {self.image} has {c * h * w} values but size is {self.size}."
+                )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "size": self.size,
+            "dtype": self.dtype,
+            "seq_level": self.seq_level,
+            "image": list(self.image) if self.image else None,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Spec:
+        image = tuple(obj["image"]) if obj.get("image") else None
+        return cls(obj["size"], obj["dtype"], obj["seq_level"], image)  # type: ignore[arg-type]
+
+
+@dataclasses.dataclass(frozen=True)
+class InitSpec:
+    """How a parameter is initialised.
+
+    ``strategy`` is ``"gaussian"`` (``mean``, ``std``), ``"uniform"``
+    (``[mean - std, mean + std]``, v2's storage of min/max), the name of a
+    registered initializer (``kwargs`` passed to it), or ``"callable"`` (``fn`` is
+    v2's ``initializer=callable(name) -> ndarray``). ``smart`` marks v2's default
+    fan-in Gaussian (kept for the ``ParameterConfig`` round trip).
+    """
+
+    strategy: str = "gaussian"
+    mean: float = 0.0
+    std: float = 0.0
+    smart: bool = False
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    fn: Any = dataclasses.field(default=None, compare=False)
+
+    def describe(self) -> str:
+        if self.strategy == "callable":
+            return f"callable {getattr(self.fn, '__name__', repr(self.fn))}"
+        if self.strategy in ("gaussian", "uniform"):
+            return f"{self.strategy}(mean={self.mean:g}, std={self.std:g})"
+        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs)
+        return f"{self.strategy}({args})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "mean": self.mean,
+            "std": self.std,
+            "smart": self.smart,
+            "kwargs": [[k, v] for k, v in self.kwargs],
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> InitSpec:
+        kwargs = tuple((k, v) for k, v in obj.get("kwargs", ()))
+        return cls(obj["strategy"], obj["mean"], obj["std"], obj["smart"], kwargs)
+
+
+@dataclasses.dataclass(frozen=True)
+class ParamSpec:
+    """A parameter a layer owns: its global name, shape, init and update settings.
+
+    ``None`` for ``momentum``, ``decay_rate``, ``decay_rate_l1`` and
+    ``gradient_clipping_threshold`` means "unset: take the optimizer's global value"
+    (v2 treats 0 the same way for l2 and momentum). ``owner`` (the layer that
+    declared it) and ``role`` (``w0``, ``wbias`` ...) are for messages and lookup.
+    """
+
+    name: str
+    shape: Shape
+    init: InitSpec
+    learning_rate: float = 1.0
+    momentum: float | None = None
+    decay_rate: float | None = None
+    decay_rate_l1: float | None = None
+    gradient_clipping_threshold: float | None = None
+    is_static: bool = False
+    sparse_update: bool = False
+    owner: str = dataclasses.field(default="", compare=False)
+    role: str = dataclasses.field(default="", compare=False)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def to_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["shape"] = list(self.shape)
+        out["init"] = self.init.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> ParamSpec:
+        fields = dict(obj)
+        fields["shape"] = tuple(fields["shape"])
+        fields["init"] = InitSpec.from_json(fields["init"])
+        return cls(**fields)
+
+
+class NameScope:
+    """Per-prefix counters that produce v2 auto names ``__<prefix>_<n>__``."""
+
+    def __init__(self) -> None:
+        self._counters: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def next_name(self, prefix: str) -> str:
+        with self._lock:
+            n = self._counters.get(prefix, 0)
+            self._counters[prefix] = n + 1
+        return f"__{prefix}_{n}__"
+
+    def reset(self) -> None:
+        with self._lock:
+            self._counters.clear()
+
+
+_scope_stack: list[NameScope] = [NameScope()]
+_serials = itertools.count()
+
+
+def auto_name(prefix: str) -> str:
+    """The next automatic layer name for ``prefix`` in the current scope."""
+    return _scope_stack[-1].next_name(prefix)
+
+
+def reset_names() -> None:
+    """Restart every automatic-name counter of the current scope at 0.
+
+    Call it before rebuilding a model in the same process to get the same layer
+    and parameter names again.
+    """
+    _scope_stack[-1].reset()
+
+
+@contextlib.contextmanager
+def name_scope() -> Iterator[NameScope]:
+    """A fresh set of name counters for the layers built inside the block.
+
+    Example::
+
+        with paddle.layer.name_scope():
+            a = paddle.layer.fc(input=x, size=2)   # __fc_layer_0__
+    """
+    scope = NameScope()
+    _scope_stack.append(scope)
+    try:
+        yield scope
+    finally:
+        _scope_stack.pop()
+
+
+def freeze(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A read-only view of a fresh copy of ``attrs``."""
+    return MappingProxyType(dict(attrs))
+
+
+class Layer:
+    """An immutable layer node (v2 ``LayerOutput``).
+
+    Attributes:
+        name: the layer's name (auto ``__<prefix>_<n>__`` when not given).
+        kind: the registered kind that computes it (``"fc"``, ``"img_conv"`` ...).
+        inputs: the input nodes, in order.
+        attrs: static attributes, read-only.
+        spec: what it produces per sample (:class:`Spec`).
+        params: the parameters it owns (:class:`ParamSpec`), in declaration order.
+        serial: creation order (v2 lists data layers in definition order).
+    """
+
+    __slots__ = ("name", "kind", "inputs", "attrs", "spec", "params", "serial")
+
+    name: str
+    kind: str
+    inputs: tuple[Layer, ...]
+    attrs: Mapping[str, Any]
+    spec: Spec
+    params: tuple[ParamSpec, ...]
+    serial: int
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        inputs: tuple[Layer, ...],
+        attrs: Mapping[str, Any],
+        spec: Spec,
+        params: tuple[ParamSpec, ...] = (),
+    ) -> None:
+        self._init(name, kind, inputs, attrs, spec, params)
+
+    def _init(self, name, kind, inputs, attrs, spec, params) -> None:  # noqa: ANN001
+        for field, value in (
+            ("name", name),
+            ("kind", kind),
+            ("inputs", tuple(inputs)),
+            ("attrs", freeze(attrs)),
+            ("spec", spec),
+            ("params", tuple(params)),
+            ("serial", next(_serials)),
+        ):
+            object.__setattr__(self, field, value)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"layer '{self.name}' is immutable; cannot set '{key}'.")
+
+    def __repr__(self) -> str:
+        return f"<Layer {self.name!r} kind={self.kind} size={self.spec.size}>"
+
+    # v2 LayerOutput attributes -------------------------------------------------
+    @property
+    def full_name(self) -> str:
+        return self.name
+
+    @property
+    def layer_type(self) -> str:
+        return self.kind
+
+    @property
+    def parents(self) -> list[Layer]:
+        return list(self.inputs)
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+    @property
+    def activation(self) -> Any:
+        return self.attrs.get("act")
+
+    @property
+    def num_filters(self) -> int | None:
+        return self.spec.image[0] if self.spec.image else None
+
+    @property
+    def height(self) -> int | None:
+        return self.spec.image[1] if self.spec.image else None
+
+    @property
+    def width(self) -> int | None:
+        return self.spec.image[2] if self.spec.image else None
+
+    @property
+    def depth(self) -> int | None:
+        return 1 if self.spec.image else None
+
+    @property
+    def reverse(self) -> bool:
+        return bool(self.attrs.get("reverse", False))
+
+    @property
+    def outputs(self) -> list[str]:
+        return ["default"]
+
+    @property
+    def data_type(self) -> Any:
+        return self.attrs.get("type")
+
+    # arithmetic on layers (v2 layer_math) ---------------------------------------
+    def _math(self):  # noqa: ANN202
+        from paddle_lite._src.layers import math as layer_math  # late: layers build on graph
+
+        return layer_math
+
+    def __add__(self, other: Any) -> Layer:
+        return self._math().add(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Layer:
+        return self._math().sub(self, other)
+
+    def __rsub__(self, other: Any) -> Layer:
+        return self._math().add(self._math().neg(self), other)
+
+    def __neg__(self) -> Layer:
+        return self._math().neg(self)
+
+    def __mul__(self, other: Any) -> Layer:
+        return self._math().mul(self, other)
+
+    __rmul__ = __mul__

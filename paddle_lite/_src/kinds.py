@@ -1,0 +1,135 @@
+"""The layer-kind contract and its registry.
+
+A kind computes one family of layers. It defines exactly three things:
+
+- ``infer_spec(inputs, attrs) -> Spec``: the output spec from the input specs,
+  raising :class:`LayerConfigError` on a mismatch;
+- ``param_specs(inputs, attrs) -> list[ParamDecl]``: the parameters it owns
+  (role, shape, which user attribute configures it, default init);
+- ``apply(params, inputs, attrs, *, key, mode)``: the output from the input values
+  and the parameters (``{role: array}``), pure ``jax.numpy``. ``mode`` is
+  ``"train"`` or ``"test"``; ``key`` a PRNG key or None. A kind with ``stateful =
+  True`` returns ``(value, {role: new_value})`` to update static state (batch-norm
+  moving statistics) in training mode.
+
+The layer's activation and ``ExtraAttr(drop_rate)`` are applied after ``apply`` by
+:func:`run`, so kinds compute the pre-activation value (bias included).
+Users may register their own kinds with :func:`register_kind`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from paddle_lite._src.errors import LayerConfigError, did_you_mean
+from paddle_lite._src.graph import InitSpec, Layer, Spec
+
+
+@dataclasses.dataclass(frozen=True)
+class ParamDecl:
+    """One parameter a kind owns.
+
+    ``role`` names it inside the layer (``w0``, ``wbias``); ``attr`` says which user
+    attribute configures it: ``("param", i)`` for the i-th ``param_attr``, ``("bias",)``
+    for ``bias_attr``, ``("fixed",)`` for internal state that only follows the layer's
+    own naming (batch-norm moving statistics). ``default`` is the init when the user
+    asks for none; ``static`` forces ``is_static``.
+    """
+
+    role: str
+    shape: tuple[int, ...]
+    attr: tuple[Any, ...]
+    default: InitSpec
+    static: bool = False
+
+
+class Kind:
+    """Base class of layer kinds; see the module docstring for the contract."""
+
+    name: str = ""
+    stateful: bool = False
+
+    def infer_spec(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> Spec:
+        raise NotImplementedError
+
+    def param_specs(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> list[ParamDecl]:
+        return []
+
+    def apply(self, params, inputs, attrs, *, key, mode):  # noqa: ANN001, ANN201
+        raise NotImplementedError
+
+
+_KINDS: dict[str, Kind] = {}
+
+
+def register_kind(kind: Kind) -> Kind:
+    """Add ``kind`` to the catalogue under ``kind.name`` (replacing any previous one)."""
+    if not isinstance(kind, Kind) or not kind.name:
+        raise LayerConfigError(f"register_kind needs a named Kind instance; received {kind!r}.")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def get_kind(name: str) -> Kind:
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise LayerConfigError(
+            f"unknown layer kind {name!r}." + did_you_mean(name, _KINDS)
+        ) from None
+
+
+def registered_kinds() -> list[str]:
+    return sorted(_KINDS)
+
+
+def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, mode: str):
+    """Compute ``layer``: its kind's ``apply``, then activation and dropout.
+
+    Returns ``(value, state_updates)``; ``state_updates`` maps global parameter
+    names to new values (empty unless the kind is stateful and ``mode == "train"``).
+    """
+    kind = get_kind(layer.kind)
+    local = {p.role: params[p.name] for p in layer.params}
+    out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode)
+    updates: dict[str, Any] = {}
+    if kind.stateful:
+        out, state = out
+        by_role = {p.role: p.name for p in layer.params}
+        updates = {by_role[role]: v for role, v in state.items()}
+    act = layer.attrs.get("act")
+    if act is not None:
+        out = _apply_activation(act, out)
+    drop_rate = layer.attrs.get("drop_rate")
+    if drop_rate:
+        out = _dropout(out, drop_rate, key=key, mode=mode)
+    return out, updates
+
+
+def _apply_activation(act, out):  # noqa: ANN001, ANN202
+    from paddle_lite._src.typing import Seq
+
+    if isinstance(out, Seq):
+        mask = jnp.arange(out.data.shape[1])[None, :] < out.lengths[:, None]
+        return out._replace(data=act.apply(out.data, mask=mask))
+    return act.apply(out)
+
+
+def _dropout(out, rate: float, *, key, mode: str):  # noqa: ANN001, ANN202
+    """v2 dropout is not inverted: a 0/1 mask in training, a ``(1 - rate)`` scale in test."""
+    from paddle_lite._src.typing import Seq
+
+    data = out.data if isinstance(out, Seq) else out
+    if mode == "train":
+        if key is None:
+            raise LayerConfigError("dropout in training mode needs a PRNG key; none was given.")
+        keep = jax.random.bernoulli(key, 1.0 - rate, data.shape)
+        data = jnp.where(keep, data, 0.0)
+    else:
+        data = data * (1.0 - rate)
+    return out._replace(data=data) if isinstance(out, Seq) else data

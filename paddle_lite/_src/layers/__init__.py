@@ -1,0 +1,1 @@
+"""Layer families, one module each. The public ``paddle_lite.layer`` imports them all."""

@@ -1,0 +1,183 @@
+"""Shared machinery of the layer functions: argument checks, naming, building nodes."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
+from paddle_lite._src.graph import Layer, ParamSpec, auto_name
+from paddle_lite._src.kinds import ParamDecl, get_kind
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# ExtraAttr fields each layer function accepts (v2: every other field is refused).
+DROP_AND_CLIP = ("drop_rate", "error_clipping_threshold", "device")
+DROP_ONLY = ("drop_rate", "device")
+DEVICE_ONLY = ("device",)
+
+
+def layer_function(func: F) -> F:
+    """Check keyword arguments before calling ``func``; unknown ones list the valid ones."""
+    sig = inspect.signature(func)
+    valid = [p for p in sig.parameters if p != "kwargs"]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for key in kwargs:
+            if key not in sig.parameters:
+                raise LayerTypeError(
+                    f"{func.__name__}() got an unexpected keyword argument '{key}'. "
+                    f"Valid arguments: {', '.join(valid)}." + did_you_mean(key, valid)
+                )
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise LayerTypeError(f"{func.__name__}(): {exc}. Valid arguments: {', '.join(valid)}.") from None
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def layer_name(name: Any, prefix: str) -> str:
+    """``name`` when given (a non-empty str), else the next auto name for ``prefix``."""
+    if name is None:
+        return auto_name(prefix)
+    if not isinstance(name, str) or not name:
+        raise LayerTypeError(f"layer name must be a non-empty str; received {name!r}.")
+    return name
+
+
+def as_layer(value: Any, *, layer: str, arg: str) -> Layer:
+    if isinstance(value, Layer):
+        if value.kind == "mixed" and value.attrs.get("open", False):
+            raise LayerConfigError(
+                f"layer '{layer}': {arg} is the mixed layer '{value.name}' whose `with` block "
+                "is still open; use it after the block ends."
+            )
+        return value
+    raise LayerTypeError(
+        f"layer '{layer}': {arg} must be a layer (the output of a paddle.layer function); "
+        f"received {value!r} of type {type(value).__name__}."
+    )
+
+
+def as_layers(value: Any, *, layer: str, arg: str = "input") -> list[Layer]:
+    """A layer or a non-empty list/tuple of layers, checked."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise LayerConfigError(f"layer '{layer}': {arg} is an empty list; expected layers.")
+        return [as_layer(v, layer=layer, arg=f"{arg}[{i}]") for i, v in enumerate(value)]
+    return [as_layer(value, layer=layer, arg=arg)]
+
+
+def positive_int(value: Any, *, layer: str, arg: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LayerTypeError(f"layer '{layer}': {arg} must be an int; received {value!r}.")
+    if value <= 0:
+        raise LayerConfigError(f"layer '{layer}': {arg} must be positive; received {value}.")
+    return value
+
+
+def number(value: Any, *, layer: str, arg: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LayerTypeError(f"layer '{layer}': {arg} must be a number; received {value!r}.")
+    return float(value)
+
+
+def extra_fields(layer_attr: Any, *, layer: str, supported: Sequence[str]) -> dict[str, Any]:
+    """The set fields of an ``ExtraAttr``, refusing those this layer does not support."""
+    if layer_attr is None:
+        return {}
+    if not isinstance(layer_attr, attrs_mod.ExtraAttr):
+        raise LayerTypeError(
+            f"layer '{layer}': layer_attr must be a paddle.attr.Extra; received {layer_attr!r}."
+        )
+    fields = layer_attr.set_fields()
+    for field in fields:
+        if field not in supported:
+            raise LayerConfigError(
+                f"Layer {layer} does not support {field}; it supports {', '.join(supported)}."
+            )
+    fields.pop("device", None)
+    return fields
+
+
+def param_attr_list(param_attr: Any, n: int, *, layer: str) -> list[attrs_mod.ParamAttr]:
+    """One ``ParamAttr`` per input; a single named attr over several inputs is refused (v2)."""
+    if isinstance(param_attr, (list, tuple)):
+        if len(param_attr) != n:
+            raise LayerConfigError(
+                f"layer '{layer}': param_attr has {len(param_attr)} entries; expected one per "
+                f"input ({n})."
+            )
+        return [attrs_mod.as_param_attr(a, layer=layer, arg=f"param_attr[{i}]") for i, a in enumerate(param_attr)]
+    attr = attrs_mod.as_param_attr(param_attr, layer=layer, arg="param_attr")
+    if n > 1 and attr.name is not None:
+        raise LayerConfigError(
+            f"layer '{layer}': one named param_attr ({attr.name!r}) cannot serve {n} inputs; "
+            "pass a list of paddle.attr.Param, one per input."
+        )
+    return [attrs_mod.as_param_attr(param_attr, layer=layer, arg="param_attr") for _ in range(n)]
+
+
+def _default_param_name(name: str, decl: ParamDecl, parameter_name: str | None, n_weights: int) -> str:
+    if parameter_name is None:
+        return f"_{name}.{decl.role}"
+    if decl.attr[0] == "param" and n_weights == 1:
+        return parameter_name
+    return f"{parameter_name}.{decl.role}"
+
+
+def resolve_params(
+    name: str,
+    decls: Sequence[ParamDecl],
+    param_attrs: Sequence[attrs_mod.ParamAttr],
+    bias: attrs_mod.ParamAttr | None,
+    parameter_name: str | None,
+) -> tuple[ParamSpec, ...]:
+    """Turn a kind's declarations and the user's attributes into named ``ParamSpec``s."""
+    n_weights = sum(1 for d in decls if d.attr[0] == "param")
+    specs = []
+    for decl in decls:
+        if decl.attr[0] == "param":
+            attr = param_attrs[decl.attr[1]]
+        elif decl.attr[0] == "bias":
+            attr = bias if bias is not None else attrs_mod.ParamAttr()
+        else:
+            attr = attrs_mod.ParamAttr(is_static=decl.static)
+        if decl.static and not attr.is_static:
+            attr = attrs_mod.ParamAttr(name=attr.name, is_static=True, initializer=attr.initializer)
+        default = _default_param_name(name, decl, parameter_name, n_weights)
+        specs.append(attr.to_spec(default, decl.shape, decl.default, name, decl.role))
+    return tuple(specs)
+
+
+def build(
+    kind_name: str,
+    *,
+    name: str,
+    inputs: Sequence[Layer],
+    attrs: Mapping[str, Any],
+    param_attrs: Sequence[attrs_mod.ParamAttr] = (),
+    bias: attrs_mod.ParamAttr | None = None,
+    parameter_name: str | None = None,
+) -> Layer:
+    """Create the node: infer its spec and resolve its parameters, naming the layer on error."""
+    if parameter_name is not None and (not isinstance(parameter_name, str) or not parameter_name):
+        raise LayerTypeError(
+            f"layer '{name}': parameter_name must be a non-empty str; received {parameter_name!r}."
+        )
+    kind = get_kind(kind_name)
+    specs = [i.spec for i in inputs]
+    full_attrs = dict(attrs, bias=bias is not None)
+    try:
+        spec = kind.infer_spec(specs, full_attrs)
+        decls = kind.param_specs(specs, full_attrs)
+    except LayerConfigError as exc:
+        raise type(exc)(f"layer '{name}' ({kind_name}): {exc}") from None
+    params = resolve_params(name, decls, param_attrs, bias, parameter_name)
+    return Layer(name, kind_name, tuple(inputs), full_attrs, spec, params)

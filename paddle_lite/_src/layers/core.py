@@ -1,0 +1,316 @@
+"""Core layers: data, fc, embedding, concat, addto, dropout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import Linear, Tanh, as_activation
+from paddle_lite._src.data_types import DataType, InputType
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.typing import Seq, Sparse, data_of, with_data
+
+_DTYPES = {
+    DataType.Dense: "float32",
+    DataType.Index: "int32",
+    DataType.SparseNonValue: "sparse_binary",
+    DataType.SparseValue: "sparse_float",
+}
+
+
+def same_seq_level(inputs, what: str) -> int:
+    levels = {s.seq_level for s in inputs}
+    if len(levels) > 1:
+        raise LayerConfigError(f"all {what} must have the same sequence level; received {sorted(levels)}.")
+    return levels.pop()
+
+
+def dense_inputs(inputs) -> None:
+    for i, s in enumerate(inputs):
+        if s.dtype == "int32":
+            raise LayerConfigError(
+                f"input {i} holds integer ids (size {s.size}); this layer needs dense values. "
+                "Feed ids through paddle.layer.embedding first."
+            )
+
+
+# data ------------------------------------------------------------------------------
+class DataKind(Kind):
+    name = "data"
+
+    def infer_spec(self, inputs, attrs):
+        tp: InputType = attrs["type"]
+        image = None
+        h, w, depth = attrs.get("height"), attrs.get("width"), attrs.get("depth") or 1
+        if h and w:
+            if tp.dim % (h * w * depth):
+                raise LayerConfigError(
+                    f"dim {tp.dim} is not divisible by height*width*depth = {h * w * depth}."
+                )
+            image = (tp.dim // (h * w * depth) * depth, h, w)
+        return Spec(tp.dim, _DTYPES[tp.type], int(tp.seq_type), image)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        raise LayerConfigError("data layers are fed, not computed.")
+
+
+register_kind(DataKind())
+
+
+@_base.layer_function
+def data(name, type, height=None, width=None, depth=None, layer_attr=None):  # noqa: A002
+    """A data layer: where one field of each sample enters the network.
+
+    Args:
+        name: the layer name, used by ``feeding``.
+        type: a ``paddle.data_type`` InputType; the layer size is ``type.dim``.
+        height, width, depth: image geometry of a dense input (channels inferred).
+
+    Returns:
+        A layer of size ``type.dim``.
+
+    Example::
+
+        x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(13))
+    """
+    if not isinstance(name, str) or not name:
+        raise LayerTypeError(f"data(): name must be a non-empty str; received {name!r}.")
+    if not isinstance(type, InputType):
+        raise LayerTypeError(
+            f"layer '{name}': type must be a paddle.data_type InputType such as "
+            f"dense_vector(784); received {type!r}."
+        )
+    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    attrs = {"type": type, "height": height, "width": width, "depth": depth}
+    return _base.build("data", name=name, inputs=(), attrs=attrs)
+
+
+# fc --------------------------------------------------------------------------------
+def project(x: Any, w: Any) -> Any:
+    """``x @ w`` for dense, sequence or sparse ``x`` (sparse: gather + weighted sum)."""
+    if isinstance(x, Sparse):
+        return jnp.einsum("bk,bkn->bn", x.values, w[x.ids])
+    if isinstance(x, Seq) and isinstance(x.data, Sparse):
+        return jnp.einsum("btk,btkn->btn", x.data.values, w[x.data.ids])
+    return data_of(x) @ w
+
+
+class FcKind(Kind):
+    name = "fc"
+
+    def infer_spec(self, inputs, attrs):
+        for i, s in enumerate(inputs):
+            if s.dtype == "int32":
+                raise LayerConfigError(
+                    f"input {i} holds integer ids (size {s.size}); fc needs dense or sparse "
+                    "values. Use paddle.layer.embedding for ids."
+                )
+        return Spec(attrs["size"], seq_level=same_seq_level(inputs, "fc inputs"))
+
+    def param_specs(self, inputs, attrs):
+        decls = [
+            ParamDecl(f"w{i}", (s.size, attrs["size"]), ("param", i), attrs_mod.SMART)
+            for i, s in enumerate(inputs)
+        ]
+        if attrs["bias"]:
+            decls.append(ParamDecl("wbias", (1, attrs["size"]), ("bias",), attrs_mod.SMART))
+        return decls
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        out = sum(project(x, params[f"w{i}"]) for i, x in enumerate(inputs))
+        if attrs["bias"]:
+            out = out + params["wbias"][0]
+        seq = next((x for x in inputs if isinstance(x, Seq)), None)
+        return with_data(seq, out) if seq is not None else out
+
+
+register_kind(FcKind())
+
+
+@_base.layer_function
+def fc(input, size, act=None, name=None, param_attr=None, bias_attr=None, layer_attr=None,
+       parameter_name=None):  # noqa: A002
+    """Fully connected: ``act(sum_i x_i W_i + b)``; a list input has one weight per input.
+
+    Args:
+        input: a layer or a list of layers (dense, sparse, or sequences of them).
+        size: output width.
+        act: activation (default ``Tanh``).
+        param_attr: a ``Param`` or a list of them, one per input.
+        bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+        parameter_name: name the weight(s) ``P`` (``P.w0``, ``P.w1`` ... for several
+            inputs) and the bias ``P.wbias``.
+
+    Returns:
+        A layer of size ``size``; weights ``[in_i, size]``, bias ``[1, size]``.
+
+    Example::
+
+        y = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
+    """
+    name = _base.layer_name(name, "fc_layer")
+    inputs = _base.as_layers(input, layer=name)
+    size = _base.positive_int(size, layer=name, arg="size")
+    attrs = {
+        "size": size,
+        "act": as_activation(Tanh() if act is None else act, layer=name),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    return _base.build(
+        "fc", name=name, inputs=inputs, attrs=attrs,
+        param_attrs=_base.param_attr_list(param_attr, len(inputs), layer=name),
+        bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
+        parameter_name=parameter_name,
+    )
+
+
+# embedding -------------------------------------------------------------------------
+class EmbeddingKind(Kind):
+    name = "embedding"
+
+    def infer_spec(self, inputs, attrs):
+        (s,) = inputs
+        if s.dtype != "int32":
+            raise LayerConfigError(
+                f"input must hold integer ids (paddle.data_type.integer_value...); "
+                f"received {s.dtype} values."
+            )
+        return Spec(attrs["size"], seq_level=s.seq_level)
+
+    def param_specs(self, inputs, attrs):
+        return [ParamDecl("w0", (inputs[0].size, attrs["size"]), ("param", 0), attrs_mod.SMART)]
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        (ids,) = inputs
+        return with_data(ids, params["w0"][data_of(ids)])
+
+
+register_kind(EmbeddingKind())
+
+
+@_base.layer_function
+def embedding(input, size, name=None, param_attr=None, layer_attr=None, parameter_name=None):  # noqa: A002
+    """Look up a ``size``-wide row of a ``[vocab, size]`` table for each id.
+
+    Returns:
+        A layer of size ``size`` (a sequence when the ids are a sequence).
+
+    Example::
+
+        emb = paddle.layer.embedding(input=word, size=32)
+    """
+    name = _base.layer_name(name, "embedding")
+    (inp,) = _base.as_layers(input, layer=name)
+    attrs = {
+        "size": _base.positive_int(size, layer=name, arg="size"),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    return _base.build(
+        "embedding", name=name, inputs=[inp], attrs=attrs,
+        param_attrs=_base.param_attr_list(param_attr, 1, layer=name),
+        parameter_name=parameter_name,
+    )
+
+
+# concat / addto / dropout ----------------------------------------------------------
+class ConcatKind(Kind):
+    name = "concat"
+
+    def infer_spec(self, inputs, attrs):
+        dense_inputs(inputs)
+        level = same_seq_level(inputs, "concat inputs")
+        size = sum(s.size for s in inputs)
+        images = [s.image for s in inputs]
+        image = None
+        if all(images) and len({im[1:] for im in images}) == 1:
+            image = (sum(im[0] for im in images), *images[0][1:])
+        return Spec(size, seq_level=level, image=image)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        out = jnp.concatenate([data_of(x) for x in inputs], axis=-1)
+        return with_data(inputs[0], out)
+
+
+register_kind(ConcatKind())
+
+
+@_base.layer_function
+def concat(input, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa: A002
+    """Concatenate the features of several layers: ``act([x_1, x_2, ...])``.
+
+    Images of equal height and width concatenate along channels.
+
+    Returns:
+        A layer whose size is the sum of the input sizes.
+    """
+    name = _base.layer_name(name, "concat")
+    inputs = _base.as_layers(input, layer=name)
+    if bias_attr not in (None, False):
+        raise LayerConfigError(f"layer '{name}': concat of layers takes no bias_attr.")
+    attrs = {
+        "act": as_activation(act, layer=name),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    return _base.build("concat", name=name, inputs=inputs, attrs=attrs)
+
+
+class AddtoKind(Kind):
+    name = "addto"
+
+    def infer_spec(self, inputs, attrs):
+        dense_inputs(inputs)
+        sizes = [s.size for s in inputs]
+        if len(set(sizes)) > 1:
+            raise LayerConfigError(f"all inputs must have the same size; received sizes {sizes}.")
+        return Spec(sizes[0], seq_level=same_seq_level(inputs, "addto inputs"), image=inputs[0].image)
+
+    def param_specs(self, inputs, attrs):
+        if not attrs["bias"]:
+            return []
+        return [ParamDecl("wbias", (1, inputs[0].size), ("bias",), attrs_mod.SMART)]
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        out = sum(data_of(x) for x in inputs)
+        if attrs["bias"]:
+            out = out + params["wbias"][0]
+        return with_data(inputs[0], out)
+
+
+register_kind(AddtoKind())
+
+
+@_base.layer_function
+def addto(input, act=None, name=None, bias_attr=False, layer_attr=None):  # noqa: A002
+    """Sum layers of equal size: ``act(sum_i x_i + b)``.
+
+    Returns:
+        A layer of the common input size.
+    """
+    name = _base.layer_name(name, "addto")
+    inputs = _base.as_layers(input, layer=name)
+    attrs = {
+        "act": as_activation(act, layer=name),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
+    return _base.build("addto", name=name, inputs=inputs, attrs=attrs, bias=bias)
+
+
+@_base.layer_function
+def dropout(input, dropout_rate, name=None):  # noqa: A002
+    """Dropout (not inverted): zero each value with probability ``dropout_rate`` in
+    training; scale by ``1 - dropout_rate`` in test.
+
+    Returns:
+        A layer of the input's size.
+    """
+    name = _base.layer_name(name, "dropout")
+    rate = _base.number(dropout_rate, layer=name, arg="dropout_rate")
+    return addto(input=input, act=Linear(), name=name,
+                 layer_attr=attrs_mod.ExtraAttr(drop_rate=rate))

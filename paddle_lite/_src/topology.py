@@ -1,0 +1,257 @@
+"""Topologies: the nodes reachable from output layers (plus extras), in order.
+
+A ``Topology`` validates the graph once (layer types, unique names, consistent
+shared parameters), lists its data layers in definition order and serializes to
+JSON. Cycles cannot exist: a node's inputs exist before it does.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Sequence
+from typing import IO, Any
+
+from paddle_lite._src import codec
+from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
+from paddle_lite._src.graph import Layer, ParamSpec, Spec
+
+FORMAT = "paddle_lite.topology/1"
+INFERENCE_FORMAT = "paddle_lite.inference/1"
+
+
+def _as_layer_list(layers: Any, arg: str) -> list[Layer]:
+    items = list(layers) if isinstance(layers, (list, tuple)) else [layers]
+    for i, item in enumerate(items):
+        if not isinstance(item, Layer):
+            raise TopologyError(
+                f"layer should have type paddle_lite layer; {arg}[{i}] is {item!r} of type "
+                f"{type(item).__name__}."
+            )
+    return items
+
+
+def traverse(outputs: Iterable[Layer]) -> list[Layer]:
+    """Every node reachable from ``outputs``, inputs before users (iterative DFS)."""
+    order: list[Layer] = []
+    seen: set[int] = set()
+    for root in outputs:
+        stack: list[tuple[Layer, int]] = [(root, 0)]
+        while stack:
+            node, i = stack.pop()
+            if id(node) in seen:
+                continue
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                child = node.inputs[i]
+                if id(child) not in seen:
+                    stack.append((child, 0))
+            else:
+                seen.add(id(node))
+                order.append(node)
+    return order
+
+
+def collect_params(nodes: Sequence[Layer]) -> dict[str, ParamSpec]:
+    """Parameter specs by name, in creation order; conflicting declarations are refused."""
+    specs: dict[str, ParamSpec] = {}
+    for node in sorted(nodes, key=lambda n: n.serial):
+        for spec in node.params:
+            first = specs.setdefault(spec.name, spec)
+            if first != spec:
+                raise ParameterError(_conflict(first, spec))
+    return specs
+
+
+def _conflict(a: ParamSpec, b: ParamSpec) -> str:
+    diffs = [
+        f"{field}: {getattr(a, field)!r} vs {getattr(b, field)!r}"
+        for field in ("shape", "init", "is_static", "learning_rate", "momentum", "decay_rate",
+                      "decay_rate_l1", "gradient_clipping_threshold", "sparse_update")
+        if getattr(a, field) != getattr(b, field)
+    ]
+    return (
+        f"parameter '{a.name}' is declared differently by layer '{a.owner}' and layer "
+        f"'{b.owner}' ({'; '.join(diffs)}). Layers sharing a parameter must declare the same "
+        "shape, init and update settings."
+    )
+
+
+class Topology:
+    """The network defined by ``layers`` (outputs) plus ``extra_layers``.
+
+    Example::
+
+        topo = paddle.topology.Topology(cost)
+        topo.data_type()   # [('x', InputType(dim=13, ...)), ('y', ...)]
+    """
+
+    def __init__(self, layers: Any, extra_layers: Any = None) -> None:
+        outputs = _as_layer_list(layers, "layers")
+        extras = _as_layer_list(extra_layers, "extra_layers") if extra_layers is not None else []
+        self.layers = outputs + extras
+        self.outputs = outputs
+        self.nodes = traverse(self.layers)
+        self._by_name: dict[str, Layer] = {}
+        for node in self.nodes:
+            other = self._by_name.setdefault(node.name, node)
+            if other is not node:
+                raise TopologyError(
+                    f"two different layers are named '{node.name}' ({other.kind} and "
+                    f"{node.kind}); layer names must be unique within a topology."
+                )
+        self.params = collect_params(self.nodes)
+
+    def __repr__(self) -> str:
+        names = ", ".join(layer.name for layer in self.layers)
+        return f"<Topology outputs=[{names}] layers={len(self.nodes)} params={len(self.params)}>"
+
+    def get_layer(self, name: str) -> Layer:
+        """The layer named ``name`` (the same object that was built)."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise TopologyError(
+                f"no layer named {name!r} in this topology; reachable layers: "
+                f"{sorted(self._by_name)}." + did_you_mean(name, self._by_name)
+            ) from None
+
+    def data_layers(self) -> dict[str, Layer]:
+        """``{name: data layer}`` in definition order."""
+        data = sorted((n for n in self.nodes if n.kind == "data"), key=lambda n: n.serial)
+        return {n.name: n for n in data}
+
+    def data_type(self) -> list[tuple[str, Any]]:
+        """``[(name, InputType)]`` of the data layers, in definition order."""
+        return [(name, layer.attrs["type"]) for name, layer in self.data_layers().items()]
+
+    def param_specs(self) -> list[ParamSpec]:
+        return list(self.params.values())
+
+    def proto(self) -> dict[str, Any]:
+        """A readable description (v2's ModelConfig): layers, inputs, outputs, parameters."""
+        return {
+            "layers": [
+                {"name": n.name, "type": n.kind, "size": n.size,
+                 "inputs": [i.name for i in n.inputs],
+                 "active_type": getattr(n.activation, "name", None),
+                 "parameters": [p.name for p in n.params]}
+                for n in self.nodes
+            ],
+            "input_layer_names": list(self.data_layers()),
+            "output_layer_names": [layer.name for layer in self.outputs],
+            "parameters": [
+                {"name": p.name, "size": p.size, "dims": list(p.shape)} for p in self.params.values()
+            ],
+        }
+
+    # summary -------------------------------------------------------------------------
+    def summary(self, print_fn: Any = print) -> str:
+        """Print (and return) a table of layers, output sizes and parameter counts."""
+        rows = [("layer", "type", "output", "params", "inputs")]
+        seen: set[str] = set()
+        total = 0
+        for n in self.nodes:
+            own = sum(p.size for p in n.params if p.name not in seen)
+            seen.update(p.name for p in n.params)
+            total += own
+            rows.append((n.name, n.kind, _describe(n.spec), f"{own:,}",
+                         ", ".join(i.name for i in n.inputs)))
+        widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+        lines.insert(1, "-" * len(lines[0]))
+        lines.append(f"total parameters: {total:,} in {len(self.params)} arrays")
+        text = "\n".join(lines)
+        if print_fn is not None:
+            print_fn(text)
+        return text
+
+    # JSON ----------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        ordered = sorted(self.nodes, key=lambda n: n.serial)
+        return {
+            "format": FORMAT,
+            "layers": [_node_json(n) for n in ordered],
+            "outputs": [layer.name for layer in self.outputs],
+            "extras": [layer.name for layer in self.layers[len(self.outputs):]],
+        }
+
+    def serialize(self, stream: IO[Any] | None = None) -> str:
+        """The topology as JSON; also written to ``stream`` when one is given."""
+        text = json.dumps(self.to_json(), indent=1, sort_keys=True)
+        if stream is not None:
+            _write_text(stream, text)
+        return text
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> Topology:
+        if obj.get("format") != FORMAT:
+            raise TopologyError(f"not a paddle_lite topology: format {obj.get('format')!r}, expected {FORMAT!r}.")
+        nodes: dict[str, Layer] = {}
+        for item in obj["layers"]:
+            missing = [i for i in item["inputs"] if i not in nodes]
+            if missing:
+                raise TopologyError(f"layer '{item['name']}' refers to unknown inputs {missing}.")
+            nodes[item["name"]] = Layer(
+                item["name"], item["kind"], tuple(nodes[i] for i in item["inputs"]),
+                codec.decode_attrs(item["attrs"]), Spec.from_json(item["spec"]),
+                tuple(ParamSpec.from_json(p) for p in item["params"]),
+            )
+        return Topology([nodes[n] for n in obj["outputs"]], [nodes[n] for n in obj["extras"]] or None)
+
+    @staticmethod
+    def deserialize(source: Any) -> Topology:
+        """Rebuild a topology from :meth:`serialize` output (a str, bytes or a stream)."""
+        return Topology.from_json(json.loads(_read_text(source)))
+
+    def serialize_for_inference(self, stream: IO[Any]) -> None:
+        """Write what ``paddle.inference.Inference(fileobj=...)`` needs, as JSON."""
+        payload = {
+            "format": INFERENCE_FORMAT,
+            "topology": self.to_json(),
+            "data_type": [[name, t.to_json()] for name, t in self.data_type()],
+        }
+        _write_text(stream, json.dumps(payload, sort_keys=True))
+
+
+def load_inference_topology(source: Any) -> Topology:
+    """Read a stream written by :meth:`Topology.serialize_for_inference`."""
+    payload = json.loads(_read_text(source))
+    if payload.get("format") != INFERENCE_FORMAT:
+        raise TopologyError(
+            f"not an inference topology: format {payload.get('format')!r}, expected "
+            f"{INFERENCE_FORMAT!r}."
+        )
+    return Topology.from_json(payload["topology"])
+
+
+def _node_json(n: Layer) -> dict[str, Any]:
+    return {
+        "name": n.name,
+        "kind": n.kind,
+        "inputs": [i.name for i in n.inputs],
+        "attrs": codec.encode_attrs(n.attrs, n.name),
+        "spec": n.spec.to_json(),
+        "params": [p.to_json() for p in n.params],
+    }
+
+
+def _describe(spec: Spec) -> str:
+    text = f"{spec.size}" if spec.image is None else "x".join(map(str, spec.image))
+    return text + ("" if spec.seq_level == 0 else f" seq{spec.seq_level}")
+
+
+def _write_text(stream: IO[Any], text: str) -> None:
+    if isinstance(stream, io.TextIOBase):
+        stream.write(text)
+    else:
+        stream.write(text.encode("utf-8"))
+
+
+def _read_text(source: Any) -> str:
+    if isinstance(source, bytes):
+        return source.decode("utf-8")
+    if isinstance(source, str):
+        return source
+    data = source.read()
+    return data.decode("utf-8") if isinstance(data, bytes) else data

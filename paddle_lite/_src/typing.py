@@ -1,0 +1,49 @@
+"""Shared type aliases and the device representation of sequence values."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Union
+
+import jax
+
+Array = jax.Array
+Shape = tuple[int, ...]
+
+
+class Seq(NamedTuple):
+    """A padded batch of sequences (a jax pytree).
+
+    ``data`` is ``[batch, T, ...]`` (``T`` is a bucketed maximum length),
+    ``lengths`` is int32 ``[batch]``. Nested sequences also carry
+    ``sub_lengths`` int32 ``[batch, S]`` (steps per sub-sequence) and then ``data`` is
+    ``[batch, S, T, ...]``. Steps at or beyond a length are padding and are ignored.
+    """
+
+    data: Any
+    lengths: Any
+    sub_lengths: Any = None
+
+
+Value = Union[Array, Seq]
+
+
+class Sparse(NamedTuple):
+    """A padded batch of sparse vectors (a jax pytree).
+
+    ``ids`` int32 ``[batch, K]`` and ``values`` float32 ``[batch, K]``; padding
+    entries have id 0 and value 0, so ``sum_k values * W[ids]`` ignores them. Binary
+    (non-value) inputs have value 1 for every real id.
+    """
+
+    ids: Any
+    values: Any
+
+
+def data_of(value: Any) -> Any:
+    """The array inside a value (the padded data of a sequence)."""
+    return value.data if isinstance(value, Seq) else value
+
+
+def with_data(template: Any, data: Any) -> Any:
+    """``data`` wrapped like ``template``: a sequence keeps its lengths."""
+    return template._replace(data=data) if isinstance(template, Seq) else data
