@@ -77,7 +77,7 @@ class InitSpec:
     def describe(self) -> str:
         if self.strategy == "callable":
             return f"callable {getattr(self.fn, '__name__', repr(self.fn))}"
-        if self.strategy in ("gaussian", "uniform"):
+        if self.strategy in ("gaussian", "uniform") and not self.kwargs:
             return f"{self.strategy}(mean={self.mean:g}, std={self.std:g})"
         args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs)
         return f"{self.strategy}({args})"

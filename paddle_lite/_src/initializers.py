@@ -131,14 +131,14 @@ def initialize(spec: ParamSpec, seed: int) -> np.ndarray:
         value = np.asarray(init.fn(spec.name))
         return _checked(value, spec, init.describe())
     key = param_key(seed, spec.name)
-    if init.strategy == "gaussian":
+    if init.kwargs or init.strategy not in ("gaussian", "uniform"):
+        value = lookup(init.strategy)(key, spec.shape, jnp.float32, **dict(init.kwargs))
+    elif init.strategy == "gaussian":
         if init.std == 0.0:
             return np.full(spec.shape, init.mean, np.float32)
         value = _gaussian(key, spec.shape, jnp.float32, init.mean, init.std)
-    elif init.strategy == "uniform":
-        value = _uniform(key, spec.shape, jnp.float32, init.mean - init.std, init.mean + init.std)
     else:
-        value = lookup(init.strategy)(key, spec.shape, jnp.float32, **dict(init.kwargs))
+        value = _uniform(key, spec.shape, jnp.float32, init.mean - init.std, init.mean + init.std)
     return _checked(np.asarray(value), spec, init.describe())
 
 

@@ -1,0 +1,26 @@
+"""paddle_lite: the PaddlePaddle v2 Python API on JAX/XLA.
+
+Use it as ``import paddle_lite as paddle``.
+"""
+
+from paddle_lite import (
+    activation,
+    attr,
+    data_type,
+    initializer,
+    layer,
+    pooling,
+    topology,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "activation",
+    "attr",
+    "data_type",
+    "initializer",
+    "layer",
+    "pooling",
+    "topology",
+]

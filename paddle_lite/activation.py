@@ -1,0 +1,43 @@
+"""Activations (v2 ``paddle.activation``)."""
+
+from paddle_lite._src.activations import (
+    Abs,
+    BaseActivation,
+    BRelu,
+    Exp,
+    Identity,
+    Linear,
+    Log,
+    Reciprocal,
+    Relu,
+    SequenceSoftmax,
+    Sigmoid,
+    Softmax,
+    SoftRelu,
+    SoftSign,
+    Sqrt,
+    Square,
+    STanh,
+    Tanh,
+)
+
+__all__ = [
+    "Abs",
+    "BRelu",
+    "BaseActivation",
+    "Exp",
+    "Identity",
+    "Linear",
+    "Log",
+    "Reciprocal",
+    "Relu",
+    "STanh",
+    "SequenceSoftmax",
+    "Sigmoid",
+    "SoftRelu",
+    "SoftSign",
+    "Softmax",
+    "Sqrt",
+    "Square",
+    "Tanh",
+]

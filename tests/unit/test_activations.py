@@ -1,0 +1,64 @@
+"""Activations against numpy float64 references."""
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.activations import as_activation
+from paddle_lite._src.errors import LayerTypeError
+
+act = paddle.activation
+Z = np.linspace(-50.0, 50.0, 41).reshape(1, -1)
+POS = np.linspace(0.1, 5.0, 9).reshape(1, -1)
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+CASES = [
+    (act.Tanh, "tanh", Z, np.tanh),
+    (act.Sigmoid, "sigmoid", Z, lambda z: 1 / (1 + np.exp(-z))),
+    (act.Relu, "relu", Z, lambda z: np.maximum(z, 0)),
+    (act.Linear, "", Z, lambda z: z),
+    (act.Softmax, "softmax", Z / 10, _softmax),
+    (act.BRelu, "brelu", Z, lambda z: np.minimum(24, np.maximum(0, z))),
+    (act.SoftRelu, "softrelu", Z, lambda z: np.log1p(np.exp(np.clip(z, -40, 40)))),
+    (act.STanh, "stanh", Z, lambda z: 1.7159 * np.tanh(2 * z / 3)),
+    (act.Abs, "abs", Z, np.abs),
+    (act.Square, "square", Z, np.square),
+    (act.Exp, "exponential", Z / 10, np.exp),
+    (act.Log, "log", POS, np.log),
+    (act.Sqrt, "sqrt", POS, np.sqrt),
+    (act.Reciprocal, "reciprocal", POS, lambda z: 1 / z),
+    (act.SoftSign, "softsign", Z, lambda z: z / (1 + np.abs(z))),
+]
+
+
+@pytest.mark.parametrize("cls, name, z, ref", CASES, ids=[c[1] or "linear" for c in CASES])
+def test_activation_values(cls, name, z, ref):
+    a = cls()
+    assert a.name == name
+    got = np.asarray(a.apply(z.astype(np.float32)), np.float64)
+    np.testing.assert_allclose(got, ref(z), rtol=1e-5, atol=1e-5)
+
+
+def test_support_hppl_and_identity_alias():
+    assert act.Tanh().support_hppl and act.Sigmoid().support_hppl and act.Relu().support_hppl
+    assert not act.Softmax().support_hppl
+    assert act.Identity is act.Linear
+
+
+def test_sequence_softmax_masks_padding():
+    z = np.array([[[1.0], [2.0], [3.0]], [[0.5], [9.0], [9.0]]], np.float32)
+    mask = np.array([[True, True, True], [True, False, False]])
+    got = np.asarray(act.SequenceSoftmax().apply(z, mask=mask))[..., 0]
+    np.testing.assert_allclose(got[0], _softmax(np.array([1.0, 2.0, 3.0])), rtol=1e-6)
+    np.testing.assert_allclose(got[1], [1.0, 0.0, 0.0], rtol=1e-6)
+
+
+def test_as_activation_accepts_class_and_refuses_strings():
+    assert isinstance(as_activation(act.Relu, layer="l"), act.Relu)
+    with pytest.raises(LayerTypeError, match="layer 'l'.*received 'relu'"):
+        as_activation("relu", layer="l")

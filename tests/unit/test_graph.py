@@ -1,0 +1,67 @@
+"""Layer nodes: immutability, v2 auto names, naming scopes, v2 attributes."""
+
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Spec
+
+
+def _x(dim=4, name="x"):
+    return paddle.layer.data(name=name, type=paddle.data_type.dense_vector(dim))
+
+
+def test_auto_names_count_per_prefix():
+    x = _x()
+    a = paddle.layer.fc(input=x, size=3)
+    b = paddle.layer.fc(input=a, size=3)
+    c = paddle.layer.concat(input=[a, b])
+    assert (a.name, b.name, c.name) == ("__fc_layer_0__", "__fc_layer_1__", "__concat_0__")
+    assert [p.name for p in b.params] == ["___fc_layer_1__.w0", "___fc_layer_1__.wbias"]
+
+
+def test_explicit_name_gives_underscore_prefixed_param_names():
+    fc1 = paddle.layer.fc(input=_x(), size=2, name="fc1")
+    assert [p.name for p in fc1.params] == ["_fc1.w0", "_fc1.wbias"]
+
+
+def test_reset_names_reproduces_names():
+    first = paddle.layer.fc(input=_x(), size=2).name
+    paddle.layer.reset_names()
+    second = paddle.layer.fc(input=_x(), size=2).name
+    assert first == second == "__fc_layer_0__"
+
+
+def test_name_scope_is_independent_and_restores_outer_counters():
+    x = _x()
+    paddle.layer.fc(input=x, size=2)
+    with paddle.layer.name_scope():
+        inner = paddle.layer.fc(input=x, size=2)
+    outer = paddle.layer.fc(input=x, size=2)
+    assert inner.name == "__fc_layer_0__"
+    assert outer.name == "__fc_layer_1__"
+
+
+def test_layer_is_immutable():
+    y = paddle.layer.fc(input=_x(), size=2)
+    with pytest.raises(AttributeError, match="immutable"):
+        y.name = "other"
+    with pytest.raises(TypeError):
+        y.attrs["size"] = 5
+
+
+def test_v2_layer_output_attributes():
+    x = _x(6)
+    y = paddle.layer.fc(input=x, size=3, act=paddle.activation.Sigmoid())
+    assert y.size == 3 and y.layer_type == "fc" and y.parents == [x]
+    assert isinstance(y.activation, paddle.activation.Sigmoid)
+    assert y.full_name == y.name and y.outputs == ["default"]
+    assert y.num_filters is None and y.height is None
+    img = paddle.layer.data(name="img", type=paddle.data_type.dense_vector(12), height=2, width=3)
+    assert (img.num_filters, img.height, img.width) == (2, 2, 3)
+    assert x.data_type == paddle.data_type.dense_vector(6)
+
+
+def test_spec_rejects_inconsistent_image():
+    with pytest.raises(LayerConfigError, match="image shape"):
+        Spec(10, image=(1, 3, 3))

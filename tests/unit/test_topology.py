@@ -1,0 +1,125 @@
+"""Topology: v2 test_topology behaviours, validation, JSON, summary."""
+
+import io
+
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import ParameterError, TopologyError
+from paddle_lite._src.topology import load_inference_topology
+
+L, DT, A = paddle.layer, paddle.data_type, paddle.activation
+Topology = paddle.topology.Topology
+
+
+def _mnist():
+    pixel = L.data(name="pixel", type=DT.dense_vector(784))
+    label = L.data(name="label", type=DT.integer_value(10))
+    hidden = L.fc(input=pixel, size=100, act=A.Sigmoid())
+    inference = L.fc(input=hidden, size=10, act=A.Softmax())
+    return pixel, label, hidden, inference
+
+
+def test_data_type_in_definition_order():
+    label = L.data(name="label", type=DT.integer_value(10))
+    pixel = L.data(name="pixel", type=DT.dense_vector(784))
+    cost = L.addto(input=[L.fc(input=pixel, size=1), L.fc(input=label and pixel, size=1)])
+    topo = Topology(L.concat(input=[cost, L.embedding(input=label, size=1)]))
+    assert topo.data_type() == [("label", DT.integer_value(10)), ("pixel", DT.dense_vector(784))]
+    assert list(topo.data_layers()) == ["label", "pixel"]
+
+
+def test_get_layer_returns_the_same_object():
+    pixel, _, _, inference = _mnist()
+    topo = Topology(inference)
+    assert topo.get_layer("pixel") is pixel
+    with pytest.raises(TopologyError, match="no layer named 'pixle'.*Did you mean 'pixel'"):
+        topo.get_layer("pixle")
+
+
+def test_parse_variants_and_extra_layers():
+    pixel, label, hidden, inference = _mnist()
+    maxid = L.fc(input=inference, size=1)
+    for layers in (inference, [inference], [inference, maxid]):
+        proto = Topology(layers).proto()
+        assert proto["input_layer_names"] == ["pixel"]
+    topo = Topology(inference, extra_layers=[L.embedding(input=label, size=2)])
+    assert topo.proto()["input_layer_names"] == ["pixel", "label"]
+    assert [p["name"] for p in Topology(inference).proto()["parameters"]] == [
+        "___fc_layer_0__.w0", "___fc_layer_0__.wbias", "___fc_layer_1__.w0", "___fc_layer_1__.wbias",
+    ]
+
+
+def test_prunes_to_reachable_layers():
+    pixel, _, hidden, inference = _mnist()
+    topo = Topology(hidden)
+    assert [n.name for n in topo.nodes] == ["pixel", "__fc_layer_0__"]
+
+
+def test_non_layer_is_refused():
+    with pytest.raises(TopologyError, match=r"layers\[1\] is 3"):
+        Topology([_mnist()[3], 3])
+
+
+def test_duplicate_layer_name_is_an_error():
+    x = L.data(name="x", type=DT.dense_vector(2))
+    a = L.fc(input=x, size=2, name="same")
+    b = L.fc(input=a, size=2, name="same", param_attr=paddle.attr.Param(name="other"), bias_attr=False)
+    with pytest.raises(TopologyError, match="two different layers are named 'same'"):
+        Topology(b)
+
+
+def test_conflicting_shared_parameter_names_both_layers():
+    x = L.data(name="x", type=DT.dense_vector(2))
+    a = L.fc(input=x, size=3, name="a", param_attr=paddle.attr.Param(name="w"))
+    b = L.fc(input=x, size=4, name="b", param_attr=paddle.attr.Param(name="w"))
+    with pytest.raises(ParameterError, match=r"'w' is declared differently by layer 'a' and layer 'b'.*\(2, 3\) vs \(2, 4\)"):
+        Topology([a, b])
+
+
+def test_shared_parameter_is_one_entry():
+    x = L.data(name="x", type=DT.dense_vector(2))
+    a = L.fc(input=x, size=3, param_attr=paddle.attr.Param(name="w"))
+    b = L.fc(input=x, size=3, param_attr=paddle.attr.Param(name="w"))
+    assert [p.name for p in Topology([a, b]).param_specs()].count("w") == 1
+
+
+def test_json_round_trip_preserves_everything():
+    _, _, _, inference = _mnist()
+    topo = Topology(inference)
+    text = topo.serialize()
+    again = Topology.deserialize(text)
+    assert again.serialize() == text
+    assert again.data_type() == topo.data_type()
+    assert isinstance(again.get_layer(inference.name).activation, A.Softmax)
+    assert again.param_specs() == topo.param_specs()
+
+
+def test_serialize_to_binary_and_text_streams():
+    topo = Topology(_mnist()[3])
+    buf = io.BytesIO()
+    topo.serialize(buf)
+    assert Topology.deserialize(buf.getvalue()).serialize() == topo.serialize()
+    sio = io.StringIO()
+    topo.serialize(sio)
+    sio.seek(0)
+    assert Topology.deserialize(sio).serialize() == topo.serialize()
+
+
+def test_serialize_for_inference():
+    topo = Topology(_mnist()[3])
+    buf = io.BytesIO()
+    topo.serialize_for_inference(buf)
+    buf.seek(0)
+    again = load_inference_topology(buf)
+    assert again.data_type() == topo.data_type()
+    with pytest.raises(TopologyError, match="not an inference topology"):
+        load_inference_topology(topo.serialize())
+
+
+def test_summary_table():
+    text = Topology(_mnist()[3]).summary(print_fn=None)
+    lines = text.splitlines()
+    assert lines[0].split() == ["layer", "type", "output", "params", "inputs"]
+    assert "__fc_layer_0__  fc    100     78,500" in text
+    assert lines[-1] == "total parameters: 79,510 in 4 arrays"
