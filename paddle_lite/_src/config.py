@@ -1,0 +1,134 @@
+"""Global settings made by ``paddle.init(...)``: the seed, the device, v2 flags.
+
+v2's ``init`` turned every keyword into a command-line flag of its C++ core and
+also read ``PADDLE_INIT_<NAME>`` environment variables (explicit keywords win).
+The same flags are accepted here; ``use_gpu``, ``trainer_count`` and ``seed`` take
+effect, the distributed ones are kept for the trainer, and the rest are accepted
+for compatibility and recorded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from paddle_lite._src.errors import ConfigError, did_you_mean
+
+_BOOL, _INT, _STR, _FLOAT = "bool", "int", "str", "float"
+
+# v2 flag -> type. Distributed flags matter once the trainer runs several processes.
+FLAGS: dict[str, str] = {
+    "use_gpu": _BOOL, "trainer_count": _INT, "seed": _INT, "gpu_id": _INT,
+    "use_mkldnn": _BOOL, "use_mkl_packed": _BOOL, "port": _INT, "ports_num": _INT,
+    "ports_num_for_sparse": _INT, "num_gradient_servers": _INT, "trainer_id": _INT,
+    "pservers": _STR, "nics": _STR, "rdma_tcp": _STR, "local": _BOOL, "log_period": _INT,
+    "dot_period": _INT, "saving_period": _INT, "test_period": _INT, "num_passes": _INT,
+    "show_parameter_stats_period": _INT, "log_error_clipping": _BOOL, "log_clipping": _BOOL,
+    "beam_size": _INT, "save_dir": _STR, "init_model_path": _STR, "start_pass": _INT,
+    "thread_local_rand_use_global_seed": _BOOL, "enable_parallel_vector": _INT,
+    "loadsave_parameters_in_pserver": _BOOL, "prev_batch_state": _BOOL, "cudnn_dir": _STR,
+    "cuda_dir": _STR, "allow_only_one_model_on_one_gpu": _BOOL, "parallel_thread_num": _INT,
+    "check_sparse_distribution_in_pserver": _BOOL, "show_check_sparse_distribution_log": _BOOL,
+    "trainer_role": _STR, "learning_rate": _FLOAT,
+}
+
+_SETTINGS: dict[str, Any] = {}
+
+
+def get(name: str, default: Any = None) -> Any:
+    """The value of setting ``name``, or ``default`` when it was never set."""
+    return _SETTINGS.get(name, default)
+
+
+def set_values(**kw: Any) -> None:
+    """Set several settings at once, e.g. ``set_values(seed=1)``."""
+    _SETTINGS.update(kw)
+
+
+def default_seed() -> int:
+    """The seed parameters are initialised from when none is given (0 unless set)."""
+    return int(_SETTINGS.get("seed") or 0)
+
+
+def _convert(name: str, value: Any, source: str) -> Any:
+    kind = FLAGS[name]
+    try:
+        if kind == _BOOL:
+            if isinstance(value, str):
+                lowered = value.strip().lower()
+                if lowered not in ("0", "1", "true", "false", "yes", "no", ""):
+                    raise ValueError(value)
+                return lowered in ("1", "true", "yes")
+            return bool(value)
+        if kind == _INT:
+            if isinstance(value, bool):
+                raise ValueError(value)
+            return int(value)
+        if kind == _FLOAT:
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: flag '{name}' expects a {kind}; received {value!r}.") from None
+
+
+def _check_name(name: str, source: str) -> None:
+    if name == "parallel_nn":
+        raise ConfigError(f"{source}: parallel_nn is not supported (v2 refused it too).")
+    if name not in FLAGS:
+        raise ConfigError(
+            f"{source}: unknown flag '{name}'. Known flags: {', '.join(sorted(FLAGS))}."
+            + did_you_mean(name, FLAGS)
+        )
+
+
+def env_flags(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Flags given as ``PADDLE_INIT_<NAME>`` environment variables."""
+    flags = {}
+    for key, value in environ.items():
+        if key.startswith("PADDLE_INIT_"):
+            name = key[len("PADDLE_INIT_"):].lower()
+            _check_name(name, f"environment variable {key}")
+            flags[name] = _convert(name, value, f"environment variable {key}")
+    return flags
+
+
+def init(**kwargs: Any) -> dict[str, Any]:
+    """Configure paddle_lite (v2 ``paddle.init``); returns the settings in force.
+
+    Args:
+        use_gpu: run on the GPU (an error when JAX sees none).
+        trainer_count: local data-parallel replicas (default 1).
+        seed: default seed of ``parameters.create`` and of training randomness.
+        **kwargs: any other v2 flag; ``PADDLE_INIT_<NAME>`` environment variables
+            supply flags too, and explicit keywords override them.
+
+    Example::
+
+        paddle.init(use_gpu=False, trainer_count=1, seed=1)
+    """
+    flags = env_flags(os.environ)
+    for name, value in kwargs.items():
+        _check_name(name, "paddle.init()")
+        flags[name] = _convert(name, value, "paddle.init()")
+    flags.setdefault("use_gpu", False)
+    flags.setdefault("trainer_count", 1)
+    if flags["trainer_count"] < 1:
+        raise ConfigError(f"paddle.init(): trainer_count must be >= 1; received {flags['trainer_count']}.")
+    if flags["use_gpu"]:
+        _require_gpu()
+    _SETTINGS.clear()
+    _SETTINGS.update(flags)
+    return dict(_SETTINGS)
+
+
+def _require_gpu() -> None:
+    import jax
+
+    try:
+        jax.devices("gpu")
+    except RuntimeError:
+        raise ConfigError(
+            "paddle.init(use_gpu=True) but JAX finds no GPU on this machine "
+            f"(backends: {jax.default_backend()}). Install jax with CUDA support or pass use_gpu=False."
+        ) from None

@@ -1,0 +1,55 @@
+"""paddle.init: v2 keywords, PADDLE_INIT_* environment variables, errors."""
+
+import pytest
+
+from paddle_lite._src import config
+from paddle_lite._src.errors import ConfigError
+
+
+@pytest.fixture(autouse=True)
+def _restore_settings():
+    saved = dict(config._SETTINGS)
+    yield
+    config._SETTINGS.clear()
+    config._SETTINGS.update(saved)
+
+
+def test_keywords_and_defaults(monkeypatch):
+    monkeypatch.delenv("PADDLE_INIT_SEED", raising=False)
+    settings = config.init(trainer_count=2, seed=7, port=7164, pservers="127.0.0.1")
+    assert settings["use_gpu"] is False and settings["trainer_count"] == 2
+    assert config.default_seed() == 7 and config.get("pservers") == "127.0.0.1"
+
+
+def test_environment_variables_and_override(monkeypatch):
+    monkeypatch.setenv("PADDLE_INIT_TRAINER_COUNT", "3")
+    monkeypatch.setenv("PADDLE_INIT_SEED", "11")
+    monkeypatch.setenv("PADDLE_INIT_LOCAL", "true")
+    settings = config.init(seed=5)
+    assert settings["trainer_count"] == 3 and settings["seed"] == 5 and settings["local"] is True
+
+
+def test_unknown_flags_are_errors(monkeypatch):
+    with pytest.raises(ConfigError, match="unknown flag 'trainer_cont'.*Did you mean 'trainer_count'"):
+        config.init(trainer_cont=1)
+    monkeypatch.setenv("PADDLE_INIT_BOGUS", "1")
+    with pytest.raises(ConfigError, match="environment variable PADDLE_INIT_BOGUS: unknown flag 'bogus'"):
+        config.init()
+
+
+def test_bad_values_and_refused_flags(monkeypatch):
+    with pytest.raises(ConfigError, match="'trainer_count' expects a int; received 'two'"):
+        config.init(trainer_count="two")
+    with pytest.raises(ConfigError, match="parallel_nn"):
+        config.init(parallel_nn=True)
+    with pytest.raises(ConfigError, match="trainer_count must be >= 1"):
+        config.init(trainer_count=0)
+
+
+def test_use_gpu_without_gpu_is_a_clear_error():
+    import jax
+
+    if jax.default_backend() == "gpu":
+        pytest.skip("this machine has a GPU; the error path needs a CPU-only machine")
+    with pytest.raises(ConfigError, match="no GPU"):
+        config.init(use_gpu=True)
