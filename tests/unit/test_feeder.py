@@ -1,0 +1,96 @@
+"""DataFeeder: the v2 test_data_feeder behaviours plus padding and errors."""
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import DataError
+from paddle_lite._src.feeder import DataFeeder, bucket
+
+DT = paddle.data_type
+RNG = np.random.default_rng(3)
+
+
+def test_dense_from_arrays_lists_and_tuples_agree():
+    rows = RNG.random((4, 784)).astype(np.float32)
+    feeder = DataFeeder([("image", DT.dense_vector(784))])
+    for batch in ([(r,) for r in rows], [(r.tolist(),) for r in rows], [(tuple(r),) for r in rows]):
+        out = feeder(batch)["image"]
+        assert out.dtype == np.float32
+        np.testing.assert_array_equal(out, rows)
+
+
+def test_dense_array_flattens_images():
+    imgs = RNG.random((2, 3, 28, 28)).astype(np.float32)
+    out = DataFeeder([("img", DT.dense_array(2352))])([(i,) for i in imgs])["img"]
+    np.testing.assert_array_equal(out, imgs.reshape(2, -1))
+
+
+def test_sparse_binary_and_float():
+    ids = [[1, 5, 7], [], [0]]
+    out = DataFeeder([("s", DT.sparse_binary_vector(8))])([(i,) for i in ids])["s"]
+    dense = np.zeros((3, 8))
+    for r, cols in enumerate(ids):
+        dense[r, cols] = 1
+    rebuilt = np.zeros((3, 8))
+    np.add.at(rebuilt, (np.arange(3)[:, None].repeat(out.ids.shape[1], 1), out.ids), out.values)
+    np.testing.assert_array_equal(rebuilt, dense)
+    pairs = [[(1, 0.5), (3, -2.0)], [(2, 1.5)]]
+    f = DataFeeder([("f", DT.sparse_float_vector(4))])([(p,) for p in pairs])["f"]
+    np.testing.assert_array_equal(f.ids[:, :2], [[1, 3], [2, 0]])
+    np.testing.assert_array_equal(f.values[:, :2], [[0.5, -2.0], [1.5, 0.0]])
+
+
+def test_integer_and_integer_sequence():
+    labels = [3, 0, 9]
+    out = DataFeeder([("l", DT.integer_value(10))])([(v,) for v in labels])["l"]
+    assert out.dtype == np.int32 and out.tolist() == labels
+    seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]
+    s = DataFeeder([("w", DT.integer_value_sequence(10))])([(q,) for q in seqs])["w"]
+    assert s.lengths.tolist() == [3, 1, 5] and s.data.shape == (3, 8)
+    starts = np.concatenate([[0], np.cumsum(s.lengths)])
+    assert starts.tolist() == [0, 3, 4, 9]
+    flat = np.concatenate([s.data[i, :n] for i, n in enumerate(s.lengths)])
+    assert flat.tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+
+
+def test_nested_sequence():
+    batch = [([[1, 2], [3]],), ([[4, 5, 6]],)]
+    s = DataFeeder([("w", DT.integer_value_sub_sequence(10))])(batch)["w"]
+    assert s.lengths.tolist() == [2, 1]
+    assert s.sub_lengths.tolist() == [[2, 1], [3, 0]]
+    assert s.data.shape == (2, 2, 4)
+    assert s.data[0, 0, :2].tolist() == [1, 2] and s.data[1, 0, :3].tolist() == [4, 5, 6]
+
+
+def test_feeding_dict_reorders_and_allows_extra_and_shared_fields():
+    types = [("a", DT.dense_vector(2)), ("b", DT.integer_value(5)), ("c", DT.integer_value(5))]
+    batch = [([0.5, 1.5], "unused", 3), ([2.5, 3.5], "unused", 4)]
+    out = DataFeeder(types, {"a": 0, "b": 2, "c": 2})(batch)
+    np.testing.assert_array_equal(out["a"], [[0.5, 1.5], [2.5, 3.5]])
+    assert out["b"].tolist() == out["c"].tolist() == [3, 4]
+    listed = DataFeeder(types[:2], ["b", "a"])([(1, [0.0, 1.0])])
+    assert listed["b"].tolist() == [1]
+
+
+def test_feeding_errors():
+    types = [("x", DT.dense_vector(3)), ("y", DT.integer_value(4))]
+    with pytest.raises(TypeError, match="Feeding should be dict or sequence or None"):
+        DataFeeder(types, feeding="x")
+    with pytest.raises(DataError, match=r"no field for data layer\(s\) \['y'\]"):
+        DataFeeder(types, {"x": 0})
+    feeder = DataFeeder(types)
+    with pytest.raises(DataError, match=r"data layer 'x' \(field 0, sample 1\): received 2 values, expected 3"):
+        feeder([([1, 2, 3], 0), ([1, 2], 0)])
+    with pytest.raises(DataError, match=r"data layer 'y' \(field 1\): id 4 is outside \[0, 4\)"):
+        feeder([([1, 2, 3], 4)])
+    with pytest.raises(DataError, match="expected ints"):
+        feeder([([1, 2, 3], 0.5)])
+    with pytest.raises(DataError, match="reads field 1, but samples have \\[1\\] fields"):
+        feeder([([1, 2, 3],)])
+    with pytest.raises(TypeError, match="InputType"):
+        DataFeeder([("x", 3)])
+
+
+def test_bucket():
+    assert [bucket(n) for n in (0, 1, 2, 3, 5, 8, 9)] == [1, 1, 2, 4, 8, 8, 16]
