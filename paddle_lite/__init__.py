@@ -9,9 +9,12 @@ from paddle_lite import (
     data_type,
     initializer,
     layer,
+    parameters,
     pooling,
     topology,
 )
+
+from paddle_lite._src.config import init
 
 __version__ = "0.1.0"
 
@@ -20,7 +23,9 @@ __all__ = [
     "attr",
     "data_type",
     "initializer",
+    "init",
     "layer",
+    "parameters",
     "pooling",
     "topology",
 ]

@@ -1,0 +1,413 @@
+"""Parameter sets: ``create`` over topologies, the v2 ``Parameters`` API, tar and npz I/O.
+
+A :class:`Parameters` maps parameter names (in creation order) to float32 arrays
+and keeps the :class:`ParamSpec` of each. :func:`create` derives one from one or
+more topologies: equal names share one array, conflicting declarations are an
+error naming both layers, and values are initialised at once, deterministically
+from a seed and the parameter's name (so building layers in another order gives
+the same values).
+
+File formats:
+
+* v2 tar (``to_tar`` / ``from_tar``), byte for byte as PaddlePaddle v2 writes it: a
+  GNU tar with, per parameter in order, a member ``<name>`` holding a 16-byte header
+  ``struct.pack("<IIQ", 0, 4, count)`` and ``count`` float32 values, then a member
+  ``<name>.protobuf`` holding its serialized ``ParameterConfig``; member metadata is
+  fixed (mode 0644, mtime 0, uid/gid 0), so equal parameters give equal bytes.
+* npz (``save_npz`` / ``load_npz``): one ``<name>.npy`` per parameter plus
+  ``__specs__``, a string array of the specs as JSON; read without pickle.
+
+A destination given as a path is written atomically (a temporary file in the same
+directory, then ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import struct
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, Any
+
+import jax
+import numpy as np
+
+from paddle_lite._src import config, proto
+from paddle_lite._src.errors import ParameterError, did_you_mean
+from paddle_lite._src.graph import Layer, ParamSpec
+from paddle_lite._src.initializers import initialize
+from paddle_lite._src.topology import Topology, collect_params
+
+HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
+SPECS_MEMBER = "__specs__"
+_BLOCK = 512
+
+
+def create(layers: Any, seed: int | None = None) -> Parameters:
+    """The parameters of one or several networks, initialised.
+
+    Args:
+        layers: an output layer, a :class:`Topology`, or a list of layers and/or
+            topologies (several networks, e.g. a GAN's generator and discriminator,
+            whose layers share parameters by ``Param(name=...)``).
+        seed: the initialisation seed (default: ``paddle.init(seed=...)``, else 0).
+            Each value depends only on the seed and the parameter's name.
+
+    Returns:
+        A :class:`Parameters` holding every parameter in creation order.
+
+    Example::
+
+        params = paddle.parameters.create(cost)
+        params.get_shape("___fc_layer_0__.w0")   # (13, 1)
+    """
+    items = list(layers) if isinstance(layers, (list, tuple)) else [layers]
+    topologies = [item for item in items if isinstance(item, Topology)]
+    outputs = [item for item in items if not isinstance(item, Topology)]
+    if outputs:
+        topologies.append(Topology(outputs))
+    nodes: list[Layer] = [node for topo in topologies for node in topo.nodes]
+    params = Parameters(seed=seed)
+    for spec in collect_params(nodes).values():
+        params.append_spec(spec)
+    return params
+
+
+class Parameters:
+    """Named float32 parameter arrays (v2 ``paddle.parameters.Parameters``).
+
+    Example::
+
+        params = paddle.parameters.create(cost)
+        w = params.get("___fc_layer_0__.w0")      # a copy, shape get_shape(name)
+        params.set("___fc_layer_0__.w0", w * 0)
+        with open("model.tar", "wb") as f:
+            params.to_tar(f)
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ParameterError(f"Parameters seed must be an int; received {seed!r}.")
+        self._seed = config.default_seed() if seed is None else seed
+        self._specs: dict[str, ParamSpec] = {}
+        self._values: dict[str, np.ndarray] = {}
+
+    def __repr__(self) -> str:
+        total = sum(spec.size for spec in self._specs.values())
+        return f"<Parameters {len(self._specs)} arrays, {total:,} values>"
+
+    # names -------------------------------------------------------------------------
+    def keys(self) -> list[str]:
+        """The parameter names, in creation order."""
+        return list(self._specs)
+
+    names = keys
+
+    def has_key(self, key: str) -> bool:
+        return key in self._specs
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._specs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._specs))
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    # specs -------------------------------------------------------------------------
+    def get_shape(self, key: str) -> tuple[int, ...]:
+        """The shape of parameter ``key`` (``(1, size)`` for a config without dims)."""
+        if not isinstance(key, str):
+            raise ParameterError(
+                f"parameter name should be string; received {key!r} of type {type(key).__name__}."
+            )
+        if key not in self._specs:
+            raise ParameterError(
+                f"No such parameter {key!r}; this set has {len(self._specs)} parameters."
+                + did_you_mean(key, self._specs)
+            )
+        return tuple(self._specs[key].shape)
+
+    def spec(self, name: str) -> ParamSpec:
+        """The :class:`ParamSpec` of parameter ``name``."""
+        self.get_shape(name)
+        return self._specs[name]
+
+    def specs(self) -> list[ParamSpec]:
+        """Every :class:`ParamSpec`, in creation order."""
+        return list(self._specs.values())
+
+    def append_spec(self, spec: ParamSpec | proto.ParameterConfig, value: Any = None) -> None:
+        """Add a parameter (v2 ``__append_config__``), initialised unless ``value`` is given.
+
+        Args:
+            spec: its :class:`ParamSpec` (or a decoded ``ParameterConfig``).
+            value: an ndarray of ``spec.shape``; ``None`` initialises it from the seed.
+        """
+        if isinstance(spec, proto.ParameterConfig):
+            spec = proto.to_spec(spec)
+        if not isinstance(spec, ParamSpec):
+            raise ParameterError(
+                f"append_spec needs a ParamSpec; received {spec!r} of type {type(spec).__name__}."
+            )
+        if spec.name in self._specs:
+            raise ParameterError(f"duplicated parameter name: '{spec.name}' is already here.")
+        array = initialize(spec, self._seed) if value is None else None
+        self._specs[spec.name] = spec
+        try:
+            self._values[spec.name] = array if value is None else self._checked(spec.name, value)
+        except ParameterError:
+            del self._specs[spec.name]
+            raise
+
+    # values ------------------------------------------------------------------------
+    def get(self, key: str) -> np.ndarray:
+        """A float32 copy of parameter ``key``, of shape ``get_shape(key)``."""
+        self.get_shape(key)
+        return self._values[key].copy()
+
+    __getitem__ = get
+
+    def get_grad(self, key: str) -> np.ndarray:
+        """Zeros of the parameter's shape: gradients are not kept between steps."""
+        return np.zeros(self.get_shape(key), np.float32)
+
+    def set(self, key: str, value: Any) -> None:
+        """Replace parameter ``key`` by ``value`` (an ndarray of ``get_shape(key)``)."""
+        self._values[key] = self._checked(key, value)
+
+    __setitem__ = set
+
+    def values(self) -> dict[str, np.ndarray]:
+        """``{name: float32 copy}`` of every parameter, in creation order."""
+        return {name: value.copy() for name, value in self._values.items()}
+
+    def update(self, values: Mapping[str, Any]) -> None:
+        """:meth:`set` several parameters; nothing changes when one value is refused."""
+        checked = {name: self._checked(name, value) for name, value in values.items()}
+        self._values.update(checked)
+
+    def _checked(self, key: str, value: Any) -> np.ndarray:
+        shape = self.get_shape(key)
+        if not isinstance(value, (np.ndarray, jax.Array)):
+            raise ParameterError(
+                f"Must return ndarray: parameter '{key}' was given {type(value).__name__}; "
+                f"pass a numpy.ndarray of shape {shape}."
+            )
+        try:
+            array = np.array(value, dtype=np.float32)
+        except (TypeError, ValueError) as err:
+            raise ParameterError(
+                f"parameter '{key}': cannot convert a {value.dtype} array to float32 ({err})."
+            ) from None
+        if array.shape != shape:
+            raise ParameterError(
+                f"Value shape mismatch, expect {shape}, but {array.shape}: parameter '{key}'."
+            )
+        return array
+
+    # v2 binary format --------------------------------------------------------------
+    def serialize(self, name: str, f: IO[bytes]) -> None:
+        """Write parameter ``name`` as the 16-byte ``<IIQ`` header and float32 values."""
+        f.write(self._member_bytes(name))
+
+    def deserialize(self, name: str, f: IO[bytes]) -> None:
+        """Read parameter ``name`` from the v2 binary format written by :meth:`serialize`."""
+        self._values[name] = _read_values(name, self.get_shape(name), f)
+
+    def _member_bytes(self, name: str) -> bytes:
+        value = self.get(name)
+        return HEADER.pack(0, 4, value.size) + value.astype("<f4").tobytes()
+
+    # tar ---------------------------------------------------------------------------
+    def to_tar(self, f: Any) -> None:
+        """Write every parameter as a v2 tar (``f``: a binary file object or a path).
+
+        Per parameter, in order: a member ``<name>`` (:meth:`serialize` bytes) and a
+        member ``<name>.protobuf`` (its ``ParameterConfig``); PaddlePaddle v2 reads it.
+        """
+        def write(stream: IO[bytes]) -> None:
+            for name in self._specs:
+                _write_member(stream, name, self._member_bytes(name))
+                config_bytes = proto.encode(proto.from_spec(self._specs[name]))
+                _write_member(stream, name + ".protobuf", config_bytes)
+            stream.write(b"\0" * (2 * _BLOCK))
+
+        _write_output(f, write)
+
+    @staticmethod
+    def from_tar(f: Any) -> Parameters:
+        """The parameters of a v2 tar (plain or gzipped; a file object or a path).
+
+        Every ``*.protobuf`` member is read first to rebuild the specs (in member
+        order), then each parameter's values from the member of its name.
+
+        Example::
+
+            with open("fit_a_line.tar", "rb") as f:
+                params = paddle.parameters.Parameters.from_tar(f)
+        """
+        params = Parameters()
+        with _reading(f) as stream, _open_tar(stream) as tar:
+            members = {m.name: m for m in tar.getmembers() if m.isfile()}
+            specs = [proto.to_spec(proto.decode(_read(tar, member)))
+                     for name, member in members.items() if name.endswith(".protobuf")]
+            for spec in specs:
+                if spec.name not in members:
+                    raise ParameterError(
+                        f"tar has a config for parameter '{spec.name}' but no member "
+                        f"'{spec.name}' holding its values."
+                    )
+                data = io.BytesIO(_read(tar, members[spec.name]))
+                params.append_spec(spec, _read_values(spec.name, spec.shape, data))
+        return params
+
+    def init_from_tar(self, f: Any, exclude_params: Iterable[str] = ()) -> None:
+        """Copy the values of the parameters present both here and in the tar ``f``.
+
+        Names in ``exclude_params`` and names on one side only are ignored; a value
+        whose element count matches but whose shape differs is reshaped.
+        """
+        excluded = {exclude_params} if isinstance(exclude_params, str) else set(exclude_params)
+        other = Parameters.from_tar(f)
+        for name in other.names():
+            if name in self._specs and name not in excluded:
+                self._values[name] = self._fitted(name, other._values[name])
+
+    def _fitted(self, name: str, value: np.ndarray) -> np.ndarray:
+        shape = self.get_shape(name)
+        if value.size != self._specs[name].size:
+            raise ParameterError(
+                f"parameter '{name}': the tar holds {value.size} values (shape {value.shape}) "
+                f"but this network declares shape {shape} ({self._specs[name].size} values)."
+            )
+        return value.reshape(shape).copy()
+
+    # npz ---------------------------------------------------------------------------
+    def save_npz(self, f: Any) -> None:
+        """Write the values and specs as an ``.npz`` (``f``: a binary file or a path)."""
+        if SPECS_MEMBER in self._specs:
+            raise ParameterError(f"a parameter named '{SPECS_MEMBER}' cannot be saved as npz.")
+        specs = np.array([json.dumps(spec.to_json(), sort_keys=True) for spec in self.specs()])
+
+        def write(stream: IO[bytes]) -> None:
+            with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+                for name, value in [*self._values.items(), (SPECS_MEMBER, specs)]:
+                    info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+                    with archive.open(info, "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, value, allow_pickle=False)
+
+        _write_output(f, write)
+
+    @staticmethod
+    def load_npz(f: Any) -> Parameters:
+        """The parameters saved by :meth:`save_npz` (read with ``allow_pickle=False``)."""
+        params = Parameters()
+        with np.load(f, allow_pickle=False) as npz:
+            if SPECS_MEMBER not in npz.files:
+                raise ParameterError(f"not a paddle_lite parameters npz: no '{SPECS_MEMBER}'.")
+            for text in npz[SPECS_MEMBER]:
+                spec = ParamSpec.from_json(json.loads(str(text)))
+                if spec.name not in npz.files:
+                    raise ParameterError(f"npz has a spec for '{spec.name}' but no values.")
+                params.append_spec(spec, npz[spec.name])
+        return params
+
+
+# file helpers -------------------------------------------------------------------------
+def _read_values(name: str, shape: tuple[int, ...], f: IO[bytes]) -> np.ndarray:
+    """Parse the v2 binary format (``<IIQ`` header, float32 or float64 values)."""
+    head = f.read(HEADER.size)
+    if len(head) != HEADER.size:
+        raise ParameterError(f"parameter '{name}': {len(head)}-byte header, expected 16.")
+    version, width, count = HEADER.unpack(head)
+    size = int(np.prod(shape, dtype=np.int64))
+    if version != 0 or width not in (4, 8) or count != size:
+        raise ParameterError(
+            f"parameter '{name}': header (version {version}, value size {width}, count "
+            f"{count}) does not match the expected (version 0, value size 4, count {size} "
+            f"for shape {shape})."
+        )
+    raw = f.read(count * width)
+    if len(raw) != count * width:
+        raise ParameterError(
+            f"parameter '{name}': {len(raw)} bytes of values, expected {count * width}."
+        )
+    dtype = "<f4" if width == 4 else "<f8"
+    return np.frombuffer(raw, dtype).astype(np.float32).reshape(shape)
+
+
+def _tar_header(name: bytes, size: int, mode: int, kind: bytes) -> bytes:
+    """One GNU tar header block, field for field as Python 2's ``tarfile`` wrote it."""
+    if size >= 8**11:
+        raise ParameterError(f"tar member '{name.decode()}' of {size} bytes is too large.")
+
+    def octal(n: int, width: int) -> bytes:
+        return b"%0*o\0" % (width - 1, n)
+
+    head = b"".join([
+        name[:100].ljust(100, b"\0"), octal(mode, 8), octal(0, 8), octal(0, 8),
+        octal(size, 12), octal(0, 12), b" " * 8, kind, b"\0" * 100, b"ustar  \0",
+        b"\0" * 64, octal(0, 8), octal(0, 8), b"\0" * 167,
+    ])
+    return head[:148] + b"%06o\0" % sum(head) + head[155:]
+
+
+def _write_member(stream: IO[bytes], name: str, data: bytes) -> None:
+    raw = name.encode("utf-8")
+    if len(raw) > 99:
+        long_name = raw + b"\0"
+        stream.write(_tar_header(b"././@LongLink", len(long_name), 0, b"L"))
+        stream.write(long_name + b"\0" * (-len(long_name) % _BLOCK))
+    stream.write(_tar_header(raw, len(data), 0o644, b"0"))
+    stream.write(data + b"\0" * (-len(data) % _BLOCK))
+
+
+def _open_tar(stream: IO[bytes]) -> tarfile.TarFile:
+    try:
+        return tarfile.open(fileobj=stream, mode="r:*")
+    except tarfile.TarError as err:
+        raise ParameterError(f"cannot read the parameter tar: {err}.") from None
+
+
+def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    handle = tar.extractfile(member)
+    if handle is None:
+        raise ParameterError(f"tar member '{member.name}' is not a regular file.")
+    return handle.read()
+
+
+@contextlib.contextmanager
+def _reading(f: Any) -> Iterator[IO[bytes]]:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as stream:
+            yield stream
+    else:
+        yield f
+
+
+def _write_output(f: Any, write: Callable[[IO[bytes]], None]) -> None:
+    """Run ``write`` on ``f``; for a path, atomically through a temporary file."""
+    if not isinstance(f, (str, os.PathLike)):
+        write(f)
+        return
+    path = os.path.abspath(os.fspath(f))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                               dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(tmp, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,354 @@
+"""Paddle's ``ParameterConfig`` message in proto2 wire format, without protobuf.
+
+Every parameter of a v2 tar has a ``<name>.protobuf`` member holding a serialized
+``ParameterConfig`` (Paddle's ``ParameterConfig.proto``). This module encodes and
+decodes that message by hand and converts it to and from :class:`ParamSpec`.
+
+Wire format: each field is a varint key ``(field_number << 3) | wire_type``
+followed by its value: wire type 0 a varint (uint64, int32, bool; a negative int32
+takes ten bytes), 1 eight little-endian bytes (double), 2 a varint length and that
+many bytes (string, sub-message), 5 four bytes. Decoding skips unknown fields of
+any wire type (groups included); encoding writes the set fields in field-number
+order, as protobuf does, and repeated ``dims`` unpacked (proto2's default).
+
+Example::
+
+    cfg = from_spec(spec)            # ParamSpec -> ParameterConfig
+    data = encode(cfg)               # the bytes of '<name>.protobuf'
+    assert to_spec(decode(data)) == spec
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import struct
+from typing import Any
+
+from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.graph import InitSpec, ParamSpec
+
+# (field number, attribute, type), from Paddle's proto/ParameterConfig.proto.
+FIELDS: tuple[tuple[int, str, str], ...] = (
+    (1, "name", "string"),
+    (2, "size", "uint64"),
+    (3, "learning_rate", "double"),
+    (4, "momentum", "double"),
+    (5, "initial_mean", "double"),
+    (6, "initial_std", "double"),
+    (7, "decay_rate", "double"),
+    (8, "decay_rate_l1", "double"),
+    (9, "dims", "repeated_uint64"),
+    (10, "device", "int32"),
+    (11, "initial_strategy", "int32"),
+    (12, "initial_smart", "bool"),
+    (13, "num_batches_regularization", "int32"),
+    (14, "is_sparse", "bool"),
+    (15, "format", "string"),
+    (16, "sparse_remote_update", "bool"),
+    (17, "gradient_clipping_threshold", "double"),
+    (18, "is_static", "bool"),
+    (19, "para_id", "uint64"),
+    (20, "update_hooks", "repeated_message"),
+    (21, "need_compact", "bool"),
+    (22, "sparse_update", "bool"),
+    (23, "is_shared", "bool"),
+    (24, "parameter_block_size", "uint64"),
+)
+_BY_NUMBER = {num: (attr, kind) for num, attr, kind in FIELDS}
+_WIRE = {"string": 2, "uint64": 0, "int32": 0, "bool": 0, "double": 1,
+         "repeated_uint64": 0, "repeated_message": 2}
+
+DEFAULTS: dict[str, Any] = {
+    "name": "", "size": 0, "learning_rate": 1.0, "momentum": 0.0, "initial_mean": 0.0,
+    "initial_std": 0.01, "decay_rate": 0.0, "decay_rate_l1": 0.0, "device": -1,
+    "initial_strategy": 0, "initial_smart": False, "num_batches_regularization": 1,
+    "is_sparse": False, "format": "", "sparse_remote_update": False,
+    "gradient_clipping_threshold": 0.0, "is_static": False, "para_id": 0,
+    "need_compact": False, "sparse_update": False, "is_shared": False,
+    "parameter_block_size": 0,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ParameterConfig:
+    """The fields of one ``ParameterConfig``; ``None`` means "not present".
+
+    ``dims`` is the repeated ``dims`` field and ``update_hooks`` the raw bytes of
+    each ``ParameterUpdaterHookConfig`` sub-message (kept, not interpreted).
+    Use :meth:`value` to read a field with proto2's default filled in.
+    """
+
+    name: str | None = None
+    size: int | None = None
+    learning_rate: float | None = None
+    momentum: float | None = None
+    initial_mean: float | None = None
+    initial_std: float | None = None
+    decay_rate: float | None = None
+    decay_rate_l1: float | None = None
+    dims: tuple[int, ...] = ()
+    device: int | None = None
+    initial_strategy: int | None = None
+    initial_smart: bool | None = None
+    num_batches_regularization: int | None = None
+    is_sparse: bool | None = None
+    format: str | None = None
+    sparse_remote_update: bool | None = None
+    gradient_clipping_threshold: float | None = None
+    is_static: bool | None = None
+    para_id: int | None = None
+    update_hooks: tuple[bytes, ...] = ()
+    need_compact: bool | None = None
+    sparse_update: bool | None = None
+    is_shared: bool | None = None
+    parameter_block_size: int | None = None
+
+    def value(self, field: str) -> Any:
+        """The field's value, or proto2's default when it is not present."""
+        got = getattr(self, field)
+        return DEFAULTS.get(field) if got is None else got
+
+
+# encoding ---------------------------------------------------------------------------
+def _varint(n: int) -> bytes:
+    if n < 0:
+        n += 1 << 64
+    out = bytearray()
+    while True:
+        low = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)
+
+
+def _scalar(kind: str, value: Any) -> bytes:
+    if kind == "double":
+        return struct.pack("<d", float(value))
+    if kind in ("string", "repeated_message"):
+        raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        return _varint(len(raw)) + raw
+    return _varint(int(value))
+
+
+def encode(config: ParameterConfig) -> bytes:
+    """The proto2 serialization of ``config`` (set fields in field-number order).
+
+    Args:
+        config: the message; ``name`` and ``size`` (required) must be set.
+
+    Returns:
+        The bytes ``SerializeToString()`` of Paddle's generated class would give.
+    """
+    if config.name is None or config.size is None:
+        raise ParameterError(
+            f"ParameterConfig needs the required fields name and size; received "
+            f"name={config.name!r}, size={config.size!r}."
+        )
+    out = bytearray()
+    for num, attr, kind in FIELDS:
+        value = getattr(config, attr)
+        values = value if kind.startswith("repeated") else ([] if value is None else [value])
+        for item in values:
+            out += _varint((num << 3) | _WIRE[kind]) + _scalar(kind, item)
+    return bytes(out)
+
+
+# decoding ---------------------------------------------------------------------------
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = bytes(data)
+        self.pos = 0
+
+    def done(self) -> bool:
+        return self.pos >= len(self.data)
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise ParameterError(
+                f"malformed ParameterConfig: {n} bytes wanted at offset {self.pos} but the "
+                f"message has {len(self.data)} bytes."
+            )
+        chunk = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return chunk
+
+    def varint(self) -> int:
+        n = shift = 0
+        while True:
+            byte = self.take(1)[0]
+            n |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return n & ((1 << 64) - 1)
+            if shift >= 70:
+                raise ParameterError(f"malformed ParameterConfig: varint too long at {self.pos}.")
+
+    def field(self) -> tuple[int, int, Any]:
+        """``(number, wire type, raw value)`` of the next field (groups skipped whole)."""
+        key = self.varint()
+        num, wire = key >> 3, key & 7
+        if wire == 0:
+            return num, wire, self.varint()
+        if wire == 1:
+            return num, wire, self.take(8)
+        if wire == 2:
+            return num, wire, self.take(self.varint())
+        if wire == 5:
+            return num, wire, self.take(4)
+        if wire == 3:
+            self._skip_group(num)
+            return num, wire, None
+        raise ParameterError(
+            f"malformed ParameterConfig: wire type {wire} of field {num} at offset {self.pos}."
+        )
+
+    def _skip_group(self, num: int) -> None:
+        while True:
+            if self.done():
+                raise ParameterError(f"malformed ParameterConfig: unterminated group {num}.")
+            key = self.varint()
+            if key == (num << 3) | 4:
+                return
+            self.pos -= len(_varint(key))
+            self.field()
+
+
+def _convert(kind: str, wire: int, raw: Any) -> list[Any]:
+    """The decoded value(s) of one known field, or ``[]`` for a wire-type mismatch."""
+    if kind == "repeated_uint64" and wire == 2:  # packed encoding, accepted on read
+        sub, out = _Reader(raw), []
+        while not sub.done():
+            out.append(sub.varint())
+        return out
+    if wire != _WIRE[kind]:
+        return []
+    if kind == "double":
+        return [struct.unpack("<d", raw)[0]]
+    if kind == "string":
+        return [raw.decode("utf-8")]
+    if kind == "repeated_message":
+        return [bytes(raw)]
+    if kind == "int32":
+        return [raw - (1 << 64) if raw >= 1 << 63 else raw]
+    if kind == "bool":
+        return [raw != 0]
+    return [raw]
+
+
+def decode(data: bytes) -> ParameterConfig:
+    """Parse a serialized ``ParameterConfig``; unknown fields are skipped.
+
+    Args:
+        data: the message bytes (a ``<name>.protobuf`` tar member).
+
+    Returns:
+        The :class:`ParameterConfig`; raises :class:`ParameterError` when the bytes
+        are malformed or the required ``name``/``size`` are missing.
+    """
+    reader = _Reader(data)
+    fields: dict[str, Any] = {"dims": [], "update_hooks": []}
+    while not reader.done():
+        num, wire, raw = reader.field()
+        if num not in _BY_NUMBER or wire == 3:
+            continue
+        attr, kind = _BY_NUMBER[num]
+        values = _convert(kind, wire, raw)
+        if kind.startswith("repeated"):
+            fields[attr].extend(values)
+        elif values:
+            fields[attr] = values[0]
+    config = ParameterConfig(**{**fields, "dims": tuple(fields["dims"]),
+                                "update_hooks": tuple(fields["update_hooks"])})
+    if config.name is None or config.size is None:
+        raise ParameterError(
+            f"malformed ParameterConfig: required field name or size missing "
+            f"(name={config.name!r}, size={config.size!r})."
+        )
+    return config
+
+
+# ParamSpec <-> ParameterConfig ------------------------------------------------------
+def _init_fields(spec: ParamSpec) -> dict[str, Any]:
+    init = spec.init
+    if init.strategy == "uniform":
+        return {"initial_mean": init.mean, "initial_std": init.std,
+                "initial_strategy": 1, "initial_smart": False}
+    if init.strategy == "gaussian":
+        return {"initial_mean": init.mean, "initial_std": init.std,
+                "initial_strategy": 0, "initial_smart": init.smart}
+    fan = spec.shape[0] if spec.shape else max(spec.size, 1)
+    return {"initial_mean": 0.0, "initial_std": 1.0 / math.sqrt(fan),
+            "initial_strategy": 0, "initial_smart": True}
+
+
+def from_spec(spec: ParamSpec) -> ParameterConfig:
+    """The ``ParameterConfig`` v2 writes for a parameter declared like ``spec``.
+
+    Like v2's config parser it always sets name, size, initial mean/std/strategy/smart
+    and dims, and the update settings only when they differ from "unset": a
+    ``learning_rate`` other than 1, a set momentum/decay/clipping threshold,
+    ``is_static`` when true, and ``sparse_update`` (with ``sparse_remote_update``)
+    when true. An init with no ParameterConfig equivalent (a callable or registered
+    initializer) is written as v2 writes ``Param(initializer=...)``: smart init.
+
+    Example::
+
+        from_spec(spec).dims   # (13, 1)
+    """
+    sparse = True if spec.sparse_update else None
+    return ParameterConfig(
+        name=spec.name,
+        size=spec.size,
+        learning_rate=None if spec.learning_rate == 1.0 else spec.learning_rate,
+        momentum=spec.momentum,
+        decay_rate=spec.decay_rate,
+        decay_rate_l1=spec.decay_rate_l1,
+        dims=tuple(int(d) for d in spec.shape),
+        sparse_remote_update=sparse,
+        gradient_clipping_threshold=spec.gradient_clipping_threshold,
+        is_static=True if spec.is_static else None,
+        sparse_update=sparse,
+        **_init_fields(spec),
+    )
+
+
+def _unset_if_zero(value: float | None) -> float | None:
+    return None if value is None or value == 0 else float(value)
+
+
+def to_spec(config: ParameterConfig) -> ParamSpec:
+    """The :class:`ParamSpec` a ``ParameterConfig`` describes (owner and role empty).
+
+    The shape is ``dims``, or ``(1, size)`` when there are none; 0 for momentum,
+    decay rates and clipping threshold means "unset" (``None``), as in v2.
+
+    Example::
+
+        to_spec(decode(data)).shape   # (13, 1)
+    """
+    shape = tuple(config.dims) if config.dims else (1, config.size)
+    if math.prod(shape) != config.size:
+        raise ParameterError(
+            f"parameter '{config.name}': ParameterConfig dims {list(config.dims)} hold "
+            f"{math.prod(shape)} values but size is {config.size}."
+        )
+    strategy = "uniform" if config.value("initial_strategy") == 1 else "gaussian"
+    init = InitSpec(strategy, float(config.value("initial_mean")),
+                    float(config.value("initial_std")),
+                    smart=strategy == "gaussian" and bool(config.initial_smart))
+    return ParamSpec(
+        name=config.name or "",
+        shape=shape,
+        init=init,
+        learning_rate=float(config.value("learning_rate")),
+        momentum=_unset_if_zero(config.momentum),
+        decay_rate=_unset_if_zero(config.decay_rate),
+        decay_rate_l1=_unset_if_zero(config.decay_rate_l1),
+        gradient_clipping_threshold=_unset_if_zero(config.gradient_clipping_threshold),
+        is_static=bool(config.is_static),
+        sparse_update=bool(config.sparse_update),
+    )
