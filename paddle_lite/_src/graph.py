@@ -147,6 +147,7 @@ class NameScope:
     def __init__(self) -> None:
         self._counters: dict[str, int] = {}
         self._lock = threading.Lock()
+        self.evaluators: list[Any] = []  # evaluators declared in this scope (v2 globals)
 
     def next_name(self, prefix: str) -> str:
         with self._lock:
@@ -157,6 +158,7 @@ class NameScope:
     def reset(self) -> None:
         with self._lock:
             self._counters.clear()
+            self.evaluators.clear()
 
 
 _scope_stack: list[NameScope] = [NameScope()]
@@ -166,6 +168,11 @@ _serials = itertools.count()
 def auto_name(prefix: str) -> str:
     """The next automatic layer name for ``prefix`` in the current scope."""
     return _scope_stack[-1].next_name(prefix)
+
+
+def current_scope() -> NameScope:
+    """The naming scope layers and evaluators are declared in now."""
+    return _scope_stack[-1]
 
 
 def reset_names() -> None:

@@ -96,6 +96,17 @@ class Parameters:
         self._seed = config.default_seed() if seed is None else seed
         self._specs: dict[str, ParamSpec] = {}
         self._values: dict[str, np.ndarray] = {}
+        # A trainer holding newer values on the device attaches a callable that copies
+        # them into _values; _version counts host-side writes so it can reload them.
+        self._pull: Callable[[], None] | None = None
+        self._version = 0
+
+    def _refresh(self) -> None:
+        if self._pull is not None:
+            self._pull()
+
+    def _changed(self) -> None:
+        self._version += 1
 
     def __repr__(self) -> str:
         total = sum(spec.size for spec in self._specs.values())
@@ -170,6 +181,7 @@ class Parameters:
     def get(self, key: str) -> np.ndarray:
         """A float32 copy of parameter ``key``, of shape ``get_shape(key)``."""
         self.get_shape(key)
+        self._refresh()
         return self._values[key].copy()
 
     __getitem__ = get
@@ -180,18 +192,23 @@ class Parameters:
 
     def set(self, key: str, value: Any) -> None:
         """Replace parameter ``key`` by ``value`` (an ndarray of ``get_shape(key)``)."""
+        self._refresh()
         self._values[key] = self._checked(key, value)
+        self._changed()
 
     __setitem__ = set
 
     def values(self) -> dict[str, np.ndarray]:
         """``{name: float32 copy}`` of every parameter, in creation order."""
+        self._refresh()
         return {name: value.copy() for name, value in self._values.items()}
 
     def update(self, values: Mapping[str, Any]) -> None:
         """:meth:`set` several parameters; nothing changes when one value is refused."""
         checked = {name: self._checked(name, value) for name, value in values.items()}
+        self._refresh()
         self._values.update(checked)
+        self._changed()
 
     def _checked(self, key: str, value: Any) -> np.ndarray:
         shape = self.get_shape(key)
@@ -219,7 +236,9 @@ class Parameters:
 
     def deserialize(self, name: str, f: IO[bytes]) -> None:
         """Read parameter ``name`` from the v2 binary format written by :meth:`serialize`."""
+        self._refresh()
         self._values[name] = _read_values(name, self.get_shape(name), f)
+        self._changed()
 
     def _member_bytes(self, name: str) -> bytes:
         value = self.get(name)

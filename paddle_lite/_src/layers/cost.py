@@ -1,0 +1,422 @@
+"""Cost layers: the shared cost machinery, cross entropies, squared error and sum.
+
+Ranking, binary-judgement and robust (Huber, smooth L1) costs are in ``cost_rank``.
+
+Every cost outputs float32 ``[batch, 1]``: the per-sample cost, multiplied by the
+optional ``weight`` layer (a size-1 per-sample weight). The trainer sums these over
+the batch (book §0.1). Over sequences the per-sample cost is the sum over the valid
+steps; padding is ignored through the lengths. As in v2, ``coeff`` scales only the
+gradient: the reported cost is unscaled.
+
+Logarithms of probabilities are taken of ``max(p, 1e-37)``: a zero probability costs
+about 85.2 instead of ``inf`` and its gradient stays finite.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from paddle_lite._src.activations import Sigmoid, Softmax
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer, Spec
+from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.typing import Seq, Sparse, data_of
+
+_LOG = logging.getLogger(__name__)
+TINY = 1e-37
+_WHAT = {
+    "float32": "dense float values",
+    "int32": "integer ids (paddle.data_type.integer_value)",
+    "sparse_binary": "a sparse binary vector",
+    "sparse_float": "a sparse float vector",
+}
+
+
+def safe_log(p: Any) -> Any:
+    """``log(max(p, 1e-37))``."""
+    return jnp.log(jnp.maximum(p, TINY))
+
+
+def expect(spec: Spec, arg: str, *, dtypes: Sequence[str] = ("float32",), size: int | None = None,
+           why: str = "") -> None:
+    """Raise ``LayerConfigError`` unless ``spec`` has one of ``dtypes`` and ``size``."""
+    if spec.dtype not in dtypes:
+        wanted = " or ".join(_WHAT[d] for d in dtypes)
+        raise LayerConfigError(f"{arg} holds {_WHAT[spec.dtype]}; expected {wanted}.")
+    if size is not None and spec.size != size:
+        raise LayerConfigError(f"{arg} has size {spec.size}; expected {size}{why}.")
+
+
+def step_mask(seq: Seq) -> Any:
+    """Bool mask of the valid steps: ``[B, T]``, or ``[B, S, T]`` for nested sequences."""
+    if seq.sub_lengths is None:
+        return jnp.arange(seq.data.shape[1])[None, :] < seq.lengths[:, None]
+    n_sub, n_step = seq.data.shape[1], seq.data.shape[2]
+    outer = jnp.arange(n_sub)[None, :] < seq.lengths[:, None]
+    inner = jnp.arange(n_step)[None, None, :] < seq.sub_lengths[:, :, None]
+    return outer[:, :, None] & inner
+
+
+def per_sample(cost: Any, template: Any, weight: Any, coeff: float) -> Any:
+    """``weight * cost`` summed over the valid steps of ``template``: ``[B, 1]``.
+
+    As in v2, ``coeff`` scales the gradient only: the value is the unscaled cost.
+    """
+    if isinstance(weight, Seq):
+        cost = cost * weight.data[..., 0]
+    if isinstance(template, Seq):
+        cost = jnp.where(step_mask(template), cost, 0.0).sum(axis=tuple(range(1, cost.ndim)))
+    if weight is not None and not isinstance(weight, Seq):
+        cost = cost * weight[:, 0]
+    if coeff != 1.0:
+        cost = coeff * cost + jax.lax.stop_gradient((1.0 - coeff) * cost)
+    return cost[:, None].astype(jnp.float32)
+
+
+class CostKind(Kind):
+    """A cost over the inputs named ``args``, plus a trailing ``weight`` when weighted.
+
+    Subclasses define ``check(specs, attrs)`` (build-time checks of the named input
+    specs) and ``step_cost(values, attrs)``: the cost of each row, or each step of a
+    sequence, from the inputs' data arrays (shape: the first input's data shape
+    without its feature axis).
+    """
+
+    args: tuple[str, ...] = ("input", "label")
+
+    def check(self, specs: Mapping[str, Spec], attrs: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
+    def step_cost(self, values: Sequence[Any], attrs: Mapping[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def infer_spec(self, inputs, attrs):
+        specs = dict(zip(self.args, inputs, strict=False))
+        levels = {arg: s.seq_level for arg, s in specs.items()}
+        if len(set(levels.values())) > 1:
+            raise LayerConfigError(
+                f"inputs have different sequence levels {levels}; they must all be plain "
+                "values (0) or all sequences of the same level."
+            )
+        self.check(specs, attrs)
+        if attrs.get("weighted", False):
+            weight = inputs[len(self.args)]
+            expect(weight, "weight", size=1, why=" (one weight per sample)")
+            if weight.seq_level not in (0, inputs[0].seq_level):
+                raise LayerConfigError(
+                    f"weight has seq_level {weight.seq_level}; expected 0 (per sample) or "
+                    f"{inputs[0].seq_level} (per step)."
+                )
+        return Spec(1)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        n = len(self.args)
+        cost = self.step_cost([data_of(v) for v in inputs[:n]], attrs)
+        weight = inputs[n] if attrs.get("weighted", False) else None
+        return per_sample(cost, inputs[0], weight, attrs.get("coeff", 1.0))
+
+
+def build_cost(kind: str, *, name: str, args: Sequence[tuple[str, Any]], weight: Any = None,
+               coeff: Any = 1.0, layer_attr: Any = None, **attrs: Any) -> Layer:
+    """Check the arguments of a cost function and build its node."""
+    inputs = [_base.as_layer(value, layer=name, arg=arg) for arg, value in args]
+    if weight is not None:
+        inputs.append(_base.as_layer(weight, layer=name, arg="weight"))
+    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    full = {"coeff": _base.number(coeff, layer=name, arg="coeff"),
+            "weighted": weight is not None, **attrs}
+    return _base.build(kind, name=name, inputs=inputs, attrs=full)
+
+
+def _label_prob(p: Any, ids: Any) -> Any:
+    ids = jnp.clip(ids, 0, p.shape[-1] - 1)
+    return jnp.take_along_axis(p, ids[..., None], axis=-1)[..., 0]
+
+
+def _check_class_label(specs: Mapping[str, Spec]) -> None:
+    expect(specs["input"], "input")
+    n = specs["input"].size
+    expect(specs["label"], "label", dtypes=("int32",), size=n,
+           why=f" (= input.size: an integer_value({n}) label)")
+
+
+def check_same_size(specs: Mapping[str, Spec]) -> None:
+    expect(specs["input"], "input")
+    expect(specs["label"], "label", size=specs["input"].size, why=" (= input.size)")
+
+
+# cross entropies -------------------------------------------------------------------
+class CrossEntropyKind(CostKind):
+    name = "multi_class_cross_entropy"
+
+    def check(self, specs, attrs):
+        if attrs.get("soft_label") and specs["label"].dtype == "float32":
+            check_same_size(specs)
+        else:
+            _check_class_label(specs)
+
+    def step_cost(self, values, attrs):
+        p, label = values
+        if jnp.issubdtype(label.dtype, jnp.floating):
+            return -(label * safe_log(p)).sum(axis=-1)
+        return -safe_log(_label_prob(p, label))
+
+
+class SelfNormKind(CostKind):
+    name = "cross_entropy_with_selfnorm"
+
+    def check(self, specs, attrs):
+        _check_class_label(specs)
+
+    def step_cost(self, values, attrs):
+        p, ids = values
+        log_z = safe_log(p.sum(axis=-1))
+        alpha = attrs["softmax_selfnorm_alpha"]
+        return -safe_log(_label_prob(p, ids)) + log_z + alpha * log_z**2
+
+
+class MultiBinaryKind(CostKind):
+    name = "multi_binary_label_cross_entropy"
+
+    def check(self, specs, attrs):
+        expect(specs["input"], "input")
+        expect(specs["label"], "label", dtypes=("sparse_binary", "sparse_float", "float32"),
+               size=specs["input"].size, why=" (= input.size)")
+
+    def step_cost(self, values, attrs):
+        p, t = values
+        if not isinstance(t, Sparse):
+            return -(t * safe_log(p) + (1.0 - t) * safe_log(1.0 - p)).sum(axis=-1)
+        ids = jnp.clip(t.ids, 0, p.shape[-1] - 1)
+        p_on = jnp.take_along_axis(p, ids, axis=-1)
+        on = (t.values * (safe_log(p_on) - safe_log(1.0 - p_on))).sum(axis=-1)
+        return -safe_log(1.0 - p).sum(axis=-1) - on
+
+
+for _kind in (CrossEntropyKind(), SelfNormKind(), MultiBinaryKind()):
+    register_kind(_kind)
+
+
+def _evaluator_names(evaluator: Any, *, layer: str) -> tuple[str, ...]:
+    if evaluator is None:
+        return ("classification_error",)
+    items = evaluator if isinstance(evaluator, (list, tuple)) else [evaluator]
+    names = []
+    for e in items:
+        label = e if isinstance(e, str) else getattr(e, "__name__", None)
+        if not isinstance(label, str) or not label:
+            raise LayerTypeError(
+                f"layer '{layer}': evaluator must be an evaluator function, its name or a "
+                f"list of them; received {e!r}."
+            )
+        names.append(label.removesuffix("_evaluator"))
+    return tuple(names)
+
+
+@_base.layer_function
+def classification_cost(input, label, weight=None, name=None, evaluator=None, layer_attr=None,
+                        coeff=1.):  # noqa: A002
+    """Multi-class cross entropy of a softmax output: ``coeff * w * -log(p[label])``.
+
+    Attaches v2's ``classification_error_evaluator`` (attr ``evaluators``).
+
+    Args:
+        input: a layer with a Softmax activation (or a sequence of them).
+        label: an ``integer_value(input.size)`` layer (an id sequence for sequences).
+        weight: optional size-1 layer, a per-sample weight.
+        evaluator: evaluators to attach (default: classification error).
+        coeff: cost multiplier.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``; a sequence costs the sum over its steps.
+
+    Example::
+
+        prob = paddle.layer.fc(input=x, size=10, act=paddle.activation.Softmax())
+        cost = paddle.layer.classification_cost(input=prob, label=lbl)
+    """
+    name = _base.layer_name(name, "cost")
+    inp = _base.as_layer(input, layer=name, arg="input")
+    if not isinstance(inp.activation, Softmax):
+        raise LayerConfigError(
+            f"layer '{name}': classification_cost needs input with a Softmax activation; "
+            f"input '{inp.name}' has {inp.activation!r}. Give it act=paddle.activation."
+            "Softmax() or use cross_entropy_cost."
+        )
+    return build_cost("multi_class_cross_entropy", name=name,
+                      args=[("input", inp), ("label", label)],
+                      weight=weight, coeff=coeff, layer_attr=layer_attr,
+                      evaluators=_evaluator_names(evaluator, layer=name))
+
+
+@_base.layer_function
+def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_attr=None):  # noqa: A002
+    """Multi-class cross entropy ``coeff * w * -log(p[label])`` of a probability vector.
+
+    Args:
+        input: probabilities (any activation; no softmax check).
+        label: an ``integer_value(input.size)`` layer.
+        coeff: cost multiplier. weight: optional size-1 per-sample weight.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
+
+    Example::
+
+        cost = paddle.layer.cross_entropy_cost(input=prob, label=lbl)
+    """
+    name = _base.layer_name(name, "cross_entropy")
+    return build_cost("multi_class_cross_entropy", name=name,
+                      args=[("input", input), ("label", label)],
+                      weight=weight, coeff=coeff, layer_attr=layer_attr)
+
+
+@_base.layer_function
+def cross_entropy(input, label, name=None, coeff=1.0):  # noqa: A002
+    """The design doc's cross entropy: ``-log(p[label])`` for an id label, or
+    ``-sum_j label_j log(p_j)`` when ``label`` is a probability vector of the same size
+    (the cross entropy between two distributions, e.g. two towers' softmax outputs).
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.cross_entropy(input=prob, label=lbl)
+    """
+    name = _base.layer_name(name, "cross_entropy")
+    return build_cost("multi_class_cross_entropy", name=name,
+                      args=[("input", input), ("label", label)],
+                      coeff=coeff, soft_label=True)
+
+
+@_base.layer_function
+def cross_entropy_with_selfnorm_cost(input, label, name=None, coeff=1.0, softmax_selfnorm_alpha=0.1,
+                                     layer_attr=None):  # noqa: A002
+    """Cross entropy of an unnormalised positive output, with a self-normalising penalty.
+
+    With ``Z = sum_j p_j`` (v2's CostLayer)::
+
+        cost = -log(p[label] / Z) + alpha * log(Z)^2
+
+    Args:
+        input: positive unnormalised scores (e.g. ``act=Exp``).
+        label: an ``integer_value(input.size)`` layer.
+        softmax_selfnorm_alpha: weight ``alpha`` of the ``log(Z)^2`` penalty.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.cross_entropy_with_selfnorm_cost(input=scores, label=lbl)
+    """
+    name = _base.layer_name(name, "cross_entropy_with_selfnorm")
+    alpha = _base.number(softmax_selfnorm_alpha, layer=name, arg="softmax_selfnorm_alpha")
+    return build_cost("cross_entropy_with_selfnorm", name=name,
+                      args=[("input", input), ("label", label)], coeff=coeff,
+                      layer_attr=layer_attr, softmax_selfnorm_alpha=alpha)
+
+
+@_base.layer_function
+def multi_binary_label_cross_entropy_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
+    """Independent binary cross entropies: ``-sum_j [t_j log p_j + (1-t_j) log(1-p_j)]``.
+
+    Logs a warning when the input activation is not Sigmoid.
+
+    Args:
+        input: probabilities in (0, 1) (a Sigmoid output).
+        label: a ``sparse_binary_vector(input.size)`` (ids of the positive labels) or a
+            dense 0/1 vector of ``input.size``.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.multi_binary_label_cross_entropy_cost(input=prob, label=tags)
+    """
+    name = _base.layer_name(name, "multi_binary_label_cross_entropy")
+    inp = _base.as_layer(input, layer=name, arg="input")
+    if not isinstance(inp.activation, Sigmoid):
+        _LOG.warning(
+            "layer '%s': input '%s' has activation %r; multi_binary_label_cross_entropy_cost "
+            "expects probabilities, so a Sigmoid activation is recommended.",
+            name, inp.name, inp.activation,
+        )
+    return build_cost("multi_binary_label_cross_entropy", name=name,
+                      args=[("input", inp), ("label", label)], coeff=coeff, layer_attr=layer_attr)
+
+
+# squared error and sum -----------------------------------------------------------
+class SquareErrorKind(CostKind):
+    name = "square_error"
+
+    def check(self, specs, attrs):
+        check_same_size(specs)
+
+    def step_cost(self, values, attrs):
+        y, t = values
+        return ((y - t) ** 2).sum(axis=-1)
+
+
+class SumCostKind(CostKind):
+    name = "sum_cost"
+    args = ("input",)
+
+    def check(self, specs, attrs):
+        expect(specs["input"], "input")
+
+    def step_cost(self, values, attrs):
+        return values[0].sum(axis=-1)
+
+
+for _kind in (SquareErrorKind(), SumCostKind()):
+    register_kind(_kind)
+
+
+@_base.layer_function
+def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
+    """Sum of squared errors per sample, no 1/2: ``coeff * w * sum_j (y_j - t_j)^2``.
+
+    Aliases: ``mse_cost`` (v2 0.10) and ``regression_cost``.
+
+    Args:
+        input: predictions ``y``. label: targets ``t``, dense, of ``input.size``.
+        weight: optional size-1 per-sample weight. coeff: cost multiplier.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
+
+    Example::
+
+        cost = paddle.layer.square_error_cost(input=y_predict, label=y)
+    """
+    name = _base.layer_name(name, "square_error_cost")
+    return build_cost("square_error", name=name, args=[("input", input), ("label", label)],
+                      weight=weight, coeff=coeff, layer_attr=layer_attr)
+
+
+mse_cost = square_error_cost
+regression_cost = square_error_cost
+
+
+@_base.layer_function
+def sum_cost(input, name=None, layer_attr=None):  # noqa: A002
+    """Use a layer's values as the cost: ``sum_j x_j`` per sample.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
+
+    Example::
+
+        cost = paddle.layer.sum_cost(input=penalty)
+    """
+    name = _base.layer_name(name, "sum_cost")
+    return build_cost("sum_cost", name=name, args=[("input", input)], layer_attr=layer_attr)

@@ -1,0 +1,370 @@
+"""Cost layers: ranking (rank, less_than, LambdaRank), binary judgements and robust costs.
+
+Same contract as :mod:`paddle_lite._src.layers.cost`: every cost outputs float32
+``[batch, 1]``, the per-sample cost times ``coeff`` (and ``weight`` where v2 has one),
+summed over the valid steps of a sequence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.kinds import register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.cost import CostKind, build_cost, check_same_size, expect, safe_log
+
+
+def _as_target(label: Any, like: Any) -> Any:
+    """A float label per row: ids ``[...]`` or dense ``[..., 1]`` values."""
+    label = label if label.ndim < like.ndim else label[..., 0]
+    return label.astype(jnp.float32)
+
+
+# robust regression and margin classification ---------------------------------------
+class HuberRegressionKind(CostKind):
+    name = "huber_regression"
+
+    def check(self, specs, attrs):
+        check_same_size(specs)
+
+    def step_cost(self, values, attrs):
+        y, t = values
+        delta = attrs["delta"]
+        a = jnp.abs(y - t)
+        return jnp.where(a <= delta, 0.5 * a * a, delta * (a - 0.5 * delta)).sum(axis=-1)
+
+
+class SmoothL1Kind(CostKind):
+    name = "smooth_l1"
+
+    def check(self, specs, attrs):
+        check_same_size(specs)
+
+    def step_cost(self, values, attrs):
+        y, t = values
+        a = jnp.abs(y - t)
+        return jnp.where(a < 1.0, 0.5 * a * a, a - 0.5).sum(axis=-1)
+
+
+class HuberClassificationKind(CostKind):
+    name = "huber_classification"
+
+    def check(self, specs, attrs):
+        expect(specs["input"], "input", size=1, why=" (one score per sample)")
+        expect(specs["label"], "label", dtypes=("int32",))
+
+    def step_cost(self, values, attrs):
+        f, ids = values
+        m = (2.0 * _as_target(ids, f) - 1.0) * f[..., 0]
+        return jnp.where(m < -1.0, -4.0 * m, jnp.where(m < 1.0, (1.0 - m) ** 2, 0.0))
+
+
+# binary judgements and pairwise ranking --------------------------------------------
+class ShouldBeTrueKind(CostKind):
+    name = "should_be_true"
+    args = ("input",)
+
+    def check(self, specs, attrs):
+        expect(specs["input"], "input", size=1, why=" (one probability per sample)")
+
+    def step_cost(self, values, attrs):
+        return -safe_log(values[0][..., 0])
+
+
+class ShouldBeFalseKind(ShouldBeTrueKind):
+    name = "should_be_false"
+
+    def step_cost(self, values, attrs):
+        return -safe_log(1.0 - values[0][..., 0])
+
+
+class RankKind(CostKind):
+    name = "rank_cost"
+    args = ("left", "right", "label")
+
+    def check(self, specs, attrs):
+        expect(specs["left"], "left", size=1, why=" (one score per sample)")
+        expect(specs["right"], "right", size=1, why=" (one score per sample)")
+        if specs["label"].dtype != "int32":
+            expect(specs["label"], "label", size=1, why=" (the target probability P)")
+
+    def step_cost(self, values, attrs):
+        left, right, label = values
+        o = left[..., 0] - right[..., 0]
+        return -_as_target(label, left) * o + jax.nn.softplus(o)
+
+
+class LessThanKind(CostKind):
+    name = "less_than"
+    args = ("left", "right")
+
+    def check(self, specs, attrs):
+        expect(specs["left"], "left", size=1, why=" (one score per sample)")
+        expect(specs["right"], "right", size=1, why=" (one score per sample)")
+
+    def step_cost(self, values, attrs):
+        left, right = values
+        return jax.nn.softplus(left[..., 0] - right[..., 0])
+
+
+# LambdaRank ------------------------------------------------------------------------
+def _order(v: Any, valid: Any) -> Any:
+    """Indices sorting each row by ``v`` descending, padding last; ties keep step order."""
+    return jnp.lexsort((-jnp.where(valid, v, 0.0), (~valid).astype(jnp.int32)), axis=-1)
+
+
+def _dcg(rel: Any, top: Any) -> Any:
+    """``sum_{i in top} (2^rel_i - 1) / ln(i + 2)`` per row."""
+    disc = 1.0 / jnp.log(jnp.arange(rel.shape[1]) + 2.0)
+    return jnp.where(top, (2.0**rel - 1.0) * disc, 0.0).sum(axis=1)
+
+
+def _lambda_weights(rel: Any, lengths: Any, max_dcg: Any, max_sort_size: int) -> Any:
+    """v2's pair weights ``|dcgDif_ij| / maxDCG`` over steps sorted by relevance ``[B, T, T]``."""
+    pos = jnp.arange(rel.shape[1])
+    i, j = pos[None, :, None], pos[None, None, :]
+    n = lengths[:, None, None]
+    sort_size = n if max_sort_size == -1 else jnp.minimum(max_sort_size, n)
+    pair = (i < j) & (j < n) & (i < sort_size)
+    log_i, log_j = jnp.log(i + 2.0), jnp.log(j + 2.0)
+    den = jnp.where(pair, jnp.where(j < sort_size, log_i - log_j, log_i), 1.0)
+    gain = 2.0 ** rel[:, :, None] - 2.0 ** rel[:, None, :]
+    scale = jnp.where(max_dcg > 0, 1.0 / jnp.where(max_dcg > 0, max_dcg, 1.0), 0.0)
+    return jnp.where(pair, jnp.abs(gain / den), 0.0) * scale[:, None, None]
+
+
+def lambda_rank(out: Any, rel: Any, lengths: Any, ndcg_num: int, max_sort_size: int) -> Any:
+    """Per sequence: value ``1 - NDCG@ndcg_num``, gradient v2's LambdaRank gradient ``[B]``.
+
+    ``out`` (model scores) and ``rel`` (relevance) are ``[B, T]``. The gradient comes
+    from the surrogate ``sum_ij w_ij log(1 + exp(o_j - o_i))`` over pairs ``i`` ranked
+    above ``j`` by relevance, ``w_ij`` v2's ``|dcgDif| / maxDCG``.
+    """
+    valid = jnp.arange(out.shape[1])[None, :] < lengths[:, None]
+    out = jnp.where(valid, out, 0.0)
+    rel = jax.lax.stop_gradient(jnp.where(valid, rel, 0.0))
+    top = jnp.arange(out.shape[1])[None, :] < jnp.minimum(ndcg_num, lengths)[:, None]
+    by_rel = _order(rel, valid)
+    rel_sorted = jnp.take_along_axis(rel, by_rel, axis=1)
+    max_dcg = _dcg(rel_sorted, top)
+    dcg = _dcg(jnp.take_along_axis(rel, _order(jax.lax.stop_gradient(out), valid), axis=1), top)
+    ndcg = jnp.where(max_dcg > 0, dcg / jnp.where(max_dcg > 0, max_dcg, 1.0), 1.0)
+    w = _lambda_weights(rel_sorted, lengths, max_dcg, max_sort_size)
+    o = jnp.take_along_axis(out, by_rel, axis=1)
+    surrogate = (w * jax.nn.softplus(o[:, None, :] - o[:, :, None])).sum(axis=(1, 2))
+    return (1.0 - ndcg) + surrogate - jax.lax.stop_gradient(surrogate)
+
+
+class LambdaKind(CostKind):
+    name = "lambda_cost"
+    args = ("input", "score")
+
+    def check(self, specs, attrs):
+        expect(specs["input"], "input", size=1, why=" (one model score per step)")
+        expect(specs["score"], "score", size=1, why=" (one relevance per step)")
+        if specs["input"].seq_level != 1:
+            raise LayerConfigError(
+                f"input has seq_level {specs['input'].seq_level}; expected 1 (a sequence: "
+                "the list of documents of one query)."
+            )
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        out, rel = inputs
+        cost = lambda_rank(out.data[..., 0], rel.data[..., 0], out.lengths,
+                           attrs["NDCG_num"], attrs["max_sort_size"])
+        return cost[:, None].astype(jnp.float32)
+
+
+for _kind in (HuberRegressionKind(), SmoothL1Kind(), HuberClassificationKind(),
+              ShouldBeTrueKind(), ShouldBeFalseKind(), RankKind(), LessThanKind(), LambdaKind()):
+    register_kind(_kind)
+
+
+# public functions ------------------------------------------------------------------
+@_base.layer_function
+def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_attr=None):  # noqa: A002
+    """Huber regression cost, summed over features; with ``r = |y - t|``::
+
+        cost = 0.5 r^2              if r <= delta
+               delta (r - delta/2)  otherwise
+
+    Args:
+        input: predictions. label: dense targets of ``input.size``.
+        delta: where the cost turns from quadratic to linear (> 0).
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.huber_regression_cost(input=y_predict, label=y, delta=0.5)
+    """
+    name = _base.layer_name(name, "huber_regression_cost")
+    delta = _base.number(delta, layer=name, arg="delta")
+    if delta <= 0:
+        raise LayerConfigError(f"layer '{name}': delta must be positive; received {delta}.")
+    return build_cost("huber_regression", name=name, args=[("input", input), ("label", label)],
+                      coeff=coeff, layer_attr=layer_attr, delta=delta)
+
+
+@_base.layer_function
+def smooth_l1_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
+    """Smooth L1 cost, summed over features; with ``x = y - t``::
+
+        cost = 0.5 x^2      if |x| < 1
+               |x| - 0.5    otherwise
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.smooth_l1_cost(input=box_pred, label=box)
+    """
+    name = _base.layer_name(name, "smooth_l1_cost")
+    return build_cost("smooth_l1", name=name, args=[("input", input), ("label", label)],
+                      coeff=coeff, layer_attr=layer_attr)
+
+
+@_base.layer_function
+def huber_classification_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
+    """Modified Huber loss of a binary classifier score ``f``, with ``y = 2*label - 1``::
+
+        cost = -4 y f            if y f < -1
+               (1 - y f)^2       if -1 <= y f < 1
+               0                 otherwise
+
+    Args:
+        input: a size-1 score layer. label: an ``integer_value(2)`` layer (0 or 1).
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.huber_classification_cost(input=score, label=lbl)
+    """
+    name = _base.layer_name(name, "huber_classification_cost")
+    return build_cost("huber_classification", name=name, args=[("input", input), ("label", label)],
+                      coeff=coeff, layer_attr=layer_attr)
+
+
+@_base.layer_function
+def should_be_true(input, name=None, coeff=1.0):  # noqa: A002
+    """Cost ``-log(p)`` pushing a size-1 probability ``p`` towards 1 (v2 design doc).
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.should_be_true(input=prob_real)
+    """
+    name = _base.layer_name(name, "should_be_true")
+    return build_cost("should_be_true", name=name, args=[("input", input)], coeff=coeff)
+
+
+@_base.layer_function
+def should_be_false(input, name=None, coeff=1.0):  # noqa: A002
+    """Cost ``-log(1 - p)`` pushing a size-1 probability ``p`` towards 0 (v2 design doc).
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.should_be_false(input=prob_fake)
+    """
+    name = _base.layer_name(name, "should_be_false")
+    return build_cost("should_be_false", name=name, args=[("input", input)], coeff=coeff)
+
+
+@_base.layer_function
+def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=None):
+    """Pairwise ranking cost (RankNet), computed stably; with ``o = left - right``::
+
+        cost = -P o + log(1 + exp(o))
+
+    Args:
+        left, right: size-1 scores of the two items.
+        label: ``P``, the target probability that ``left`` ranks above ``right`` (a
+            size-1 dense layer, or integer ids 0/1).
+        weight: optional size-1 per-sample weight. coeff: cost multiplier.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.rank_cost(left=score_a, right=score_b, label=p)
+    """
+    name = _base.layer_name(name, "rank_cost")
+    return build_cost("rank_cost", name=name,
+                      args=[("left", left), ("right", right), ("label", label)],
+                      weight=weight, coeff=coeff, layer_attr=layer_attr)
+
+
+@_base.layer_function
+def less_than(left, right, name=None, coeff=1.0):
+    """Cost that ``left`` should score below ``right`` (v2 design doc)::
+
+        cost = log(1 + exp(left - right))
+
+    This is ``rank_cost(left, right, P=0)``, or equally ``rank_cost(right, left, P=1)``.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``.
+
+    Example::
+
+        cost = paddle.layer.less_than(left=score_bad, right=score_good)
+    """
+    name = _base.layer_name(name, "less_than")
+    return build_cost("less_than", name=name, args=[("left", left), ("right", right)], coeff=coeff)
+
+
+@_base.layer_function
+def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1, layer_attr=None):  # noqa: A002, N803
+    """LambdaRank over each sequence (one query's documents).
+
+    The value is ``1 - NDCG@NDCG_num`` of the ranking by the model scores ``o`` with
+    relevances ``r``: ``DCG = sum_{i < k} (2^r_(i) - 1) / ln(i + 2)``, divided by the
+    DCG of the ideal order, ``k = min(NDCG_num, length)``. It is piecewise constant;
+    its gradient is v2's LambdaRank gradient, the gradient of
+    ``sum_ij w_ij log(1 + exp(o_j - o_i))`` over pairs with ``i`` ranked above ``j`` by
+    relevance (``i < sort_size``), ``w_ij = |(2^r_i - 2^r_j) / (ln(i+2) - ln(j+2))| / maxDCG``
+    (denominator ``ln(i+2)`` when ``j >= sort_size``). v2 instead emitted NDCG itself
+    on every step and refused lists shorter than ``NDCG_num``; a list whose ideal DCG
+    is 0 costs 0 here. Ties are broken by step order.
+
+    Args:
+        input: a sequence of size-1 model scores.
+        score: a sequence of size-1 relevances (same lengths).
+        NDCG_num: the NDCG truncation ``k``.
+        max_sort_size: sort only the top ``max_sort_size`` by relevance for the pairs
+            (-1: the whole list); must be ``-1`` or ``>= NDCG_num``.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]``: one cost per sequence.
+
+    Example::
+
+        cost = paddle.layer.lambda_cost(input=doc_scores, score=relevance, NDCG_num=3)
+    """
+    name = _base.layer_name(name, "lambda_cost")
+    ndcg_num = _base.positive_int(NDCG_num, layer=name, arg="NDCG_num")
+    if isinstance(max_sort_size, bool) or not isinstance(max_sort_size, int):
+        raise LayerTypeError(
+            f"layer '{name}': max_sort_size must be an int; received {max_sort_size!r}."
+        )
+    if max_sort_size != -1 and max_sort_size < ndcg_num:
+        raise LayerConfigError(
+            f"layer '{name}': max_sort_size must be -1 or >= NDCG_num ({ndcg_num}); "
+            f"received {max_sort_size}."
+        )
+    return build_cost("lambda_cost", name=name, args=[("input", input), ("score", score)],
+                      layer_attr=layer_attr, NDCG_num=ndcg_num, max_sort_size=max_sort_size)

@@ -1,0 +1,430 @@
+"""Math layers (cos_sim, max_id, slope_intercept, scaling, interpolation, power,
+trans, repeat), arithmetic on layers (v2 ``layer_math``) and the unary ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from paddle_lite._src import activations as acts
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer, Spec
+from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.core import dense_inputs, same_seq_level
+from paddle_lite._src.layers.mixed import identity_projection, mixed
+from paddle_lite._src.typing import data_of, with_data
+
+
+def _extra(layer_attr: Any, name: str) -> dict[str, Any]:
+    """v2 math layers support no ExtraAttr field but ``device``."""
+    return _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+
+
+def _single(kind: str, prefix: str, input: Any, name: Any, layer_attr: Any) -> Layer:  # noqa: A002
+    name = _base.layer_name(name, prefix)
+    (inp,) = _base.as_layers(input, layer=name)
+    return _base.build(kind, name=name, inputs=[inp], attrs=_extra(layer_attr, name))
+
+
+def _scalar_weight(inputs) -> None:  # noqa: ANN001
+    dense_inputs(inputs)
+    if inputs[0].size != 1:
+        raise LayerConfigError(f"weight must have size 1; received size {inputs[0].size}.")
+    same_seq_level(inputs, "weight and input")
+
+
+# cos_sim -------------------------------------------------------------------------
+class CosSimKind(Kind):
+    name = "cos"
+
+    def infer_spec(self, inputs, attrs):
+        dense_inputs(inputs)
+        a, b = inputs
+        if b.size != a.size * attrs["size"]:
+            raise LayerConfigError(
+                f"b must have size a.size * size = {a.size} * {attrs['size']} = "
+                f"{a.size * attrs['size']}; received b.size {b.size}."
+            )
+        return Spec(attrs["size"], seq_level=same_seq_level(inputs, "cos_sim inputs"))
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        a, b = data_of(inputs[0]), data_of(inputs[1])
+        b = b.reshape(*b.shape[:-1], attrs["size"], a.shape[-1])
+        a = a[..., None, :]
+        dot = jnp.sum(a * b, axis=-1)
+        norms = jnp.sqrt(jnp.sum(a * a, axis=-1)) * jnp.sqrt(jnp.sum(b * b, axis=-1))
+        return with_data(inputs[0], attrs["scale"] * dot / norms)
+
+
+register_kind(CosSimKind())
+
+
+@_base.layer_function
+def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
+    """Scaled cosine similarity: ``scale * a·b / (|a| |b|)``.
+
+    With ``size = N > 1``, ``b`` holds N vectors of ``a.size`` and the output is the N
+    cosines of ``a`` with each of them. As in v2, a zero vector has no cosine (the
+    result is NaN).
+
+    Args:
+        a, b: dense layers; ``b.size == a.size * size``.
+        scale: factor on the cosine.
+        size: number of cosines.
+
+    Returns:
+        A layer of size ``size``.
+
+    Example::
+
+        sim = paddle.layer.cos_sim(a=query, b=doc)
+    """
+    name = _base.layer_name(name, "cos_sim")
+    inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
+    attrs = {"scale": _base.number(scale, layer=name, arg="scale"),
+             "size": _base.positive_int(size, layer=name, arg="size"), **_extra(layer_attr, name)}
+    return _base.build("cos", name=name, inputs=inputs, attrs=attrs)
+
+
+# max_id --------------------------------------------------------------------------
+class MaxIdKind(Kind):
+    name = "maxid"
+
+    def infer_spec(self, inputs, attrs):
+        dense_inputs(inputs)
+        return Spec(inputs[0].size, dtype="int32", seq_level=inputs[0].seq_level)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        ids = jnp.argmax(data_of(inputs[0]), axis=-1).astype(jnp.int32)
+        return with_data(inputs[0], ids)
+
+
+register_kind(MaxIdKind())
+
+
+@_base.layer_function
+def max_id(input, name=None, layer_attr=None):  # noqa: A002
+    """The index of the largest value of each row: ``argmax_j x_j`` (int32 ids).
+
+    As in v2 the layer size is the input size: it is the range of the ids, so an
+    ``embedding`` of the ids gets a ``[input.size, dim]`` table.
+
+    Args:
+        input: a dense layer (or sequence), e.g. a softmax output.
+
+    Returns:
+        An integer-id layer (one id per sample or step) of range ``input.size``.
+
+    Example::
+
+        pred = paddle.layer.max_id(input=prob)
+    """
+    return _single("maxid", "maxid_layer", input, name, layer_attr)
+
+
+# elementwise: slope_intercept, scaling, interpolation, power --------------------
+class SlopeInterceptKind(Kind):
+    name = "slope_intercept"
+
+    def infer_spec(self, inputs, attrs):
+        dense_inputs(inputs)
+        return Spec(inputs[0].size, seq_level=inputs[0].seq_level, image=inputs[0].image)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        x = inputs[0]
+        return with_data(x, attrs["slope"] * data_of(x) + attrs["intercept"])
+
+
+class ScalingKind(Kind):
+    name = "scaling"
+
+    def infer_spec(self, inputs, attrs):
+        _scalar_weight(inputs)
+        return Spec(inputs[1].size, seq_level=inputs[1].seq_level, image=inputs[1].image)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        w, x = inputs
+        return with_data(x, data_of(w) * data_of(x))
+
+
+class PowerKind(ScalingKind):
+    name = "power"
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        w, x = inputs
+        return with_data(x, jnp.power(data_of(x), data_of(w)))
+
+
+class InterpolationKind(Kind):
+    name = "interpolation"
+
+    def infer_spec(self, inputs, attrs):
+        _scalar_weight(inputs)
+        if inputs[1].size != inputs[2].size:
+            raise LayerConfigError(f"input[0] and input[1] must have the same size; received "
+                                   f"{inputs[1].size} and {inputs[2].size}.")
+        return Spec(inputs[1].size, seq_level=inputs[1].seq_level)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        w, x1, x2 = (data_of(v) for v in inputs)
+        return with_data(inputs[1], w * x1 + (1.0 - w) * x2)
+
+
+register_kind(SlopeInterceptKind())
+register_kind(ScalingKind())
+register_kind(PowerKind())
+register_kind(InterpolationKind())
+
+
+@_base.layer_function
+def slope_intercept(input, slope=1.0, intercept=0.0, name=None, layer_attr=None):  # noqa: A002
+    """``y = slope * x + intercept``, elementwise.
+
+    Args:
+        input: a dense layer (or sequence); slope, intercept: numbers.
+
+    Returns:
+        A layer of the input's size.
+
+    Example::
+
+        y = paddle.layer.slope_intercept(input=x, slope=2.0, intercept=1.0)
+    """
+    name = _base.layer_name(name, "slope_intercept_layer")
+    (inp,) = _base.as_layers(input, layer=name)
+    attrs = {"slope": _base.number(slope, layer=name, arg="slope"),
+             "intercept": _base.number(intercept, layer=name, arg="intercept"),
+             **_extra(layer_attr, name)}
+    return _base.build("slope_intercept", name=name, inputs=[inp], attrs=attrs)
+
+
+def _weighted(kind: str, prefix: str, input: Any, weight: Any, name: Any,  # noqa: A002
+              layer_attr: Any) -> Layer:
+    name = _base.layer_name(name, prefix)
+    (inp,) = _base.as_layers(input, layer=name)
+    w = _base.as_layer(weight, layer=name, arg="weight")
+    return _base.build(kind, name=name, inputs=[w, inp], attrs=_extra(layer_attr, name))
+
+
+@_base.layer_function
+def scaling(input, weight, name=None, layer_attr=None):  # noqa: A002
+    """``y = w * x``: each row of ``input`` times the size-1 ``weight`` of that row.
+
+    Args:
+        input: a dense layer; weight: a dense layer of size 1 (same sequence level).
+
+    Returns:
+        A layer of the input's size.
+
+    Example::
+
+        y = paddle.layer.scaling(input=x, weight=w)
+    """
+    return _weighted("scaling", "scaling_layer", input, weight, name, layer_attr)
+
+
+@_base.layer_function
+def power(input, weight, name=None, layer_attr=None):  # noqa: A002
+    """``y = x ** w`` elementwise, with the size-1 ``weight`` of each row as exponent.
+
+    Args:
+        input: a dense layer; weight: a dense layer of size 1 (same sequence level).
+
+    Returns:
+        A layer of the input's size.
+
+    Example::
+
+        y = paddle.layer.power(input=x, weight=w)
+    """
+    return _weighted("power", "power_layer", input, weight, name, layer_attr)
+
+
+@_base.layer_function
+def interpolation(input, weight, name=None, layer_attr=None):  # noqa: A002
+    """``y = w * x1 + (1 - w) * x2`` for ``input = [x1, x2]`` and a size-1 ``weight``.
+
+    Args:
+        input: ``[x1, x2]``, dense layers of equal size; weight: a layer of size 1.
+
+    Returns:
+        A layer of the size of ``x1`` (== size of ``x2``).
+
+    Example::
+
+        y = paddle.layer.interpolation(input=[x1, x2], weight=w)
+    """
+    name = _base.layer_name(name, "interpolation_layer")
+    pair = _base.as_layers(input, layer=name)
+    if len(pair) != 2:
+        raise LayerConfigError(f"layer '{name}': input must be a list of 2 layers [x1, x2]; "
+                               f"received {len(pair)}.")
+    w = _base.as_layer(weight, layer=name, arg="weight")
+    return _base.build("interpolation", name=name, inputs=[w, *pair],
+                       attrs=_extra(layer_attr, name))
+
+
+# trans / repeat ------------------------------------------------------------------
+class TransKind(Kind):
+    name = "trans"
+
+    def infer_spec(self, inputs, attrs):
+        dense_inputs(inputs)
+        if inputs[0].seq_level:
+            raise LayerConfigError("trans needs a plain (non-sequence) input.")
+        return Spec(inputs[0].size)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        return jnp.transpose(inputs[0])
+
+
+class RepeatKind(Kind):
+    name = "featmap_expand"
+
+    def infer_spec(self, inputs, attrs):
+        dense_inputs(inputs)
+        return Spec(inputs[0].size * attrs["num_repeats"], seq_level=inputs[0].seq_level)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        x, n = data_of(inputs[0]), attrs["num_repeats"]
+        out = jnp.tile(x, n) if attrs["as_row_vector"] else jnp.repeat(x, n, axis=-1)
+        return with_data(inputs[0], out)
+
+
+register_kind(TransKind())
+register_kind(RepeatKind())
+
+
+@_base.layer_function
+def trans(input, name=None, layer_attr=None):  # noqa: A002
+    """Transpose the minibatch matrix: ``[batch, N] -> [N, batch]``.
+
+    The declared size is ``N`` (v2); the output has ``batch`` columns, so the value
+    matches the declared size only when the batch size equals ``N``.
+
+    Args:
+        input: a dense, non-sequence layer.
+
+    Returns:
+        A layer of declared size ``input.size``.
+
+    Example::
+
+        t = paddle.layer.trans(input=x)
+    """
+    return _single("trans", "trans_layer", input, name, layer_attr)
+
+
+@_base.layer_function
+def repeat(input, num_repeats, as_row_vector=True, act=None, name=None, layer_attr=None):  # noqa: A002
+    """Repeat each row ``num_repeats`` times: ``[x, x, ..., x]`` (row vector), or
+    each element in turn ``[x1, x1, ..., x2, x2, ...]`` when ``as_row_vector=False``.
+
+    Args:
+        input: a dense layer; num_repeats: a positive int; act: default ``Linear``.
+
+    Returns:
+        A layer of size ``input.size * num_repeats``.
+
+    Example::
+
+        y = paddle.layer.repeat(input=x, num_repeats=4)
+    """
+    name = _base.layer_name(name, "repeat_layer")
+    (inp,) = _base.as_layers(input, layer=name)
+    attrs = {"num_repeats": _base.positive_int(num_repeats, layer=name, arg="num_repeats"),
+             "as_row_vector": bool(as_row_vector), "act": acts.as_activation(act, layer=name),
+             **_extra(layer_attr, name)}
+    return _base.build("featmap_expand", name=name, inputs=[inp], attrs=attrs)
+
+
+# arithmetic on layers (v2 layer_math) ---------------------------------------------
+def _is_number(value: Any) -> bool:
+    if isinstance(value, (bool, str, Layer)):
+        return False
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _operand(value: Any, op: str) -> Layer:
+    if not isinstance(value, Layer):
+        raise LayerTypeError(f"layer arithmetic '{op}': the operand must be a layer or a number; "
+                             f"received {value!r} of type {type(value).__name__}.")
+    return _base.as_layer(value, layer=value.name, arg=f"the operand of '{op}'")
+
+
+def add(a: Layer, other: Any) -> Layer:
+    """``a + other``: slope_intercept for a number; a mixed layer of two identity
+    projections for a layer of equal size (a size-1 layer is repeated first)."""
+    if _is_number(other):
+        return slope_intercept(input=a, intercept=float(other))
+    a, other = _operand(a, "+"), _operand(other, "+")
+    if a.size != other.size:
+        if 1 not in (a.size, other.size):
+            raise LayerConfigError(
+                f"layer arithmetic '+': '{a.name}' (size {a.size}) and '{other.name}' (size "
+                f"{other.size}) need equal sizes, or one of size 1."
+            )
+        if a.size == 1:
+            a, other = other, a
+        other = repeat(input=other, num_repeats=a.size)
+    return mixed(input=[identity_projection(input=a), identity_projection(input=other)])
+
+
+def neg(a: Layer) -> Layer:
+    """``-a`` = slope_intercept(slope=-1)."""
+    return slope_intercept(input=a, slope=-1.0)
+
+
+def sub(a: Layer, other: Any) -> Layer:
+    """``a - other``: slope_intercept(intercept=-other) for a number, else ``a + (-other)``."""
+    if _is_number(other):
+        return slope_intercept(input=a, intercept=-float(other))
+    return add(a, neg(_operand(other, "-")))
+
+
+def mul(a: Layer, other: Any) -> Layer:
+    """``a * other``: slope_intercept(slope) for a number, scaling for a size-1 layer."""
+    if _is_number(other):
+        return slope_intercept(input=a, slope=float(other))
+    a, other = _operand(a, "*"), _operand(other, "*")
+    if a.size == 1:
+        return scaling(input=other, weight=a)
+    if other.size == 1:
+        return scaling(input=a, weight=other)
+    raise LayerConfigError(
+        f"layer arithmetic '*': one operand must be a number or a layer of size 1; received "
+        f"'{a.name}' (size {a.size}) and '{other.name}' (size {other.size})."
+    )
+
+
+# unary ops (v2 ``paddle.op``) -----------------------------------------------------
+def _unary(op_name: str, act: type[acts.BaseActivation], maths: str):  # noqa: ANN202
+    def op(input, name=None):  # noqa: A002
+        name = _base.layer_name(name, op_name)
+        return mixed(input=[identity_projection(input=input)], name=name, act=act())
+
+    op.__name__ = op.__qualname__ = op_name
+    op.__doc__ = (
+        f"``y = {maths}`` elementwise: a mixed layer of one identity projection with the "
+        f"{act.__name__} activation.\n\n    Returns:\n        A layer of the input's size "
+        f"(auto name ``__{op_name}_<n>__``).\n\n    Example::\n\n"
+        f"        y = paddle.op.{op_name}(input=x)\n    "
+    )
+    return _base.layer_function(op)
+
+
+exp = _unary("exp", acts.Exp, "exp(x)")
+log = _unary("log", acts.Log, "log(x)")
+abs = _unary("abs", acts.Abs, "|x|")  # noqa: A001
+sigmoid = _unary("sigmoid", acts.Sigmoid, "1 / (1 + exp(-x))")
+tanh = _unary("tanh", acts.Tanh, "tanh(x)")
+square = _unary("square", acts.Square, "x²")
+relu = _unary("relu", acts.Relu, "max(x, 0)")
+sqrt = _unary("sqrt", acts.Sqrt, "sqrt(x)")
+reciprocal = _unary("reciprocal", acts.Reciprocal, "1 / x")

@@ -1,0 +1,265 @@
+"""Normalisation layers: batch_norm, img_cmrnorm (cross-map LRN), sum_to_one_norm."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax.numpy as jnp
+from jax import lax
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import Relu, as_activation
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import InitSpec, Spec
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.conv import checked_image, input_image, plain_dense
+
+BATCH_NORM_TYPES = (None, "batch_norm", "cudnn_batch_norm", "mkldnn_batch_norm")
+
+
+# batch_norm --------------------------------------------------------------------------
+class BatchNormKind(Kind):
+    name = "batch_norm"
+    stateful = True
+
+    def infer_spec(self, inputs, attrs):
+        (s,) = inputs
+        if s.size % attrs["channels"]:
+            raise LayerConfigError(
+                f"input size {s.size} is not divisible by the {attrs['channels']} channels."
+            )
+        return Spec(s.size, image=attrs["image"])
+
+    def param_specs(self, inputs, attrs):
+        c = attrs["channels"]
+        named = attrs["mean_var_names"] is not None
+        decls = [
+            ParamDecl("w0", (1, c), ("param", 0), InitSpec("gaussian", 0.0, 1.0 / math.sqrt(c))),
+            ParamDecl("w1", (1, c), ("param", 1) if named else ("fixed",), attrs_mod.ZERO, True),
+            ParamDecl("w2", (1, c), ("param", 2) if named else ("fixed",), attrs_mod.ZERO, True),
+        ]
+        if attrs["bias"]:
+            decls.append(ParamDecl("wbias", (1, c), ("bias",), attrs_mod.SMART))
+        return decls
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        c = attrs["channels"]
+        x = inputs[0].reshape(inputs[0].shape[0], c, -1)
+        batch_stats = mode == "train" or attrs["use_global_stats"] is False
+        if batch_stats:
+            mean = x.mean(axis=(0, 2))
+            var = jnp.square(x - mean[None, :, None]).mean(axis=(0, 2))
+        else:
+            mean, var = params["w1"][0], jnp.maximum(params["w2"][0], 0.0)
+        scale = params["w0"][0] * lax.rsqrt(var + attrs["epsilon"])
+        y = (x - mean[None, :, None]) * scale[None, :, None]
+        if attrs["bias"]:
+            y = y + params["wbias"][0][None, :, None]
+        updates = {}
+        if mode == "train":
+            f = attrs["moving_average_fraction"]
+            updates = {
+                "w1": lax.stop_gradient(params["w1"] * f + mean[None, :] * (1.0 - f)),
+                "w2": lax.stop_gradient(params["w2"] * f + var[None, :] * (1.0 - f)),
+            }
+        return y.reshape(y.shape[0], -1), updates
+
+
+register_kind(BatchNormKind())
+
+
+def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any]:
+    """Channels (``num_channels``, else the image's, else the size) and the output image."""
+    plain_dense(spec, layer=layer)
+    if num_channels is None:
+        return (spec.image[0] if spec.image else spec.size), spec.image
+    c = _base.positive_int(num_channels, layer=layer, arg="num_channels")
+    if spec.size % c:
+        raise LayerConfigError(
+            f"layer '{layer}': num_channels={c} does not divide the input size {spec.size}."
+        )
+    if spec.image is not None and spec.image[0] == c:
+        return c, spec.image
+    side = math.isqrt(spec.size // c)
+    return c, ((c, side, side) if side * side * c == spec.size else None)
+
+
+def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamAttr]:
+    if mean_var_names is None:
+        return []
+    if (not isinstance(mean_var_names, (list, tuple)) or len(mean_var_names) != 2
+            or not all(isinstance(n, str) and n for n in mean_var_names)):
+        raise LayerConfigError(
+            f"layer '{layer}': mean_var_names must be a pair of parameter names "
+            f"(moving mean, moving variance); received {mean_var_names!r}."
+        )
+    return [attrs_mod.ParamAttr(name=n, is_static=True) for n in mean_var_names]
+
+
+def _bn_options(img3D, batch_norm_type, use_global_stats, *, layer: str) -> None:  # noqa: ANN001, N803
+    if img3D:
+        raise LayerConfigError(f"layer '{layer}': img3D=True (3-D batch norm) is not supported.")
+    if batch_norm_type not in BATCH_NORM_TYPES:
+        raise LayerConfigError(
+            f"layer '{layer}': batch_norm_type must be one of {BATCH_NORM_TYPES}; "
+            f"received {batch_norm_type!r}."
+        )
+    if use_global_stats is not None and not isinstance(use_global_stats, bool):
+        raise LayerTypeError(
+            f"layer '{layer}': use_global_stats must be None or a bool; "
+            f"received {use_global_stats!r}."
+        )
+
+
+@_base.layer_function
+def batch_norm(input, act=None, name=None, img3D=False, num_channels=None,  # noqa: A002, N803
+               bias_attr=None, param_attr=None, layer_attr=None, batch_norm_type=None,
+               epsilon=1e-5, moving_average_fraction=0.9, use_global_stats=None,
+               mean_var_names=None):
+    """Batch normalisation per channel: ``act(gamma * (x - mean) / sqrt(var + eps) + beta)``.
+
+    Statistics run over the batch (and H, W of images). Training uses the batch mean
+    and biased variance and updates the moving statistics
+    ``w1 = w1*f + mean*(1-f)``, ``w2 = w2*f + var*(1-f)`` (``f`` =
+    ``moving_average_fraction``). Test uses the moving statistics, unless
+    ``use_global_stats=False`` (then the test batch's own statistics; moving
+    statistics change only in training). As in v2, ``use_global_stats`` does not
+    affect training.
+
+    Args:
+        input: a layer; channels are ``num_channels``, else the image's channels,
+            else the input size (one channel per feature).
+        act: activation (default ``Relu``).
+        bias_attr: β: ``None``/``True`` zero init, ``False`` none, or a ``Param``.
+        param_attr: γ; default ``Param(initial_mean=1.0, initial_std=0.0)``.
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+        batch_norm_type: ``None``, ``"batch_norm"``, ``"cudnn_batch_norm"`` or
+            ``"mkldnn_batch_norm"`` (same numerics).
+        epsilon: added to the variance.
+        mean_var_names: ``(mean_name, var_name)`` naming the moving statistics
+            (to share them).
+
+    Returns:
+        A layer of the input's size (and image). Parameters, all ``[1, C]``: ``w0`` γ,
+        ``w1`` moving mean and ``w2`` moving variance (static, init 0 as in v2),
+        ``wbias`` β.
+
+    Example::
+
+        bn = paddle.layer.batch_norm(input=conv, act=paddle.activation.Relu())
+    """
+    name = _base.layer_name(name, "batch_norm")
+    (inp,) = _base.as_layers(input, layer=name)
+    _bn_options(img3D, batch_norm_type, use_global_stats, layer=name)
+    channels, image = _bn_channels(inp.spec, num_channels, layer=name)
+    attrs = {
+        "channels": channels,
+        "image": image,
+        "epsilon": _base.number(epsilon, layer=name, arg="epsilon"),
+        "moving_average_fraction": _base.number(
+            moving_average_fraction, layer=name, arg="moving_average_fraction"),
+        "use_global_stats": use_global_stats,
+        "mean_var_names": None if mean_var_names is None else tuple(mean_var_names),
+        "batch_norm_type": batch_norm_type,
+        "act": as_activation(Relu() if act is None else act, layer=name),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    gamma = attrs_mod.ParamAttr(initial_mean=1.0, initial_std=0.0) if param_attr is None else (
+        attrs_mod.as_param_attr(param_attr, layer=name, arg="param_attr"))
+    return _base.build(
+        "batch_norm", name=name, inputs=[inp], attrs=attrs,
+        param_attrs=[gamma, *_mean_var_attrs(mean_var_names, layer=name)],
+        bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
+    )
+
+
+# img_cmrnorm -------------------------------------------------------------------------
+class CmrNormKind(Kind):
+    name = "img_cmrnorm"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(inputs[0].size, image=checked_image(inputs[0], attrs["image"]))
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        x = inputs[0].reshape(-1, *attrs["image"])
+        n = attrs["size"]
+        before = (n - 1) // 2
+        pads = ((0, 0), (before, n - 1 - before), (0, 0), (0, 0))
+        sums = lax.reduce_window(jnp.square(x), 0.0, lax.add, (1, n, 1, 1), (1, 1, 1, 1), pads)
+        y = x * jnp.power(1.0 + (attrs["scale"] / n) * sums, -attrs["power"])
+        return y.reshape(y.shape[0], -1)
+
+
+register_kind(CmrNormKind())
+
+
+@_base.layer_function
+def img_cmrnorm(input, size, scale=0.0128, power=0.75, name=None, num_channels=None,  # noqa: A002
+                layer_attr=None):
+    """Local response normalisation across channels (cross-map LRN).
+
+    ``out[c] = x[c] / (1 + scale/size * sum_{c'} x[c']**2) ** power`` with ``c'`` over
+    the ``size`` channels ``c - (size-1)//2 ... c + size - 1 - (size-1)//2`` that exist
+    (v2 stores ``scale/size``).
+
+    Args:
+        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        size: channels in the window.
+        scale, power: as in the formula.
+        num_channels: input channels (default: the input image's channels).
+
+    Returns:
+        An image layer of the input's shape.
+
+    Example::
+
+        norm = paddle.layer.img_cmrnorm(input=conv, size=5)
+    """
+    name = _base.layer_name(name, "crmnorm")
+    (inp,) = _base.as_layers(input, layer=name)
+    attrs = {
+        "image": input_image(inp.spec, num_channels, layer=name),
+        "size": _base.positive_int(size, layer=name, arg="size"),
+        "scale": _base.number(scale, layer=name, arg="scale"),
+        "power": _base.number(power, layer=name, arg="power"),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    return _base.build("img_cmrnorm", name=name, inputs=[inp], attrs=attrs)
+
+
+# sum_to_one_norm ---------------------------------------------------------------------
+class SumToOneNormKind(Kind):
+    name = "sum_to_one_norm"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(inputs[0].size)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        x = inputs[0]
+        return x / jnp.sum(x, axis=-1, keepdims=True)
+
+
+register_kind(SumToOneNormKind())
+
+
+@_base.layer_function
+def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
+    """Scale each sample to sum to one: ``out = x / sum_i x_i``.
+
+    v2 requires positive sums (e.g. after a ``Sigmoid`` or ``Exp`` activation); a zero
+    sum gives inf/nan.
+
+    Returns:
+        A layer of the input's size.
+
+    Example::
+
+        p = paddle.layer.sum_to_one_norm(input=scores)
+    """
+    name = _base.layer_name(name, "sum_to_one_norm_layer")
+    (inp,) = _base.as_layers(input, layer=name)
+    plain_dense(inp.spec, layer=name)
+    attrs = _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    return _base.build("sum_to_one_norm", name=name, inputs=[inp], attrs=attrs)
