@@ -1,0 +1,1 @@
+"""Readers: creators, decorators and batching (v2 ``paddle.reader`` and ``paddle.batch``)."""

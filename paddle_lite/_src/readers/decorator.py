@@ -1,0 +1,413 @@
+"""Sequential reader decorators (v2 ``paddle.reader.decorator``).
+
+A *reader* is a no-argument callable returning an iterable of samples; a *decorator* maps
+readers to a new reader. Every decorator here is lazy: nothing is read until the returned
+reader is called and iterated, and every call starts a fresh pass. Arguments are checked when
+the decorator is applied, so a mistake (``shuffle(my_reader(), 100)`` instead of
+``shuffle(my_reader, 100)``) fails at once with a typed error naming the argument.
+"""
+
+from __future__ import annotations
+
+import codecs
+import itertools
+import numbers
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from paddle_lite._src.errors import DataError, PaddleLiteError
+
+Reader = Callable[[], Iterable[Any]]
+
+_MISSING = object()
+
+
+class ReaderTypeError(PaddleLiteError, TypeError):
+    """A reader function received an argument of the wrong type (e.g. a generator, not a reader)."""
+
+
+class ComposeNotAligned(PaddleLiteError, ValueError):
+    """The readers given to :func:`compose` ended after different numbers of samples."""
+
+
+def show(value: Any, limit: int = 80) -> str:
+    """``type repr`` of a received value, the repr cut to ``limit`` characters."""
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def check_reader(reader: Any, where: str, arg: str = "reader") -> None:
+    """Raise :class:`ReaderTypeError` unless ``reader`` is callable."""
+    if not callable(reader):
+        raise ReaderTypeError(
+            f"{where}: {arg} must be a reader (a no-argument callable returning an iterable of "
+            f"samples); received {show(reader)}. Pass the function itself (`my_reader`), "
+            "not the result of calling it (`my_reader()`)."
+        )
+
+
+def check_count(value: Any, where: str, arg: str, minimum: int) -> int:
+    """Return ``value`` as an int, or raise if it is not an integer ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ReaderTypeError(
+            f"{where}: {arg} must be an int >= {minimum}; received {show(value)}."
+        )
+    if value < minimum:
+        raise DataError(f"{where}: {arg} must be >= {minimum}; received {int(value)}.")
+    return int(value)
+
+
+def map_readers(func: Callable[..., Any], *readers: Reader) -> Reader:
+    """Map ``func`` over the samples of several readers taken in lock step.
+
+    Sample i of the result is ``func(a_i, b_i, ...)`` where ``a_i, b_i, ...`` are the i-th
+    samples of ``readers``; the pass stops when the shortest reader ends.
+
+    Args:
+        func: called with one sample from each reader.
+        *readers: the readers to zip.
+
+    Returns:
+        A reader yielding ``func(*samples)``.
+
+    Example::
+
+        total = map_readers(lambda a, b: a + b, reader_a, reader_b)
+    """
+    if not callable(func):
+        raise ReaderTypeError(f"map_readers: func must be callable; received {show(func)}.")
+    for i, reader in enumerate(readers):
+        check_reader(reader, "map_readers", f"readers[{i}]")
+
+    def mapped_reader() -> Iterator[Any]:
+        for samples in zip(*(reader() for reader in readers), strict=False):
+            yield func(*samples)
+
+    return mapped_reader
+
+
+def _shuffled(samples: Iterable[Any], buf_size: int, rng: Any) -> Iterator[Any]:
+    buffer: list[Any] = []
+    for sample in samples:
+        buffer.append(sample)
+        if len(buffer) >= buf_size:
+            rng.shuffle(buffer)
+            yield from buffer
+            buffer = []
+    if buffer:
+        rng.shuffle(buffer)
+        yield from buffer
+
+
+def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
+    """Shuffle samples within consecutive windows of ``buf_size`` samples.
+
+    Fills a buffer with ``buf_size`` samples, shuffles it, emits it, and repeats; the last
+    partial buffer is shuffled too. ``buf_size`` 0 or 1 keeps the order. Without ``seed`` the
+    global :mod:`random` state is used (as in v2). With an int ``seed``, pass ``k`` (the k-th
+    call of the returned reader, from 0) uses ``random.Random(seed + k)``: passes differ from
+    each other, and a rerun of the program reproduces every pass.
+
+    Args:
+        reader: the reader to shuffle.
+        buf_size: samples per shuffled window (>= 0).
+        seed: optional int making the order reproducible.
+
+    Returns:
+        A reader yielding the same samples in shuffled order.
+
+    Example::
+
+        train = paddle.batch(paddle.reader.shuffle(mnist.train(), buf_size=500), 64)
+    """
+    check_reader(reader, "shuffle")
+    buf_size = check_count(buf_size, "shuffle", "buf_size", 0)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise ReaderTypeError(f"shuffle: seed must be an int or None; received {show(seed)}.")
+    passes = itertools.count()
+
+    def shuffled_reader() -> Iterator[Any]:
+        rng = random if seed is None else random.Random(int(seed) + next(passes))
+        return _shuffled(reader(), buf_size, rng)
+
+    return shuffled_reader
+
+
+def chain(*readers: Reader) -> Reader:
+    """Concatenate readers: all samples of the first, then of the second, and so on.
+
+    Args:
+        *readers: the readers to concatenate.
+
+    Returns:
+        A reader yielding every sample of every reader, in order.
+
+    Example::
+
+        everything = chain(train_reader, test_reader)
+    """
+    for i, reader in enumerate(readers):
+        check_reader(reader, "chain", f"readers[{i}]")
+
+    def chained_reader() -> Iterator[Any]:
+        for reader in readers:
+            yield from reader()
+
+    return chained_reader
+
+
+def _flat_tuple(samples: tuple[Any, ...]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for sample in samples:
+        out.extend(sample if isinstance(sample, tuple) else (sample,))
+    return tuple(out)
+
+
+def _aligned(iterators: list[Iterator[Any]]) -> Iterator[tuple[Any, ...]]:
+    for count, samples in enumerate(itertools.zip_longest(*iterators, fillvalue=_MISSING)):
+        ended = [i for i, sample in enumerate(samples) if sample is _MISSING]
+        if ended:
+            raise ComposeNotAligned(
+                f"compose: readers {ended} ended after {count} samples while the others "
+                "continued; the composed readers must yield the same number of samples. "
+                "Pass check_alignment=False to stop at the shortest reader instead."
+            )
+        yield samples
+
+
+def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
+    """Zip readers and flatten each step into one tuple.
+
+    Sample i is the concatenation of the i-th samples, a non-tuple sample counting as a
+    1-tuple: samples ``(1, 2)``, ``3`` and ``(4, 5)`` compose to ``(1, 2, 3, 4, 5)``.
+
+    Args:
+        *readers: the readers to compose.
+        check_alignment: when True, raise :class:`ComposeNotAligned` as soon as one reader
+            ends before the others; when False, stop at the shortest reader.
+
+    Returns:
+        A reader yielding flat tuples.
+
+    Example::
+
+        pairs = compose(image_reader, label_reader)
+    """
+    for i, reader in enumerate(readers):
+        check_reader(reader, "compose", f"readers[{i}]")
+
+    def composed_reader() -> Iterator[tuple[Any, ...]]:
+        iterators = [iter(reader()) for reader in readers]
+        steps = _aligned(iterators) if check_alignment else zip(*iterators, strict=False)
+        for samples in steps:
+            yield _flat_tuple(samples)
+
+    return composed_reader
+
+
+def firstn(reader: Reader, n: int) -> Reader:
+    """Keep only the first ``n`` samples of a reader.
+
+    Args:
+        reader: the reader to limit.
+        n: how many samples to keep (>= 0).
+
+    Returns:
+        A reader yielding at most ``n`` samples.
+
+    Example::
+
+        smoke_test = firstn(mnist.train(), 100)
+    """
+    check_reader(reader, "firstn")
+    n = check_count(n, "firstn", "n", 0)
+
+    def first_n_reader() -> Iterator[Any]:
+        yield from itertools.islice(reader(), n)
+
+    return first_n_reader
+
+
+def cache(reader: Reader) -> Reader:
+    """Read a reader completely once, keep its samples in memory, and replay them.
+
+    The first pass reads the whole of ``reader`` before yielding; later passes never call
+    ``reader`` again.
+
+    Args:
+        reader: the reader to cache (its samples must fit in memory).
+
+    Returns:
+        A reader yielding the cached samples, in order, on every pass.
+
+    Example::
+
+        train = cache(expensive_parsing_reader)
+    """
+    check_reader(reader, "cache")
+    store: list[tuple[Any, ...]] = []
+    lock = threading.Lock()
+
+    def cached_reader() -> Iterator[Any]:
+        with lock:
+            if not store:
+                store.append(tuple(reader()))
+        yield from store[0]
+
+    return cached_reader
+
+
+class Fake:
+    """A reader factory that repeats the first sample of a reader (later ``paddle.reader.Fake``).
+
+    ``Fake()(reader, data_num)`` returns a reader yielding the first sample of ``reader``
+    ``data_num`` times on every pass; the sample is read once per returned reader. It is meant
+    for measuring training speed without the cost of reading data.
+
+    Example::
+
+        fake = paddle.reader.Fake()(mnist.train(), 1000)
+    """
+
+    def __call__(self, reader: Reader, data_num: int) -> Reader:
+        check_reader(reader, "Fake")
+        data_num = check_count(data_num, "Fake", "data_num", 0)
+        first: list[Any] = []
+
+        def fake_reader() -> Iterator[Any]:
+            if not first:
+                sample = next(iter(reader()), _MISSING)
+                if sample is _MISSING:
+                    raise DataError("Fake: the reader yielded no sample to repeat.")
+                first.append(sample)
+            for _ in range(data_num):
+                yield first[0]
+
+        return fake_reader
+
+
+def _gunzip(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Decompress a stream of gzip bytes (several concatenated members allowed)."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending = False
+    for raw in chunks:
+        while raw:
+            pending = True
+            yield inflate.decompress(raw)
+            raw = b""
+            if inflate.eof:
+                raw, pending = inflate.unused_data, False
+                inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if pending:
+        raise DataError("PipeReader: the gzip stream ended in the middle of a member.")
+
+
+def _split_lines(texts: Iterable[str], line_break: str) -> Iterator[str]:
+    rest = ""
+    for text in texts:
+        parts = (rest + text).split(line_break)
+        rest = parts.pop()
+        yield from parts
+    if rest:
+        yield rest
+
+
+class PipeReader:
+    """Read the standard output of a command, as text lines or chunks.
+
+    The command is split with :func:`shlex.split` and run without a shell (v2 ran it through
+    the shell): pipes, globs and redirections are not interpreted, quoting is. Each
+    :meth:`get_line` call starts the command afresh, so one PipeReader serves many passes.
+    The output is decoded as UTF-8; ``file_type="gzip"`` gunzips it first. A command that
+    exits with a non-zero status raises :class:`subprocess.CalledProcessError` at the end.
+
+    Args:
+        command: the command line, a str (e.g. ``"cat data.txt"``).
+        bufsize: the most bytes taken from the pipe per read (>= 1).
+        file_type: ``"plain"`` or ``"gzip"``.
+
+    Example::
+
+        def reader():
+            for line in PipeReader("cat train.txt").get_line():
+                yield line.split()
+    """
+
+    def __init__(self, command: str, bufsize: int = 8192, file_type: str = "plain") -> None:
+        if not isinstance(command, str):
+            raise ReaderTypeError(f"PipeReader: command must be a str; received {show(command)}.")
+        if file_type not in ("plain", "gzip"):
+            raise ReaderTypeError(
+                f"PipeReader: file_type must be 'plain' or 'gzip'; received {file_type!r}."
+            )
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise DataError("PipeReader: command is empty; expected e.g. 'cat data.txt'.")
+        if os.sep not in self.argv[0] and shutil.which(self.argv[0]) is None:
+            raise FileNotFoundError(
+                f"PipeReader: program {self.argv[0]!r} of command {command!r} is not on PATH."
+            )
+        self.command = command
+        self.bufsize = check_count(bufsize, "PipeReader", "bufsize", 1)
+        self.file_type = file_type
+
+    def _raw_chunks(self) -> Iterator[bytes]:
+        proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, bufsize=0)
+        try:
+            while raw := proc.stdout.read(self.bufsize):
+                yield raw
+            status = proc.wait()
+            if status != 0:
+                raise subprocess.CalledProcessError(status, self.command)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+            proc.wait()
+
+    def _texts(self) -> Iterator[str]:
+        raw = self._raw_chunks()
+        chunks = _gunzip(raw) if self.file_type == "gzip" else raw
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            for chunk in chunks:
+                if text := decoder.decode(chunk):
+                    yield text
+            if tail := decoder.decode(b"", final=True):
+                yield tail
+        finally:
+            raw.close()
+
+    def get_line(self, cut_lines: bool = True, line_break: str = "\n") -> Iterator[str]:
+        """Run the command and iterate over its output.
+
+        Args:
+            cut_lines: when True yield lines (without ``line_break``; a last line without a
+                break is yielded too); when False yield decoded chunks as they arrive.
+            line_break: the line separator, a non-empty str.
+
+        Returns:
+            An iterator of str.
+        """
+        if not isinstance(line_break, str) or not line_break:
+            raise ReaderTypeError(
+                f"PipeReader.get_line: line_break must be a non-empty str; "
+                f"received {show(line_break)}."
+            )
+        return self._lines(line_break) if cut_lines else self._texts()
+
+    def _lines(self, line_break: str) -> Iterator[str]:
+        texts = self._texts()
+        try:
+            yield from _split_lines(texts, line_break)
+        finally:
+            texts.close()

@@ -1,0 +1,44 @@
+"""Batching (v2 ``paddle.batch``): group the samples of a reader into lists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from paddle_lite._src.readers.decorator import Reader, check_count, check_reader
+
+
+def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
+    """Turn a reader of samples into a reader of batches (lists of samples).
+
+    Consecutive samples are grouped into lists of ``batch_size``. The final, shorter batch is
+    yielded (v2 0.10/0.11 behaviour) unless ``drop_last=True`` (a later v2 addition).
+
+    Args:
+        reader: a reader of single samples.
+        batch_size: samples per batch (>= 1).
+        drop_last: drop the final batch when it has fewer than ``batch_size`` samples.
+
+    Returns:
+        A batch reader yielding lists of ``batch_size`` samples (the last may be shorter).
+
+    Example::
+
+        train = paddle.batch(paddle.reader.shuffle(uci_housing.train(), 500), batch_size=2)
+        for minibatch in train():
+            ...   # a list of 2 (features, price) tuples
+    """
+    check_reader(reader, "batch")
+    batch_size = check_count(batch_size, "batch", "batch_size", 1)
+
+    def batch_reader() -> Iterator[list[Any]]:
+        samples: list[Any] = []
+        for sample in reader():
+            samples.append(sample)
+            if len(samples) == batch_size:
+                yield samples
+                samples = []
+        if samples and not drop_last:
+            yield samples
+
+    return batch_reader

@@ -1,0 +1,11 @@
+"""Reader creators (v2 ``paddle.reader.creator``)."""
+
+from paddle_lite._src.readers.creator import np_array, recordio, text_file
+from paddle_lite._src.readers.recordio import write_recordio
+
+__all__ = [
+    "np_array",
+    "recordio",
+    "text_file",
+    "write_recordio",
+]

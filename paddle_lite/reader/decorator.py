@@ -1,0 +1,35 @@
+"""Reader decorators (v2 ``paddle.reader.decorator``)."""
+
+from paddle_lite._src.readers.decorator import (
+    ComposeNotAligned,
+    Fake,
+    PipeReader,
+    cache,
+    chain,
+    compose,
+    firstn,
+    map_readers,
+    shuffle,
+)
+from paddle_lite._src.readers.parallel import (
+    ReaderProcessError,
+    buffered,
+    multiprocess_reader,
+    xmap_readers,
+)
+
+__all__ = [
+    "ComposeNotAligned",
+    "Fake",
+    "PipeReader",
+    "ReaderProcessError",
+    "buffered",
+    "cache",
+    "chain",
+    "compose",
+    "firstn",
+    "map_readers",
+    "multiprocess_reader",
+    "shuffle",
+    "xmap_readers",
+]

@@ -1,0 +1,36 @@
+"""Ploter: v2 test_ploter behaviour, PNG output, DISABLE_PLOT."""
+
+import pytest
+
+from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite._src.plot import Ploter
+
+
+def test_append_and_reset():
+    p = Ploter("train", "test")
+    p.append("train", 0, 1.5)
+    p.append("train", 1, 0.5)
+    assert p.__plot_data__["train"].step == [0, 1]
+    assert p.__plot_data__["train"].value == [1.5, 0.5]
+    p.reset()
+    assert p.__plot_data__["train"].step == [] and p.__plot_data__["train"].value == []
+    with pytest.raises(PaddleLiteError, match="no title 'cost'"):
+        p.append("cost", 0, 1.0)
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    p = Ploter("train")
+    for step in range(5):
+        p.append("train", step, 1.0 / (step + 1))
+    out = tmp_path / "cost.png"
+    p.plot(str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_disable_plot_is_a_no_op(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISABLE_PLOT", "True")
+    p = Ploter("train")
+    p.append("train", 0, 1.0)
+    p.plot(str(tmp_path / "none.png"))
+    assert not (tmp_path / "none.png").exists()
