@@ -1,0 +1,216 @@
+"""Helpers shared by the data sets: sharding readers to files and reading shards back.
+
+Shard format written by :func:`convert` (read by :func:`converted_reader`): a file is a
+sequence of records; each record is an 8-byte little-endian unsigned length followed by that
+many bytes of a pickled sample (pickle protocol 4). There is no file header, so shards can be
+concatenated.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import os
+import pickle
+import struct
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from paddle_lite._src.dataset.sources import corrupt, reading
+from paddle_lite._src.errors import PaddleLiteError
+
+Reader = Callable[[], Iterable[Any]]
+
+_LENGTH = struct.Struct("<Q")
+_FETCHABLE = (
+    "uci_housing",
+    "mnist",
+    "cifar",
+    "imikolov",
+    "imdb",
+    "movielens",
+    "conll05",
+    "wmt14",
+    "wmt16",
+)
+
+
+class DatasetValueError(PaddleLiteError, ValueError):
+    """A data set function received an invalid argument (unknown language, bad count)."""
+
+
+def _check_callable(fn: Any, what: str) -> None:
+    if not callable(fn):
+        raise TypeError(f"{what} should be callable; received {type(fn).__name__} {fn!r}.")
+
+
+def _check_count(line_count: Any) -> None:
+    if not isinstance(line_count, int) or line_count < 1:
+        raise DatasetValueError(
+            f"line_count must be a positive int; received {line_count!r}. "
+            "Pass the number of samples per output file."
+        )
+
+
+def _chunks(reader: Reader, size: int) -> Iterator[list]:
+    """Group the samples of ``reader()`` into lists of ``size`` (the last may be shorter)."""
+    chunk: list = []
+    for sample in reader():
+        chunk.append(sample)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def split(
+    reader: Reader,
+    line_count: int,
+    suffix: str = "%05d.pickle",
+    dumper: Callable[[Any, Any], None] = pickle.dump,
+) -> list[str]:
+    """Write the samples of a reader into files of ``line_count`` samples each.
+
+    File ``i`` is ``suffix % i`` and receives ``dumper(list_of_samples, binary_file)``.
+
+    Args:
+      reader: a reader creator's reader (no-argument callable yielding samples).
+      line_count: samples per file.
+      suffix: printf-style path pattern with one integer field.
+      dumper: ``dumper(obj, file)``; defaults to ``pickle.dump``.
+
+    Returns:
+      The list of written file names, e.g. 3 files for 10 samples and ``line_count=4``.
+
+    Raises:
+      TypeError: ``dumper`` is not callable.
+    """
+    _check_callable(dumper, "dumper")
+    _check_count(line_count)
+    written = []
+    for index, chunk in enumerate(_chunks(reader, line_count)):
+        name = suffix % index
+        with open(name, "wb") as f:
+            dumper(chunk, f)
+        written.append(name)
+    return written
+
+
+def cluster_files_reader(
+    files_pattern: str,
+    trainer_count: int,
+    trainer_id: int,
+    loader: Callable[[Any], Iterable[Any]] = pickle.load,
+) -> Reader:
+    """Create a reader over this trainer's share of the files written by :func:`split`.
+
+    The files matching ``files_pattern`` are sorted; trainer ``trainer_id`` reads file ``i``
+    when ``i % trainer_count == trainer_id``. ``loader(binary_file)`` returns the samples of a
+    file. The default ``pickle.load`` executes code found in the file, so use it only on files
+    you wrote yourself.
+
+    Args:
+      files_pattern: a glob pattern, e.g. ``"/tmp/shards/*.pickle"``.
+      trainer_count: number of trainers sharing the files.
+      trainer_id: this trainer's index, ``0 <= trainer_id < trainer_count``.
+      loader: ``loader(file) -> iterable of samples``.
+
+    Returns:
+      A no-argument reader yielding the samples of this trainer's files in order.
+
+    Raises:
+      TypeError: ``loader`` is not callable.
+    """
+    _check_callable(loader, "loader")
+    if not 0 <= trainer_id < trainer_count:
+        raise DatasetValueError(
+            f"trainer_id must be in [0, trainer_count); received trainer_id={trainer_id}, "
+            f"trainer_count={trainer_count}."
+        )
+
+    def reader() -> Iterator[Any]:
+        files = sorted(glob.glob(files_pattern))
+        for index, name in enumerate(files):
+            if index % trainer_count == trainer_id:
+                with open(name, "rb") as f:
+                    yield from loader(f)
+
+    return reader
+
+
+def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str) -> list[str]:
+    """Write a reader's samples as length-prefixed pickle shards.
+
+    Shard ``i`` is ``<output_path>/<name_prefix>-%05d`` and holds up to ``line_count`` samples in
+    reader order, in the record format described in this module's docstring.
+
+    Args:
+      output_path: folder for the shards (created if needed).
+      reader: a no-argument reader.
+      line_count: samples per shard.
+      name_prefix: shard file prefix, e.g. ``"mnist_train"``.
+
+    Returns:
+      The list of written shard paths.
+    """
+    _check_count(line_count)
+    os.makedirs(output_path, exist_ok=True)
+    written = []
+    for index, chunk in enumerate(_chunks(reader, line_count)):
+        name = os.path.join(output_path, f"{name_prefix}-{index:05d}")
+        tmp = name + ".tmp"
+        with open(tmp, "wb") as f:
+            for sample in chunk:
+                blob = pickle.dumps(sample, protocol=4)
+                f.write(_LENGTH.pack(len(blob)))
+                f.write(blob)
+        os.replace(tmp, name)
+        written.append(name)
+    return written
+
+
+def _read_records(path: str) -> Iterator[Any]:
+    """Yield the samples of one shard written by :func:`convert`."""
+    with open(path, "rb") as f, reading(path):
+        while header := f.read(_LENGTH.size):
+            if len(header) < _LENGTH.size:
+                raise corrupt(path, "a record length is cut short")
+            (size,) = _LENGTH.unpack(header)
+            blob = f.read(size)
+            if len(blob) != size:
+                raise corrupt(path, f"a record has {len(blob)} of its {size} bytes")
+            yield pickle.loads(blob)
+
+
+def converted_reader(files_pattern: str | list[str]) -> Reader:
+    """Create a reader over shards written by :func:`convert`.
+
+    The records are unpickled, so read only shards you wrote yourself.
+
+    Args:
+      files_pattern: a glob pattern or an explicit list of shard paths.
+
+    Returns:
+      A no-argument reader yielding the samples of the (sorted) shards in order.
+    """
+
+    def reader() -> Iterator[Any]:
+        if isinstance(files_pattern, str):
+            files = sorted(glob.glob(files_pattern))
+        else:
+            files = list(files_pattern)
+        for path in files:
+            yield from _read_records(path)
+
+    return reader
+
+
+def fetch_all() -> None:
+    """Download the files of every data set module into the data home.
+
+    Raises:
+      DownloadError: a file could not be downloaded (the message says where to put it).
+    """
+    for name in _FETCHABLE:
+        importlib.import_module(f"paddle_lite._src.dataset.{name}").fetch()
