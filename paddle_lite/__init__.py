@@ -7,27 +7,54 @@ from paddle_lite import (
     activation,
     attr,
     data_type,
+    dataset,
+    evaluator,
+    event,
+    inference,
     initializer,
     layer,
+    minibatch,
+    networks,
     op,
+    optimizer,
     parameters,
+    plot,
     pooling,
+    reader,
     topology,
+    trainer,
 )
-
 from paddle_lite._src.config import init
+from paddle_lite._src.inference import infer
+from paddle_lite._src.trainer import test_fn as test
+from paddle_lite._src.trainer import train_fn as train
+from paddle_lite.minibatch import batch
 
 __version__ = "0.1.0"
 
 __all__ = [
     "activation",
     "attr",
+    "batch",
     "data_type",
-    "initializer",
+    "dataset",
+    "evaluator",
+    "event",
+    "infer",
+    "inference",
     "init",
+    "initializer",
     "layer",
+    "minibatch",
+    "networks",
     "op",
+    "optimizer",
     "parameters",
+    "plot",
     "pooling",
+    "reader",
+    "test",
     "topology",
+    "train",
+    "trainer",
 ]

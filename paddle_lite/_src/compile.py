@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax
+import optax
 
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
@@ -54,3 +55,75 @@ def forward(
         values[id(node)] = out
         updates.update(state)
     return [values[id(o)] for o in outputs], updates
+
+
+def per_sample_cost(value: Any) -> Any:
+    """A cost layer's value as ``[batch]`` (cost layers output ``[batch, 1]``)."""
+    data = value.data if hasattr(value, "data") else value
+    return data.reshape(data.shape[0], -1).sum(axis=1)
+
+
+def _outputs(costs: Sequence[Layer], evaluators: Sequence[Any]) -> tuple[list[Layer], list[list[int]]]:
+    """The layers to compute (costs first) and, per evaluator, the indices of its inputs."""
+    outputs = list(costs)
+    index = {id(layer): i for i, layer in enumerate(outputs)}
+    slots = []
+    for ev in evaluators:
+        for layer in ev.inputs:
+            if id(layer) not in index:
+                index[id(layer)] = len(outputs)
+                outputs.append(layer)
+        slots.append([index[id(layer)] for layer in ev.inputs])
+    return outputs, slots
+
+
+def _evaluate(values: Sequence[Any], slots, evaluators) -> list[Any]:
+    return [ev.batch_stats([values[i] for i in s]) for ev, s in zip(evaluators, slots, strict=True)]
+
+
+def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
+    """One jitted training step: cost, gradients of the summed cost, update, metrics.
+
+    ``step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id)``
+    returns ``(trainable, opt_state, fixed, cost_sum, stats)``; the step's PRNG key is
+    ``key`` folded with ``step_id``. Only ``trainable`` is
+    differentiated; ``fixed`` (static and frozen parameters) only receives the
+    batch-norm moving statistics. The parameter and optimizer buffers are donated.
+    """
+    outputs, slots = _outputs(costs, evaluators)
+    n_costs = len(costs)
+
+    def loss(trainable, fixed, feeds, key):
+        values, updates = forward(outputs, {**fixed, **trainable}, feeds, key, "train")
+        total = sum(per_sample_cost(v).sum() for v in values[:n_costs])
+        return total, (values, updates)
+
+    def step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id):
+        (total, (values, state)), grads = jax.value_and_grad(loss, has_aux=True)(
+            trainable, fixed, feeds, jax.random.fold_in(key, step_id)
+        )
+        updates, opt_state = tx.update(grads, opt_state, trainable,
+                                       batch_size=batch_size, pass_id=pass_id)
+        trainable = optax.apply_updates(trainable, updates)
+        fixed = {name: state.get(name, value) for name, value in fixed.items()}
+        return trainable, opt_state, fixed, total, _evaluate(values, slots, evaluators)
+
+    return jax.jit(step, donate_argnums=(0, 1, 2))
+
+
+def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any]):
+    """Jitted ``(params, feeds) -> (cost_sum, stats)`` in test mode."""
+    outputs, slots = _outputs(costs, evaluators)
+
+    def step(params, feeds):
+        values, _ = forward(outputs, params, feeds, None, "test")
+        total = sum(per_sample_cost(v).sum() for v in values[: len(costs)])
+        return total, _evaluate(values, slots, evaluators)
+
+    return jax.jit(step)
+
+
+def make_infer(outputs: Sequence[Layer]):
+    """Jitted ``(params, feeds) -> [value per output]`` in test mode."""
+    outputs = list(outputs)
+    return jax.jit(lambda params, feeds: forward(outputs, params, feeds, None, "test")[0])

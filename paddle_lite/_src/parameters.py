@@ -408,13 +408,23 @@ def _reading(f: Any) -> Iterator[IO[bytes]]:
         with open(f, "rb") as stream:
             yield stream
     else:
-        yield f
+        yield _binary(f)
+
+
+def _binary(f: Any) -> Any:
+    """The byte stream under a text-mode file (v2 programs open tars with ``'w'``/``'r'``)."""
+    if isinstance(f, io.TextIOBase):
+        f.flush()
+        return f.buffer
+    return f
 
 
 def _write_output(f: Any, write: Callable[[IO[bytes]], None]) -> None:
     """Run ``write`` on ``f``; for a path, atomically through a temporary file."""
     if not isinstance(f, (str, os.PathLike)):
-        write(f)
+        stream = _binary(f)
+        write(stream)
+        stream.flush()
         return
     path = os.path.abspath(os.fspath(f))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",

@@ -5,6 +5,7 @@ from paddle_lite._src.dataset.uci_housing import (
     feature_names,
     fetch,
     load_data,
+    model,
     test,
     train,
 )
@@ -14,6 +15,7 @@ __all__ = [
     "feature_names",
     "fetch",
     "load_data",
+    "model",
     "test",
     "train",
 ]

@@ -82,3 +82,19 @@ def test_real_file_matches_embedded(tmp_path, monkeypatch):
     train = list(uci_housing.train()())
     assert len(train) == 404 and len(list(uci_housing.test()())) == 102
     assert train[0][0][0] == pytest.approx(-0.0405441, abs=1e-6)
+
+
+def test_model_loads_the_v2_tar_from_the_data_home(tmp_path, monkeypatch):
+    import shutil
+
+    from paddle_lite._src.dataset.uci_housing import model
+    from tests.unit._dataset_fixtures import shared_or_skip
+
+    real = shared_or_skip("..", "v2_models", "fit_a_line.tar")
+    home = tmp_path / "uci_housing"
+    home.mkdir()
+    shutil.copy(real, home / "fit_a_line.tar")
+    monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(tmp_path))
+    params = model()
+    assert params.keys() == ["___fc_layer_0__.w0", "___fc_layer_0__.wbias"]
+    assert params.get_shape("___fc_layer_0__.w0") == (13, 1)

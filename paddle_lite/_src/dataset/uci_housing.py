@@ -22,6 +22,8 @@ from paddle_lite._src.dataset.sources import corrupt
 
 URL = "http://paddlemodels.bj.bcebos.com/uci_housing/housing.data"
 MD5 = "d4accdce7a25600298819f8e28e8d593"
+MODEL_URL = "http://paddlemodels.bj.bcebos.com/uci_housing/fit_a_line.tar"
+MODEL_MD5 = "52fc3da8ef3937822fcdd87ee05c0c9b"
 FEATURE_NUM = 14
 TRAIN_RATIO = 0.8
 
@@ -117,6 +119,23 @@ def test() -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
       A reader yielding ``(features float32[13], price float32[1])``.
     """
     return _reader_creator(1)
+
+
+def model():
+    """The pre-trained chapter 1 parameters (``fit_a_line.tar``, written by v2).
+
+    Read from ``<data home>/uci_housing/fit_a_line.tar`` when present, else downloaded.
+
+    Returns:
+        A ``paddle.parameters.Parameters`` with ``___fc_layer_0__.w0`` (13, 1) and
+        ``___fc_layer_0__.wbias`` (1, 1).
+    """
+    path = download(MODEL_URL, "uci_housing", MODEL_MD5)
+    # The one dataset function that returns parameters, as in v2; imported late so the
+    # dataset package stays free of the compute stack at import.
+    from paddle_lite._src.parameters import Parameters
+
+    return Parameters.from_tar(path)
 
 
 def fetch() -> str:

@@ -1,0 +1,378 @@
+"""Evaluators (v2 ``paddle.evaluator``): metrics accumulated over a pass.
+
+An evaluator reads the values of some layers of the trained network and turns
+them into metrics reported in ``event.metrics``. It is split in two pure parts so
+the trainer can compute it inside the jitted step:
+
+- ``batch_stats(values) -> {stat: jax.Array}`` (pure jax, jit-able): sufficient
+  statistics of one batch (sums, counts, histograms), from the values of
+  ``inputs`` in order. Statistics are **additive**: the statistics of a pass are
+  the element-wise sum of its batches' statistics.
+- ``result(stats) -> {metric key: float}`` (host, numpy): the metrics from
+  statistics summed over any number of batches.
+
+Declaring an evaluator (``paddle.evaluator.auc(input=..., label=...)``) appends it
+to the current naming scope, like v2's global config: a trainer picks up every
+declared evaluator whose inputs are all in its topology. ``reset_names()`` clears
+the declared evaluators. Default names are v2's ``__<v1 name>_<n>__``
+(``__auc_evaluator_0__``); a cost's automatic evaluator is keyed
+``classification_error_evaluator`` (:func:`auto_evaluators`).
+
+Values are flat rows: dense ``[B, size]``, ids ``[B]``, sequences ``Seq`` (one row
+per valid step; padding is ignored). Over sequences every metric counts steps,
+as v2 did (a sequence batch has one row per token).
+
+This module holds the contract, the shared helpers and ``classification_error``;
+``evaluators_scores`` holds ``auc``, ``precision_recall``, ``pnpair``, ``sum`` and
+``column_sum``; ``evaluators_seq`` holds ``chunk`` and ``ctc_error``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer, current_scope
+from paddle_lite._src.layers import _base
+from paddle_lite._src.typing import Seq
+
+_WHAT = {
+    "float32": "dense float values",
+    "int32": "integer ids (paddle.data_type.integer_value)",
+    "sparse_binary": "a sparse binary vector",
+    "sparse_float": "a sparse float vector",
+}
+
+
+class Evaluator:
+    """A metric over the values of ``inputs``, accumulated over a pass.
+
+    Attributes:
+        name: the metric key (prefix ``name.`` for evaluators with several keys).
+        inputs: the layers whose values ``batch_stats`` reads, in order.
+        attrs: static settings (``top_k``, ``weighted`` ...), read-only.
+        type: v2's evaluator type (``"classification_error"``, ``"last-column-auc"``).
+    """
+
+    type: ClassVar[str] = ""
+    __slots__ = ("name", "inputs", "attrs")
+
+    name: str
+    inputs: tuple[Layer, ...]
+    attrs: Mapping[str, Any]
+
+    def __init__(self, name: str, inputs: Sequence[Layer], attrs: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "inputs", tuple(inputs))
+        object.__setattr__(self, "attrs", dict(attrs))
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"evaluator '{self.name}' is immutable; cannot set '{key}'.")
+
+    def __repr__(self) -> str:
+        names = ", ".join(i.name for i in self.inputs)
+        return f"<Evaluator {self.name!r} type={self.type} inputs=[{names}]>"
+
+    def batch_stats(self, values: Sequence[Any], valid: Any = None) -> dict[str, jax.Array]:
+        """Additive statistics of one batch from the values of ``inputs`` (pure jax).
+
+        ``valid`` (optional bool ``[B]``) marks the real samples of a padded batch;
+        the others count nowhere.
+        """
+        raise NotImplementedError
+
+    def result(self, stats: Mapping[str, np.ndarray]) -> dict[str, float]:
+        """Metric key -> value from statistics summed over batches (numpy)."""
+        raise NotImplementedError
+
+    def weights(self, values: Sequence[Any], like: Any, mask: Any) -> Any:
+        """Per-row weights ``[N]`` (0 on padding): the last input when weighted, else 1."""
+        if not self.attrs.get("weighted", False):
+            return mask.astype(jnp.float32)
+        return row_weights(values[-1], like, mask)
+
+
+# rows of values ----------------------------------------------------------------------
+def _steps_axes(value: Any) -> int:
+    if not isinstance(value, Seq):
+        return 1
+    return 3 if value.sub_lengths is not None else 2
+
+
+def step_mask(value: Any) -> Any:
+    """Bool mask of the valid rows of a value: ``[B]``, ``[B, T]`` or ``[B, S, T]``."""
+    if not isinstance(value, Seq):
+        return jnp.ones(value.shape[:1], bool)
+    if value.sub_lengths is None:
+        return jnp.arange(value.data.shape[1])[None, :] < value.lengths[:, None]
+    n_sub, n_step = value.data.shape[1], value.data.shape[2]
+    outer = jnp.arange(n_sub)[None, :] < value.lengths[:, None]
+    inner = jnp.arange(n_step)[None, None, :] < value.sub_lengths[:, :, None]
+    return outer[:, :, None] & inner
+
+
+def _fit_steps(data: Any, shape: tuple[int, ...]) -> Any:
+    """Pad with zeros or cut the step axes of ``data`` to ``shape`` (bucket mismatch)."""
+    for axis, n in enumerate(shape[1:], start=1):
+        have = data.shape[axis]
+        if have > n:
+            data = jax.lax.slice_in_dim(data, 0, n, axis=axis)
+        elif have < n:
+            pad = [(0, 0)] * data.ndim
+            pad[axis] = (0, n - have)
+            data = jnp.pad(data, pad)
+    return data
+
+
+def rows(value: Any, like: Any = None, valid: Any = None) -> tuple[Any, Any]:
+    """``(data [N, ...], mask [N])``: one row per sample, or per valid step of a sequence.
+
+    With ``like`` (a sequence), a sequence ``value`` is first padded or cut to the
+    step axes of ``like`` so both give the same rows. ``valid`` (bool ``[B]``) masks
+    whole samples.
+    """
+    like = value if like is None else like
+    n = _steps_axes(like)
+    data = value.data if isinstance(value, Seq) else value
+    if isinstance(like, Seq) and isinstance(value, Seq):
+        data = _fit_steps(data, like.data.shape[:n])
+    mask = step_mask(like)
+    if valid is not None:
+        mask = mask & jnp.asarray(valid, bool).reshape((-1,) + (1,) * (mask.ndim - 1))
+    flat = data.reshape((-1,) + data.shape[n:])
+    return flat, mask.reshape(-1)
+
+
+def row_weights(weight: Any, like: Any, mask: Any) -> Any:
+    """Weights ``[N]`` aligned with ``rows(like)``; a per-sample weight covers each step."""
+    if isinstance(weight, Seq):
+        w, _ = rows(weight, like)
+        w = w[:, 0]
+    else:
+        w = weight[:, 0]
+        if isinstance(like, Seq):
+            lead = step_mask(like).shape
+            w = jnp.broadcast_to(w.reshape((-1,) + (1,) * (len(lead) - 1)), lead).reshape(-1)
+    return jnp.where(mask, w.astype(jnp.float32), 0.0)
+
+
+def label_rows(label: Any, like: Any) -> Any:
+    """Label rows ``[N]`` aligned with ``rows(like)``: ids, or the one column of dense values."""
+    y, _ = rows(label, like)
+    return y[:, 0] if y.ndim == 2 else y
+
+
+# declaring --------------------------------------------------------------------------
+def evaluator_name(name: Any, prefix: str) -> str:
+    """``name`` when given (a non-empty str), else v2's next ``__<prefix>_<n>__``."""
+    if name is None:
+        return _base.layer_name(None, prefix)
+    if not isinstance(name, str) or not name:
+        raise LayerTypeError(f"evaluator name must be a non-empty str; received {name!r}.")
+    return name
+
+
+def declare(evaluator: Evaluator) -> Evaluator:
+    """Record ``evaluator`` in the current scope (v2's global config) and return it."""
+    current_scope().evaluators.append(evaluator)
+    return evaluator
+
+
+def check_layer(value: Any, where: str, arg: str, *, dtypes: Sequence[str] = ("float32",),
+                size: int | None = None, why: str = "") -> Layer:
+    """``value`` as a layer whose spec has one of ``dtypes`` (and ``size``), else a typed error."""
+    if not isinstance(value, Layer):
+        raise LayerTypeError(
+            f"{where}: {arg} must be a layer (the output of a paddle.layer function); "
+            f"received {value!r} of type {type(value).__name__}."
+        )
+    spec = value.spec
+    if spec.dtype not in dtypes:
+        wanted = " or ".join(_WHAT[d] for d in dtypes)
+        raise LayerConfigError(
+            f"{where}: {arg} '{value.name}' holds {_WHAT[spec.dtype]}; expected {wanted}."
+        )
+    if size is not None and spec.size != size:
+        raise LayerConfigError(
+            f"{where}: {arg} '{value.name}' has size {spec.size}; expected {size}{why}."
+        )
+    return value
+
+
+def same_level(where: str, main: Layer, others: Mapping[str, Layer | None]) -> None:
+    """Refuse inputs whose sequence level differs from ``main``'s."""
+    for arg, layer in others.items():
+        if layer is not None and layer.spec.seq_level != main.spec.seq_level:
+            raise LayerConfigError(
+                f"{where}: {arg} '{layer.name}' has seq_level {layer.spec.seq_level}; expected "
+                f"{main.spec.seq_level}, the level of input '{main.name}'."
+            )
+
+
+def check_weight(weight: Any, where: str, main: Layer) -> Layer | None:
+    """The optional per-sample (or per-step) size-1 weight layer."""
+    if weight is None:
+        return None
+    w = check_layer(weight, where, "weight", size=1, why=" (one weight per sample)")
+    if w.spec.seq_level not in (0, main.spec.seq_level):
+        raise LayerConfigError(
+            f"{where}: weight '{w.name}' has seq_level {w.spec.seq_level}; expected 0 (per "
+            f"sample) or {main.spec.seq_level} (per step)."
+        )
+    return w
+
+
+def build(cls: type[Evaluator], name: str, inputs: Sequence[Layer | None],
+          attrs: Mapping[str, Any], weight: Layer | None = None) -> Evaluator:
+    """An evaluator of ``cls`` over ``inputs`` (+ ``weight`` last), not yet declared."""
+    layers = [i for i in inputs if i is not None]
+    if weight is not None:
+        layers.append(weight)
+    return cls(name, layers, dict(attrs, weighted=weight is not None))
+
+
+def where_of(name: str, kind: str) -> str:
+    return f"evaluator '{name}' ({kind})"
+
+
+# classification error ----------------------------------------------------------------
+class ClassificationError(Evaluator):
+    """Weighted fraction of rows whose prediction is wrong; key ``name``."""
+
+    type = "classification_error"
+
+    def batch_stats(self, values, valid=None):
+        x, mask = rows(values[0], valid=valid)
+        y = label_rows(values[1], values[0])
+        if x.shape[-1] == 1:
+            thr = self.attrs["threshold"]
+            truth = y > thr if jnp.issubdtype(y.dtype, jnp.floating) else y != 0
+            wrong = (x[:, 0] > thr) != truth
+        elif self.attrs["top_k"] == 1:
+            wrong = jnp.argmax(x, axis=-1) != y
+        else:
+            top = jax.lax.top_k(x, self.attrs["top_k"])[1]
+            wrong = ~jnp.any(top == y[:, None], axis=-1)
+        w = self.weights(values, values[0], mask)
+        return {"errors": jnp.sum(jnp.where(wrong, w, 0.0)), "samples": jnp.sum(w)}
+
+    def result(self, stats):
+        n = float(stats["samples"])
+        return {self.name: float(stats["errors"]) / n if n else 0.0}
+
+
+def _classification_error(input, label, name, weight, top_k, threshold) -> Evaluator:  # noqa: A002
+    where = where_of(name, "classification_error")
+    inp = check_layer(input, where, "input")
+    if inp.spec.size == 1:
+        lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
+        if lbl.spec.dtype == "float32" and lbl.spec.size != 1:
+            raise LayerConfigError(
+                f"{where}: label '{lbl.name}' has size {lbl.spec.size}; a size-1 input needs "
+                "0/1 ids or a size-1 dense label."
+            )
+    else:
+        lbl = check_layer(label, where, "label", dtypes=("int32",))
+    same_level(where, inp, {"label": lbl})
+    k = 1 if top_k is None else _base.positive_int(top_k, layer=where, arg="top_k")
+    if k > max(inp.spec.size, 1):
+        raise LayerConfigError(
+            f"{where}: top_k is {k}; expected at most the input size {inp.spec.size}."
+        )
+    thr = 0.5 if threshold is None else _base.number(threshold, layer=where, arg="threshold")
+    attrs = {"top_k": k, "threshold": thr}
+    return build(ClassificationError, name, [inp, lbl], attrs, check_weight(weight, where, inp))
+
+
+@_base.layer_function
+def classification_error(input, label, name=None, weight=None, top_k=None, threshold=None):  # noqa: A002
+    """Classification error rate: the (weighted) fraction of wrong predictions.
+
+    .. math:: error = \\sum_i w_i [pred_i \\ne label_i] / \\sum_i w_i
+
+    ``pred`` is the arg-max class; with ``top_k=k`` a row is wrong when its label is
+    not among the ``k`` largest scores. A size-1 input predicts class
+    ``p > threshold`` (default 0.5). Over sequences every step is a row.
+
+    Args:
+        input: the prediction, a dense layer (``[B, classes]``) or a sequence of them.
+        label: an ``integer_value`` layer (a size-1 input also takes a size-1 dense label,
+            class ``label > threshold``).
+        name: the metric key (default ``__classification_error_evaluator_<n>__``).
+        weight: optional size-1 layer: per-sample (or per-step) weights.
+        top_k: count a row right when the label is among the top ``k`` scores.
+        threshold: decision threshold of a size-1 input.
+
+    Returns:
+        The declared :class:`Evaluator`; metric ``{name: error rate}``.
+
+    Example::
+
+        paddle.evaluator.classification_error(input=prob, label=lbl, top_k=5)
+    """
+    name = evaluator_name(name, "classification_error_evaluator")
+    return declare(_classification_error(input, label, name, weight, top_k, threshold))
+
+
+# the evaluators a cost attaches -----------------------------------------------------
+AUTO_EVALUATORS = ("auc", "classification_error", "precision_recall")
+
+
+def _auto(evaluator: str, pred: Layer, label: Layer, weight: Layer | None) -> Evaluator:
+    name = f"{evaluator}_evaluator"
+    if evaluator == "classification_error":
+        return _classification_error(pred, label, name, weight, None, None)
+    from paddle_lite._src import evaluators_scores  # late: it builds on this module
+
+    if evaluator == "auc":
+        return evaluators_scores.make_auc(pred, label, name, weight)
+    return evaluators_scores.make_precision_recall(pred, label, None, weight, name)
+
+
+def auto_evaluators(layer: Layer) -> list[Evaluator]:
+    """The evaluators a cost layer attaches itself (``attrs["evaluators"]``), undeclared.
+
+    ``classification_cost`` attaches ``"classification_error"``: an evaluator keyed
+    ``classification_error_evaluator`` over the cost's prediction (``inputs[0]``),
+    label (``inputs[1]``) and weight (``inputs[2]`` when weighted), as v2 named it.
+    ``"auc"`` and ``"precision_recall"`` are keyed ``auc_evaluator`` and
+    ``precision_recall_evaluator``.
+
+    Returns:
+        A list of :class:`Evaluator` (empty for layers that attach none).
+
+    Example::
+
+        cost = paddle.layer.classification_cost(input=prob, label=lbl)
+        [ev] = auto_evaluators(cost)      # ev.name == "classification_error_evaluator"
+    """
+    names = layer.attrs.get("evaluators") or ()
+    if not names:
+        return []
+    pred, label = layer.inputs[0], layer.inputs[1]
+    weight = layer.inputs[2] if layer.attrs.get("weighted", False) else None
+    for evaluator in names:
+        if evaluator not in AUTO_EVALUATORS:
+            raise LayerConfigError(
+                f"layer '{layer.name}': a cost can attach the evaluators "
+                f"{list(AUTO_EVALUATORS)}; received {evaluator!r}. Declare others with "
+                "paddle.evaluator.<name>(...)."
+            )
+    return [_auto(e, pred, label, weight) for e in names]
+
+
+def total_stats(batches: Sequence[Mapping[str, Any]]) -> dict[str, np.ndarray]:
+    """The element-wise sum of several batches' statistics (host side).
+
+    Example::
+
+        ev.result(total_stats([ev.batch_stats(v) for v in batch_values]))
+    """
+    keys = batches[0].keys() if batches else ()
+    return {k: builtins.sum(np.asarray(b[k], np.float64) for b in batches) for k in keys}

@@ -1,0 +1,88 @@
+"""Training events (v2 ``paddle.event``), passed to the ``event_handler``.
+
+Order: ``BeginTraining``, then per pass ``BeginPass``, per batch ``BeginIteration``,
+``EndForwardBackward``, ``EndIteration``, then ``EndPass``; finally ``EndTraining``.
+``cost`` and ``metrics`` are read from the device only when a handler asks for them,
+so a handler that ignores them does not slow training down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+class WithMetric:
+    """An event carrying evaluator results as ``metrics`` ``{name: value}``."""
+
+    def __init__(self, evaluator: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None) -> None:
+        if evaluator is not None and not (isinstance(evaluator, Mapping) or callable(evaluator)):
+            raise TypeError(f"evaluator must be a metrics mapping; received {evaluator!r}.")
+        self._metrics = evaluator
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        source = self._metrics
+        if source is None:
+            return {}
+        return dict(source() if callable(source) else source)
+
+
+class BeginTraining:
+    def __init__(self) -> None:
+        pass
+
+
+class EndTraining:
+    def __init__(self) -> None:
+        pass
+
+
+class BeginPass:
+    def __init__(self, pass_id: int) -> None:
+        self.pass_id = pass_id
+
+
+class EndPass(WithMetric):
+    def __init__(self, pass_id: int, evaluator: Any = None, gm: Any = None) -> None:
+        super().__init__(evaluator)
+        self.pass_id = pass_id
+        self.gm = gm
+
+
+class BeginIteration:
+    def __init__(self, pass_id: int, batch_id: int) -> None:
+        self.pass_id = pass_id
+        self.batch_id = batch_id
+
+
+class EndForwardBackward:
+    def __init__(self, pass_id: int, batch_id: int, gm: Any = None) -> None:
+        self.pass_id = pass_id
+        self.batch_id = batch_id
+        self.gm = gm
+
+
+class EndIteration(WithMetric):
+    """``cost`` is the batch's summed cost divided by its number of samples."""
+
+    def __init__(self, pass_id: int, batch_id: int, cost: Any, evaluator: Any = None, gm: Any = None) -> None:
+        super().__init__(evaluator)
+        self.pass_id = pass_id
+        self.batch_id = batch_id
+        self.gm = gm
+        self._cost = cost
+
+    @property
+    def cost(self) -> float:
+        return float(self._cost() if callable(self._cost) else self._cost)
+
+
+class TestResult(WithMetric):
+    """The result of ``test``: ``cost`` = total cost / number of samples, and ``metrics``."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, evaluator: Any, cost: float) -> None:
+        super().__init__(evaluator)
+        self.cost = cost

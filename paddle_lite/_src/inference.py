@@ -1,0 +1,167 @@
+"""Inference (v2 ``paddle.infer`` and ``paddle.inference.Inference``).
+
+The whole input runs as one batch, padded to a power-of-two size so inputs of
+varying length reuse a handful of compiled programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import jax
+import numpy as np
+
+from paddle_lite._src import compile as compile_mod
+from paddle_lite._src.errors import DataError, ParameterError, TopologyError
+from paddle_lite._src.feeder import DataFeeder, bucket
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.parameters import Parameters
+from paddle_lite._src.topology import Topology, load_inference_topology
+from paddle_lite._src.typing import Seq
+
+FIELDS = ("value", "id", "prob")
+
+
+def _as_fields(field: Any) -> list[str]:
+    fields = list(field) if isinstance(field, (list, tuple)) else [field]
+    for f in fields:
+        if f not in FIELDS:
+            raise DataError(f"infer field must be one of {FIELDS}; received {f!r}.")
+    return fields
+
+
+class Inference:
+    """A reusable inference program for ``output_layer`` with ``parameters``.
+
+    Args:
+        parameters: a ``Parameters`` holding what the outputs need (copied at creation).
+        output_layer: a layer or a list of layers.
+        fileobj: instead of ``output_layer``, a stream written by
+            ``Topology.serialize_for_inference``.
+
+    Example::
+
+        inferer = paddle.inference.Inference(parameters=params, output_layer=prediction)
+        probs = inferer.infer(input=[(image,) for image in images])
+    """
+
+    def __init__(self, parameters: Parameters, output_layer: Any = None, fileobj: Any = None) -> None:
+        if output_layer is not None:
+            topology = Topology(output_layer)
+        elif fileobj is not None:
+            topology = load_inference_topology(fileobj)
+        else:
+            raise ValueError("Inference needs output_layer or fileobj; neither was given.")
+        self.topology = topology
+        self.outputs: list[Layer] = list(topology.outputs)
+        missing = [n for n in topology.params if n not in parameters]
+        if missing:
+            raise ParameterError(f"parameters lacks {missing}, needed to infer {[o.name for o in self.outputs]}.")
+        self._params: dict[str, Any] = {}
+        self.load(parameters)
+        self._forward = compile_mod.make_infer(self._needed())
+
+    def load(self, parameters: Parameters) -> None:
+        """Copy the values the outputs need from ``parameters`` (no recompilation)."""
+        self._params = {n: jax.device_put(parameters.get(n)) for n in self.topology.params}
+
+    def _needed(self) -> list[Layer]:
+        """The outputs, plus the input of each ``max_id`` (its ``prob`` field)."""
+        extra = [o.inputs[0] for o in self.outputs if o.kind == "maxid"]
+        return self.outputs + extra
+
+    def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
+        feeder = DataFeeder(self.topology.data_type(), feeding)
+        n = len(input)
+        padded = list(input) + [input[-1]] * (bucket(n) - n)
+        values = self._forward(self._params, feeder.convert(padded))
+        return [_trim(v, n) for v in values]
+
+    def iter_infer(self, input: Sequence[Any], feeding: Any = None) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
+        """Yield, for the (single) batch, one ``{field: array}`` per output layer."""
+        values = self._run(input, feeding)
+        results = []
+        for i, layer in enumerate(self.outputs):
+            results.append(_fields(layer, values[i], values, self.outputs))
+        yield results
+
+    def iter_infer_field(self, field: Any, **kwargs: Any) -> Iterator[list[Any]]:
+        fields = _as_fields(field)
+        for result in self.iter_infer(**kwargs):
+            for layer, each in zip(self.outputs, result, strict=True):
+                yield [_pick(each, f, layer) for f in fields]
+
+    def infer(self, input: Sequence[Any], field: Any = "value", flatten_result: bool = True,  # noqa: A002
+              feeding: Any = None) -> Any:
+        """v2 ``infer``: per field, the outputs of all output layers concatenated on axis 0.
+
+        Returns:
+            One array for a single field, else a list (one per field); ``[]`` for an
+            empty input.
+        """
+        if len(input) == 0:
+            return []
+        retv: list[list[Any]] | None = None
+        for result in self.iter_infer_field(field=field, input=input, feeding=feeding):
+            retv = retv or [[] for _ in result]
+            for i, item in enumerate(result):
+                retv[i].append(item)
+        out = [np.concatenate(items, axis=0) for items in retv] if flatten_result else retv
+        return out[0] if len(out) == 1 else out
+
+
+def _trim(value: Any, n: int) -> Any:
+    if isinstance(value, Seq):
+        return Seq(np.asarray(value.data)[:n], np.asarray(value.lengths)[:n])
+    return np.asarray(value)[:n]
+
+
+def _fields(layer: Layer, value: Any, values: list[Any], outputs: list[Layer]) -> dict[str, Any]:
+    if isinstance(value, Seq):
+        value = np.concatenate([value.data[i, :k] for i, k in enumerate(value.lengths)], axis=0)
+    if layer.kind == "maxid":
+        source = values[len(outputs) + [o for o in outputs if o.kind == "maxid"].index(layer)]
+        source = source.data if isinstance(source, Seq) else source
+        return {"id": value, "prob": np.max(source, axis=-1)}
+    if layer.spec.dtype == "int32":
+        return {"id": value}
+    return {"value": value}
+
+
+def _pick(result: dict[str, Any], field: str, layer: Layer) -> Any:
+    if field not in result:
+        raise TopologyError(
+            f"layer '{layer.name}' ({layer.kind}) has no '{field}' output; it has {sorted(result)}."
+        )
+    return result[field]
+
+
+def infer(output_layer: Any, parameters: Parameters, input: Sequence[Any], feeding: Any = None,  # noqa: A002
+          field: Any = "value") -> Any:
+    """Run ``output_layer`` on ``input`` (a list of samples, one batch).
+
+    Args:
+        output_layer: a layer or a list of layers (any intermediate layer too).
+        parameters: the trained ``Parameters``.
+        input: samples as tuples of the input fields the outputs need.
+        feeding: ``{data layer name: field index}``; default: data-layer order.
+        field: ``'value'``, ``'id'`` (``max_id`` outputs), ``'prob'``, or a list.
+
+    Returns:
+        A numpy array for one field (outputs concatenated on axis 0), else a list.
+
+    Example::
+
+        probs = paddle.infer(output_layer=predict, parameters=params, input=[(img,)])
+    """
+    cache = parameters.__dict__.setdefault("_inferers", {})
+    outputs = tuple(output_layer) if isinstance(output_layer, (list, tuple)) else (output_layer,)
+    key = tuple(id(o) for o in outputs)
+    entry = cache.get(key)
+    if entry is None:
+        entry = cache[key] = [Inference(parameters, list(outputs)), parameters._version, outputs]
+    elif entry[1] != parameters._version or parameters._pull is not None:
+        entry[0].load(parameters)
+        entry[1] = parameters._version
+    return entry[0].infer(input=input, field=field, feeding=feeding)

@@ -1,0 +1,559 @@
+"""v2 optimizers (``paddle.optimizer``) as optax gradient transformations.
+
+An optimizer object holds v2's global settings; ``to_optax(specs, frozen)`` turns it
+into an ``optax.GradientTransformationExtraArgs`` for a dict of named parameters::
+
+    chain(clip gradients, v2 update rule [+ L1/L2 regularizer], model average)
+
+applied to the trainable parameters only: static parameters (``is_static``) and
+names in ``frozen`` get an update of exactly ``-0.0`` (``w + -0.0`` is ``w`` bit for
+bit) and no optimizer state. ``update`` takes the extra keyword arguments
+``batch_size`` (samples in this batch) and ``pass_id`` (traced int scalars).
+
+Per parameter (from its ``ParamSpec``; ``None`` or 0 means "use the global value")::
+
+    lr       = global lr * spec.learning_rate * schedule(n, pass_id)
+    momentum = spec.momentum       or the optimizer's momentum (Momentum only; else 0)
+    l2       = spec.decay_rate     or L2Regularization.rate (else 0)
+    l1       = spec.decay_rate_l1  or L1Regularization.rate (else 0)
+    clip     = spec.gradient_clipping_threshold or gradient_clipping_threshold
+
+Gradients are of the *sum* of per-sample costs. Numerics follow v2's C++ optimizers
+(``FirstOrderOptimizer``, ``TrainingAlgorithmOp``, ``OptimizerWithRegularizer``),
+including their quirks: ``n`` counts samples including the current batch; AdaGrad,
+Adam and Adamax ignore the schedule (constant ``learning_rate``); Adam and Adamax
+ignore L2 decay unless L1 is also set (then both act through the regularizer).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+import jax.numpy as jnp
+import optax
+
+from paddle_lite._src import regularizers
+from paddle_lite._src.errors import did_you_mean
+from paddle_lite._src.graph import ParamSpec
+from paddle_lite._src.lr_schedules import make_schedule
+from paddle_lite._src.regularizers import (
+    ModelAverage,
+    ModelAverageState,
+    OptimizerArgumentError,
+    number,
+)
+
+SETTINGS: dict[str, Any] = {
+    "learning_rate": 1e-3,
+    "learning_rate_decay_a": 0.0,
+    "learning_rate_decay_b": 0.0,
+    "learning_rate_schedule": "poly",
+    "learning_rate_args": "",
+    "regularization": None,
+    "model_average": None,
+    "gradient_clipping_threshold": None,
+    "is_async": False,
+    "async_lagged_grad_discard_ratio": 1.5,
+    "batch_size": None,
+}
+
+
+def _unset(value: float | None, default: float) -> float:
+    """v2 treats ``None`` and 0 as unset for per-parameter settings."""
+    return default if value is None or value == 0 else float(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class ParamHyper:
+    """Resolved update settings of one parameter (global defaults filled in)."""
+
+    lr_scale: float
+    momentum: float
+    l2: float
+    l1: float
+    clip: float
+
+
+class RuleState(NamedTuple):
+    """State of the v2 update rule: updates done, samples seen, slots[slot][param]."""
+
+    step: jnp.ndarray
+    samples: jnp.ndarray
+    slots: dict[str, dict[str, jnp.ndarray]]
+
+
+class Optimizer:
+    """Base of the v2 optimizers; holds the v1 ``settings`` shared by all of them.
+
+    Args:
+        learning_rate: global learning rate (v2 default 1e-3).
+        learning_rate_decay_a, learning_rate_decay_b, learning_rate_schedule,
+            learning_rate_args: the schedule (see ``lr_schedules``).
+        regularization: ``L2Regularization``/``L1Regularization`` or a list of them.
+        model_average: a ``ModelAverage``.
+        gradient_clipping_threshold: global elementwise gradient clip (None/0: off).
+        is_async, async_lagged_grad_discard_ratio: accepted; training is local.
+        batch_size: accepted and ignored, as in v2.
+
+    Returns:
+        An update equation for ``paddle.trainer.SGD``; ``to_optax`` builds the
+        transformation, ``average_params`` reads the model average.
+    """
+
+    slot_names: tuple[str, ...] = ()
+    scheduled = True
+    momentum_form = True
+    rate_vector = False
+
+    def __init__(self, **settings: Any) -> None:
+        self._check_keywords(settings)
+        values = {**SETTINGS, **settings}
+        name = type(self).__name__
+        self.learning_rate = number(name, "learning_rate", values["learning_rate"])
+        self.learning_rate_decay_a = number(
+            name, "learning_rate_decay_a", values["learning_rate_decay_a"]
+        )
+        self.learning_rate_decay_b = number(
+            name, "learning_rate_decay_b", values["learning_rate_decay_b"]
+        )
+        self.learning_rate_schedule = values["learning_rate_schedule"]
+        self.learning_rate_args = values["learning_rate_args"]
+        self._schedule = make_schedule(
+            self.learning_rate_schedule,
+            self.learning_rate,
+            self.learning_rate_decay_a,
+            self.learning_rate_decay_b,
+            self.learning_rate_args,
+        )
+        self.l2_rate, self.l1_rate = regularizers.parse_regularization(
+            name, values["regularization"]
+        )
+        self.model_average = values["model_average"]
+        if self.model_average is not None and not isinstance(self.model_average, ModelAverage):
+            raise OptimizerArgumentError(
+                f"{name}: model_average must be a ModelAverage; received {self.model_average!r}."
+            )
+        clip = values["gradient_clipping_threshold"]
+        self.gradient_clipping_threshold = (
+            None if clip is None else number(name, "gradient_clipping_threshold", clip, 0.0)
+        )
+        self.is_async = bool(values["is_async"])
+        self.async_lagged_grad_discard_ratio = values["async_lagged_grad_discard_ratio"]
+        self.momentum = 0.0
+
+    def _check_keywords(self, settings: Mapping[str, Any]) -> None:
+        unknown = sorted(set(settings) - set(SETTINGS))
+        if unknown:
+            own = [
+                p
+                for p in inspect.signature(type(self).__init__).parameters
+                if p not in ("self", "settings")
+            ]
+            valid = own + list(SETTINGS)
+            raise OptimizerArgumentError(
+                f"{type(self).__name__}() got unexpected keyword argument(s) {unknown}; "
+                f"valid keywords are {valid}." + did_you_mean(unknown[0], valid)
+            )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(learning_rate={self.learning_rate!r})"
+
+    def resolve(self, spec: ParamSpec) -> ParamHyper:
+        """The update settings of ``spec`` with the global defaults filled in."""
+        return ParamHyper(
+            lr_scale=float(spec.learning_rate),
+            momentum=_unset(spec.momentum, self.momentum),
+            l2=_unset(spec.decay_rate, self.l2_rate),
+            l1=_unset(spec.decay_rate_l1, self.l1_rate),
+            clip=_unset(spec.gradient_clipping_threshold, self.gradient_clipping_threshold or 0.0),
+        )
+
+    def with_global_defaults(self, specs: Mapping[str, ParamSpec]) -> dict[str, ParamSpec]:
+        """``specs`` as v2 stores them after training starts: unset values filled in.
+
+        Static parameters keep their unset values (v2 ignores them). Example: with
+        ``AdaGrad(regularization=L2Regularization(8e-4))`` a parameter declared with
+        ``l2_rate=0`` reports ``decay_rate == 8e-4`` (v2 test_paramconf_order).
+        """
+        out = {}
+        for name, spec in specs.items():
+            if spec.is_static:
+                out[name] = spec
+                continue
+            h = self.resolve(spec)
+            out[name] = dataclasses.replace(
+                spec,
+                momentum=h.momentum,
+                decay_rate=h.l2,
+                decay_rate_l1=h.l1,
+                gradient_clipping_threshold=h.clip or None,
+            )
+        return out
+
+    def to_optax(
+        self, specs: Mapping[str, ParamSpec], frozen: Iterable[str] = frozenset()
+    ) -> optax.GradientTransformationExtraArgs:
+        """Build the optax transformation for the parameters ``specs``.
+
+        Args:
+            specs: ``{name: ParamSpec}`` of every parameter, in order.
+            frozen: names never updated (besides the static ones).
+
+        Returns:
+            An ``optax.GradientTransformationExtraArgs``; call
+            ``update(grads, state, params, batch_size=..., pass_id=...)``.
+        """
+        trainable = regularizers.trainable_names(specs, frozen)
+        hypers = {name: self.resolve(specs[name]) for name in trainable}
+        parts = [
+            regularizers.clip_gradients({k: h.clip for k, h in hypers.items() if h.clip > 0}),
+            _rule(self, hypers),
+        ]
+        if self.model_average is not None and self.model_average.average_window > 0:
+            parts.append(regularizers.model_average(self.model_average))
+        return regularizers.only_trainable(optax.chain(*parts), trainable, tuple(specs))
+
+    def average_params(self, state: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters to test and save with: v2's model average when configured.
+
+        Args:
+            state: the state of ``to_optax(...)``.
+            params: the current parameters.
+
+        Returns:
+            ``{name: array}``; the averaged values of the trained parameters, or a copy
+            of ``params`` without ``model_average``. Pure jax (jit-able).
+        """
+        for part in state if isinstance(state, tuple) else ():
+            if isinstance(part, ModelAverageState):
+                return regularizers.averaged_params(part, dict(params))
+        return dict(params)
+
+    def slots_for(self, hyper: ParamHyper) -> tuple[str, ...]:
+        """Slot arrays one parameter needs (``velocity`` only with momentum)."""
+        velocity = ("velocity",) if self.momentum_form and hyper.momentum != 0 else ()
+        return self.slot_names + velocity
+
+    def precondition(self, g, slots, step):
+        """Per-element rate ``r`` of ``v = momentum*v - lr*r*(g + l2*w)``; None is 1."""
+        return None, {}
+
+    def direct(self, g, slots, step, lr):
+        """The whole step of rules outside the momentum form (Adam, Adamax)."""
+        raise NotImplementedError
+
+    def param_update(self, g, w, slots, lr, h: ParamHyper, step):
+        """One parameter's delta and new slots (v2 rule, then the L1 regularizer)."""
+        decay = 0.0 if h.l1 > 0 else h.l2
+        rate = None
+        if self.momentum_form:
+            rate, new = self.precondition(g, slots, step)
+            scaled_lr = lr if rate is None else lr * rate
+            delta = -scaled_lr * (g + decay * w) if decay else -scaled_lr * g
+            if "velocity" in slots:
+                delta = h.momentum * slots["velocity"] + delta
+                new["velocity"] = delta
+        else:
+            delta, new = self.direct(g, slots, step, lr)
+        if h.l1 > 0:
+            eta = lr * rate if (rate is not None and self.rate_vector) else lr
+            value = regularizers.apply_l1(w + delta, eta * h.l1)
+            if h.l2 > 0:
+                value = regularizers.apply_l2(value, eta * h.l2)
+            delta = value - w
+        return delta, new
+
+
+def _rule(opt: Optimizer, hypers: dict[str, ParamHyper]) -> optax.GradientTransformationExtraArgs:
+    """The v2 update rule of ``opt`` with per-parameter settings ``hypers``."""
+    constant_lr = jnp.float32(opt.learning_rate)
+
+    def init(params):
+        slots = {s: {} for s in opt.slot_names + ("velocity",)}
+        for k, h in hypers.items():
+            for s in opt.slots_for(h):
+                slots[s][k] = jnp.zeros_like(params[k])
+        return RuleState(jnp.int32(0), jnp.int32(0), {s: v for s, v in slots.items() if v})
+
+    def update(grads, state, params=None, *, batch_size=None, pass_id=0, **extra):
+        del extra
+        if batch_size is None or params is None:
+            raise OptimizerArgumentError(
+                f"{type(opt).__name__} update needs params and batch_size= (the number of "
+                f"samples in this batch); received params={'set' if params is not None else None}"
+                f", batch_size={batch_size!r}."
+            )
+        samples = state.samples + jnp.asarray(batch_size, jnp.int32)
+        lr = opt._schedule(samples, pass_id) if opt.scheduled else constant_lr
+        deltas, slots = {}, {s: {} for s in state.slots}
+        for k, h in hypers.items():
+            own = {s: tree[k] for s, tree in state.slots.items() if k in tree}
+            deltas[k], new = opt.param_update(
+                grads[k], params[k], own, lr * h.lr_scale, h, state.step
+            )
+            for s, value in new.items():
+                slots[s][k] = value
+        return deltas, RuleState(state.step + 1, samples, slots)
+
+    return optax.GradientTransformationExtraArgs(init, update)
+
+
+def as_optax(
+    update_equation: Any, specs: Mapping[str, ParamSpec], frozen: Iterable[str] = frozenset()
+) -> optax.GradientTransformationExtraArgs:
+    """The optax transformation for a trainer's ``update_equation``.
+
+    Args:
+        update_equation: a paddle_lite ``Optimizer`` (``to_optax`` is used) or any
+            ``optax.GradientTransformation`` (then extra arguments such as
+            ``batch_size`` are dropped, and static/frozen parameters get zero updates).
+        specs: ``{name: ParamSpec}`` of every parameter, in order.
+        frozen: names never updated.
+
+    Returns:
+        An ``optax.GradientTransformationExtraArgs`` over ``{name: array}`` dicts.
+
+    Example:
+        >>> tx = as_optax(optax.sgd(0.1), {})
+        >>> tx.init({})
+        (EmptyState(), EmptyState())
+    """
+    if isinstance(update_equation, Optimizer):
+        return update_equation.to_optax(specs, frozen)
+    if isinstance(update_equation, optax.GradientTransformation):
+        raw = update_equation
+
+        def update(grads, state, params=None, **extra):
+            del extra
+            return raw.update(grads, state, params)
+
+        wrapped = optax.GradientTransformation(raw.init, update)
+        trainable = regularizers.trainable_names(specs, frozen)
+        return regularizers.only_trainable(wrapped, trainable, tuple(specs))
+    raise TypeError(
+        "update equation parameter must be paddle_lite.optimizer.Optimizer or an optax "
+        f"GradientTransformation; received {type(update_equation).__name__}: {update_equation!r}."
+    )
+
+
+def _first(step) -> jnp.ndarray:
+    return step == 0
+
+
+class Momentum(Optimizer):
+    """SGD with momentum (v2 ``learning_method='momentum'``), the default method.
+
+    Maths: ``v = momentum*v - lr*(g + l2*w);  w += v``.
+
+    Args:
+        momentum: global default momentum (None: 0).
+        sparse: v2 ``sparse_momentum``; identical for dense updates, which are all
+            paddle_lite does.
+        **settings: the shared settings (see :class:`Optimizer`).
+
+    Returns:
+        The update equation.
+
+    Example:
+        >>> opt = Momentum(momentum=0.9, learning_rate=0.1 / 128)
+    """
+
+    def __init__(self, momentum: float | None = None, sparse: bool = False, **settings: Any):
+        super().__init__(**settings)
+        self.momentum = 0.0 if momentum is None else number("Momentum", "momentum", momentum)
+        self.sparse = bool(sparse)
+
+
+class Adam(Optimizer):
+    """Adam (v2 ``adam``); ignores the schedule and, without L1, the L2 decay.
+
+    Maths (``t`` = 1, 2, ...)::
+
+        m = b1*m + (1-b1)*g;  v = b2*v + (1-b2)*g**2
+        w -= lr*sqrt(1-b2**t)/(1-b1**t) * m / (sqrt(v) + epsilon)
+
+    Args:
+        beta1, beta2, epsilon: as above.
+        **settings: the shared settings (see :class:`Optimizer`).
+
+    Returns:
+        The update equation.
+
+    Example:
+        >>> opt = Adam(learning_rate=1e-3, beta1=0.9)
+    """
+
+    slot_names = ("moment1", "moment2")
+    scheduled = False
+    momentum_form = False
+
+    def __init__(
+        self, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, **settings: Any
+    ):
+        super().__init__(**settings)
+        self.beta1 = number("Adam", "beta1", beta1)
+        self.beta2 = number("Adam", "beta2", beta2)
+        self.epsilon = number("Adam", "epsilon", epsilon)
+
+    def direct(self, g, slots, step, lr):
+        t = (step + 1).astype(jnp.float32)
+        alpha = lr * jnp.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
+        m = self.beta1 * slots["moment1"] + (1.0 - self.beta1) * g
+        v = self.beta2 * slots["moment2"] + (1.0 - self.beta2) * g * g
+        return -(m * alpha) / (jnp.sqrt(v) + self.epsilon), {"moment1": m, "moment2": v}
+
+
+class Adamax(Optimizer):
+    """Adamax (v2 ``adamax``); ignores the schedule and, without L1, the L2 decay.
+
+    Maths: ``m = b1*m + (1-b1)*g;  u = max(b2*u, |g|);  w -= lr/(1-b1**t) * m/u``
+    (``m/u`` is taken as 0 where ``u == 0``, i.e. the gradient was always 0).
+
+    Args:
+        beta1, beta2: as above.
+        **settings: the shared settings (see :class:`Optimizer`).
+
+    Returns:
+        The update equation.
+
+    Example:
+        >>> opt = Adamax(beta1=0.9, beta2=0.999)
+    """
+
+    slot_names = ("moment", "norm")
+    scheduled = False
+    momentum_form = False
+
+    def __init__(self, beta1: float = 0.9, beta2: float = 0.999, **settings: Any):
+        super().__init__(**settings)
+        self.beta1 = number("Adamax", "beta1", beta1)
+        self.beta2 = number("Adamax", "beta2", beta2)
+
+    def direct(self, g, slots, step, lr):
+        t = (step + 1).astype(jnp.float32)
+        m = self.beta1 * slots["moment"] + (1.0 - self.beta1) * g
+        u = jnp.maximum(self.beta2 * slots["norm"], jnp.abs(g))
+        ratio = jnp.where(u > 0, m / jnp.where(u > 0, u, 1.0), 0.0)
+        return -(lr / (1.0 - self.beta1**t)) * ratio, {"moment": m, "norm": u}
+
+
+class AdaGrad(Optimizer):
+    """AdaGrad (v2 ``adagrad``, epsilon 1e-6); ignores the schedule.
+
+    Maths: ``G += g**2;  r = 1/sqrt(G + 1e-6);  v = momentum*v - lr*r*(g + l2*w);
+    w += v``.
+
+    Args:
+        **settings: the shared settings (see :class:`Optimizer`).
+
+    Returns:
+        The update equation.
+
+    Example:
+        >>> opt = AdaGrad(learning_rate=3e-3, regularization=regularizers.L2Regularization(8e-4))
+    """
+
+    slot_names = ("sum_sq",)
+    scheduled = False
+    rate_vector = True
+    epsilon = 1e-6
+
+    def precondition(self, g, slots, step):
+        total = slots["sum_sq"] + g * g
+        return 1.0 / jnp.sqrt(total + self.epsilon), {"sum_sq": total}
+
+
+class _Decayed(Optimizer):
+    rate_vector = True
+
+    def __init__(self, rho: float = 0.95, epsilon: float = 1e-6, **settings: Any):
+        super().__init__(**settings)
+        name = type(self).__name__
+        self.rho = number(name, "rho", rho)
+        self.epsilon = number(name, "epsilon", epsilon)
+
+    def _mean_sq(self, previous, g, step):
+        """``rho*E + (1-rho)*g**2``; the first update uses ``g**2`` whole (v2)."""
+        weight = jnp.where(_first(step), 1.0, 1.0 - self.rho)
+        return self.rho * previous + weight * g * g
+
+
+class DecayedAdaGrad(_Decayed):
+    """AdaGrad with a decayed sum (v2 ``decayed_adagrad``).
+
+    Maths: ``E = rho*E + (1-rho)*g**2`` (``E = g**2`` on the first update);
+    ``r = 1/sqrt(E + epsilon);  v = momentum*v - lr*r*(g + l2*w);  w += v``.
+
+    Args:
+        rho, epsilon: as above.
+        **settings: the shared settings (see :class:`Optimizer`).
+
+    Returns:
+        The update equation.
+
+    Example:
+        >>> opt = DecayedAdaGrad(rho=0.95, epsilon=1e-6)
+    """
+
+    slot_names = ("mean_sq",)
+
+    def precondition(self, g, slots, step):
+        mean_sq = self._mean_sq(slots["mean_sq"], g, step)
+        return 1.0 / jnp.sqrt(mean_sq + self.epsilon), {"mean_sq": mean_sq}
+
+
+class RMSProp(_Decayed):
+    """RMSProp, centred (v2 ``rmsprop``).
+
+    Maths: ``E = rho*E + (1-rho)*g**2`` (``E = g**2`` on the first update);
+    ``F = rho*F + (1-rho)*g;  r = 1/sqrt(E - F**2 + epsilon);
+    v = momentum*v - lr*r*(g + l2*w);  w += v``.
+
+    Args:
+        rho, epsilon: as above.
+        **settings: the shared settings (see :class:`Optimizer`).
+
+    Returns:
+        The update equation.
+
+    Example:
+        >>> opt = RMSProp(learning_rate=1e-3, rho=0.95)
+    """
+
+    slot_names = ("mean_sq", "mean")
+
+    def precondition(self, g, slots, step):
+        mean_sq = self._mean_sq(slots["mean_sq"], g, step)
+        mean = self.rho * slots["mean"] + (1.0 - self.rho) * g
+        rate = 1.0 / jnp.sqrt(mean_sq - mean * mean + self.epsilon)
+        return rate, {"mean_sq": mean_sq, "mean": mean}
+
+
+class AdaDelta(_Decayed):
+    """AdaDelta (v2 ``adadelta``), scaled by the scheduled learning rate.
+
+    Maths: ``E = rho*E + (1-rho)*g**2;  r = sqrt((D + epsilon)/(E + epsilon));
+    D = rho*D + (1-rho)*(g*r)**2;  v = momentum*v - lr*r*(g + l2*w);  w += v``.
+
+    Args:
+        rho, epsilon: as above.
+        **settings: the shared settings (see :class:`Optimizer`).
+
+    Returns:
+        The update equation.
+
+    Example:
+        >>> opt = AdaDelta(learning_rate=1.0, rho=0.95)
+    """
+
+    slot_names = ("mean_sq", "mean_sq_delta")
+
+    def precondition(self, g, slots, step):
+        mean_sq = self.rho * slots["mean_sq"] + (1.0 - self.rho) * g * g
+        rate = jnp.sqrt((slots["mean_sq_delta"] + self.epsilon) / (mean_sq + self.epsilon))
+        step_sq = (g * rate) ** 2
+        delta_sq = self.rho * slots["mean_sq_delta"] + (1.0 - self.rho) * step_sq
+        return rate, {"mean_sq": mean_sq, "mean_sq_delta": delta_sq}

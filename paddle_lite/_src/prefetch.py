@@ -1,0 +1,58 @@
+"""Convert batches on a background thread so the device never waits for Python."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import jax
+
+_END = object()
+
+
+class _Failure:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def prefetch(batches: Iterable[Any], convert: Callable[[Any], Any], depth: int = 2) -> Iterator[tuple[Any, int]]:
+    """Yield ``(device feeds, batch size)`` for each batch, converted ahead of use.
+
+    ``convert`` turns a list of samples into numpy feeds; they are copied to the
+    device on the worker thread. An error in the reader or the conversion is
+    re-raised here, in the consumer.
+    """
+    slots: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            for batch in batches:
+                if stop.is_set():
+                    return
+                item = (jax.device_put(convert(batch)), len(batch))
+                while not stop.is_set():
+                    try:
+                        slots.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+        except BaseException as error:  # noqa: BLE001 - handed to the consumer
+            slots.put(_Failure(error))
+            return
+        slots.put(_END)
+
+    thread = threading.Thread(target=work, name="paddle_lite-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = slots.get()
+            if item is _END:
+                return
+            if isinstance(item, _Failure):
+                raise item.error
+            yield item
+    finally:
+        stop.set()

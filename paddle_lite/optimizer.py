@@ -1,0 +1,27 @@
+"""Optimizers, regularization and model averaging (v2 ``paddle.optimizer``)."""
+
+from paddle_lite._src.optimizers import (
+    AdaDelta,
+    AdaGrad,
+    Adam,
+    Adamax,
+    DecayedAdaGrad,
+    Momentum,
+    Optimizer,
+    RMSProp,
+)
+from paddle_lite._src.regularizers import L1Regularization, L2Regularization, ModelAverage
+
+__all__ = [
+    "AdaDelta",
+    "AdaGrad",
+    "Adam",
+    "Adamax",
+    "DecayedAdaGrad",
+    "L1Regularization",
+    "L2Regularization",
+    "ModelAverage",
+    "Momentum",
+    "Optimizer",
+    "RMSProp",
+]
