@@ -1,0 +1,65 @@
+"""Book chapters 1-3 run as shipped, on small data, for a pass or a few batches."""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+
+BOOK = pathlib.Path(__file__).resolve().parents[2] / "book"
+SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "datasets"
+
+
+def _chapter(folder, name="train"):
+    spec = importlib.util.spec_from_file_location(f"{folder}_{name}", BOOK / folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _images(n, dim, classes, seed):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, classes, n)
+    centers = rng.normal(size=(classes, dim)).astype(np.float32)
+    x = centers[labels] + 0.1 * rng.normal(size=(n, dim)).astype(np.float32)
+    return lambda: iter(list(zip(x, labels.tolist(), strict=True)))
+
+
+def test_chapter1_fit_a_line(tmp_path, capsys):
+    result = _chapter("01.fit_a_line").main(num_passes=2, save_dir=str(tmp_path), plot=True)
+    out = capsys.readouterr().out
+    assert "Test 1, Cost" in out and out.count("label=") == 5
+    assert 0 < result.cost < 200  # squared error per house, from ~600 before training
+    assert (tmp_path / "params_pass_0.tar").exists()
+    assert (tmp_path / "train_and_test.png").read_bytes()[:4] == b"\x89PNG"
+    params = paddle.parameters.Parameters.from_tar(str(tmp_path / "params_pass_0.tar"))
+    assert params.keys() == ["___fc_layer_0__.w0", "___fc_layer_0__.wbias"]
+
+
+@pytest.mark.parametrize("net", ["softmax", "mlp", "lenet"])
+def test_chapter2_recognize_digits(net, tmp_path, monkeypatch, capsys):
+    if (SHARED / "mnist" / "t10k-images-idx3-ubyte.gz").exists():
+        monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(SHARED))
+        test = paddle.reader.firstn(paddle.dataset.mnist.test(), 512)
+        train = paddle.reader.firstn(paddle.dataset.mnist.test(), 1024)
+    else:  # no MNIST files: separable synthetic digits of the same shape
+        train, test = _images(1024, 784, 10, 0), _images(512, 784, 10, 0)
+    best = _chapter("02.recognize_digits").main(net, num_passes=2, train_reader=train,
+                                                test_reader=test, save_dir=str(tmp_path))
+    out = capsys.readouterr().out
+    assert "classification_error_evaluator" in out and "The classification accuracy is" in out
+    assert best[2] < 0.6  # well below the 0.9 error of chance after two short passes
+
+
+@pytest.mark.parametrize("net", ["vgg", "resnet"])
+def test_chapter3_image_classification(net, tmp_path, capsys):
+    train, test = _images(128, 3072, 10, 1), _images(32, 3072, 10, 1)
+    result = _chapter("03.image_classification").main(net, num_passes=1, train_reader=train,
+                                                      test_reader=test, save_dir=str(tmp_path),
+                                                      depth=8)
+    assert "classification_error_evaluator" in result.metrics
+    assert np.isfinite(result.cost)
+    assert (tmp_path / "inference_topology.pkl").exists()
+    assert "Label of the first test image is" in capsys.readouterr().out
