@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Layer, current_scope
+from paddle_lite._src.graph import Layer, current_scope, freeze
 from paddle_lite._src.layers import _base
 from paddle_lite._src.typing import Seq
 
@@ -70,7 +70,7 @@ class Evaluator:
     def __init__(self, name: str, inputs: Sequence[Layer], attrs: Mapping[str, Any]) -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "inputs", tuple(inputs))
-        object.__setattr__(self, "attrs", dict(attrs))
+        object.__setattr__(self, "attrs", freeze(attrs))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"evaluator '{self.name}' is immutable; cannot set '{key}'.")
@@ -205,6 +205,15 @@ def check_layer(value: Any, where: str, arg: str, *, dtypes: Sequence[str] = ("f
     return value
 
 
+def positive_int(value: Any, where: str, arg: str) -> int:
+    """``value`` as a positive int, else a typed error naming ``arg``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LayerTypeError(f"{where}: {arg} must be an int; received {value!r}.")
+    if value <= 0:
+        raise LayerConfigError(f"{where}: {arg} must be positive; received {value}.")
+    return value
+
+
 def same_level(where: str, main: Layer, others: Mapping[str, Layer | None]) -> None:
     """Refuse inputs whose sequence level differs from ``main``'s."""
     for arg, layer in others.items():
@@ -238,6 +247,7 @@ def build(cls: type[Evaluator], name: str, inputs: Sequence[Layer | None],
 
 
 def where_of(name: str, kind: str) -> str:
+    """The evaluator as error messages name it."""
     return f"evaluator '{name}' ({kind})"
 
 
@@ -280,12 +290,15 @@ def _classification_error(input, label, name, weight, top_k, threshold) -> Evalu
     else:
         lbl = check_layer(label, where, "label", dtypes=("int32",))
     same_level(where, inp, {"label": lbl})
-    k = 1 if top_k is None else _base.positive_int(top_k, layer=where, arg="top_k")
+    k = 1 if top_k is None else positive_int(top_k, where, "top_k")
     if k > max(inp.spec.size, 1):
         raise LayerConfigError(
             f"{where}: top_k is {k}; expected at most the input size {inp.spec.size}."
         )
-    thr = 0.5 if threshold is None else _base.number(threshold, layer=where, arg="threshold")
+    if threshold is not None and (isinstance(threshold, bool)
+                                  or not isinstance(threshold, (int, float))):
+        raise LayerTypeError(f"{where}: threshold must be a number; received {threshold!r}.")
+    thr = 0.5 if threshold is None else float(threshold)
     attrs = {"top_k": k, "threshold": thr}
     return build(ClassificationError, name, [inp, lbl], attrs, check_weight(weight, where, inp))
 

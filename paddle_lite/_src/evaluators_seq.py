@@ -20,6 +20,7 @@ from paddle_lite._src.evaluators import (
     check_layer,
     declare,
     evaluator_name,
+    positive_int,
     where_of,
 )
 from paddle_lite._src.graph import Layer
@@ -85,6 +86,10 @@ def chunk_segments(ids: Any, lengths: Any, scheme: tuple[int, ...], n_types: int
     return ends, starts, typ
 
 
+def _count(mask: Any) -> Any:
+    return jnp.sum(mask, dtype=jnp.float32)
+
+
 class Chunk(Evaluator):
     """Chunk precision / recall / F1 from counts of inferred, labelled and correct chunks."""
 
@@ -94,9 +99,9 @@ class Chunk(Evaluator):
         out, label = values
         lengths = label.lengths if valid is None else jnp.where(valid, label.lengths, 0)
         scheme, n_types = SCHEMES[self.attrs["chunk_scheme"]], self.attrs["num_chunk_types"]
-        pred = out.data if jnp.issubdtype(out.data.dtype, jnp.integer) else None
-        if pred is None:
-            pred = jnp.argmax(out.data, axis=-1).astype(jnp.int32)
+        pred = out.data
+        if not jnp.issubdtype(pred.dtype, jnp.integer):
+            pred = jnp.argmax(pred, axis=-1).astype(jnp.int32)
         n_step = label.data.shape[1]
         pred = _fit(pred.reshape(pred.shape[0], -1), n_step, n_types * scheme[0])
         o_end, o_start, o_type = chunk_segments(pred, lengths, scheme, n_types)
@@ -105,9 +110,8 @@ class Chunk(Evaluator):
         o_keep = o_end & ~jnp.isin(o_type, excluded)
         l_keep = l_end & ~jnp.isin(l_type, excluded)
         correct = o_keep & l_end & (o_type == l_type) & (o_start == l_start)
-        count = lambda m: jnp.sum(m, dtype=jnp.float32)  # noqa: E731
-        return {"num_infer_chunks": count(o_keep), "num_label_chunks": count(l_keep),
-                "num_correct_chunks": count(correct)}
+        return {"num_infer_chunks": _count(o_keep), "num_label_chunks": _count(l_keep),
+                "num_correct_chunks": _count(correct)}
 
     def result(self, stats):
         infer, label = float(stats["num_infer_chunks"]), float(stats["num_label_chunks"])
@@ -125,7 +129,7 @@ def _chunk_attrs(where: str, chunk_scheme: Any, num_chunk_types: Any,
         raise LayerConfigError(
             f"{where}: chunk_scheme is {chunk_scheme!r}; expected one of {list(SCHEMES)}."
         )
-    n_types = _base.positive_int(num_chunk_types, layer=where, arg="num_chunk_types")
+    n_types = positive_int(num_chunk_types, where, "num_chunk_types")
     excluded = () if excluded is None else excluded
     if not isinstance(excluded, (list, tuple)) or not all(
         isinstance(e, int) and not isinstance(e, bool) for e in excluded

@@ -1,0 +1,72 @@
+"""Per-step overhead of the training loop against a bare loop over the same jitted step.
+
+Both sides run the same compiled step (trainer's own ``make_train_step``) on the same
+batches, alternating rounds so machine noise hits both alike; the bare loop gets its
+batches already converted and on the device. Prints the median ratio trainer / bare.
+
+Run: python bench/step_overhead.py [--steps 300] [--rounds 5]
+"""
+
+import argparse
+import statistics
+import time
+
+import jax
+import numpy as np
+
+import paddle_lite as paddle
+from paddle_lite._src.feeder import DataFeeder
+
+
+def build(hidden):
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(784))
+    y = paddle.layer.data(name="y", type=paddle.data_type.integer_value(10))
+    h = paddle.layer.fc(input=x, size=hidden, act=paddle.activation.Relu())
+    p = paddle.layer.fc(input=h, size=10, act=paddle.activation.Softmax())
+    return paddle.layer.classification_cost(input=p, label=y)
+
+
+def main(steps, rounds, hidden, batch):
+    rng = np.random.default_rng(0)
+    samples = [(rng.random(784, dtype=np.float32), int(rng.integers(10))) for _ in range(batch * steps)]
+    cost = build(hidden)
+    params = paddle.parameters.create(cost)
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(momentum=0.9, learning_rate=1e-4))
+    reader = paddle.batch(lambda: iter(samples), batch)
+    trainer.train(reader, num_passes=1)  # compile
+
+    feeder = DataFeeder(trainer.__topology__.data_type())
+    device_batches = [jax.device_put(feeder(b)) for b in reader()]
+    trainer._load()
+
+    def bare():
+        for feeds in device_batches:
+            total, _ = trainer._run_step(frozenset(), feeds, batch, 0)
+        jax.block_until_ready(total)
+
+    def full():
+        trainer.train(reader, num_passes=1)
+
+    times = {"bare": [], "train": []}
+    for _ in range(rounds):
+        for name, fn in (("bare", bare), ("train", full)):
+            if name == "bare":
+                trainer._load()
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    bare_t, train_t = statistics.median(times["bare"]), statistics.median(times["train"])
+    print(f"device: {jax.devices()[0].platform}, steps: {steps}, batch: {batch}, hidden: {hidden}")
+    print(f"bare jitted loop : {1e3 * bare_t / steps:.3f} ms/step")
+    print(f"trainer.train    : {1e3 * train_t / steps:.3f} ms/step")
+    print(f"ratio trainer / bare: {train_t / bare_t:.3f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--batch", type=int, default=128)
+    args = parser.parse_args()
+    main(args.steps, args.rounds, args.hidden, args.batch)
