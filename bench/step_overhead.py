@@ -28,10 +28,14 @@ def build(hidden):
 
 def main(steps, rounds, hidden, batch):
     rng = np.random.default_rng(0)
-    samples = [(rng.random(784, dtype=np.float32), int(rng.integers(10))) for _ in range(batch * steps)]
+    samples = [
+        (rng.random(784, dtype=np.float32), int(rng.integers(10))) for _ in range(batch * steps)
+    ]
     cost = build(hidden)
     params = paddle.parameters.create(cost)
-    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(momentum=0.9, learning_rate=1e-4))
+    trainer = paddle.trainer.SGD(
+        cost, params, paddle.optimizer.Momentum(momentum=0.9, learning_rate=1e-4)
+    )
     reader = paddle.batch(lambda: iter(samples), batch)
     trainer.train(reader, num_passes=1)  # compile
 

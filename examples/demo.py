@@ -35,7 +35,9 @@ def gan():
     def discriminator(x):
         return L.fc(input=x, size=1, act=A.Sigmoid(), parameter_name="D")
 
-    return L.should_be_false(discriminator(generator(noise))), L.should_be_true(discriminator(image))
+    return L.should_be_false(discriminator(generator(noise))), L.should_be_true(
+        discriminator(image)
+    )
 
 
 def main():

@@ -3,7 +3,10 @@
 Example::
 
     w = paddle.attr.Param(initializer=paddle.initializer.msra())
-    paddle.initializer.register_initializer("ones", lambda key, shape, dtype: jnp.ones(shape, dtype))
+    def ones(key, shape, dtype):
+        return jnp.ones(shape, dtype)
+
+    paddle.initializer.register_initializer("ones", ones)
     b = paddle.attr.Param(initializer="ones")
 """
 
@@ -17,12 +20,16 @@ def constant(value: float = 0.0) -> Initializer:
 
 def gaussian(mean: float = 0.0, std: float = 1.0, value: float = 1.0) -> Initializer:
     """``value * N(mean, std)``."""
-    return Initializer("gaussian", (("mean", float(mean)), ("std", float(std)), ("value", float(value))))
+    return Initializer(
+        "gaussian", (("mean", float(mean)), ("std", float(std)), ("value", float(value)))
+    )
 
 
 def uniform(low: float = -1.0, high: float = 1.0, value: float = 1.0) -> Initializer:
     """``value * U(low, high)``."""
-    return Initializer("uniform", (("low", float(low)), ("high", float(high)), ("value", float(value))))
+    return Initializer(
+        "uniform", (("low", float(low)), ("high", float(high)), ("value", float(value)))
+    )
 
 
 def gaussian_sqrt_fan_in(value: float = 1.0) -> Initializer:

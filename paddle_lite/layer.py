@@ -1,8 +1,8 @@
 """Layers (v2 ``paddle.layer``): functions that build immutable layer nodes."""
 
 from paddle_lite._src.graph import Layer, name_scope, reset_names
-from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
 from paddle_lite._src.layers.conv import img_conv, img_pool, maxout, pad
+from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
 from paddle_lite._src.layers.cost import (
     classification_cost,
     cross_entropy,

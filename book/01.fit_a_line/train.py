@@ -46,8 +46,9 @@ def main(num_passes=30, save_dir=".", plot=False):
             if event.pass_id % 10 == 0:
                 with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
                     trainer.save_parameter_to_tar(f)
-            result = trainer.test(reader=paddle.batch(uci_housing.test(), batch_size=2),
-                                  feeding=feeding)
+            result = trainer.test(
+                reader=paddle.batch(uci_housing.test(), batch_size=2), feeding=feeding
+            )
             print("Test %d, Cost %f" % (event.pass_id, result.cost))
             if ploter is not None:
                 ploter.append("Test cost", step[0], result.cost)

@@ -32,19 +32,34 @@ def multilayer_perceptron(img):
 def convolutional_neural_network(img):
     # first conv layer
     conv_pool_1 = paddle.networks.simple_img_conv_pool(
-        input=img, filter_size=5, num_filters=20, num_channel=1, pool_size=2, pool_stride=2,
-        act=paddle.activation.Relu())
+        input=img,
+        filter_size=5,
+        num_filters=20,
+        num_channel=1,
+        pool_size=2,
+        pool_stride=2,
+        act=paddle.activation.Relu(),
+    )
     # second conv layer
     conv_pool_2 = paddle.networks.simple_img_conv_pool(
-        input=conv_pool_1, filter_size=5, num_filters=50, num_channel=20, pool_size=2,
-        pool_stride=2, act=paddle.activation.Relu())
+        input=conv_pool_1,
+        filter_size=5,
+        num_filters=50,
+        num_channel=20,
+        pool_size=2,
+        pool_stride=2,
+        act=paddle.activation.Relu(),
+    )
     # fully-connected layer
     predict = paddle.layer.fc(input=conv_pool_2, size=10, act=paddle.activation.Softmax())
     return predict
 
 
-NETWORKS = {"softmax": softmax_regression, "mlp": multilayer_perceptron,
-            "lenet": convolutional_neural_network}
+NETWORKS = {
+    "softmax": softmax_regression,
+    "mlp": multilayer_perceptron,
+    "lenet": convolutional_neural_network,
+}
 
 
 def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_dir="."):
@@ -63,7 +78,8 @@ def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_di
     optimizer = paddle.optimizer.Momentum(
         learning_rate=0.1 / 128.0,
         momentum=0.9,
-        regularization=paddle.optimizer.L2Regularization(rate=0.0005 * 128))
+        regularization=paddle.optimizer.L2Regularization(rate=0.0005 * 128),
+    )
 
     trainer = paddle.trainer.SGD(cost=cost, parameters=parameters, update_equation=optimizer)
 
@@ -74,8 +90,10 @@ def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_di
     def event_handler(event):
         if isinstance(event, paddle.event.EndIteration):
             if event.batch_id % 100 == 0:
-                print("Pass %d, Batch %d, Cost %f, %s" % (
-                    event.pass_id, event.batch_id, event.cost, event.metrics))
+                print(
+                    "Pass %d, Batch %d, Cost %f, %s"
+                    % (event.pass_id, event.batch_id, event.cost, event.metrics)
+                )
         if isinstance(event, paddle.event.EndPass):
             # save parameters
             with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
@@ -83,13 +101,15 @@ def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_di
 
             result = trainer.test(reader=paddle.batch(test_reader, batch_size=128))
             print("Test with Pass %d, Cost %f, %s\n" % (event.pass_id, result.cost, result.metrics))
-            lists.append((event.pass_id, result.cost,
-                          result.metrics["classification_error_evaluator"]))
+            lists.append(
+                (event.pass_id, result.cost, result.metrics["classification_error_evaluator"])
+            )
 
     trainer.train(
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=8192), batch_size=128),
         event_handler=event_handler,
-        num_passes=num_passes)
+        num_passes=num_passes,
+    )
 
     # find the best pass
     best = sorted(lists, key=lambda list: float(list[1]))[0]

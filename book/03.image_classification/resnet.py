@@ -5,8 +5,9 @@ import paddle_lite as paddle
 __all__ = ["resnet_cifar10"]
 
 
-def conv_bn_layer(input, ch_out, filter_size, stride, padding, active_type=paddle.activation.Relu(),
-                  ch_in=None):
+def conv_bn_layer(
+    input, ch_out, filter_size, stride, padding, active_type=paddle.activation.Relu(), ch_in=None
+):
     tmp = paddle.layer.img_conv(
         input=input,
         filter_size=filter_size,
@@ -15,7 +16,8 @@ def conv_bn_layer(input, ch_out, filter_size, stride, padding, active_type=paddl
         stride=stride,
         padding=padding,
         act=paddle.activation.Linear(),
-        bias_attr=False)
+        bias_attr=False,
+    )
     return paddle.layer.batch_norm(input=tmp, act=active_type)
 
 
@@ -49,7 +51,6 @@ def resnet_cifar10(ipt, depth=32):
     res1 = layer_warp(basicblock, conv1, 16, 16, n, 1)
     res2 = layer_warp(basicblock, res1, 16, 32, n, 2)
     res3 = layer_warp(basicblock, res2, 32, 64, n, 2)
-    pool = paddle.layer.img_pool(
-        input=res3, pool_size=8, stride=1, pool_type=paddle.pooling.Avg())
+    pool = paddle.layer.img_pool(input=res3, pool_size=8, stride=1, pool_type=paddle.pooling.Avg())
     del nStages
     return pool

@@ -16,8 +16,7 @@ from vgg import vgg_bn_drop  # noqa: E402
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
 
 
-def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_dir=".",
-         depth=32):
+def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_dir=".", depth=32):
     datadim = 3 * 32 * 32
     classdim = 10
 
@@ -47,7 +46,8 @@ def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_di
         learning_rate=0.1 / 128.0,
         learning_rate_decay_a=0.1,
         learning_rate_decay_b=50000 * 100,
-        learning_rate_schedule="discexp")
+        learning_rate_schedule="discexp",
+    )
 
     train_reader = train_reader or paddle.dataset.cifar.train10()
     test_reader = test_reader or paddle.dataset.cifar.test10()
@@ -56,8 +56,10 @@ def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_di
     def event_handler(event):
         if isinstance(event, paddle.event.EndIteration):
             if event.batch_id % 100 == 0:
-                print("\nPass %d, Batch %d, Cost %f, %s" % (
-                    event.pass_id, event.batch_id, event.cost, event.metrics))
+                print(
+                    "\nPass %d, Batch %d, Cost %f, %s"
+                    % (event.pass_id, event.batch_id, event.cost, event.metrics)
+                )
             else:
                 sys.stdout.write(".")
                 sys.stdout.flush()
@@ -66,13 +68,15 @@ def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_di
             with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
                 trainer.save_parameter_to_tar(f)
 
-            result = trainer.test(reader=paddle.batch(test_reader, batch_size=128),
-                                  feeding={"image": 0, "label": 1})
+            result = trainer.test(
+                reader=paddle.batch(test_reader, batch_size=128), feeding={"image": 0, "label": 1}
+            )
             print("\nTest with Pass %d, %s" % (event.pass_id, result.metrics))
 
     # Create trainer
-    trainer = paddle.trainer.SGD(cost=cost, parameters=parameters,
-                                 update_equation=momentum_optimizer)
+    trainer = paddle.trainer.SGD(
+        cost=cost, parameters=parameters, update_equation=momentum_optimizer
+    )
 
     # Save the inference topology to protobuf.
     inference_topology = paddle.topology.Topology(layers=out)
@@ -83,14 +87,16 @@ def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_di
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=50000), batch_size=128),
         num_passes=num_passes,
         event_handler=event_handler,
-        feeding={"image": 0, "label": 1})
+        feeding={"image": 0, "label": 1},
+    )
 
     # inference on the first test image (the book loads image/dog.png)
     first_image, first_label = next(iter(test_reader()))
     probs = paddle.infer(output_layer=out, parameters=parameters, input=[(first_image,)])
     print("\nLabel of the first test image is: %d (true label %d)" % (probs.argmax(), first_label))
-    return trainer.test(reader=paddle.batch(test_reader, batch_size=128),
-                        feeding={"image": 0, "label": 1})
+    return trainer.test(
+        reader=paddle.batch(test_reader, batch_size=128), feeding={"image": 0, "label": 1}
+    )
 
 
 if __name__ == "__main__":

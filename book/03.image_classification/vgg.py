@@ -17,7 +17,8 @@ def vgg_bn_drop(input):
             conv_act=paddle.activation.Relu(),
             conv_with_batchnorm=True,
             conv_batchnorm_drop_rate=dropouts,
-            pool_type=paddle.pooling.Max())
+            pool_type=paddle.pooling.Max(),
+        )
 
     conv1 = conv_block(input, 64, 2, [0.3, 0], 3)
     conv2 = conv_block(conv1, 128, 2, [0.4, 0])
@@ -28,8 +29,7 @@ def vgg_bn_drop(input):
     drop = paddle.layer.dropout(input=conv5, dropout_rate=0.5)
     fc1 = paddle.layer.fc(input=drop, size=512, act=paddle.activation.Linear())
     bn = paddle.layer.batch_norm(
-        input=fc1,
-        act=paddle.activation.Relu(),
-        layer_attr=paddle.attr.Extra(drop_rate=0.5))
+        input=fc1, act=paddle.activation.Relu(), layer_attr=paddle.attr.Extra(drop_rate=0.5)
+    )
     fc2 = paddle.layer.fc(input=bn, size=512, act=paddle.activation.Linear())
     return fc2

@@ -174,8 +174,22 @@ class SoftSign(BaseActivation):
 ALL: dict[str, type[BaseActivation]] = {
     cls.__name__: cls
     for cls in (
-        Tanh, Sigmoid, Relu, Linear, Softmax, SequenceSoftmax, BRelu, SoftRelu,
-        STanh, Abs, Square, Exp, Log, Sqrt, Reciprocal, SoftSign,
+        Tanh,
+        Sigmoid,
+        Relu,
+        Linear,
+        Softmax,
+        SequenceSoftmax,
+        BRelu,
+        SoftRelu,
+        STanh,
+        Abs,
+        Square,
+        Exp,
+        Log,
+        Sqrt,
+        Reciprocal,
+        SoftSign,
     )
 }
 

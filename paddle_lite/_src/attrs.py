@@ -67,9 +67,7 @@ class ParamAttr:
                 f"ParamAttr: initial_min must be < initial_max; received "
                 f"min={initial_min}, max={initial_max}."
             )
-        if initializer is not None and not (
-            callable(initializer) or isinstance(initializer, str)
-        ):
+        if initializer is not None and not (callable(initializer) or isinstance(initializer, str)):
             raise LayerTypeError(
                 "ParamAttr initializer must be callable(name) -> ndarray, an Initializer or a "
                 f"registered initializer name; received {initializer!r}."
@@ -127,7 +125,9 @@ class ParamAttr:
             name=self.name or name,
             shape=tuple(shape),
             init=init,
-            learning_rate=1.0 if self.learning_rate is None or static else float(self.learning_rate),
+            learning_rate=1.0
+            if self.learning_rate is None or static
+            else float(self.learning_rate),
             momentum=None if static else _unset_if_zero(self.momentum),
             decay_rate=None if static else _unset_if_zero(self.l2_rate),
             decay_rate_l1=None if static else _unset_if_zero(self.l1_rate),
@@ -217,7 +217,9 @@ class HookAttr:
         if type != "pruning":
             raise ParameterError(f"HookAttr type must be 'pruning'; received {type!r}.")
         if sparsity_ratio is not None and not 0.0 <= sparsity_ratio <= 1.0:
-            raise ParameterError(f"HookAttr sparsity_ratio must be in [0, 1]; received {sparsity_ratio}.")
+            raise ParameterError(
+                f"HookAttr sparsity_ratio must be in [0, 1]; received {sparsity_ratio}."
+            )
         self.type = type
         self.sparsity_ratio = sparsity_ratio
 

@@ -63,7 +63,9 @@ def per_sample_cost(value: Any) -> Any:
     return data.reshape(data.shape[0], -1).sum(axis=1)
 
 
-def _outputs(costs: Sequence[Layer], evaluators: Sequence[Any]) -> tuple[list[Layer], list[list[int]]]:
+def _outputs(
+    costs: Sequence[Layer], evaluators: Sequence[Any]
+) -> tuple[list[Layer], list[list[int]]]:
     """The layers to compute (costs first) and, per evaluator, the indices of its inputs."""
     outputs = list(costs)
     index = {id(layer): i for i, layer in enumerate(outputs)}
@@ -102,8 +104,9 @@ def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
         (total, (values, state)), grads = jax.value_and_grad(loss, has_aux=True)(
             trainable, fixed, feeds, jax.random.fold_in(key, step_id)
         )
-        updates, opt_state = tx.update(grads, opt_state, trainable,
-                                       batch_size=batch_size, pass_id=pass_id)
+        updates, opt_state = tx.update(
+            grads, opt_state, trainable, batch_size=batch_size, pass_id=pass_id
+        )
         trainable = optax.apply_updates(trainable, updates)
         fixed = {name: state.get(name, value) for name, value in fixed.items()}
         return trainable, opt_state, fixed, total, _evaluate(values, slots, evaluators)

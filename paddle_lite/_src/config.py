@@ -19,18 +19,45 @@ _BOOL, _INT, _STR, _FLOAT = "bool", "int", "str", "float"
 
 # v2 flag -> type. Distributed flags matter once the trainer runs several processes.
 FLAGS: dict[str, str] = {
-    "use_gpu": _BOOL, "trainer_count": _INT, "seed": _INT, "gpu_id": _INT,
-    "use_mkldnn": _BOOL, "use_mkl_packed": _BOOL, "port": _INT, "ports_num": _INT,
-    "ports_num_for_sparse": _INT, "num_gradient_servers": _INT, "trainer_id": _INT,
-    "pservers": _STR, "nics": _STR, "rdma_tcp": _STR, "local": _BOOL, "log_period": _INT,
-    "dot_period": _INT, "saving_period": _INT, "test_period": _INT, "num_passes": _INT,
-    "show_parameter_stats_period": _INT, "log_error_clipping": _BOOL, "log_clipping": _BOOL,
-    "beam_size": _INT, "save_dir": _STR, "init_model_path": _STR, "start_pass": _INT,
-    "thread_local_rand_use_global_seed": _BOOL, "enable_parallel_vector": _INT,
-    "loadsave_parameters_in_pserver": _BOOL, "prev_batch_state": _BOOL, "cudnn_dir": _STR,
-    "cuda_dir": _STR, "allow_only_one_model_on_one_gpu": _BOOL, "parallel_thread_num": _INT,
-    "check_sparse_distribution_in_pserver": _BOOL, "show_check_sparse_distribution_log": _BOOL,
-    "trainer_role": _STR, "learning_rate": _FLOAT,
+    "use_gpu": _BOOL,
+    "trainer_count": _INT,
+    "seed": _INT,
+    "gpu_id": _INT,
+    "use_mkldnn": _BOOL,
+    "use_mkl_packed": _BOOL,
+    "port": _INT,
+    "ports_num": _INT,
+    "ports_num_for_sparse": _INT,
+    "num_gradient_servers": _INT,
+    "trainer_id": _INT,
+    "pservers": _STR,
+    "nics": _STR,
+    "rdma_tcp": _STR,
+    "local": _BOOL,
+    "log_period": _INT,
+    "dot_period": _INT,
+    "saving_period": _INT,
+    "test_period": _INT,
+    "num_passes": _INT,
+    "show_parameter_stats_period": _INT,
+    "log_error_clipping": _BOOL,
+    "log_clipping": _BOOL,
+    "beam_size": _INT,
+    "save_dir": _STR,
+    "init_model_path": _STR,
+    "start_pass": _INT,
+    "thread_local_rand_use_global_seed": _BOOL,
+    "enable_parallel_vector": _INT,
+    "loadsave_parameters_in_pserver": _BOOL,
+    "prev_batch_state": _BOOL,
+    "cudnn_dir": _STR,
+    "cuda_dir": _STR,
+    "allow_only_one_model_on_one_gpu": _BOOL,
+    "parallel_thread_num": _INT,
+    "check_sparse_distribution_in_pserver": _BOOL,
+    "show_check_sparse_distribution_log": _BOOL,
+    "trainer_role": _STR,
+    "learning_rate": _FLOAT,
 }
 
 _SETTINGS: dict[str, Any] = {}
@@ -69,7 +96,9 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return float(value)
         return str(value)
     except (TypeError, ValueError):
-        raise ConfigError(f"{source}: flag '{name}' expects a {kind}; received {value!r}.") from None
+        raise ConfigError(
+            f"{source}: flag '{name}' expects a {kind}; received {value!r}."
+        ) from None
 
 
 def _check_name(name: str, source: str) -> None:
@@ -87,7 +116,7 @@ def env_flags(environ: Mapping[str, str]) -> dict[str, Any]:
     flags = {}
     for key, value in environ.items():
         if key.startswith("PADDLE_INIT_"):
-            name = key[len("PADDLE_INIT_"):].lower()
+            name = key[len("PADDLE_INIT_") :].lower()
             _check_name(name, f"environment variable {key}")
             flags[name] = _convert(name, value, f"environment variable {key}")
     return flags
@@ -114,7 +143,9 @@ def init(**kwargs: Any) -> dict[str, Any]:
     flags.setdefault("use_gpu", False)
     flags.setdefault("trainer_count", 1)
     if flags["trainer_count"] < 1:
-        raise ConfigError(f"paddle.init(): trainer_count must be >= 1; received {flags['trainer_count']}.")
+        raise ConfigError(
+            f"paddle.init(): trainer_count must be >= 1; received {flags['trainer_count']}."
+        )
     if flags["use_gpu"]:
         _require_gpu()
     _SETTINGS.clear()
@@ -130,5 +161,6 @@ def _require_gpu() -> None:
     except RuntimeError:
         raise ConfigError(
             "paddle.init(use_gpu=True) but JAX finds no GPU on this machine "
-            f"(backends: {jax.default_backend()}). Install jax with CUDA support or pass use_gpu=False."
+            f"(backends: {jax.default_backend()}). Install jax with CUDA support or pass "
+            "use_gpu=False."
         ) from None

@@ -184,8 +184,15 @@ def declare(evaluator: Evaluator) -> Evaluator:
     return evaluator
 
 
-def check_layer(value: Any, where: str, arg: str, *, dtypes: Sequence[str] = ("float32",),
-                size: int | None = None, why: str = "") -> Layer:
+def check_layer(
+    value: Any,
+    where: str,
+    arg: str,
+    *,
+    dtypes: Sequence[str] = ("float32",),
+    size: int | None = None,
+    why: str = "",
+) -> Layer:
     """``value`` as a layer whose spec has one of ``dtypes`` (and ``size``), else a typed error."""
     if not isinstance(value, Layer):
         raise LayerTypeError(
@@ -237,8 +244,13 @@ def check_weight(weight: Any, where: str, main: Layer) -> Layer | None:
     return w
 
 
-def build(cls: type[Evaluator], name: str, inputs: Sequence[Layer | None],
-          attrs: Mapping[str, Any], weight: Layer | None = None) -> Evaluator:
+def build(
+    cls: type[Evaluator],
+    name: str,
+    inputs: Sequence[Layer | None],
+    attrs: Mapping[str, Any],
+    weight: Layer | None = None,
+) -> Evaluator:
     """An evaluator of ``cls`` over ``inputs`` (+ ``weight`` last), not yet declared."""
     layers = [i for i in inputs if i is not None]
     if weight is not None:
@@ -295,8 +307,9 @@ def _classification_error(input, label, name, weight, top_k, threshold) -> Evalu
         raise LayerConfigError(
             f"{where}: top_k is {k}; expected at most the input size {inp.spec.size}."
         )
-    if threshold is not None and (isinstance(threshold, bool)
-                                  or not isinstance(threshold, (int, float))):
+    if threshold is not None and (
+        isinstance(threshold, bool) or not isinstance(threshold, (int, float))
+    ):
         raise LayerTypeError(f"{where}: threshold must be a number; received {threshold!r}.")
     thr = 0.5 if threshold is None else float(threshold)
     attrs = {"top_k": k, "threshold": thr}

@@ -155,8 +155,11 @@ class PrecisionRecall(Evaluator):
         return out
 
     def _keys(self, p: float, r: float, f1: float) -> dict[str, float]:
-        return {f"{self.name}.precision": float(p), f"{self.name}.recal": float(r),
-                f"{self.name}.F1-score": float(f1)}
+        return {
+            f"{self.name}.precision": float(p),
+            f"{self.name}.recal": float(r),
+            f"{self.name}.F1-score": float(f1),
+        }
 
 
 def make_precision_recall(input, label, positive_label, weight, name) -> Evaluator:  # noqa: A002

@@ -47,9 +47,7 @@ def _fit(data: Any, n_step: int, fill: int) -> Any:
 def _is_end(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
     """v2 ``isChunkEnd``: does the chunk holding (pt, pty) end before (t, ty)?"""
     _, b, i, e, s = scheme
-    same_kind = jnp.where(
-        (pt == b) | (pt == i), (t == b) | (t == s), (pt == e) | (pt == s)
-    )
+    same_kind = jnp.where((pt == b) | (pt == i), (t == b) | (t == s), (pt == e) | (pt == s))
     return jnp.where(pty == other, False, jnp.where((ty == other) | (ty != pty), True, same_kind))
 
 
@@ -59,7 +57,8 @@ def _is_begin(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
     after_end = (pt == e) | (pt == s)
     same_kind = (t == b) | (t == s) | (((t == i) | (t == e)) & after_end)
     return jnp.where(
-        pty == other, ty != other,
+        pty == other,
+        ty != other,
         jnp.where(ty == other, False, jnp.where(ty != pty, True, same_kind)),
     )
 
@@ -110,8 +109,11 @@ class Chunk(Evaluator):
         o_keep = o_end & ~jnp.isin(o_type, excluded)
         l_keep = l_end & ~jnp.isin(l_type, excluded)
         correct = o_keep & l_end & (o_type == l_type) & (o_start == l_start)
-        return {"num_infer_chunks": _count(o_keep), "num_label_chunks": _count(l_keep),
-                "num_correct_chunks": _count(correct)}
+        return {
+            "num_infer_chunks": _count(o_keep),
+            "num_label_chunks": _count(l_keep),
+            "num_correct_chunks": _count(correct),
+        }
 
     def result(self, stats):
         infer, label = float(stats["num_infer_chunks"]), float(stats["num_label_chunks"])
@@ -119,12 +121,16 @@ class Chunk(Evaluator):
         precision = correct / infer if infer else 0.0
         recall = correct / label if label else 0.0
         f1 = 2 * precision * recall / (precision + recall) if correct else 0.0
-        return {f"{self.name}.precision": precision, f"{self.name}.recall": recall,
-                f"{self.name}.F1-score": f1}
+        return {
+            f"{self.name}.precision": precision,
+            f"{self.name}.recall": recall,
+            f"{self.name}.F1-score": f1,
+        }
 
 
-def _chunk_attrs(where: str, chunk_scheme: Any, num_chunk_types: Any,
-                 excluded: Any) -> dict[str, Any]:
+def _chunk_attrs(
+    where: str, chunk_scheme: Any, num_chunk_types: Any, excluded: Any
+) -> dict[str, Any]:
     if chunk_scheme not in SCHEMES:
         raise LayerConfigError(
             f"{where}: chunk_scheme is {chunk_scheme!r}; expected one of {list(SCHEMES)}."
@@ -138,8 +144,11 @@ def _chunk_attrs(where: str, chunk_scheme: Any, num_chunk_types: Any,
             f"{where}: excluded_chunk_types must be a list of int chunk types; "
             f"received {excluded!r}."
         )
-    return {"chunk_scheme": chunk_scheme, "num_chunk_types": n_types,
-            "excluded_chunk_types": tuple(excluded)}
+    return {
+        "chunk_scheme": chunk_scheme,
+        "num_chunk_types": n_types,
+        "excluded_chunk_types": tuple(excluded),
+    }
 
 
 def _sequence(layer: Layer, where: str, arg: str) -> None:
@@ -236,8 +245,7 @@ class CtcError(Evaluator):
     """Normalised edit distance of the CTC best path to the label, averaged over sequences."""
 
     type = "ctc_edit_distance"
-    KEYS = ("error", "deletion_error", "insertion_error", "substitution_error",
-            "sequence_error")
+    KEYS = ("error", "deletion_error", "insertion_error", "substitution_error", "sequence_error")
 
     def batch_stats(self, values, valid=None):
         out, label = values

@@ -15,7 +15,9 @@ from typing import Any
 class WithMetric:
     """An event carrying evaluator results as ``metrics`` ``{name: value}``."""
 
-    def __init__(self, evaluator: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None) -> None:
+    def __init__(
+        self, evaluator: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
+    ) -> None:
         if evaluator is not None and not (isinstance(evaluator, Mapping) or callable(evaluator)):
             raise TypeError(f"evaluator must be a metrics mapping; received {evaluator!r}.")
         self._metrics = evaluator
@@ -66,7 +68,9 @@ class EndForwardBackward:
 class EndIteration(WithMetric):
     """``cost`` is the batch's summed cost divided by its number of samples."""
 
-    def __init__(self, pass_id: int, batch_id: int, cost: Any, evaluator: Any = None, gm: Any = None) -> None:
+    def __init__(
+        self, pass_id: int, batch_id: int, cost: Any, evaluator: Any = None, gm: Any = None
+    ) -> None:
         super().__init__(evaluator)
         self.pass_id = pass_id
         self.batch_id = batch_id

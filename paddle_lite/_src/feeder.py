@@ -83,7 +83,9 @@ def _ids(values: list[Any], field: _Field) -> np.ndarray:
         if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
             arr = arr.astype(np.int64)
         else:
-            raise field.error(f"received {arr.dtype} values {arr.ravel()[:3].tolist()}..., expected ints")
+            raise field.error(
+                f"received {arr.dtype} values {arr.ravel()[:3].tolist()}..., expected ints"
+            )
     flat = arr.reshape(-1)
     bad = np.nonzero((flat < 0) | (flat >= field.type.dim))[0]
     if bad.size:
@@ -101,9 +103,11 @@ def _sparse(values: list[Any], field: _Field) -> Sparse:
             continue
         if with_values:
             try:
-                cols, v = zip(*row)
+                cols, v = zip(*row, strict=False)
             except (TypeError, ValueError):
-                raise field.error(f"expected a list of (id, value) pairs, received {row!r:.60}", i) from None
+                raise field.error(
+                    f"expected a list of (id, value) pairs, received {row!r:.60}", i
+                ) from None
             vals[i, : len(cols)] = v
         else:
             cols = row
@@ -129,7 +133,7 @@ def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
     out = np.zeros((len(lengths), t) + flat.shape[1:], flat.dtype)
     start = 0
     for i, n in enumerate(lengths):
-        out[i, :n] = flat[start:start + n]
+        out[i, :n] = flat[start : start + n]
         start += n
     return out
 
@@ -137,7 +141,9 @@ def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
 def _sequence(values: list[Any], field: _Field) -> Seq:
     for i, v in enumerate(values):
         if not isinstance(v, (list, tuple, np.ndarray)):
-            raise field.error(f"expected a sequence (list of items), received {type(v).__name__}", i)
+            raise field.error(
+                f"expected a sequence (list of items), received {type(v).__name__}", i
+            )
     lengths = [len(v) for v in values]
     flat = _items([item for v in values for item in v], field)
     data = _pad_steps(flat, lengths, bucket(max(lengths, default=1)))
@@ -179,7 +185,11 @@ class DataFeeder:
 
     def __init__(self, data_types: Sequence[tuple[str, InputType]], feeding: Any = None) -> None:
         for item in data_types:
-            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[1], InputType)):
+            if not (
+                isinstance(item, (tuple, list))
+                and len(item) == 2
+                and isinstance(item[1], InputType)
+            ):
                 raise TypeError(f"data_types entries must be (name, InputType); received {item!r}.")
         self.data_types = list(data_types)
         self.feeding = feeding_index(self.data_types, feeding)

@@ -46,7 +46,9 @@ class Inference:
         probs = inferer.infer(input=[(image,) for image in images])
     """
 
-    def __init__(self, parameters: Parameters, output_layer: Any = None, fileobj: Any = None) -> None:
+    def __init__(
+        self, parameters: Parameters, output_layer: Any = None, fileobj: Any = None
+    ) -> None:
         if output_layer is not None:
             topology = Topology(output_layer)
         elif fileobj is not None:
@@ -57,7 +59,9 @@ class Inference:
         self.outputs: list[Layer] = list(topology.outputs)
         missing = [n for n in topology.params if n not in parameters]
         if missing:
-            raise ParameterError(f"parameters lacks {missing}, needed to infer {[o.name for o in self.outputs]}.")
+            raise ParameterError(
+                f"parameters lacks {missing}, needed to infer {[o.name for o in self.outputs]}."
+            )
         self._params: dict[str, Any] = {}
         self.load(parameters)
         self._forward = compile_mod.make_infer(self._needed())
@@ -78,7 +82,9 @@ class Inference:
         values = self._forward(self._params, feeder.convert(padded))
         return [_trim(v, n) for v in values]
 
-    def iter_infer(self, input: Sequence[Any], feeding: Any = None) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
+    def iter_infer(
+        self, input: Sequence[Any], feeding: Any = None
+    ) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
         """Yield, for the (single) batch, one ``{field: array}`` per output layer."""
         values = self._run(input, feeding)
         results = []
@@ -92,8 +98,13 @@ class Inference:
             for layer, each in zip(self.outputs, result, strict=True):
                 yield [_pick(each, f, layer) for f in fields]
 
-    def infer(self, input: Sequence[Any], field: Any = "value", flatten_result: bool = True,  # noqa: A002
-              feeding: Any = None) -> Any:
+    def infer(
+        self,
+        input: Sequence[Any],
+        field: Any = "value",
+        flatten_result: bool = True,  # noqa: A002
+        feeding: Any = None,
+    ) -> Any:
         """v2 ``infer``: per field, the outputs of all output layers concatenated on axis 0.
 
         Returns:
@@ -137,8 +148,13 @@ def _pick(result: dict[str, Any], field: str, layer: Layer) -> Any:
     return result[field]
 
 
-def infer(output_layer: Any, parameters: Parameters, input: Sequence[Any], feeding: Any = None,  # noqa: A002
-          field: Any = "value") -> Any:
+def infer(
+    output_layer: Any,
+    parameters: Parameters,
+    input: Sequence[Any],
+    feeding: Any = None,  # noqa: A002
+    field: Any = "value",
+) -> Any:
     """Run ``output_layer`` on ``input`` (a list of samples, one batch).
 
     Args:

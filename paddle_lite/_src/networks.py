@@ -14,11 +14,26 @@ from paddle_lite._src.layers.norm import batch_norm
 from paddle_lite._src.poolings import Max
 
 
-def simple_img_conv_pool(input, filter_size, num_filters, pool_size, name=None, pool_type=None,  # noqa: A002
-                         act=None, groups=1, conv_stride=1, conv_padding=0, bias_attr=None,
-                         num_channel=None, param_attr=None, shared_bias=True,
-                         conv_layer_attr=None, pool_stride=1, pool_padding=0,
-                         pool_layer_attr=None) -> Layer:
+def simple_img_conv_pool(
+    input,
+    filter_size,
+    num_filters,
+    pool_size,
+    name=None,
+    pool_type=None,  # noqa: A002
+    act=None,
+    groups=1,
+    conv_stride=1,
+    conv_padding=0,
+    bias_attr=None,
+    num_channel=None,
+    param_attr=None,
+    shared_bias=True,
+    conv_layer_attr=None,
+    pool_stride=1,
+    pool_padding=0,
+    pool_layer_attr=None,
+) -> Layer:
     """``img_conv`` then ``img_pool``, named ``<name>_conv`` and ``<name>_pool``.
 
     Returns:
@@ -31,45 +46,113 @@ def simple_img_conv_pool(input, filter_size, num_filters, pool_size, name=None, 
             pool_stride=2, act=paddle.activation.Relu())
     """
     name = layer_name(name, "conv_pool")
-    conv = img_conv(input=input, filter_size=filter_size, num_filters=num_filters,
-                    name=f"{name}_conv", num_channels=num_channel, act=act, groups=groups,
-                    stride=conv_stride, padding=conv_padding, bias_attr=bias_attr,
-                    param_attr=param_attr, shared_biases=shared_bias, layer_attr=conv_layer_attr)
-    return img_pool(input=conv, pool_size=pool_size, name=f"{name}_pool", pool_type=pool_type,
-                    stride=pool_stride, padding=pool_padding, layer_attr=pool_layer_attr)
+    conv = img_conv(
+        input=input,
+        filter_size=filter_size,
+        num_filters=num_filters,
+        name=f"{name}_conv",
+        num_channels=num_channel,
+        act=act,
+        groups=groups,
+        stride=conv_stride,
+        padding=conv_padding,
+        bias_attr=bias_attr,
+        param_attr=param_attr,
+        shared_biases=shared_bias,
+        layer_attr=conv_layer_attr,
+    )
+    return img_pool(
+        input=conv,
+        pool_size=pool_size,
+        name=f"{name}_pool",
+        pool_type=pool_type,
+        stride=pool_stride,
+        padding=pool_padding,
+        layer_attr=pool_layer_attr,
+    )
 
 
-def img_conv_bn_pool(input, filter_size, num_filters, pool_size, name=None, pool_type=None,  # noqa: A002
-                     act=None, groups=1, conv_stride=1, conv_padding=0, conv_bias_attr=None,
-                     num_channel=None, conv_param_attr=None, shared_bias=True,
-                     conv_layer_attr=None, bn_param_attr=None, bn_bias_attr=None,
-                     bn_layer_attr=None, pool_stride=1, pool_padding=0,
-                     pool_layer_attr=None) -> Layer:
+def img_conv_bn_pool(
+    input,
+    filter_size,
+    num_filters,
+    pool_size,
+    name=None,
+    pool_type=None,  # noqa: A002
+    act=None,
+    groups=1,
+    conv_stride=1,
+    conv_padding=0,
+    conv_bias_attr=None,
+    num_channel=None,
+    conv_param_attr=None,
+    shared_bias=True,
+    conv_layer_attr=None,
+    bn_param_attr=None,
+    bn_bias_attr=None,
+    bn_layer_attr=None,
+    pool_stride=1,
+    pool_padding=0,
+    pool_layer_attr=None,
+) -> Layer:
     """``img_conv`` (linear) → ``batch_norm`` (``act``) → ``img_pool``.
 
     Returns:
         The pooling layer (layers named ``<name>_conv``, ``<name>_bn``, ``<name>_pool``).
     """
     name = layer_name(name, "conv_bn_pool")
-    conv = img_conv(input=input, filter_size=filter_size, num_filters=num_filters,
-                    name=f"{name}_conv", num_channels=num_channel, act=Linear(), groups=groups,
-                    stride=conv_stride, padding=conv_padding, bias_attr=conv_bias_attr,
-                    param_attr=conv_param_attr, shared_biases=shared_bias,
-                    layer_attr=conv_layer_attr)
-    bn = batch_norm(input=conv, act=act, name=f"{name}_bn", bias_attr=bn_bias_attr,
-                    param_attr=bn_param_attr, layer_attr=bn_layer_attr)
-    return img_pool(input=bn, pool_size=pool_size, name=f"{name}_pool", pool_type=pool_type,
-                    stride=pool_stride, padding=pool_padding, layer_attr=pool_layer_attr)
+    conv = img_conv(
+        input=input,
+        filter_size=filter_size,
+        num_filters=num_filters,
+        name=f"{name}_conv",
+        num_channels=num_channel,
+        act=Linear(),
+        groups=groups,
+        stride=conv_stride,
+        padding=conv_padding,
+        bias_attr=conv_bias_attr,
+        param_attr=conv_param_attr,
+        shared_biases=shared_bias,
+        layer_attr=conv_layer_attr,
+    )
+    bn = batch_norm(
+        input=conv,
+        act=act,
+        name=f"{name}_bn",
+        bias_attr=bn_bias_attr,
+        param_attr=bn_param_attr,
+        layer_attr=bn_layer_attr,
+    )
+    return img_pool(
+        input=bn,
+        pool_size=pool_size,
+        name=f"{name}_pool",
+        pool_type=pool_type,
+        stride=pool_stride,
+        padding=pool_padding,
+        layer_attr=pool_layer_attr,
+    )
 
 
 def _per_conv(value: Any, n: int) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else [value] * n
 
 
-def img_conv_group(input, conv_num_filter, pool_size, num_channels=None, conv_padding=1,  # noqa: A002
-                   conv_filter_size=3, conv_act=None, conv_with_batchnorm=False,
-                   conv_batchnorm_drop_rate=0, pool_stride=1, pool_type=None,
-                   param_attr=None) -> Layer:
+def img_conv_group(
+    input,
+    conv_num_filter,
+    pool_size,
+    num_channels=None,
+    conv_padding=1,  # noqa: A002
+    conv_filter_size=3,
+    conv_act=None,
+    conv_with_batchnorm=False,
+    conv_batchnorm_drop_rate=0,
+    pool_stride=1,
+    pool_type=None,
+    param_attr=None,
+) -> Layer:
     """A VGG block: ``len(conv_num_filter)`` convolutions (each optionally followed by
     batch norm with dropout), then one pooling.
 
@@ -80,27 +163,47 @@ def img_conv_group(input, conv_num_filter, pool_size, num_channels=None, conv_pa
     """
     n = len(conv_num_filter)
     padding, size, acts, with_bn, drops = (
-        _per_conv(v, n) for v in (conv_padding, conv_filter_size, conv_act,
-                                  conv_with_batchnorm, conv_batchnorm_drop_rate)
+        _per_conv(v, n)
+        for v in (
+            conv_padding,
+            conv_filter_size,
+            conv_act,
+            conv_with_batchnorm,
+            conv_batchnorm_drop_rate,
+        )
     )
     tmp = input
     for i in range(n):
-        tmp = img_conv(input=tmp, padding=padding[i], filter_size=size[i],
-                       num_filters=conv_num_filter[i], param_attr=param_attr,
-                       num_channels=num_channels if i == 0 else None,
-                       act=Linear() if with_bn[i] else acts[i])
+        tmp = img_conv(
+            input=tmp,
+            padding=padding[i],
+            filter_size=size[i],
+            num_filters=conv_num_filter[i],
+            param_attr=param_attr,
+            num_channels=num_channels if i == 0 else None,
+            act=Linear() if with_bn[i] else acts[i],
+        )
         if with_bn[i]:
             extra = None if abs(drops[i]) < 1e-5 else ExtraAttr(drop_rate=drops[i])
             tmp = batch_norm(input=tmp, act=acts[i], layer_attr=extra)
     return img_pool(input=tmp, stride=pool_stride, pool_size=pool_size, pool_type=pool_type)
 
 
-def _vgg_block(ipt: Layer, num_filter: int, times: int, dropouts: list[float],
-               num_channels: int | None = None) -> Layer:
-    return img_conv_group(input=ipt, num_channels=num_channels, pool_size=2, pool_stride=2,
-                          conv_num_filter=[num_filter] * times, conv_filter_size=3,
-                          conv_act=Relu(), conv_with_batchnorm=True,
-                          conv_batchnorm_drop_rate=dropouts, pool_type=Max())
+def _vgg_block(
+    ipt: Layer, num_filter: int, times: int, dropouts: list[float], num_channels: int | None = None
+) -> Layer:
+    return img_conv_group(
+        input=ipt,
+        num_channels=num_channels,
+        pool_size=2,
+        pool_stride=2,
+        conv_num_filter=[num_filter] * times,
+        conv_filter_size=3,
+        conv_act=Relu(),
+        conv_with_batchnorm=True,
+        conv_batchnorm_drop_rate=dropouts,
+        pool_type=Max(),
+    )
 
 
 def small_vgg(input_image, num_channels, num_classes) -> Layer:
@@ -128,9 +231,17 @@ def vgg_16_network(input_image, num_channels, num_classes=1000) -> Layer:
     """
     tmp = input_image
     for i, filters in enumerate(([64, 64], [128, 128], [256] * 3, [512] * 3, [512] * 3)):
-        tmp = img_conv_group(input=tmp, num_channels=num_channels if i == 0 else None,
-                             conv_padding=1, conv_num_filter=filters, conv_filter_size=3,
-                             conv_act=Relu(), pool_size=2, pool_stride=2, pool_type=Max())
+        tmp = img_conv_group(
+            input=tmp,
+            num_channels=num_channels if i == 0 else None,
+            conv_padding=1,
+            conv_num_filter=filters,
+            conv_filter_size=3,
+            conv_act=Relu(),
+            pool_size=2,
+            pool_stride=2,
+            pool_type=Max(),
+        )
     tmp = fc(input=tmp, size=4096, act=Relu(), layer_attr=ExtraAttr(drop_rate=0.5))
     tmp = fc(input=tmp, size=4096, act=Relu(), layer_attr=ExtraAttr(drop_rate=0.5))
     return fc(input=tmp, size=num_classes, act=Softmax())

@@ -251,6 +251,7 @@ class Parameters:
         Per parameter, in order: a member ``<name>`` (:meth:`serialize` bytes) and a
         member ``<name>.protobuf`` (its ``ParameterConfig``); PaddlePaddle v2 reads it.
         """
+
         def write(stream: IO[bytes]) -> None:
             for name in self._specs:
                 _write_member(stream, name, self._member_bytes(name))
@@ -275,8 +276,11 @@ class Parameters:
         params = Parameters()
         with _reading(f) as stream, _open_tar(stream) as tar:
             members = {m.name: m for m in tar.getmembers() if m.isfile()}
-            specs = [proto.to_spec(proto.decode(_read(tar, member)))
-                     for name, member in members.items() if name.endswith(".protobuf")]
+            specs = [
+                proto.to_spec(proto.decode(_read(tar, member)))
+                for name, member in members.items()
+                if name.endswith(".protobuf")
+            ]
             for spec in specs:
                 if spec.name not in members:
                     raise ParameterError(
@@ -370,11 +374,24 @@ def _tar_header(name: bytes, size: int, mode: int, kind: bytes) -> bytes:
     def octal(n: int, width: int) -> bytes:
         return b"%0*o\0" % (width - 1, n)
 
-    head = b"".join([
-        name[:100].ljust(100, b"\0"), octal(mode, 8), octal(0, 8), octal(0, 8),
-        octal(size, 12), octal(0, 12), b" " * 8, kind, b"\0" * 100, b"ustar  \0",
-        b"\0" * 64, octal(0, 8), octal(0, 8), b"\0" * 167,
-    ])
+    head = b"".join(
+        [
+            name[:100].ljust(100, b"\0"),
+            octal(mode, 8),
+            octal(0, 8),
+            octal(0, 8),
+            octal(size, 12),
+            octal(0, 12),
+            b" " * 8,
+            kind,
+            b"\0" * 100,
+            b"ustar  \0",
+            b"\0" * 64,
+            octal(0, 8),
+            octal(0, 8),
+            b"\0" * 167,
+        ]
+    )
     return head[:148] + b"%06o\0" % sum(head) + head[155:]
 
 
@@ -427,8 +444,9 @@ def _write_output(f: Any, write: Callable[[IO[bytes]], None]) -> None:
         stream.flush()
         return
     path = os.path.abspath(os.fspath(f))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                               dir=os.path.dirname(path))
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path)
+    )
     try:
         with os.fdopen(fd, "wb") as stream:
             write(stream)

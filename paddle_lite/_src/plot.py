@@ -59,7 +59,9 @@ class Ploter:
     def append(self, title: str, step: Any, value: Any) -> None:
         """Add a point to the line ``title`` (one of the titles given at creation)."""
         if title not in self.__plot_data__:
-            raise PaddleLiteError(f"Ploter has no title {title!r}; its titles are {list(self.__title__)}.")
+            raise PaddleLiteError(
+                f"Ploter has no title {title!r}; its titles are {list(self.__title__)}."
+            )
         self.__plot_data__[title].append(step, float(value))
 
     def plot(self, path: str | None = None) -> None:

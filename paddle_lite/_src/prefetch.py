@@ -17,7 +17,9 @@ class _Failure:
         self.error = error
 
 
-def prefetch(batches: Iterable[Any], convert: Callable[[Any], Any], depth: int = 2) -> Iterator[tuple[Any, int]]:
+def prefetch(
+    batches: Iterable[Any], convert: Callable[[Any], Any], depth: int = 2
+) -> Iterator[tuple[Any, int]]:
     """Yield ``(device feeds, batch size)`` for each batch, converted ahead of use.
 
     ``convert`` turns a list of samples into numpy feeds; they are copied to the

@@ -36,8 +36,13 @@ def progress(total: int | None = None, every: int = 10, file: Any = None) -> Cal
 
     def handler(event: Any) -> None:
         if isinstance(event, events.BeginPass):
-            state.update(bar=tqdm(total=total, desc=f"pass {event.pass_id}", file=file or sys.stderr,
-                                  leave=True), sum=0.0, n=0)
+            state.update(
+                bar=tqdm(
+                    total=total, desc=f"pass {event.pass_id}", file=file or sys.stderr, leave=True
+                ),
+                sum=0.0,
+                n=0,
+            )
         elif isinstance(event, events.EndIteration):
             bar = state["bar"]
             bar.update(1)
@@ -47,12 +52,17 @@ def progress(total: int | None = None, every: int = 10, file: Any = None) -> Cal
                 bar.set_postfix(cost=f"{state['sum'] / state['n']:.5g}", **_short(event.metrics))
         elif isinstance(event, events.EndPass):
             bar = state["bar"]
-            bar.set_postfix(cost=f"{state['sum'] / max(state['n'], 1):.5g}", **_short(event.metrics))
+            bar.set_postfix(
+                cost=f"{state['sum'] / max(state['n'], 1):.5g}", **_short(event.metrics)
+            )
             bar.close()
 
     return handler
 
 
 def _short(metrics: dict[str, Any]) -> dict[str, str]:
-    return {k.replace("_evaluator", ""): f"{v:.4g}" for k, v in metrics.items()
-            if isinstance(v, (int, float))}
+    return {
+        k.replace("_evaluator", ""): f"{v:.4g}"
+        for k, v in metrics.items()
+        if isinstance(v, (int, float))
+    }

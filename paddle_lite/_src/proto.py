@@ -56,16 +56,38 @@ FIELDS: tuple[tuple[int, str, str], ...] = (
     (24, "parameter_block_size", "uint64"),
 )
 _BY_NUMBER = {num: (attr, kind) for num, attr, kind in FIELDS}
-_WIRE = {"string": 2, "uint64": 0, "int32": 0, "bool": 0, "double": 1,
-         "repeated_uint64": 0, "repeated_message": 2}
+_WIRE = {
+    "string": 2,
+    "uint64": 0,
+    "int32": 0,
+    "bool": 0,
+    "double": 1,
+    "repeated_uint64": 0,
+    "repeated_message": 2,
+}
 
 DEFAULTS: dict[str, Any] = {
-    "name": "", "size": 0, "learning_rate": 1.0, "momentum": 0.0, "initial_mean": 0.0,
-    "initial_std": 0.01, "decay_rate": 0.0, "decay_rate_l1": 0.0, "device": -1,
-    "initial_strategy": 0, "initial_smart": False, "num_batches_regularization": 1,
-    "is_sparse": False, "format": "", "sparse_remote_update": False,
-    "gradient_clipping_threshold": 0.0, "is_static": False, "para_id": 0,
-    "need_compact": False, "sparse_update": False, "is_shared": False,
+    "name": "",
+    "size": 0,
+    "learning_rate": 1.0,
+    "momentum": 0.0,
+    "initial_mean": 0.0,
+    "initial_std": 0.01,
+    "decay_rate": 0.0,
+    "decay_rate_l1": 0.0,
+    "device": -1,
+    "initial_strategy": 0,
+    "initial_smart": False,
+    "num_batches_regularization": 1,
+    "is_sparse": False,
+    "format": "",
+    "sparse_remote_update": False,
+    "gradient_clipping_threshold": 0.0,
+    "is_static": False,
+    "para_id": 0,
+    "need_compact": False,
+    "sparse_update": False,
+    "is_shared": False,
     "parameter_block_size": 0,
 }
 
@@ -172,7 +194,7 @@ class _Reader:
                 f"malformed ParameterConfig: {n} bytes wanted at offset {self.pos} but the "
                 f"message has {len(self.data)} bytes."
             )
-        chunk = self.data[self.pos:self.pos + n]
+        chunk = self.data[self.pos : self.pos + n]
         self.pos += n
         return chunk
 
@@ -261,8 +283,9 @@ def decode(data: bytes) -> ParameterConfig:
             fields[attr].extend(values)
         elif values:
             fields[attr] = values[0]
-    config = ParameterConfig(**{**fields, "dims": tuple(fields["dims"]),
-                                "update_hooks": tuple(fields["update_hooks"])})
+    config = ParameterConfig(
+        **{**fields, "dims": tuple(fields["dims"]), "update_hooks": tuple(fields["update_hooks"])}
+    )
     if config.name is None or config.size is None:
         raise ParameterError(
             f"malformed ParameterConfig: required field name or size missing "
@@ -275,14 +298,26 @@ def decode(data: bytes) -> ParameterConfig:
 def _init_fields(spec: ParamSpec) -> dict[str, Any]:
     init = spec.init
     if init.strategy == "uniform":
-        return {"initial_mean": init.mean, "initial_std": init.std,
-                "initial_strategy": 1, "initial_smart": False}
+        return {
+            "initial_mean": init.mean,
+            "initial_std": init.std,
+            "initial_strategy": 1,
+            "initial_smart": False,
+        }
     if init.strategy == "gaussian":
-        return {"initial_mean": init.mean, "initial_std": init.std,
-                "initial_strategy": 0, "initial_smart": init.smart}
+        return {
+            "initial_mean": init.mean,
+            "initial_std": init.std,
+            "initial_strategy": 0,
+            "initial_smart": init.smart,
+        }
     fan = spec.shape[0] if spec.shape else max(spec.size, 1)
-    return {"initial_mean": 0.0, "initial_std": 1.0 / math.sqrt(fan),
-            "initial_strategy": 0, "initial_smart": True}
+    return {
+        "initial_mean": 0.0,
+        "initial_std": 1.0 / math.sqrt(fan),
+        "initial_strategy": 0,
+        "initial_smart": True,
+    }
 
 
 def from_spec(spec: ParamSpec) -> ParameterConfig:
@@ -337,9 +372,12 @@ def to_spec(config: ParameterConfig) -> ParamSpec:
             f"{math.prod(shape)} values but size is {config.size}."
         )
     strategy = "uniform" if config.value("initial_strategy") == 1 else "gaussian"
-    init = InitSpec(strategy, float(config.value("initial_mean")),
-                    float(config.value("initial_std")),
-                    smart=strategy == "gaussian" and bool(config.initial_smart))
+    init = InitSpec(
+        strategy,
+        float(config.value("initial_mean")),
+        float(config.value("initial_std")),
+        smart=strategy == "gaussian" and bool(config.initial_smart),
+    )
     return ParamSpec(
         name=config.name or "",
         shape=shape,

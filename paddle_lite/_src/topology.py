@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import SimpleNamespace
 from typing import IO, Any
 
-from paddle_lite._src import codec
+from paddle_lite._src import codec, proto
 from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
 from paddle_lite._src.graph import Layer, ParamSpec, Spec
 
@@ -66,8 +67,17 @@ def collect_params(nodes: Sequence[Layer]) -> dict[str, ParamSpec]:
 def _conflict(a: ParamSpec, b: ParamSpec) -> str:
     diffs = [
         f"{field}: {getattr(a, field)!r} vs {getattr(b, field)!r}"
-        for field in ("shape", "init", "is_static", "learning_rate", "momentum", "decay_rate",
-                      "decay_rate_l1", "gradient_clipping_threshold", "sparse_update")
+        for field in (
+            "shape",
+            "init",
+            "is_static",
+            "learning_rate",
+            "momentum",
+            "decay_rate",
+            "decay_rate_l1",
+            "gradient_clipping_threshold",
+            "sparse_update",
+        )
         if getattr(a, field) != getattr(b, field)
     ]
     return (
@@ -128,22 +138,28 @@ class Topology:
     def param_specs(self) -> list[ParamSpec]:
         return list(self.params.values())
 
-    def proto(self) -> dict[str, Any]:
-        """A readable description (v2's ModelConfig): layers, inputs, outputs, parameters."""
-        return {
-            "layers": [
-                {"name": n.name, "type": n.kind, "size": n.size,
-                 "inputs": [i.name for i in n.inputs],
-                 "active_type": getattr(n.activation, "name", None),
-                 "parameters": [p.name for p in n.params]}
-                for n in self.nodes
-            ],
-            "input_layer_names": list(self.data_layers()),
-            "output_layer_names": [layer.name for layer in self.outputs],
-            "parameters": [
-                {"name": p.name, "size": p.size, "dims": list(p.shape)} for p in self.params.values()
-            ],
-        }
+    def proto(self, specs: Mapping[str, ParamSpec] | None = None) -> SimpleNamespace:
+        """A readable ModelConfig (v2 ``proto()``), read by attribute like v2's.
+
+        ``.layers`` (name, type, size, inputs, active_type, parameters),
+        ``.input_layer_names``, ``.output_layer_names`` and ``.parameters``: one
+        ``ParameterConfig`` per parameter (``name``, ``size``, ``dims``,
+        ``decay_rate`` ...), from ``specs`` when given (a trainer's filled-in view).
+        """
+        specs = self.params if specs is None else specs
+        layers = [
+            SimpleNamespace(
+                name=n.name, type=n.kind, size=n.size, inputs=[i.name for i in n.inputs],
+                active_type=getattr(n.activation, "name", ""), parameters=[p.name for p in n.params],
+            )
+            for n in self.nodes
+        ]
+        return SimpleNamespace(
+            layers=layers,
+            input_layer_names=list(self.data_layers()),
+            output_layer_names=[layer.name for layer in self.outputs],
+            parameters=[proto.from_spec(spec) for spec in specs.values()],
+        )
 
     # summary -------------------------------------------------------------------------
     def summary(self, print_fn: Any = print) -> str:
@@ -155,10 +171,14 @@ class Topology:
             own = sum(p.size for p in n.params if p.name not in seen)
             seen.update(p.name for p in n.params)
             total += own
-            rows.append((n.name, n.kind, _describe(n.spec), f"{own:,}",
-                         ", ".join(i.name for i in n.inputs)))
+            rows.append(
+                (n.name, n.kind, _describe(n.spec), f"{own:,}", ", ".join(i.name for i in n.inputs))
+            )
         widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+        lines = [
+            "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows
+        ]
         lines.insert(1, "-" * len(lines[0]))
         lines.append(f"total parameters: {total:,} in {len(self.params)} arrays")
         text = "\n".join(lines)
@@ -173,7 +193,7 @@ class Topology:
             "format": FORMAT,
             "layers": [_node_json(n) for n in ordered],
             "outputs": [layer.name for layer in self.outputs],
-            "extras": [layer.name for layer in self.layers[len(self.outputs):]],
+            "extras": [layer.name for layer in self.layers[len(self.outputs) :]],
         }
 
     def serialize(self, stream: IO[Any] | None = None) -> str:
@@ -186,18 +206,25 @@ class Topology:
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Topology:
         if obj.get("format") != FORMAT:
-            raise TopologyError(f"not a paddle_lite topology: format {obj.get('format')!r}, expected {FORMAT!r}.")
+            raise TopologyError(
+                f"not a paddle_lite topology: format {obj.get('format')!r}, expected {FORMAT!r}."
+            )
         nodes: dict[str, Layer] = {}
         for item in obj["layers"]:
             missing = [i for i in item["inputs"] if i not in nodes]
             if missing:
                 raise TopologyError(f"layer '{item['name']}' refers to unknown inputs {missing}.")
             nodes[item["name"]] = Layer(
-                item["name"], item["kind"], tuple(nodes[i] for i in item["inputs"]),
-                codec.decode_attrs(item["attrs"]), Spec.from_json(item["spec"]),
+                item["name"],
+                item["kind"],
+                tuple(nodes[i] for i in item["inputs"]),
+                codec.decode_attrs(item["attrs"]),
+                Spec.from_json(item["spec"]),
                 tuple(ParamSpec.from_json(p) for p in item["params"]),
             )
-        return Topology([nodes[n] for n in obj["outputs"]], [nodes[n] for n in obj["extras"]] or None)
+        return Topology(
+            [nodes[n] for n in obj["outputs"]], [nodes[n] for n in obj["extras"]] or None
+        )
 
     @staticmethod
     def deserialize(source: Any) -> Topology:

@@ -99,9 +99,16 @@ class SGD:
         trainer.train(paddle.batch(reader, 32), num_passes=2, event_handler=handler)
     """
 
-    def __init__(self, cost: Any, parameters: Parameters, update_equation: Any,
-                 extra_layers: Any = None, is_local: bool = True, pserver_spec: Any = None,
-                 use_etcd: bool = True) -> None:
+    def __init__(
+        self,
+        cost: Any,
+        parameters: Parameters,
+        update_equation: Any,
+        extra_layers: Any = None,
+        is_local: bool = True,
+        pserver_spec: Any = None,
+        use_etcd: bool = True,
+    ) -> None:
         if not isinstance(parameters, Parameters):
             raise TypeError("parameters should be parameters")
         as_optax(update_equation, {})  # type check only
@@ -128,8 +135,13 @@ class SGD:
         self._step_id = 0
         self._key = jax.random.PRNGKey(config.default_seed())
 
-    def get_topology_proto(self) -> dict[str, Any]:
-        return self.__topology__.proto()
+    def get_topology_proto(self) -> Any:
+        """The topology's ModelConfig with each parameter's update settings as the
+        optimizer fills them in (v2: an ``l2_rate`` of 0 takes the global rate)."""
+        specs = self._specs
+        if isinstance(self._update_equation, Optimizer):
+            specs = self._update_equation.with_global_defaults(specs)
+        return self.__topology__.proto(specs)
 
     # device state -----------------------------------------------------------------
     def _load(self) -> None:
@@ -146,7 +158,9 @@ class SGD:
 
     def _compiled(self, frozen: frozenset[str]):  # noqa: ANN202
         if frozen not in self._steps:
-            trainable = {n: s for n, s in self._specs.items() if n not in frozen and not s.is_static}
+            trainable = {
+                n: s for n, s in self._specs.items() if n not in frozen and not s.is_static
+            }
             tx = as_optax(self._update_equation, trainable)
             step = compile_mod.make_train_step(self._costs, self._evaluators, tx)
             self._steps[frozen] = (tx, step, tuple(trainable))
@@ -161,8 +175,14 @@ class SGD:
         if frozen not in self._opt_states:
             self._opt_states[frozen] = tx.init(trainable)
         trainable, opt_state, fixed, total, stats = step(
-            trainable, self._opt_states[frozen], fixed, feeds, self._key, self._step_id,
-            batch_size, pass_id,
+            trainable,
+            self._opt_states[frozen],
+            fixed,
+            feeds,
+            self._key,
+            self._step_id,
+            batch_size,
+            pass_id,
         )
         self._opt_states[frozen] = opt_state
         self._device = {**fixed, **trainable}
@@ -170,9 +190,14 @@ class SGD:
         return total, stats
 
     # training ---------------------------------------------------------------------
-    def train(self, reader: Callable[[], Iterable[Any]], num_passes: int = 1,
-              event_handler: Callable[[Any], None] | None = None, feeding: Any = None,
-              immutable_parameters: Iterable[str] | None = None) -> None:
+    def train(
+        self,
+        reader: Callable[[], Iterable[Any]],
+        num_passes: int = 1,
+        event_handler: Callable[[Any], None] | None = None,
+        feeding: Any = None,
+        immutable_parameters: Iterable[str] | None = None,
+    ) -> None:
         """Train for ``num_passes`` over ``reader`` (a reader of minibatches).
 
         Args:
@@ -185,7 +210,9 @@ class SGD:
                 (not differentiated at all).
         """
         if not callable(reader):
-            raise TypeError(f"train() reader must be callable (a reader creator's result); received {reader!r}.")
+            raise TypeError(
+                f"train() reader must be callable (a reader creator's result); received {reader!r}."
+            )
         handler = event_handler or (lambda event: None)
         if not callable(handler):
             raise TypeError(f"event_handler must be callable; received {event_handler!r}.")
@@ -212,10 +239,14 @@ class SGD:
             total, stats = self._run_step(frozen, feeds, size, pass_id)
             handler(events.EndForwardBackward(pass_id, batch_id))
             metrics.add(stats)
-            handler(events.EndIteration(
-                pass_id, batch_id, cost=lambda t=total, n=size: float(t) / n,
-                evaluator=lambda s=stats, m=metrics: m.results(s),
-            ))
+            handler(
+                events.EndIteration(
+                    pass_id,
+                    batch_id,
+                    cost=lambda t=total, n=size: float(t) / n,
+                    evaluator=lambda s=stats, m=metrics: m.results(s),
+                )
+            )
         handler(events.EndPass(pass_id, evaluator=metrics.results))
 
     # evaluation -------------------------------------------------------------------
@@ -258,13 +289,22 @@ class SGD:
         for name in self._parameters.keys():
             value = values.get(name)
             spec = self._parameters.spec(name)
-            snapshot.append_spec(spec, np.asarray(value) if value is not None else self._parameters.get(name))
+            snapshot.append_spec(
+                spec, np.asarray(value) if value is not None else self._parameters.get(name)
+            )
         snapshot.to_tar(f)
 
 
-def train_fn(topology: Any, parameters: Parameters, reader: Callable[[], Iterable[Any]],
-             update_equation: Any = None, event_handler: Any = None, feeding: Any = None,
-             num_passes: int = 1, immutable_parameters: Any = None) -> None:
+def train_fn(
+    topology: Any,
+    parameters: Parameters,
+    reader: Callable[[], Iterable[Any]],
+    update_equation: Any = None,
+    event_handler: Any = None,
+    feeding: Any = None,
+    num_passes: int = 1,
+    immutable_parameters: Any = None,
+) -> None:
     """The design doc's ``paddle.train``: train ``topology`` (cost layers) in place.
 
     A trainer is kept per (topology outputs, update equation) on the parameters, so a
@@ -272,12 +312,18 @@ def train_fn(topology: Any, parameters: Parameters, reader: Callable[[], Iterabl
     (``Momentum(momentum=0)``, learning rate 1e-3) is used.
     """
     trainer = _cached_trainer(topology, parameters, update_equation)
-    trainer.train(reader, num_passes=num_passes, event_handler=event_handler, feeding=feeding,
-                  immutable_parameters=immutable_parameters)
+    trainer.train(
+        reader,
+        num_passes=num_passes,
+        event_handler=event_handler,
+        feeding=feeding,
+        immutable_parameters=immutable_parameters,
+    )
 
 
-def test_fn(topology: Any, parameters: Parameters, reader: Callable[[], Iterable[Any]],
-            feeding: Any = None) -> events.TestResult:
+def test_fn(
+    topology: Any, parameters: Parameters, reader: Callable[[], Iterable[Any]], feeding: Any = None
+) -> events.TestResult:
     """The design doc's ``paddle.test``: cost and metrics of ``topology`` over ``reader``."""
     return _cached_trainer(topology, parameters, None).test(reader, feeding=feeding)
 

@@ -24,7 +24,7 @@ class Seq(NamedTuple):
     sub_lengths: Any = None
 
 
-Value = Union[Array, Seq]
+Value = Union[Array, Seq]  # noqa: UP007 - a runtime alias on Python 3.10
 
 
 class Sparse(NamedTuple):

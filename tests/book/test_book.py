@@ -46,8 +46,9 @@ def test_chapter2_recognize_digits(net, tmp_path, monkeypatch, capsys):
         train = paddle.reader.firstn(paddle.dataset.mnist.test(), 1024)
     else:  # no MNIST files: separable synthetic digits of the same shape
         train, test = _images(1024, 784, 10, 0), _images(512, 784, 10, 0)
-    best = _chapter("02.recognize_digits").main(net, num_passes=2, train_reader=train,
-                                                test_reader=test, save_dir=str(tmp_path))
+    best = _chapter("02.recognize_digits").main(
+        net, num_passes=2, train_reader=train, test_reader=test, save_dir=str(tmp_path)
+    )
     out = capsys.readouterr().out
     assert "classification_error_evaluator" in out and "The classification accuracy is" in out
     assert best[2] < 0.6  # well below the 0.9 error of chance after two short passes
@@ -56,9 +57,9 @@ def test_chapter2_recognize_digits(net, tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("net", ["vgg", "resnet"])
 def test_chapter3_image_classification(net, tmp_path, capsys):
     train, test = _images(128, 3072, 10, 1), _images(32, 3072, 10, 1)
-    result = _chapter("03.image_classification").main(net, num_passes=1, train_reader=train,
-                                                      test_reader=test, save_dir=str(tmp_path),
-                                                      depth=8)
+    result = _chapter("03.image_classification").main(
+        net, num_passes=1, train_reader=train, test_reader=test, save_dir=str(tmp_path), depth=8
+    )
     assert "classification_error_evaluator" in result.metrics
     assert np.isfinite(result.cost)
     assert (tmp_path / "inference_topology.pkl").exists()

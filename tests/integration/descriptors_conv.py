@@ -26,8 +26,9 @@ def _image(name, c, h, w, positive=False):  # noqa: ANN001, ANN202
 def _img_conv():  # noqa: ANN202
     x, feeds = _image("conv_pixel", 2, 6, 6)
     hidden = conv.img_conv(input=x, filter_size=3, num_filters=4, padding=1, stride=2, groups=2)
-    out = conv.img_conv(input=hidden, filter_size=2, num_filters=3, stride=2, trans=True,
-                        act=Linear())
+    out = conv.img_conv(
+        input=hidden, filter_size=2, num_filters=3, stride=2, trans=True, act=Linear()
+    )
     return out, feeds
 
 

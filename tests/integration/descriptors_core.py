@@ -10,7 +10,9 @@ RNG = np.random.default_rng(7)
 
 
 def _dense(name, dim):
-    return L.data(name=name, type=DT.dense_vector(dim)), RNG.normal(size=(3, dim)).astype(np.float32)
+    return L.data(name=name, type=DT.dense_vector(dim)), RNG.normal(size=(3, dim)).astype(
+        np.float32
+    )
 
 
 def _fc():

@@ -43,8 +43,11 @@ def _classification():
     x = _dense("cls_x", 4)
     prob = core.fc(input=x, size=4, act=act.Softmax())
     cost = C.classification_cost(input=prob, label=_ids("cls_y", 4), weight=_dense("cls_w", 1))
-    feeds = {"cls_x": _rng().normal(size=(B, 4)).astype(F32), "cls_y": _labels(4),
-             "cls_w": np.full((B, 1), 0.5, F32)}
+    feeds = {
+        "cls_x": _rng().normal(size=(B, 4)).astype(F32),
+        "cls_y": _labels(4),
+        "cls_w": np.full((B, 1), 0.5, F32),
+    }
     return cost, feeds
 
 
@@ -79,8 +82,10 @@ def _regression(fn, prefix):
     def build():
         y, t = _dense(f"{prefix}_y", 3), _dense(f"{prefix}_t", 3)
         rng = _rng()
-        feeds = {f"{prefix}_y": rng.normal(size=(B, 3)).astype(F32),
-                 f"{prefix}_t": rng.normal(size=(B, 3)).astype(F32)}
+        feeds = {
+            f"{prefix}_y": rng.normal(size=(B, 3)).astype(F32),
+            f"{prefix}_t": rng.normal(size=(B, 3)).astype(F32),
+        }
         return fn(input=y, label=t), feeds
 
     return build
@@ -92,12 +97,19 @@ def _huber_classification():
 
 
 def _rank():
-    cost = R.rank_cost(left=_dense("rk_a", 1), right=_dense("rk_b", 1), label=_dense("rk_p", 1),
-                       weight=_dense("rk_w", 1))
+    cost = R.rank_cost(
+        left=_dense("rk_a", 1),
+        right=_dense("rk_b", 1),
+        label=_dense("rk_p", 1),
+        weight=_dense("rk_w", 1),
+    )
     rng = _rng()
-    feeds = {"rk_a": rng.normal(size=(B, 1)).astype(F32),
-             "rk_b": rng.normal(size=(B, 1)).astype(F32),
-             "rk_p": np.array([[1.0], [0.0], [0.5]], F32), "rk_w": np.ones((B, 1), F32)}
+    feeds = {
+        "rk_a": rng.normal(size=(B, 1)).astype(F32),
+        "rk_b": rng.normal(size=(B, 1)).astype(F32),
+        "rk_p": np.array([[1.0], [0.0], [0.5]], F32),
+        "rk_w": np.ones((B, 1), F32),
+    }
     return cost, feeds
 
 
@@ -126,8 +138,10 @@ def _judgement(fn, prefix):
 def _less_than():
     cost = R.less_than(left=_dense("lt_a", 1), right=_dense("lt_b", 1))
     rng = _rng()
-    return cost, {"lt_a": rng.normal(size=(B, 1)).astype(F32),
-                  "lt_b": rng.normal(size=(B, 1)).astype(F32)}
+    return cost, {
+        "lt_a": rng.normal(size=(B, 1)).astype(F32),
+        "lt_b": rng.normal(size=(B, 1)).astype(F32),
+    }
 
 
 _BUILDERS = {

@@ -52,8 +52,10 @@ def _table():
 
 def _identity():
     x, fx = _dense("x", 6)
-    projs = [MX.identity_projection(input=x, offset=1, size=3),
-             MX.identity_projection(input=x, offset=3)]
+    projs = [
+        MX.identity_projection(input=x, offset=1, size=3),
+        MX.identity_projection(input=x, offset=3),
+    ]
     return MX.mixed(input=projs), {"x": fx}
 
 

@@ -41,8 +41,11 @@ def test_ranking_model_shares_embedding_and_semantic():
 def test_ranking_cost_value():
     f_a, f_b, f_q, cost = _ranking()
     values = paddle.parameters.create(cost).values()
-    feeds = {"A": np.array([1, 2], np.int32), "B": np.array([3, 4], np.int32),
-             "Q": np.array([5, 6], np.int32)}
+    feeds = {
+        "A": np.array([1, 2], np.int32),
+        "B": np.array([3, 4], np.int32),
+        "Q": np.array([5, 6], np.int32),
+    }
     (got, pa, pb, pq), _ = forward([cost, f_a, f_b, f_q], values, feeds)
     ce_a = -(np.asarray(pq) * np.log(pa)).sum(1)
     ce_b = -(np.asarray(pq) * np.log(pb)).sum(1)

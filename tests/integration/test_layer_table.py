@@ -26,8 +26,16 @@ HERE = pathlib.Path(__file__).parent
 GOLDEN = HERE / "golden" / "param_layout.json"
 # Public names of paddle_lite.layer that are not layer-building functions, or that are
 # covered by the descriptor of the layer they feed.
-NOT_LAYERS = {"Layer", "LayerOutput", "name_scope", "reset_names", "data", "AggregateLevel",
-              "ExpandLevel", "AddToSealedMixedLayerException"}
+NOT_LAYERS = {
+    "Layer",
+    "LayerOutput",
+    "name_scope",
+    "reset_names",
+    "data",
+    "AggregateLevel",
+    "ExpandLevel",
+    "AddToSealedMixedLayerException",
+}
 
 
 def _descriptors():
@@ -87,7 +95,9 @@ def test_json_round_trip_computes_the_same(desc):
 
 def _layout(desc):
     out, _, _ = _build(desc)
-    return [[s.name, list(s.shape), s.init.describe(), s.is_static] for s in Topology(out).param_specs()]
+    return [
+        [s.name, list(s.shape), s.init.describe(), s.is_static] for s in Topology(out).param_specs()
+    ]
 
 
 def test_parameter_layouts_match_golden():

@@ -21,10 +21,18 @@ def net():
     score = L.data(name="score", type=DT.dense_vector(1))
     hidden = L.fc(input=pixel, size=100, act=A.Sigmoid(), param_attr=ATTR.Param(name="hidden"))
     inference = L.fc(input=hidden, size=10, act=A.Softmax())
-    conv = L.img_conv(input=pixel, filter_size=1, filter_size_y=1, num_channels=8,
-                      num_filters=16, act=A.Linear())
-    return dict(pixel=pixel, label=label, weight=weight, score=score, hidden=hidden,
-                inference=inference, conv=conv)
+    conv = L.img_conv(
+        input=pixel, filter_size=1, filter_size_y=1, num_channels=8, num_filters=16, act=A.Linear()
+    )
+    return dict(
+        pixel=pixel,
+        label=label,
+        weight=weight,
+        score=score,
+        hidden=hidden,
+        inference=inference,
+        conv=conv,
+    )
 
 
 def test_setup_sizes(net):
@@ -49,7 +57,11 @@ def test_norm_layer(net):
     assert norm1.size == norm2.size == norm3.size == 256
     bn = norm2.name
     assert [n for n in params.keys() if n.startswith("_" + bn)] == [
-        f"_{bn}.w0", f"_{bn}.w1", f"_{bn}.w2", f"_{bn}.wbias"]
+        f"_{bn}.w0",
+        f"_{bn}.w1",
+        f"_{bn}.w2",
+        f"_{bn}.wbias",
+    ]
     assert params.get_shape(f"_{bn}.w1") == (1, 16)
 
 
@@ -87,7 +99,8 @@ def test_cost_layers(net):
         L.huber_regression_cost(input=score, label=score),
         L.huber_classification_cost(input=score, label=L.data(name="b", type=DT.integer_value(2))),
         L.multi_binary_label_cross_entropy_cost(
-            input=inference, label=L.data(name="mb", type=DT.sparse_binary_vector(10))),
+            input=inference, label=L.data(name="mb", type=DT.sparse_binary_vector(10))
+        ),
         L.rank_cost(left=score, right=score, label=score),
         L.rank_cost(left=score, right=score, label=score, weight=weight),
         L.square_error_cost(input=hidden, label=hidden),
@@ -138,8 +151,21 @@ def test_operator(net):
 
 def test_layer_arithmetic_parses(net):
     x, s = net["hidden"], net["score"]
-    exprs = [x + 1.0, 1.0 + x, x - 2.0, x * 3.0, 2.0 * x, -x, x + x, x - x, x * s, x + s,
-             paddle.op.exp(x), paddle.op.sqrt(x), paddle.op.relu(x)]
+    exprs = [
+        x + 1.0,
+        1.0 + x,
+        x - 2.0,
+        x * 3.0,
+        2.0 * x,
+        -x,
+        x + x,
+        x - x,
+        x * s,
+        x + s,
+        paddle.op.exp(x),
+        paddle.op.sqrt(x),
+        paddle.op.relu(x),
+    ]
     Topology(exprs)
     assert all(e.size == 100 for e in exprs)
     with pytest.raises((LayerConfigError, TypeError)):

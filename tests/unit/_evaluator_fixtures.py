@@ -31,5 +31,3 @@ def padded(seqs, width=None, fill=0.0, dtype=np.float32):
     for i, s in enumerate(seqs):
         out[i, : len(s)] = s
     return Seq(out, np.asarray([len(s) for s in seqs], np.int32))
-
-

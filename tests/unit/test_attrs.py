@@ -83,9 +83,16 @@ def test_bias_rules():
 def test_extra_attr_validation_and_support():
     with pytest.raises(ValueError, match="drop_rate"):
         attr.Extra(drop_rate=-0.1)
-    assert paddle.layer.fc(input=_x(4), size=2, layer_attr=attr.Extra(drop_rate=0.5)).attrs["drop_rate"] == 0.5
+    assert (
+        paddle.layer.fc(input=_x(4), size=2, layer_attr=attr.Extra(drop_rate=0.5)).attrs[
+            "drop_rate"
+        ]
+        == 0.5
+    )
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
-        paddle.layer.data(name="d", type=paddle.data_type.dense_vector(2), layer_attr=attr.Extra(drop_rate=0.5))
+        paddle.layer.data(
+            name="d", type=paddle.data_type.dense_vector(2), layer_attr=attr.Extra(drop_rate=0.5)
+        )
 
 
 def test_hook_attr():

@@ -30,10 +30,14 @@ def test_environment_variables_and_override(monkeypatch):
 
 
 def test_unknown_flags_are_errors(monkeypatch):
-    with pytest.raises(ConfigError, match="unknown flag 'trainer_cont'.*Did you mean 'trainer_count'"):
+    with pytest.raises(
+        ConfigError, match="unknown flag 'trainer_cont'.*Did you mean 'trainer_count'"
+    ):
         config.init(trainer_cont=1)
     monkeypatch.setenv("PADDLE_INIT_BOGUS", "1")
-    with pytest.raises(ConfigError, match="environment variable PADDLE_INIT_BOGUS: unknown flag 'bogus'"):
+    with pytest.raises(
+        ConfigError, match="environment variable PADDLE_INIT_BOGUS: unknown flag 'bogus'"
+    ):
         config.init()
 
 

@@ -144,3 +144,20 @@ def test_ctc_error_best_path_edit_distance():
     )
     for k in keys:
         np.testing.assert_allclose(got[f"{ev.name}.{k}"], ref[k], rtol=RTOL, atol=1e-7)
+
+
+def test_valid_leaves_padded_samples_out():
+    x, y = data("x", dt.dense_vector_sequence(4)), data("y", dt.integer_value_sequence(3))
+    ctc = E.ctc_error(input=x, label=y)
+    chk = E.chunk(input=y, label=y, chunk_scheme="IOB", num_chunk_types=1)
+    probs = [rng.random((n, 4)) for n in (3, 5, 2)]
+    labels = [rng.integers(0, 3, n) for n in (3, 5, 2)]
+    xv, yv = padded(probs, 4), padded(labels, dtype=np.int32)
+    short = (Seq(xv.data[:2], xv.lengths[:2]), Seq(yv.data[:2], yv.lengths[:2]))
+    valid = np.array([True, True, False])
+    for ev, full, part in ((ctc, [xv, yv], list(short)), (chk, [yv, yv], [short[1]] * 2)):
+        want = ev.batch_stats(part)
+        got = ev.batch_stats(full, valid)
+        for k in want:
+            np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=RTOL)
+        assert float(want[next(iter(want))]) > 0

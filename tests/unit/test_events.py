@@ -33,8 +33,11 @@ def test_progress_handler_draws_a_bar_per_pass():
     for pass_id in range(2):
         handler(ev.BeginPass(pass_id))
         for batch_id in range(3):
-            handler(ev.EndIteration(pass_id, batch_id, cost=2.0,
-                                    evaluator={"classification_error_evaluator": 0.5}))
+            handler(
+                ev.EndIteration(
+                    pass_id, batch_id, cost=2.0, evaluator={"classification_error_evaluator": 0.5}
+                )
+            )
         handler(ev.EndPass(pass_id, evaluator={"classification_error_evaluator": 0.25}))
     text = out.getvalue()
     assert "pass 0" in text and "pass 1" in text and "3/3" in text

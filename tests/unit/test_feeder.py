@@ -80,7 +80,9 @@ def test_feeding_errors():
     with pytest.raises(DataError, match=r"no field for data layer\(s\) \['y'\]"):
         DataFeeder(types, {"x": 0})
     feeder = DataFeeder(types)
-    with pytest.raises(DataError, match=r"data layer 'x' \(field 0, sample 1\): received 2 values, expected 3"):
+    with pytest.raises(
+        DataError, match=r"data layer 'x' \(field 0, sample 1\): received 2 values, expected 3"
+    ):
         feeder([([1, 2, 3], 0), ([1, 2], 0)])
     with pytest.raises(DataError, match=r"data layer 'y' \(field 1\): id 4 is outside \[0, 4\)"):
         feeder([([1, 2, 3], 4)])

@@ -31,10 +31,15 @@ def test_value_of_output_and_intermediate_layers():
     params = paddle.parameters.create(prob)
     xs = RNG.normal(size=(5, 4)).astype(np.float32)
     h, p = _np_forward(params, xs)
-    np.testing.assert_allclose(paddle.infer(output_layer=prob, parameters=params,
-                                            input=[(x,) for x in xs]), p, rtol=1e-5)
-    np.testing.assert_allclose(paddle.infer(output_layer=hidden, parameters=params,
-                                            input=[(x,) for x in xs]), h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        paddle.infer(output_layer=prob, parameters=params, input=[(x,) for x in xs]), p, rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        paddle.infer(output_layer=hidden, parameters=params, input=[(x,) for x in xs]),
+        h,
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_several_outputs_concatenate_per_field_and_max_id_fields():
@@ -45,8 +50,9 @@ def test_several_outputs_concatenate_per_field_and_max_id_fields():
     _, p = _np_forward(params, xs)
     both = paddle.infer(output_layer=[prob, prob], parameters=params, input=[(x,) for x in xs])
     np.testing.assert_allclose(both, np.concatenate([p, p]), rtol=1e-5)
-    got_ids, got_prob = paddle.infer(output_layer=ids, parameters=params, input=[(x,) for x in xs],
-                                     field=["id", "prob"])
+    got_ids, got_prob = paddle.infer(
+        output_layer=ids, parameters=params, input=[(x,) for x in xs], field=["id", "prob"]
+    )
     np.testing.assert_array_equal(np.asarray(got_ids).ravel(), p.argmax(1))
     np.testing.assert_allclose(got_prob, p.max(1), rtol=1e-5)
     with pytest.raises(TopologyError, match="has no 'value' output"):
@@ -57,14 +63,20 @@ def test_several_outputs_concatenate_per_field_and_max_id_fields():
 
 def test_empty_input_gives_empty_list():
     _, _, prob = _classifier()
-    assert paddle.infer(output_layer=prob, parameters=paddle.parameters.create(prob), input=[]) == []
+    assert (
+        paddle.infer(output_layer=prob, parameters=paddle.parameters.create(prob), input=[]) == []
+    )
 
 
 def test_only_needed_inputs_are_fed():
     a = L.data(name="A", type=DT.integer_value(20))
     b = L.data(name="B", type=DT.integer_value(20))
-    fa = L.fc(input=L.embedding(input=a, size=4, parameter_name="emb"), size=2, parameter_name="sem")
-    fb = L.fc(input=L.embedding(input=b, size=4, parameter_name="emb"), size=2, parameter_name="sem")
+    fa = L.fc(
+        input=L.embedding(input=a, size=4, parameter_name="emb"), size=2, parameter_name="sem"
+    )
+    fb = L.fc(
+        input=L.embedding(input=b, size=4, parameter_name="emb"), size=2, parameter_name="sem"
+    )
     cost = L.square_error_cost(input=fa, label=fb)
     params = paddle.parameters.create(cost)
     out = paddle.infer(output_layer=fa, parameters=params, input=[(3,), (7,)])
@@ -80,7 +92,8 @@ def test_inference_from_serialized_topology_and_errors():
     buf.seek(0)
     inferer = paddle.inference.Inference(parameters=params, fileobj=buf)
     xs = RNG.normal(size=(2, 4)).astype(np.float32)
-    np.testing.assert_allclose(inferer.infer(input=[(x,) for x in xs]), _np_forward(params, xs)[1],
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        inferer.infer(input=[(x,) for x in xs]), _np_forward(params, xs)[1], rtol=1e-5
+    )
     with pytest.raises(ValueError, match="needs output_layer or fileobj"):
         paddle.inference.Inference(parameters=params)

@@ -62,16 +62,21 @@ def test_deterministic_per_name_and_seed():
 
 def test_register_initializer_selected_by_name():
     paddle.initializer.register_initializer(
-        "test_arange", lambda key, shape, dtype: jnp.arange(math.prod(shape), dtype=dtype).reshape(shape)
+        "test_arange",
+        lambda key, shape, dtype: jnp.arange(math.prod(shape), dtype=dtype).reshape(shape),
     )
     x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(2))
-    w = paddle.layer.fc(input=x, size=3, param_attr=paddle.attr.Param(initializer="test_arange")).params[0]
+    w = paddle.layer.fc(
+        input=x, size=3, param_attr=paddle.attr.Param(initializer="test_arange")
+    ).params[0]
     np.testing.assert_array_equal(initialize(w, 0), np.arange(6, dtype=np.float32).reshape(2, 3))
     assert lookup("test_arange") is not None
 
 
 def test_callable_initializer_shape_is_checked():
-    spec = ParamSpec("w", (3, 2), InitSpec("callable", fn=lambda name: np.zeros((2, 2))), owner="fc")
+    spec = ParamSpec(
+        "w", (3, 2), InitSpec("callable", fn=lambda name: np.zeros((2, 2))), owner="fc"
+    )
     with pytest.raises(ParameterError, match=r"parameter 'w' \(layer 'fc'\).*expected \(3, 2\)"):
         initialize(spec, 0)
 

@@ -33,8 +33,7 @@ def init_params(layer, seed=0):
 def random_params(layer, seed=0):
     rng = np.random.RandomState(seed)
     return {
-        p.name: rng.randn(*p.shape).astype(np.float32)
-        for n in traverse([layer]) for p in n.params
+        p.name: rng.randn(*p.shape).astype(np.float32) for n in traverse([layer]) for p in n.params
     }
 
 
@@ -131,16 +130,32 @@ CONV_CASES = [
 def test_img_conv_matches_brute_force(case, trans):
     c, h, w, f, k, s, p, d, g = case
     x = image_data("x", c, h, w)
-    layer = conv.img_conv(input=x, filter_size=k[0], filter_size_y=k[1], num_filters=f,
-                          stride=s[0], stride_y=s[1], padding=p[0], padding_y=p[1],
-                          dilation=d[0], dilation_y=d[1], groups=g, trans=trans, act=Linear())
+    layer = conv.img_conv(
+        input=x,
+        filter_size=k[0],
+        filter_size_y=k[1],
+        num_filters=f,
+        stride=s[0],
+        stride_y=s[1],
+        padding=p[0],
+        padding_y=p[1],
+        dilation=d[0],
+        dilation_y=d[1],
+        groups=g,
+        trans=trans,
+        act=Linear(),
+    )
     ky, kx, sy, sx, py, px, dy, dx = k[1], k[0], s[1], s[0], p[1], p[0], d[1], d[0]
     if trans:
-        oh, ow = ((n - 1) * st + dl * (kk - 1) + 1 - 2 * pp
-                  for n, kk, st, pp, dl in ((h, ky, sy, py, dy), (w, kx, sx, px, dx)))
+        oh, ow = (
+            (n - 1) * st + dl * (kk - 1) + 1 - 2 * pp
+            for n, kk, st, pp, dl in ((h, ky, sy, py, dy), (w, kx, sx, px, dx))
+        )
     else:
-        oh, ow = (math.floor((n + 2 * pp - dl * (kk - 1) - 1) / st) + 1
-                  for n, kk, st, pp, dl in ((h, ky, sy, py, dy), (w, kx, sx, px, dx)))
+        oh, ow = (
+            math.floor((n + 2 * pp - dl * (kk - 1) - 1) / st) + 1
+            for n, kk, st, pp, dl in ((h, ky, sy, py, dy), (w, kx, sx, px, dx))
+        )
     assert layer.spec.image == (f, oh, ow)
     assert layer.size == f * oh * ow
     params = random_params(layer, seed=1)
@@ -149,8 +164,16 @@ def test_img_conv_matches_brute_force(case, trans):
     assert params[bname].shape == (f, 1)
     xv = np.random.RandomState(2).randn(3, c * h * w).astype(np.float32)
     ref_fn = conv_trans_ref if trans else conv_ref
-    ref = ref_fn(xv.reshape(3, c, h, w).astype(np.float64), params[wname].astype(np.float64),
-                 params[bname][:, 0].astype(np.float64), (sy, sx), (py, px), (dy, dx), g, (oh, ow))
+    ref = ref_fn(
+        xv.reshape(3, c, h, w).astype(np.float64),
+        params[wname].astype(np.float64),
+        params[bname][:, 0].astype(np.float64),
+        (sy, sx),
+        (py, px),
+        (dy, dx),
+        g,
+        (oh, ow),
+    )
     out = run(layer, params, {"x": xv})
     np.testing.assert_allclose(out, ref.reshape(3, -1), rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(run_jit(layer, params, {"x": xv}), out, rtol=RTOL, atol=ATOL)
@@ -158,15 +181,25 @@ def test_img_conv_matches_brute_force(case, trans):
 
 def test_img_conv_trans_padding_larger_than_kernel_reach():
     x = image_data("x", 2, 4, 4)
-    layer = conv.img_conv(input=x, filter_size=2, num_filters=3, stride=3, padding=2,
-                          trans=True, act=Linear(), bias_attr=False)
+    layer = conv.img_conv(
+        input=x,
+        filter_size=2,
+        num_filters=3,
+        stride=3,
+        padding=2,
+        trans=True,
+        act=Linear(),
+        bias_attr=False,
+    )
     assert layer.spec.image == (3, 7, 7)  # (4 - 1) * 3 + (2 - 1) + 1 - 2 * 2
     params = random_params(layer)
     xv = np.random.RandomState(0).randn(3, 32).astype(np.float32)
-    ref = conv_trans_ref(xv.reshape(3, 2, 4, 4), params[f"_{layer.name}.w0"], None,
-                         (3, 3), (2, 2), (1, 1), 1, (7, 7))
-    np.testing.assert_allclose(run(layer, params, {"x": xv}), ref.reshape(3, -1), rtol=RTOL,
-                               atol=ATOL)
+    ref = conv_trans_ref(
+        xv.reshape(3, 2, 4, 4), params[f"_{layer.name}.w0"], None, (3, 3), (2, 2), (1, 1), 1, (7, 7)
+    )
+    np.testing.assert_allclose(
+        run(layer, params, {"x": xv}), ref.reshape(3, -1), rtol=RTOL, atol=ATOL
+    )
 
 
 def test_img_conv_flat_input_is_square_and_default_relu():
@@ -175,16 +208,24 @@ def test_img_conv_flat_input_is_square_and_default_relu():
     assert layer.spec.image == (2, 4, 4)
     params = random_params(layer, seed=3)
     xv = np.random.RandomState(4).randn(3, 32).astype(np.float32)
-    ref = conv_ref(xv.reshape(3, 2, 4, 4), params[f"_{layer.name}.w0"],
-                   params[f"_{layer.name}.wbias"][:, 0], (1, 1), (1, 1), (1, 1), 1, (4, 4))
-    np.testing.assert_allclose(run(layer, params, {"pixel": xv}),
-                               np.maximum(ref, 0).reshape(3, -1), rtol=RTOL, atol=ATOL)
+    ref = conv_ref(
+        xv.reshape(3, 2, 4, 4),
+        params[f"_{layer.name}.w0"],
+        params[f"_{layer.name}.wbias"][:, 0],
+        (1, 1),
+        (1, 1),
+        (1, 1),
+        1,
+        (4, 4),
+    )
+    np.testing.assert_allclose(
+        run(layer, params, {"pixel": xv}), np.maximum(ref, 0).reshape(3, -1), rtol=RTOL, atol=ATOL
+    )
 
 
 def test_img_conv_pair_arguments_are_x_then_y():
     x = image_data("x", 1, 9, 7)
-    layer = conv.img_conv(input=x, filter_size=(3, 1), stride=(2, 1), padding=(0, 1),
-                          num_filters=1)
+    layer = conv.img_conv(input=x, filter_size=(3, 1), stride=(2, 1), padding=(0, 1), num_filters=1)
     # y: 1 + (9 + 2 - 1) // 1 = 11 ; x: 1 + (7 - 3) // 2 = 3
     assert layer.spec.image == (1, 11, 3)
     assert layer.params[0].shape == (1, 1, 1, 3)
@@ -192,14 +233,24 @@ def test_img_conv_pair_arguments_are_x_then_y():
 
 def test_img_conv_unshared_bias_is_per_output_value():
     x = image_data("x", 1, 4, 4)
-    layer = conv.img_conv(input=x, filter_size=3, num_filters=2, shared_biases=False,
-                          act=Linear())
+    layer = conv.img_conv(input=x, filter_size=3, num_filters=2, shared_biases=False, act=Linear())
     params = random_params(layer, seed=5)
     bias = params[f"_{layer.name}.wbias"]
     assert bias.shape == (2 * 2 * 2, 1)
     xv = np.random.RandomState(6).randn(3, 16).astype(np.float32)
-    ref = conv_ref(xv.reshape(3, 1, 4, 4), params[f"_{layer.name}.w0"], None, (1, 1), (0, 0),
-                   (1, 1), 1, (2, 2)).reshape(3, -1) + bias[:, 0]
+    ref = (
+        conv_ref(
+            xv.reshape(3, 1, 4, 4),
+            params[f"_{layer.name}.w0"],
+            None,
+            (1, 1),
+            (0, 0),
+            (1, 1),
+            1,
+            (2, 2),
+        ).reshape(3, -1)
+        + bias[:, 0]
+    )
     np.testing.assert_allclose(run(layer, params, {"x": xv}), ref, rtol=RTOL, atol=ATOL)
 
 
@@ -207,8 +258,13 @@ def test_img_conv_names_shapes_and_default_init():
     with name_scope():
         x = image_data("x", 3, 8, 8)
         layer = conv.img_conv(input=x, filter_size=5, num_filters=16)
-        second = conv.img_conv(input=layer, filter_size=3, num_filters=4, bias_attr=False,
-                               param_attr=attrs_mod.ParamAttr(initial_std=0.1))
+        second = conv.img_conv(
+            input=layer,
+            filter_size=3,
+            num_filters=4,
+            bias_attr=False,
+            param_attr=attrs_mod.ParamAttr(initial_std=0.1),
+        )
     assert layer.name == "__conv_0__" and second.name == "__conv_1__"
     w, b = layer.params
     assert (w.name, w.shape) == ("___conv_0__.w0", (16, 3, 5, 5))
@@ -232,8 +288,13 @@ def test_img_conv_default_init_uses_v2_filter_size_squared():
 def test_img_conv_parameter_name_and_sharing():
     x = image_data("x", 1, 5, 5)
     a = conv.img_conv(input=x, filter_size=3, num_filters=2, parameter_name="shared")
-    b = conv.img_conv(input=x, filter_size=3, num_filters=2,
-                      param_attr=attrs_mod.ParamAttr(name="shared"), bias_attr=False)
+    b = conv.img_conv(
+        input=x,
+        filter_size=3,
+        num_filters=2,
+        param_attr=attrs_mod.ParamAttr(name="shared"),
+        bias_attr=False,
+    )
     assert [p.name for p in a.params] == ["shared", "shared.wbias"]
     assert b.params[0] == a.params[0]
 
@@ -241,14 +302,21 @@ def test_img_conv_parameter_name_and_sharing():
 def test_img_conv_dropout_extra_attr_scales_in_test():
     x = image_data("x", 1, 4, 4)
     plain = conv.img_conv(input=x, filter_size=3, num_filters=2, act=Linear(), name="plain")
-    dropped = conv.img_conv(input=x, filter_size=3, num_filters=2, act=Linear(), name="drop",
-                            layer_attr=attrs_mod.ExtraAttr(drop_rate=0.25),
-                            param_attr=attrs_mod.ParamAttr(name="_plain.w0"),
-                            bias_attr=attrs_mod.ParamAttr(name="_plain.wbias"))
+    dropped = conv.img_conv(
+        input=x,
+        filter_size=3,
+        num_filters=2,
+        act=Linear(),
+        name="drop",
+        layer_attr=attrs_mod.ExtraAttr(drop_rate=0.25),
+        param_attr=attrs_mod.ParamAttr(name="_plain.w0"),
+        bias_attr=attrs_mod.ParamAttr(name="_plain.wbias"),
+    )
     params = random_params(plain)
     xv = np.random.RandomState(0).randn(3, 16).astype(np.float32)
-    np.testing.assert_allclose(run(dropped, params, {"x": xv}),
-                               0.75 * run(plain, params, {"x": xv}), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(
+        run(dropped, params, {"x": xv}), 0.75 * run(plain, params, {"x": xv}), rtol=RTOL, atol=ATOL
+    )
 
 
 def test_img_conv_errors():
@@ -261,8 +329,12 @@ def test_img_conv_errors():
     with pytest.raises(LayerConfigError, match=r"groups=2 must divide.*\(3\)"):
         conv.img_conv(input=x, filter_size=1, num_filters=4, groups=2, name="g")
     with pytest.raises(LayerConfigError, match="does not support error_clipping_threshold"):
-        conv.img_conv(input=x, filter_size=1, num_filters=1,
-                      layer_attr=attrs_mod.ExtraAttr(error_clipping_threshold=1.0))
+        conv.img_conv(
+            input=x,
+            filter_size=1,
+            num_filters=1,
+            layer_attr=attrs_mod.ExtraAttr(error_clipping_threshold=1.0),
+        )
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'filtersize'"):
         conv.img_conv(input=x, filtersize=1, num_filters=1)
     with pytest.raises(LayerConfigError, match="'small'.*output image would be"):
@@ -303,16 +375,31 @@ def test_img_pool_matches_brute_force(case, kind):
     h, w, k, s, p, ceil_mode = case
     x = image_data("x", 2, h, w)
     pool_type = poolings.Max() if kind == "max" else poolings.Avg()
-    layer = conv.img_pool(input=x, pool_size=k[0], pool_size_y=k[1], stride=s[0],
-                          stride_y=s[1], padding=p[0], padding_y=p[1], ceil_mode=ceil_mode,
-                          pool_type=pool_type, exclude_mode=False if kind == "avg_incl" else None)
+    layer = conv.img_pool(
+        input=x,
+        pool_size=k[0],
+        pool_size_y=k[1],
+        stride=s[0],
+        stride_y=s[1],
+        padding=p[0],
+        padding_y=p[1],
+        ceil_mode=ceil_mode,
+        pool_type=pool_type,
+        exclude_mode=False if kind == "avg_incl" else None,
+    )
     oh, ow = pool_out(h, k[1], s[1], p[1], ceil_mode), pool_out(w, k[0], s[0], p[0], ceil_mode)
     assert layer.spec.image == (2, oh, ow)
     assert layer.params == ()
     xv = np.random.RandomState(0).randn(3, 2 * h * w).astype(np.float32)
-    ref = pool_ref(xv.reshape(3, 2, h, w).astype(np.float64), (k[1], k[0]), (s[1], s[0]),
-                   (p[1], p[0]), (oh, ow), "max" if kind == "max" else "avg",
-                   exclude=kind != "avg_incl")
+    ref = pool_ref(
+        xv.reshape(3, 2, h, w).astype(np.float64),
+        (k[1], k[0]),
+        (s[1], s[0]),
+        (p[1], p[0]),
+        (oh, ow),
+        "max" if kind == "max" else "avg",
+        exclude=kind != "avg_incl",
+    )
     out = run(layer, {}, {"x": xv})
     np.testing.assert_allclose(out, ref.reshape(3, -1), rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(run_jit(layer, {}, {"x": xv}), out, rtol=RTOL, atol=ATOL)
@@ -328,13 +415,15 @@ def test_img_pool_max_ignores_padding_of_negative_inputs():
 
 def test_img_pool_cudnn_incl_pad_counts_padding_and_default_is_max():
     x = image_data("x", 1, 3, 3)
-    incl = conv.img_pool(input=x, pool_size=2, stride=2, padding=1,
-                         pool_type=poolings.CudnnAvgInclPad())
+    incl = conv.img_pool(
+        input=x, pool_size=2, stride=2, padding=1, pool_type=poolings.CudnnAvgInclPad()
+    )
     default = conv.img_pool(input=x, pool_size=3, stride=1)
     xv = np.arange(9.0, dtype=np.float32).reshape(1, 9).repeat(3, 0)
     # 3x3 output (ceil); the last row and column of windows cover only padding
-    np.testing.assert_allclose(run(incl, {}, {"x": xv})[0],
-                               [0 / 4, 3 / 4, 0, 9 / 4, 24 / 4, 0, 0, 0, 0])
+    np.testing.assert_allclose(
+        run(incl, {}, {"x": xv})[0], [0 / 4, 3 / 4, 0, 9 / 4, 24 / 4, 0, 0, 0, 0]
+    )
     np.testing.assert_allclose(run(default, {}, {"x": xv})[0], [8.0])
 
 
@@ -361,9 +450,11 @@ def test_img_pool_gradient_of_average_is_window_share():
     layer = conv.img_pool(input=x, pool_size=2, stride=2, pool_type=poolings.Avg())
     # output 1 x 2 (ceil): windows {0,1}x{0,1} (4 values) and {0,1}x{2} (2 values)
     grad = jax.grad(lambda v: forward([layer], {}, {"x": v})[0][0].sum())(
-        np.ones((1, 6), np.float32))
-    np.testing.assert_allclose(np.asarray(grad).reshape(2, 3),
-                               [[0.25, 0.25, 0.5], [0.25, 0.25, 0.5]])
+        np.ones((1, 6), np.float32)
+    )
+    np.testing.assert_allclose(
+        np.asarray(grad).reshape(2, 3), [[0.25, 0.25, 0.5], [0.25, 0.25, 0.5]]
+    )
 
 
 def test_img_pool_gradient_of_max_counts_window_winners():
@@ -376,7 +467,7 @@ def test_img_pool_gradient_of_max_counts_window_winners():
     for oy in range(oh):
         for ox in range(ow):
             y0, x0 = max(oy * 2 - 1, 0), max(ox * 2 - 1, 0)
-            win = xi[y0:oy * 2 + 2, x0:ox * 2 + 2]
+            win = xi[y0 : oy * 2 + 2, x0 : ox * 2 + 2]
             iy, ix = np.unravel_index(np.argmax(win), win.shape)
             ref[y0 + iy, x0 + ix] += 1
     np.testing.assert_allclose(np.asarray(grad).reshape(4, 5), ref)
@@ -448,11 +539,13 @@ def test_v2_test_layer_image_network_builds_with_v2_sizes():
     from paddle_lite._src.layers import norm
 
     pixel = core.data(name="pixel", type=dt.dense_vector(128))
-    c = conv.img_conv(input=pixel, filter_size=1, filter_size_y=1, num_channels=8,
-                      num_filters=16, act=Linear())
+    c = conv.img_conv(
+        input=pixel, filter_size=1, filter_size_y=1, num_channels=8, num_filters=16, act=Linear()
+    )
     assert c.spec.image == (16, 4, 4)
-    assert conv.img_pool(input=c, pool_size=2, num_channels=16, padding=1,
-                         pool_type=poolings.Max()).spec.image == (16, 5, 5)
+    assert conv.img_pool(
+        input=c, pool_size=2, num_channels=16, padding=1, pool_type=poolings.Max()
+    ).spec.image == (16, 5, 5)
     assert conv.maxout(input=c, groups=4).spec.image == (4, 4, 4)
     assert conv.pad(input=c, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1]).spec.image == (21, 7, 8)
     assert norm.img_cmrnorm(input=c, size=5).size == 256
@@ -467,5 +560,9 @@ def test_lenet_sizes_from_the_book():
     c2 = conv.img_conv(input=p1, filter_size=5, num_filters=50)
     p2 = conv.img_pool(input=c2, pool_size=2, stride=2)
     assert [lay.spec.image for lay in (c1, p1, c2, p2)] == [
-        (20, 24, 24), (20, 12, 12), (50, 8, 8), (50, 4, 4)]
+        (20, 24, 24),
+        (20, 12, 12),
+        (50, 8, 8),
+        (50, 4, 4),
+    ]
     assert c2.params[0].shape == (50, 20, 5, 5)

@@ -54,7 +54,9 @@ def test_fc_over_sequence_keeps_lengths():
     data = RNG.normal(size=(2, 4, 3)).astype(np.float32)
     got, p = _run(y, {"x": Seq(data, np.array([4, 2], np.int32))})
     assert isinstance(got, Seq) and got.data.shape == (2, 4, 2)
-    np.testing.assert_allclose(got.data, data @ p["___fc_layer_0__.w0"] + p["___fc_layer_0__.wbias"][0], rtol=1e-5)
+    np.testing.assert_allclose(
+        got.data, data @ p["___fc_layer_0__.w0"] + p["___fc_layer_0__.wbias"][0], rtol=1e-5
+    )
     assert y.spec.seq_level == 1
 
 
@@ -70,7 +72,9 @@ def test_named_param_attr_on_several_inputs_is_refused():
     x = L.data(name="x", type=DT.dense_vector(2))
     with pytest.raises(LayerConfigError, match="pass a list"):
         L.fc(input=[x, x], size=2, param_attr=paddle.attr.Param(name="w"))
-    y = L.fc(input=[x, x], size=2, param_attr=[paddle.attr.Param(name="a"), paddle.attr.Param(name="b")])
+    y = L.fc(
+        input=[x, x], size=2, param_attr=[paddle.attr.Param(name="a"), paddle.attr.Param(name="b")]
+    )
     assert [p.name for p in y.params][:2] == ["a", "b"]
 
 
@@ -116,15 +120,21 @@ def test_dropout_train_mask_and_test_scale():
 def test_errors_name_layer_and_argument():
     x = L.data(name="x", type=DT.dense_vector(2))
     ids = L.data(name="i", type=DT.integer_value(5))
-    with pytest.raises(LayerTypeError, match="unexpected keyword argument 'sise'.*Did you mean 'size'"):
+    with pytest.raises(
+        LayerTypeError, match="unexpected keyword argument 'sise'.*Did you mean 'size'"
+    ):
         L.fc(input=x, sise=3)
     with pytest.raises(LayerConfigError, match="layer 'f'.*size must be positive; received -1"):
         L.fc(input=x, size=-1, name="f")
-    with pytest.raises(LayerTypeError, match=r"layer 'g': input\[1\] must be a layer.*received 'x'"):
+    with pytest.raises(
+        LayerTypeError, match=r"layer 'g': input\[1\] must be a layer.*received 'x'"
+    ):
         L.fc(input=[x, "x"], size=2, name="g")
     with pytest.raises(LayerConfigError, match=r"layer 'h' \(fc\): input 0 holds integer ids"):
         L.fc(input=ids, size=2, name="h")
-    with pytest.raises(LayerConfigError, match=r"layer 's' \(addto\).*same size; received sizes \[2, 5\]"):
+    with pytest.raises(
+        LayerConfigError, match=r"layer 's' \(addto\).*same size; received sizes \[2, 5\]"
+    ):
         L.addto(input=[x, L.data(name="y", type=DT.dense_vector(5))], name="s")
     with pytest.raises(LayerTypeError, match="type must be a paddle.data_type"):
         L.data(name="d", type=3)

@@ -94,8 +94,11 @@ def test_cross_entropy_cost_with_per_step_weight_and_clipping():
     ids = np.array([[0, 1, 2], [2, 2, 0]], np.int32)
     wt = RNG.uniform(0.5, 2.0, size=(2, 3, 1))
     lengths = np.array([3, 1], np.int32)
-    feeds = {"x": Seq(p.astype(F32), lengths), "lab": Seq(ids, lengths),
-             "w": Seq(wt.astype(F32), lengths)}
+    feeds = {
+        "x": Seq(p.astype(F32), lengths),
+        "lab": Seq(ids, lengths),
+        "w": Seq(wt.astype(F32), lengths),
+    }
     got = _run(cost, feeds)
     logp = np.log(np.maximum(np.take_along_axis(p, ids[..., None], -1)[..., 0], 1e-37))
     step = -logp * wt[..., 0]
@@ -117,21 +120,23 @@ def test_design_doc_cross_entropy_equals_cross_entropy_cost():
 def test_cross_entropy_with_selfnorm():
     x = L.data(name="x", type=DT.dense_vector(4))
     lab = L.data(name="lab", type=DT.integer_value(4))
-    cost = C.cross_entropy_with_selfnorm_cost(input=x, label=lab, softmax_selfnorm_alpha=0.3,
-                                              coeff=2.0)
+    cost = C.cross_entropy_with_selfnorm_cost(
+        input=x, label=lab, softmax_selfnorm_alpha=0.3, coeff=2.0
+    )
     s = RNG.uniform(0.1, 3.0, size=(5, 4))
     ids = RNG.integers(0, 4, 5).astype(np.int32)
     got = _run(cost, {"x": s.astype(F32), "lab": ids})
     z = s.sum(axis=1)
-    want = (-np.log(s[np.arange(5), ids] / z) + 0.3 * np.log(z) ** 2)
+    want = -np.log(s[np.arange(5), ids] / z) + 0.3 * np.log(z) ** 2
     np.testing.assert_allclose(got[:, 0], want, rtol=1e-5)
     assert cost.name == "__cross_entropy_with_selfnorm_0__"
 
 
 def test_multi_binary_label_sparse_and_dense_labels(caplog):
     x = L.data(name="x", type=DT.dense_vector(5))
-    prob = L.fc(input=x, size=5, act=A.Sigmoid(), bias_attr=False,
-                param_attr=paddle.attr.Param(name="eye"))
+    prob = L.fc(
+        input=x, size=5, act=A.Sigmoid(), bias_attr=False, param_attr=paddle.attr.Param(name="eye")
+    )
     sp = L.data(name="sp", type=DT.sparse_binary_vector(5))
     dn = L.data(name="dn", type=DT.dense_vector(5))
     with caplog.at_level(logging.WARNING):
@@ -181,8 +186,10 @@ def test_square_error_over_sequences_and_nested_sequences():
     cost = C.square_error_cost(input=y, label=t, weight=w)
     fy, ft = RNG.normal(size=(2, 4, 2)), RNG.normal(size=(2, 4, 2))
     lengths, fw = np.array([2, 4], np.int32), np.array([[2.0], [0.5]])
-    got = _run(cost, {"y": Seq(fy.astype(F32), lengths), "t": Seq(ft.astype(F32), lengths),
-                      "w": fw.astype(F32)})
+    got = _run(
+        cost,
+        {"y": Seq(fy.astype(F32), lengths), "t": Seq(ft.astype(F32), lengths), "w": fw.astype(F32)},
+    )
     want = [fw[i, 0] * ((fy[i, :n] - ft[i, :n]) ** 2).sum() for i, n in enumerate(lengths)]
     np.testing.assert_allclose(got[:, 0], want, rtol=1e-5)
 
@@ -192,8 +199,13 @@ def test_square_error_over_sequences_and_nested_sequences():
     dy, dt = RNG.normal(size=(2, 3, 4, 2)), RNG.normal(size=(2, 3, 4, 2))
     outer, inner = np.array([2, 3], np.int32), np.array([[4, 1, 0], [2, 3, 1]], np.int32)
     feeds = {"ny": Seq(dy.astype(F32), outer, inner), "nt": Seq(dt.astype(F32), outer, inner)}
-    want = [sum(((dy[b, s, :inner[b, s]] - dt[b, s, :inner[b, s]]) ** 2).sum()
-                for s in range(outer[b])) for b in range(2)]
+    want = [
+        sum(
+            ((dy[b, s, : inner[b, s]] - dt[b, s, : inner[b, s]]) ** 2).sum()
+            for s in range(outer[b])
+        )
+        for b in range(2)
+    ]
     np.testing.assert_allclose(_run(nested, feeds)[:, 0], want, rtol=1e-5)
 
 
@@ -238,8 +250,9 @@ def test_smooth_l1():
     fy, ft = 2 * RNG.normal(size=(5, 4)), RNG.normal(size=(5, 4))
     a = np.abs(fy - ft)
     want = np.where(a < 1, 0.5 * a * a, a - 0.5).sum(axis=1)
-    np.testing.assert_allclose(_run(cost, {"y": fy.astype(F32), "t": ft.astype(F32)})[:, 0],
-                               want, rtol=1e-5)
+    np.testing.assert_allclose(
+        _run(cost, {"y": fy.astype(F32), "t": ft.astype(F32)})[:, 0], want, rtol=1e-5
+    )
 
 
 def test_sum_cost_plain_and_sequence():
@@ -247,8 +260,9 @@ def test_sum_cost_plain_and_sequence():
     s = L.data(name="s", type=DT.dense_vector_sequence(2))
     fx, fs = RNG.normal(size=(4, 3)), RNG.normal(size=(2, 3, 2))
     lengths = np.array([1, 3], np.int32)
-    np.testing.assert_allclose(_run(C.sum_cost(input=x), {"x": fx.astype(F32)})[:, 0],
-                               fx.sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(
+        _run(C.sum_cost(input=x), {"x": fx.astype(F32)})[:, 0], fx.sum(axis=1), rtol=1e-5
+    )
     got = _run(C.sum_cost(input=s), {"s": Seq(fs.astype(F32), lengths)})
     np.testing.assert_allclose(got[:, 0], [fs[0, :1].sum(), fs[1].sum()], rtol=1e-5)
 
@@ -265,8 +279,13 @@ def test_rank_cost_float_and_id_labels_weight_and_stability():
     fb = np.array([[0.1], [0.5], [0.0], [0.0]])
     fp = np.array([[1.0], [0.0], [0.25], [1.0]])
     fw = np.array([[1.0], [0.5], [2.0], [1.0]])
-    feeds = {"a": fa.astype(F32), "b": fb.astype(F32), "p": fp.astype(F32),
-             "ip": np.array([1, 0, 0, 1], np.int32), "w": fw.astype(F32)}
+    feeds = {
+        "a": fa.astype(F32),
+        "b": fb.astype(F32),
+        "p": fp.astype(F32),
+        "ip": np.array([1, 0, 0, 1], np.int32),
+        "w": fw.astype(F32),
+    }
     o = (fa - fb)[:, 0]
     ref = -fp[:, 0] * o + np.logaddexp(0.0, o)
     np.testing.assert_allclose(_run(cost, feeds)[:, 0], fw[:, 0] * ref, rtol=1e-5)
@@ -292,8 +311,10 @@ def test_rank_cost_gradient_matches_finite_differences():
     def ref(oo):
         return (-fp[:, 0] * oo + np.log1p(np.exp(oo))).sum()
 
-    fd = [(ref(o + 1e-6 * (np.arange(3) == i)) - ref(o - 1e-6 * (np.arange(3) == i))) / 2e-6
-          for i in range(3)]
+    fd = [
+        (ref(o + 1e-6 * (np.arange(3) == i)) - ref(o - 1e-6 * (np.arange(3) == i))) / 2e-6
+        for i in range(3)
+    ]
     np.testing.assert_allclose(grad, fd, rtol=1e-4, atol=1e-6)
 
 
@@ -311,10 +332,10 @@ def test_should_be_true_and_false():
     yes, no = R.should_be_true(input=x), R.should_be_false(input=x, coeff=2.0)
     fx = np.array([[0.9], [0.2], [0.0]])
     feeds = {"x": fx.astype(F32)}
-    np.testing.assert_allclose(_run(yes, feeds)[:, 0], -np.log(np.maximum(fx[:, 0], 1e-37)),
-                               rtol=1e-5)
-    np.testing.assert_allclose(_run(no, feeds)[:, 0], -np.log(1 - fx[:, 0]), rtol=1e-5,
-                               atol=1e-7)
+    np.testing.assert_allclose(
+        _run(yes, feeds)[:, 0], -np.log(np.maximum(fx[:, 0], 1e-37)), rtol=1e-5
+    )
+    np.testing.assert_allclose(_run(no, feeds)[:, 0], -np.log(1 - fx[:, 0]), rtol=1e-5, atol=1e-7)
     assert (yes.name, no.name) == ("__should_be_true_0__", "__should_be_false_0__")
 
 
@@ -386,10 +407,16 @@ def test_lambda_cost_perfect_ranking_and_all_zero_relevance_cost_zero():
 def test_every_cost_is_parameter_free_and_size_one():
     x = L.data(name="x", type=DT.dense_vector(1))
     lab = L.data(name="lab", type=DT.integer_value(1))
-    layers = [C.cross_entropy_cost(input=x, label=lab), C.square_error_cost(input=x, label=x),
-              C.sum_cost(input=x), R.rank_cost(left=x, right=x, label=x),
-              R.should_be_true(input=x), R.less_than(left=x, right=x),
-              R.huber_classification_cost(input=x, label=lab), R.smooth_l1_cost(input=x, label=x)]
+    layers = [
+        C.cross_entropy_cost(input=x, label=lab),
+        C.square_error_cost(input=x, label=x),
+        C.sum_cost(input=x),
+        R.rank_cost(left=x, right=x, label=x),
+        R.should_be_true(input=x),
+        R.less_than(left=x, right=x),
+        R.huber_classification_cost(input=x, label=lab),
+        R.smooth_l1_cost(input=x, label=x),
+    ]
     assert all(c.params == () and c.spec == Spec(1) for c in layers)
 
 

@@ -76,10 +76,18 @@ def test_max_id_gives_int_ids_with_the_input_range():
 
 def test_slope_intercept_scaling_interpolation_power():
     x, y, w = _dense("x", 4), _dense("y", 4), _dense("w", 1)
-    outs = [M.slope_intercept(input=x, slope=-2.0, intercept=0.5), M.scaling(input=x, weight=w),
-            M.interpolation(input=[x, y], weight=w), M.power(input=y, weight=w)]
-    assert [o.name for o in outs] == ["__slope_intercept_layer_0__", "__scaling_layer_0__",
-                                      "__interpolation_layer_0__", "__power_layer_0__"]
+    outs = [
+        M.slope_intercept(input=x, slope=-2.0, intercept=0.5),
+        M.scaling(input=x, weight=w),
+        M.interpolation(input=[x, y], weight=w),
+        M.power(input=y, weight=w),
+    ]
+    assert [o.name for o in outs] == [
+        "__slope_intercept_layer_0__",
+        "__scaling_layer_0__",
+        "__interpolation_layer_0__",
+        "__power_layer_0__",
+    ]
     assert [o.size for o in outs] == [4, 4, 4, 4] and outs[1].inputs == (w, x)
     fx, fy, fw = _feed(3, 4), _feed(3, 4, low=0.5), _feed(3, 1)
     got = _run(outs, {"x": fx, "y": fy, "w": fw})
@@ -87,7 +95,7 @@ def test_slope_intercept_scaling_interpolation_power():
     np.testing.assert_allclose(got[0], -2.0 * x64 + 0.5, rtol=1e-6)
     np.testing.assert_allclose(got[1], w64 * x64, rtol=1e-6)
     np.testing.assert_allclose(got[2], w64 * x64 + (1 - w64) * y64, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(got[3], y64 ** w64, rtol=1e-5)
+    np.testing.assert_allclose(got[3], y64**w64, rtol=1e-5)
 
 
 def test_scaling_over_sequences_uses_the_weight_of_each_step():
@@ -178,8 +186,11 @@ def test_layer_arithmetic_errors():
 
 def test_math_layer_errors_name_layer_and_argument():
     x, w2 = _dense("x", 3), _dense("w2", 2)
-    with pytest.raises(LayerConfigError, match=r"'s' \(scaling\): weight must have size 1; received"
-                                               r" size 2"):
+    with pytest.raises(
+        LayerConfigError,
+        match=r"'s' \(scaling\): weight must have size 1; received"
+        r" size 2",
+    ):
         M.scaling(input=x, weight=w2, name="s")
     with pytest.raises(LayerConfigError, match="input must be a list of 2 layers"):
         M.interpolation(input=[x], weight=_dense("w", 1))
@@ -200,9 +211,17 @@ def test_math_layer_errors_name_layer_and_argument():
 
 def test_unary_ops_are_mixed_identity_with_activation():
     x = _dense("x", 4)
-    ops = {"exp": np.exp, "log": np.log, "abs": np.abs, "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
-           "tanh": np.tanh, "square": np.square, "relu": lambda v: np.maximum(v, 0),
-           "sqrt": np.sqrt, "reciprocal": lambda v: 1 / v}
+    ops = {
+        "exp": np.exp,
+        "log": np.log,
+        "abs": np.abs,
+        "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+        "tanh": np.tanh,
+        "square": np.square,
+        "relu": lambda v: np.maximum(v, 0),
+        "sqrt": np.sqrt,
+        "reciprocal": lambda v: 1 / v,
+    }
     layers = [getattr(M, name)(input=x) for name in ops]
     assert [layer.name for layer in layers] == [f"__{n}_0__" for n in ops]
     assert all(layer.kind == "mixed" and layer.params == () for layer in layers)
@@ -210,8 +229,7 @@ def test_unary_ops_are_mixed_identity_with_activation():
     positive = _feed(3, 4, low=0.5)
     values = _run(layers, {"x": positive})
     for (name, ref), value in zip(ops.items(), values, strict=True):
-        np.testing.assert_allclose(value, ref(positive.astype(np.float64)), rtol=1e-5,
-                                   err_msg=name)
+        np.testing.assert_allclose(value, ref(positive.astype(np.float64)), rtol=1e-5, err_msg=name)
     signed = _feed(3, 4)
     got = _run([M.abs(input=x), M.relu(input=x)], {"x": signed})
     np.testing.assert_allclose(got[0], np.abs(signed))

@@ -116,10 +116,20 @@ def test_with_form_equals_input_form_and_roles_follow_projection_index():
         m += M.identity_projection(input=y)
         m += M.dotmul_projection(input=y)
     assert [s.name for s in m.params] == [
-        "___mixed_0__.w0", "___mixed_0__.w2", "___mixed_0__.wbias"]
-    same = M.mixed(size=3, act=A.Tanh(), bias_attr=True, input=[
-        M.full_matrix_projection(input=x), M.identity_projection(input=y),
-        M.dotmul_projection(input=y)])
+        "___mixed_0__.w0",
+        "___mixed_0__.w2",
+        "___mixed_0__.wbias",
+    ]
+    same = M.mixed(
+        size=3,
+        act=A.Tanh(),
+        bias_attr=True,
+        input=[
+            M.full_matrix_projection(input=x),
+            M.identity_projection(input=y),
+            M.dotmul_projection(input=y),
+        ],
+    )
     assert [(s.role, s.shape) for s in same.params] == [(s.role, s.shape) for s in m.params]
     assert same.attrs["projections"] == m.attrs["projections"]
     fx, fy = _feed(2, 4), _feed(2, 3)
@@ -153,10 +163,14 @@ def test_sealed_layer_is_a_normal_input_and_refuses_more_projections():
 def test_size_inference_and_disagreement():
     x, y = _dense("x", 3), _dense("y", 4)
     assert M.mixed(input=[M.full_matrix_projection(input=x, size=5)]).size == 5
-    assert M.mixed(input=[M.full_matrix_projection(input=y),
-                          M.identity_projection(input=x)]).params[0].shape == (4, 3)
-    with pytest.raises(LayerConfigError, match=r"'bad' \(mixed\).*projection 1 \(identity\) "
-                                               r"has output size 4, but the layer size is 3"):
+    assert M.mixed(
+        input=[M.full_matrix_projection(input=y), M.identity_projection(input=x)]
+    ).params[0].shape == (4, 3)
+    with pytest.raises(
+        LayerConfigError,
+        match=r"'bad' \(mixed\).*projection 1 \(identity\) "
+        r"has output size 4, but the layer size is 3",
+    ):
         M.mixed(name="bad", input=[M.identity_projection(input=x), M.identity_projection(input=y)])
     with pytest.raises(LayerConfigError, match="size is not set"):
         M.mixed(input=[M.full_matrix_projection(input=x)])
@@ -219,8 +233,11 @@ def test_sparse_input_to_full_matrix_matches_dense():
 
 def test_sequence_inputs_keep_lengths_and_bias_broadcasts():
     x = L.data(name="x", type=DT.dense_vector_sequence(3))
-    m = M.mixed(size=2, bias_attr=paddle.attr.Param(initial_mean=0.5, initial_std=0.0),
-                input=[M.full_matrix_projection(input=x)])
+    m = M.mixed(
+        size=2,
+        bias_attr=paddle.attr.Param(initial_mean=0.5, initial_std=0.0),
+        input=[M.full_matrix_projection(input=x)],
+    )
     data = _feed(2, 4, 3)
     got, p = _run(m, {"x": Seq(data, np.array([4, 2], np.int32))})
     assert isinstance(got, Seq) and got.data.shape == (2, 4, 2)
@@ -229,8 +246,10 @@ def test_sequence_inputs_keep_lengths_and_bias_broadcasts():
 
 def test_drop_rate_scales_in_test_mode_and_unsupported_extra_is_refused():
     x = _dense("x", 3)
-    m = M.mixed(input=[M.identity_projection(input=x)],
-                layer_attr=paddle.attr.Extra(drop_rate=0.25, error_clipping_threshold=10.0))
+    m = M.mixed(
+        input=[M.identity_projection(input=x)],
+        layer_attr=paddle.attr.Extra(drop_rate=0.25, error_clipping_threshold=10.0),
+    )
     fx = _feed(2, 3)
     np.testing.assert_allclose(_run(m, {"x": fx})[0], 0.75 * fx.astype(np.float64), rtol=1e-6)
     with pytest.raises(LayerTypeError, match="layer_attr must be a paddle.attr.Extra"):
@@ -255,3 +274,32 @@ def test_json_round_trip_keeps_projections_and_values():
     x64 = feeds["x"].astype(np.float64)
     ref = params["___mixed_0__.w0"][[3, 1]] + x64 + 2.0 * x64 * x64
     np.testing.assert_allclose(want, ref, rtol=1e-5)
+
+
+def test_concat_of_projections_places_outputs_side_by_side():
+    x = L.data(name="x", type=DT.dense_vector(3))
+    ids = L.data(name="ids", type=DT.integer_value(6))
+    c = L.concat(
+        input=[
+            L.full_matrix_projection(input=x, size=4),
+            L.table_projection(input=ids, size=2),
+            L.identity_projection(input=x),
+        ],
+        bias_attr=True,
+        act=A.Tanh(),
+    )
+    assert c.name == "__concat_0__" and c.size == 9
+    assert [(p.name, p.shape) for p in c.params] == [
+        ("___concat_0__.w0", (3, 4)),
+        ("___concat_0__.w1", (6, 2)),
+        ("___concat_0__.wbias", (1, 9)),
+    ]
+    fx = RNG.normal(size=(2, 3)).astype(np.float32)
+    fi = np.array([5, 1], np.int32)
+    params = {s.name: initialize(s, 3) for s in Topology(c).param_specs()}
+    params["___concat_0__.wbias"] = RNG.normal(size=(1, 9)).astype(np.float32)
+    (got,), _ = forward([c], params, {"x": fx, "ids": fi})
+    want = np.concatenate([fx @ params["___concat_0__.w0"], params["___concat_0__.w1"][fi], fx], 1)
+    np.testing.assert_allclose(got, np.tanh(want + params["___concat_0__.wbias"]), rtol=1e-5)
+    with pytest.raises(LayerConfigError, match="have no size"):
+        L.concat(input=[L.full_matrix_projection(input=x)])

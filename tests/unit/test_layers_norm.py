@@ -38,17 +38,23 @@ def bn_params(layer, c, seed=0):
 
 def bn_ref(x, gamma, beta, mean, var, eps):
     """x: [B, C, P] float64; per-channel normalisation."""
-    return (x - mean[None, :, None]) / np.sqrt(var[None, :, None] + eps) * gamma[None, :, None] \
-        + beta[None, :, None]
+    return (x - mean[None, :, None]) / np.sqrt(var[None, :, None] + eps) * gamma[
+        None, :, None
+    ] + beta[None, :, None]
 
 
 def batch_stats(x):
     """Per-channel mean and biased variance over batch and pixels, by explicit sums."""
     b, c, p = x.shape
-    mean = np.array([sum(x[i, ch, j] for i in range(b) for j in range(p)) / (b * p)
-                     for ch in range(c)])
-    var = np.array([sum((x[i, ch, j] - mean[ch]) ** 2 for i in range(b) for j in range(p))
-                    / (b * p) for ch in range(c)])
+    mean = np.array(
+        [sum(x[i, ch, j] for i in range(b) for j in range(p)) / (b * p) for ch in range(c)]
+    )
+    var = np.array(
+        [
+            sum((x[i, ch, j] - mean[ch]) ** 2 for i in range(b) for j in range(p)) / (b * p)
+            for ch in range(c)
+        ]
+    )
     return mean, var
 
 
@@ -86,10 +92,12 @@ def test_batch_norm_train_uses_batch_stats_and_updates_moving_stats(image):
     np.testing.assert_allclose(np.asarray(out), ref.reshape(4, -1), rtol=RTOL, atol=1e-4)
     names = [p.name for p in layer.params]
     assert sorted(updates) == sorted(names[1:3])
-    np.testing.assert_allclose(np.asarray(updates[names[1]])[0], w1 * 0.8 + mean * 0.2,
-                               rtol=RTOL, atol=ATOL)
-    np.testing.assert_allclose(np.asarray(updates[names[2]])[0], w2 * 0.8 + var * 0.2,
-                               rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(
+        np.asarray(updates[names[1]])[0], w1 * 0.8 + mean * 0.2, rtol=RTOL, atol=ATOL
+    )
+    np.testing.assert_allclose(
+        np.asarray(updates[names[2]])[0], w2 * 0.8 + var * 0.2, rtol=RTOL, atol=ATOL
+    )
 
 
 @pytest.mark.parametrize("use_global_stats", [None, True, False])
@@ -132,14 +140,19 @@ def test_batch_norm_default_relu_no_bias_and_jit_train():
     fn = jax.jit(lambda p, f: forward([layer], p, f, mode="train"))
     (out,), updates = fn(params, {"x": xv})
     np.testing.assert_allclose(np.asarray(out), ref, rtol=RTOL, atol=1e-4)
-    np.testing.assert_allclose(np.asarray(updates[layer.params[2].name])[0],
-                               0.1 * xi.var(0), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(
+        np.asarray(updates[layer.params[2].name])[0], 0.1 * xi.var(0), rtol=RTOL, atol=ATOL
+    )
 
 
 def test_batch_norm_num_channels_param_attr_and_mean_var_names():
     x = core.data(name="x", type=dt.dense_vector(12))
-    layer = norm.batch_norm(input=x, num_channels=3, mean_var_names=("mov_mean", "mov_var"),
-                            param_attr=attrs_mod.ParamAttr(name="gamma"))
+    layer = norm.batch_norm(
+        input=x,
+        num_channels=3,
+        mean_var_names=("mov_mean", "mov_var"),
+        param_attr=attrs_mod.ParamAttr(name="gamma"),
+    )
     assert layer.spec.image == (3, 2, 2)
     names = [p.name for p in layer.params]
     assert names == ["gamma", "mov_mean", "mov_var", f"_{layer.name}.wbias"]
@@ -171,8 +184,9 @@ def test_batch_norm_errors():
 
 def test_batch_norm_accepts_drop_and_clip():
     x = core.data(name="x", type=dt.dense_vector(4))
-    layer = norm.batch_norm(input=x, layer_attr=attrs_mod.ExtraAttr(
-        drop_rate=0.5, error_clipping_threshold=10.0))
+    layer = norm.batch_norm(
+        input=x, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.5, error_clipping_threshold=10.0)
+    )
     assert layer.attrs["drop_rate"] == 0.5 and layer.attrs["error_clipping_threshold"] == 10.0
 
 
@@ -191,7 +205,7 @@ def test_img_cmrnorm_matches_reference(size):
     for c in range(5):
         window = [cc for cc in range(c - before, c - before + size) if 0 <= cc < 5]
         denom = 1.0 + 0.3 / size * sum(xi[:, cc] ** 2 for cc in window)
-        ref[:, c] = xi[:, c] * denom ** -0.6
+        ref[:, c] = xi[:, c] * denom**-0.6
     (out,), _ = forward([layer], {}, {"x": xv})
     np.testing.assert_allclose(np.asarray(out), ref.reshape(3, -1), rtol=RTOL, atol=ATOL)
     jitted = jax.jit(lambda f: forward([layer], {}, f)[0][0])({"x": xv})

@@ -25,8 +25,14 @@ from paddle_lite._src.topology import Topology
 REAL_TAR = "/work/shared/v2_models/fit_a_line.tar"
 W0, WBIAS = "___fc_layer_0__.w0", "___fc_layer_0__.wbias"
 REAL_W0_PROTO = (
-    b"\x0a\x12" + W0.encode() + b"\x10\x0d" + b"\x29" + struct.pack("<d", 0.0)
-    + b"\x31" + struct.pack("<d", 1 / math.sqrt(13)) + b"\x48\x0d\x48\x01\x58\x00\x60\x01"
+    b"\x0a\x12"
+    + W0.encode()
+    + b"\x10\x0d"
+    + b"\x29"
+    + struct.pack("<d", 0.0)
+    + b"\x31"
+    + struct.pack("<d", 1 / math.sqrt(13))
+    + b"\x48\x0d\x48\x01\x58\x00\x60\x01"
 )
 needs_real = pytest.mark.skipif(not os.path.exists(REAL_TAR), reason=f"{REAL_TAR} is absent")
 
@@ -63,8 +69,15 @@ def test_proto_encodes_the_real_config_bytes():
     spec = ParamSpec(W0, (13, 1), InitSpec("gaussian", 0.0, 1 / math.sqrt(13), smart=True))
     assert proto.encode(proto.from_spec(spec)) == REAL_W0_PROTO
     bias = ParamSpec(WBIAS, (1, 1), InitSpec("gaussian", 0.0, 0.0))
-    expected = (b"\x0a\x15" + WBIAS.encode() + b"\x10\x01\x29" + bytes(8) + b"\x31" + bytes(8)
-                + b"\x48\x01\x48\x01\x58\x00\x60\x00")
+    expected = (
+        b"\x0a\x15"
+        + WBIAS.encode()
+        + b"\x10\x01\x29"
+        + bytes(8)
+        + b"\x31"
+        + bytes(8)
+        + b"\x48\x01\x48\x01\x58\x00\x60\x00"
+    )
     assert proto.encode(proto.from_spec(bias)) == expected
 
 
@@ -83,24 +96,28 @@ def test_proto_matches_the_real_file_for_the_network_spec():
 
 def test_proto_skips_unknown_fields_of_every_wire_type():
     unknown = (
-        b"\xc8\x03\x96\x01"                       # field 57, varint 150
-        + b"\xd1\x03" + bytes(range(8))           # field 58, fixed64
-        + b"\xda\x03\x03abc"                      # field 59, length-delimited
-        + b"\xe5\x03" + bytes(4)                  # field 60, fixed32
-        + b"\xeb\x03\x08\x01\x12\x01x\xec\x03"    # field 61, a group holding fields 1, 2
-        + b"\x25" + bytes(4)                      # known field 4 with a wrong wire type
+        b"\xc8\x03\x96\x01"  # field 57, varint 150
+        + b"\xd1\x03"
+        + bytes(range(8))  # field 58, fixed64
+        + b"\xda\x03\x03abc"  # field 59, length-delimited
+        + b"\xe5\x03"
+        + bytes(4)  # field 60, fixed32
+        + b"\xeb\x03\x08\x01\x12\x01x\xec\x03"  # field 61, a group holding fields 1, 2
+        + b"\x25"
+        + bytes(4)  # known field 4 with a wrong wire type
     )
     plain = proto.decode(REAL_W0_PROTO)
     assert proto.decode(REAL_W0_PROTO[:22] + unknown + REAL_W0_PROTO[22:]) == plain
 
 
 def test_proto_negative_int32_packed_dims_and_errors():
-    cfg = proto.ParameterConfig(name="p", size=6, dims=(2, 3), device=-1,
-                                update_hooks=(b"\x0a\x01a",))
+    cfg = proto.ParameterConfig(
+        name="p", size=6, dims=(2, 3), device=-1, update_hooks=(b"\x0a\x01a",)
+    )
     data_ = proto.encode(cfg)
-    assert b"\x50" + b"\xff" * 9 + b"\x01" in data_          # field 10, ten-byte varint
+    assert b"\x50" + b"\xff" * 9 + b"\x01" in data_  # field 10, ten-byte varint
     assert proto.decode(data_) == cfg
-    packed = b"\x0a\x01p\x10\x06\x4a\x02\x02\x03"            # dims packed: [2, 3]
+    packed = b"\x0a\x01p\x10\x06\x4a\x02\x02\x03"  # dims packed: [2, 3]
     assert proto.decode(packed).dims == (2, 3)
     with pytest.raises(ParameterError, match="malformed"):
         proto.decode(REAL_W0_PROTO[:-3] + b"\x31\x00")
@@ -112,9 +129,18 @@ def test_proto_negative_int32_packed_dims_and_errors():
 
 
 def test_proto_round_trips_update_settings_in_field_order():
-    spec = ParamSpec("w", (4, 3, 2), InitSpec("uniform", 0.5, 0.25), learning_rate=2.0,
-                     momentum=0.9, decay_rate=1e-3, decay_rate_l1=1e-4,
-                     gradient_clipping_threshold=5.0, is_static=True, sparse_update=True)
+    spec = ParamSpec(
+        "w",
+        (4, 3, 2),
+        InitSpec("uniform", 0.5, 0.25),
+        learning_rate=2.0,
+        momentum=0.9,
+        decay_rate=1e-3,
+        decay_rate_l1=1e-4,
+        gradient_clipping_threshold=5.0,
+        is_static=True,
+        sparse_update=True,
+    )
     encoded = proto.encode(proto.from_spec(spec))
     assert proto.to_spec(proto.decode(encoded)) == spec
     numbers, reader = [], proto._Reader(encoded)
@@ -144,8 +170,9 @@ def test_initializer():
 
     with name_scope():
         x = data(name="x", type=dense_vector(3))
-        y = fc(input=x, size=2, bias_attr=False,
-               param_attr=ParamAttr(name="fc.w", initializer=init))
+        y = fc(
+            input=x, size=2, bias_attr=False, param_attr=ParamAttr(name="fc.w", initializer=init)
+        )
     value = P.create(y)["fc.w"]
     assert calls == ["fc.w"]
     assert value.shape == (3, 2) and value.dtype == np.float32
@@ -193,8 +220,9 @@ def test_member_bytes_header_and_float32_payload():
     params.append_spec(ParamSpec("p", (1, 3), InitSpec("gaussian", 0.0, 0.0)), value)
     buf = io.BytesIO()
     params.serialize("p", buf)
-    assert buf.getvalue() == (b"\0\0\0\0\x04\0\0\0\x03\0\0\0\0\0\0\0"
-                              + struct.pack("<3f", 1.5, -2.0, 3.25))
+    assert buf.getvalue() == (
+        b"\0\0\0\0\x04\0\0\0\x03\0\0\0\0\0\0\0" + struct.pack("<3f", 1.5, -2.0, 3.25)
+    )
     with tarfile.open(fileobj=io.BytesIO(tar_bytes(params))) as tar:
         members = tar.getmembers()
         assert [m.name for m in members] == ["p", "p.protobuf"]
@@ -208,8 +236,11 @@ def test_deserialize_checks_the_header():
     params = P.Parameters()
     params.append_spec(ParamSpec("p", (2, 2), InitSpec("gaussian", 0.0, 0.0)))
     payload = np.arange(4, dtype="<f4").tobytes()
-    for header, match in [((1, 4, 4), "version 1"), ((0, 2, 4), "value size 2"),
-                          ((0, 4, 5), "count 5")]:
+    for header, match in [
+        ((1, 4, 4), "version 1"),
+        ((0, 2, 4), "value size 2"),
+        ((0, 4, 5), "count 5"),
+    ]:
         with pytest.raises(ParameterError, match=f"'p'.*{match}"):
             params.deserialize("p", io.BytesIO(struct.pack("<IIQ", *header) + payload))
     with pytest.raises(ParameterError, match="'p': 12 bytes"):
@@ -242,8 +273,8 @@ def test_our_tar_reproduces_the_real_file_byte_for_byte():
     params = P.create(fit_a_line())
     params.update(P.Parameters.from_tar(REAL_TAR).values())
     ours = tar_bytes(params)
-    assert ours[:len(real)] == real
-    assert ours[len(real):] == bytes(1024)  # v2 never closed its tar: no end blocks
+    assert ours[: len(real)] == real
+    assert ours[len(real) :] == bytes(1024)  # v2 never closed its tar: no end blocks
 
 
 def test_gzipped_tar_and_long_names_and_deterministic_bytes():
@@ -262,16 +293,26 @@ def test_gzipped_tar_and_long_names_and_deterministic_bytes():
 # create ---------------------------------------------------------------------------------
 def gan():
     """The design doc's GAN: one discriminator over real and generated samples."""
+
     def discriminator(x):
-        return fc(input=x, size=1, act=Linear(), param_attr=ParamAttr(name="D.w"),
-                  bias_attr=ParamAttr(name="D.b", initial_std=0.0))
+        return fc(
+            input=x,
+            size=1,
+            act=Linear(),
+            param_attr=ParamAttr(name="D.w"),
+            bias_attr=ParamAttr(name="D.b", initial_std=0.0),
+        )
 
     with name_scope():
         sample = data(name="sample", type=dense_vector(4))
         noise = data(name="noise", type=dense_vector(3))
         d0 = discriminator(sample)
-        fake = fc(input=noise, size=4, param_attr=ParamAttr(name="G.w"),
-                  bias_attr=ParamAttr(name="G.b", initial_std=0.0))
+        fake = fc(
+            input=noise,
+            size=4,
+            param_attr=ParamAttr(name="G.w"),
+            bias_attr=ParamAttr(name="G.b", initial_std=0.0),
+        )
         d1 = discriminator(fake)
     return d0, d1
 
@@ -290,12 +331,24 @@ def test_create_over_two_topologies_shares_names():
 
 def test_conflicting_declarations_name_both_layers():
     with name_scope():
-        a = fc(input=data(name="a", type=dense_vector(4)), size=2, name="left",
-               param_attr=ParamAttr(name="shared"))
-        b = fc(input=data(name="b", type=dense_vector(3)), size=2, name="right",
-               param_attr=ParamAttr(name="shared"))
-        c = fc(input=data(name="c", type=dense_vector(4)), size=2, name="other",
-               param_attr=ParamAttr(name="shared", initial_std=0.5))
+        a = fc(
+            input=data(name="a", type=dense_vector(4)),
+            size=2,
+            name="left",
+            param_attr=ParamAttr(name="shared"),
+        )
+        b = fc(
+            input=data(name="b", type=dense_vector(3)),
+            size=2,
+            name="right",
+            param_attr=ParamAttr(name="shared"),
+        )
+        c = fc(
+            input=data(name="c", type=dense_vector(4)),
+            size=2,
+            name="other",
+            param_attr=ParamAttr(name="shared", initial_std=0.5),
+        )
     with pytest.raises(ParameterError, match="'shared'.*'left'.*'right'.*shape"):
         P.create([a, b])
     with pytest.raises(ParameterError, match="'left'.*'other'.*init"):
@@ -306,7 +359,7 @@ def build_pair(first_is_a: bool):
     with name_scope():
         x = data(name="x", type=dense_vector(5))
         layers = {}
-        for name in (["a", "b"] if first_is_a else ["b", "a"]):
+        for name in ["a", "b"] if first_is_a else ["b", "a"]:
             layers[name] = fc(input=x, size=3, name=name)
     return [layers["a"], layers["b"]]
 

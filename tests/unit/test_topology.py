@@ -42,11 +42,14 @@ def test_parse_variants_and_extra_layers():
     maxid = L.fc(input=inference, size=1)
     for layers in (inference, [inference], [inference, maxid]):
         proto = Topology(layers).proto()
-        assert proto["input_layer_names"] == ["pixel"]
+        assert proto.input_layer_names == ["pixel"]
     topo = Topology(inference, extra_layers=[L.embedding(input=label, size=2)])
-    assert topo.proto()["input_layer_names"] == ["pixel", "label"]
-    assert [p["name"] for p in Topology(inference).proto()["parameters"]] == [
-        "___fc_layer_0__.w0", "___fc_layer_0__.wbias", "___fc_layer_1__.w0", "___fc_layer_1__.wbias",
+    assert topo.proto().input_layer_names == ["pixel", "label"]
+    assert [p.name for p in Topology(inference).proto().parameters] == [
+        "___fc_layer_0__.w0",
+        "___fc_layer_0__.wbias",
+        "___fc_layer_1__.w0",
+        "___fc_layer_1__.wbias",
     ]
 
 
@@ -64,7 +67,9 @@ def test_non_layer_is_refused():
 def test_duplicate_layer_name_is_an_error():
     x = L.data(name="x", type=DT.dense_vector(2))
     a = L.fc(input=x, size=2, name="same")
-    b = L.fc(input=a, size=2, name="same", param_attr=paddle.attr.Param(name="other"), bias_attr=False)
+    b = L.fc(
+        input=a, size=2, name="same", param_attr=paddle.attr.Param(name="other"), bias_attr=False
+    )
     with pytest.raises(TopologyError, match="two different layers are named 'same'"):
         Topology(b)
 
@@ -73,7 +78,10 @@ def test_conflicting_shared_parameter_names_both_layers():
     x = L.data(name="x", type=DT.dense_vector(2))
     a = L.fc(input=x, size=3, name="a", param_attr=paddle.attr.Param(name="w"))
     b = L.fc(input=x, size=4, name="b", param_attr=paddle.attr.Param(name="w"))
-    with pytest.raises(ParameterError, match=r"'w' is declared differently by layer 'a' and layer 'b'.*\(2, 3\) vs \(2, 4\)"):
+    with pytest.raises(
+        ParameterError,
+        match=r"'w' is declared differently by layer 'a' and layer 'b'.*\(2, 3\) vs \(2, 4\)",
+    ):
         Topology([a, b])
 
 

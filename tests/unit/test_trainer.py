@@ -16,8 +16,7 @@ Y = X @ W_TRUE + 0.3
 
 
 def _reader():
-    for x, y in zip(X, Y, strict=True):
-        yield x, y
+    yield from zip(X, Y, strict=True)
 
 
 def _linear():
@@ -30,7 +29,9 @@ def _linear():
 def test_linear_regression_recovers_w_and_b():
     _, cost = _linear()
     params = paddle.parameters.create(cost)
-    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(momentum=0.9, learning_rate=0.01 / 16))
+    trainer = paddle.trainer.SGD(
+        cost, params, paddle.optimizer.Momentum(momentum=0.9, learning_rate=0.01 / 16)
+    )
     trainer.train(paddle.batch(_reader, 16), num_passes=40)
     np.testing.assert_allclose(params.get("___fc_layer_0__.w0"), W_TRUE, atol=1e-3)
     np.testing.assert_allclose(params.get("___fc_layer_0__.wbias"), [[0.3]], atol=1e-3)
@@ -40,20 +41,29 @@ def test_linear_regression_recovers_w_and_b():
 def test_one_step_is_sgd_on_the_summed_gradient_and_cost_is_the_mean():
     _, cost = _linear()
     params = paddle.parameters.create(cost)
-    w0, b0 = params.get("___fc_layer_0__.w0").astype(np.float64), params.get("___fc_layer_0__.wbias")
+    w0, b0 = (
+        params.get("___fc_layer_0__.w0").astype(np.float64),
+        params.get("___fc_layer_0__.wbias"),
+    )
     lr = 0.01
     seen = []
-    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(momentum=0, learning_rate=lr))
-    trainer.train(paddle.batch(_reader, 8), num_passes=1, event_handler=lambda e: seen.append(e),
-                  feeding={"x": 0, "y": 1})
+    trainer = paddle.trainer.SGD(
+        cost, params, paddle.optimizer.Momentum(momentum=0, learning_rate=lr)
+    )
+    trainer.train(
+        paddle.batch(_reader, 8),
+        num_passes=1,
+        event_handler=lambda e: seen.append(e),
+        feeding={"x": 0, "y": 1},
+    )
     first = next(e for e in seen if isinstance(e, paddle.event.EndIteration))
     r = X[:8] @ w0 + b0 - Y[:8]
     assert first.cost == pytest.approx(float((r**2).sum() / 8), rel=1e-5)
     # replay the 8 batches in numpy: gradient of the SUM of per-sample costs
     w, b = w0, b0.astype(np.float64)
     for i in range(0, 64, 8):
-        r = X[i:i + 8] @ w + b - Y[i:i + 8]
-        w, b = w - lr * 2 * X[i:i + 8].T @ r, b - lr * 2 * r.sum(0, keepdims=True)
+        r = X[i : i + 8] @ w + b - Y[i : i + 8]
+        w, b = w - lr * 2 * X[i : i + 8].T @ r, b - lr * 2 * r.sum(0, keepdims=True)
     np.testing.assert_allclose(params.get("___fc_layer_0__.w0"), w, rtol=1e-4)
 
 
@@ -62,14 +72,26 @@ def test_event_order_and_ids():
     params = paddle.parameters.create(cost)
     names = []
     trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum())
-    trainer.train(paddle.batch(_reader, 32), num_passes=2,
-                  event_handler=lambda e: names.append((type(e).__name__, getattr(e, "pass_id", None),
-                                                        getattr(e, "batch_id", None))))
-    per_batch = lambda p, b: [("BeginIteration", p, b), ("EndForwardBackward", p, b),  # noqa: E731
-                              ("EndIteration", p, b)]
+    trainer.train(
+        paddle.batch(_reader, 32),
+        num_passes=2,
+        event_handler=lambda e: names.append(
+            (type(e).__name__, getattr(e, "pass_id", None), getattr(e, "batch_id", None))
+        ),
+    )
+
+    def per_batch(p, b):
+        return [
+            ("BeginIteration", p, b),
+            ("EndForwardBackward", p, b),  # noqa: E731
+            ("EndIteration", p, b),
+        ]
+
     want = [("BeginTraining", None, None)]
     for p in range(2):
-        want += [("BeginPass", p, None)] + per_batch(p, 0) + per_batch(p, 1) + [("EndPass", p, None)]
+        want += (
+            [("BeginPass", p, None)] + per_batch(p, 0) + per_batch(p, 1) + [("EndPass", p, None)]
+        )
     assert names == want + [("EndTraining", None, None)]
 
 
@@ -129,8 +151,9 @@ def test_gan_alternating_freezes_exactly():
     opt = paddle.optimizer.Adam(learning_rate=1e-2)
     for _ in range(2):
         d_before, g_before = params.get("D"), params.get("G")
-        paddle.train(d0, params, paddle.batch(noise, 8), update_equation=opt,
-                     immutable_parameters={"D"})
+        paddle.train(
+            d0, params, paddle.batch(noise, 8), update_equation=opt, immutable_parameters={"D"}
+        )
         np.testing.assert_array_equal(params.get("D"), d_before)
         np.testing.assert_array_equal(params.get("D.wbias"), params.get("D.wbias"))
         assert not np.array_equal(params.get("G"), g_before)
@@ -144,8 +167,9 @@ def test_frozen_prefix_must_match():
     d0, _ = _gan()
     params = paddle.parameters.create(d0)
     with pytest.raises(ParameterError, match="'E' matches no parameter"):
-        paddle.train(d0, params, paddle.batch(lambda: iter([([0.0, 0.0],)]), 1),
-                     immutable_parameters={"E"})
+        paddle.train(
+            d0, params, paddle.batch(lambda: iter([([0.0, 0.0],)]), 1), immutable_parameters={"E"}
+        )
 
 
 def test_second_train_and_infer_compile_nothing_new():
@@ -190,3 +214,59 @@ def test_save_parameter_to_tar_round_trip():
     again = paddle.parameters.Parameters.from_tar(buf)
     for name in params.keys():
         np.testing.assert_array_equal(again.get(name), params.get(name))
+
+
+def test_paramconf_order_v2():
+    """v2 test_paramconf_order: an l2_rate of 0 takes the optimizer's global rate."""
+    import math
+
+    dict_size, embsize, hiddensize = 30, 8, 16
+    words = [L.data(name=f"w{i}", type=DT.integer_value(dict_size)) for i in range(4)]
+    next_word = L.data(name="next", type=DT.integer_value(dict_size))
+
+    def wordemb(word):
+        return L.table_projection(
+            input=word,
+            size=embsize,
+            param_attr=paddle.attr.Param(
+                name="_proj", initial_std=0.001, learning_rate=1, l2_rate=0
+            ),
+        )
+
+    context = L.concat(input=[wordemb(w) for w in words])
+    hidden = L.fc(
+        name="fc1",
+        input=context,
+        size=hiddensize,
+        act=A.Sigmoid(),
+        layer_attr=paddle.attr.Extra(drop_rate=0.5),
+        bias_attr=paddle.attr.Param(learning_rate=2),
+        param_attr=paddle.attr.Param(
+            initial_std=1.0 / math.sqrt(embsize * 8), learning_rate=1, l2_rate=6e-4
+        ),
+    )
+    predict = L.fc(
+        input=hidden, size=dict_size, bias_attr=paddle.attr.Param(learning_rate=2), act=A.Softmax()
+    )
+    cost = L.classification_cost(input=predict, label=next_word)
+    params = paddle.parameters.create(cost)
+    trainer = paddle.trainer.SGD(
+        cost,
+        params,
+        paddle.optimizer.AdaGrad(
+            learning_rate=3e-3, regularization=paddle.optimizer.L2Regularization(8e-4)
+        ),
+    )
+    config = trainer.get_topology_proto()
+    rates = {p.name: p.decay_rate for p in config.parameters}
+    assert set(rates) == {
+        "_proj",
+        "_fc1.w0",
+        "_fc1.wbias",
+        "___fc_layer_0__.w0",
+        "___fc_layer_0__.wbias",
+    }
+    for name, rate in rates.items():
+        assert rate == pytest.approx(6e-4 if name == "_fc1.w0" else 8e-4), name
+    samples = [tuple(RNG.integers(0, dict_size, 5).tolist()) for _ in range(16)]
+    trainer.train(paddle.batch(lambda: iter(samples), 8), num_passes=1)

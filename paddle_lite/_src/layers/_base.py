@@ -36,7 +36,9 @@ def layer_function(func: F) -> F:
         try:
             sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise LayerTypeError(f"{func.__name__}(): {exc}. Valid arguments: {', '.join(valid)}.") from None
+            raise LayerTypeError(
+                f"{func.__name__}(): {exc}. Valid arguments: {', '.join(valid)}."
+            ) from None
         return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -114,7 +116,10 @@ def param_attr_list(param_attr: Any, n: int, *, layer: str) -> list[attrs_mod.Pa
                 f"layer '{layer}': param_attr has {len(param_attr)} entries; expected one per "
                 f"input ({n})."
             )
-        return [attrs_mod.as_param_attr(a, layer=layer, arg=f"param_attr[{i}]") for i, a in enumerate(param_attr)]
+        return [
+            attrs_mod.as_param_attr(a, layer=layer, arg=f"param_attr[{i}]")
+            for i, a in enumerate(param_attr)
+        ]
     attr = attrs_mod.as_param_attr(param_attr, layer=layer, arg="param_attr")
     if n > 1 and attr.name is not None:
         raise LayerConfigError(
@@ -124,7 +129,9 @@ def param_attr_list(param_attr: Any, n: int, *, layer: str) -> list[attrs_mod.Pa
     return [attrs_mod.as_param_attr(param_attr, layer=layer, arg="param_attr") for _ in range(n)]
 
 
-def _default_param_name(name: str, decl: ParamDecl, parameter_name: str | None, n_weights: int) -> str:
+def _default_param_name(
+    name: str, decl: ParamDecl, parameter_name: str | None, n_weights: int
+) -> str:
     if parameter_name is None:
         return f"_{name}.{decl.role}"
     if decl.attr[0] == "param" and n_weights == 1:

@@ -121,8 +121,12 @@ def conv_output_size(n: int, k: int, s: int, p: int, d: int, trans: bool) -> int
 
 def _conv(x, w, attrs):  # noqa: ANN001, ANN202
     return lax.conv_general_dilated(
-        x, w, window_strides=attrs["stride"], padding=[(p, p) for p in attrs["padding"]],
-        rhs_dilation=attrs["dilation"], dimension_numbers=("NCHW", "OIHW", "NCHW"),
+        x,
+        w,
+        window_strides=attrs["stride"],
+        padding=[(p, p) for p in attrs["padding"]],
+        rhs_dilation=attrs["dilation"],
+        dimension_numbers=("NCHW", "OIHW", "NCHW"),
         feature_group_count=attrs["groups"],
     )
 
@@ -138,8 +142,13 @@ def _conv_transpose(x, w, attrs):  # noqa: ANN001, ANN202
         for d, k, p in zip(attrs["dilation"], (ky, kx), attrs["padding"], strict=True)
     ]
     return lax.conv_general_dilated(
-        x, oihw, window_strides=(1, 1), padding=pads, lhs_dilation=attrs["stride"],
-        rhs_dilation=attrs["dilation"], dimension_numbers=("NCHW", "OIHW", "NCHW"),
+        x,
+        oihw,
+        window_strides=(1, 1),
+        padding=pads,
+        lhs_dilation=attrs["stride"],
+        rhs_dilation=attrs["dilation"],
+        dimension_numbers=("NCHW", "OIHW", "NCHW"),
         feature_group_count=g,
     )
 
@@ -148,9 +157,18 @@ class ImgConvKind(Kind):
     name = "img_conv"
 
     def infer_spec(self, inputs, attrs):
-        _, oh, ow = output_image(inputs[0], attrs, lambda n, i: conv_output_size(
-            n, attrs["filter_size"][i], attrs["stride"][i], attrs["padding"][i],
-            attrs["dilation"][i], attrs["trans"]))
+        _, oh, ow = output_image(
+            inputs[0],
+            attrs,
+            lambda n, i: conv_output_size(
+                n,
+                attrs["filter_size"][i],
+                attrs["stride"][i],
+                attrs["padding"][i],
+                attrs["dilation"][i],
+                attrs["trans"],
+            ),
+        )
         f = attrs["num_filters"]
         return Spec(f * oh * ow, image=(f, oh, ow))
 
@@ -199,11 +217,29 @@ def _conv_layer_type(layer_type: Any, trans: bool, *, layer: str) -> Any:
 
 
 @_base.layer_function
-def img_conv(input, filter_size, num_filters, name=None, num_channels=None, act=None,  # noqa: A002
-             groups=1, stride=1, padding=0, dilation=1, bias_attr=None, param_attr=None,
-             shared_biases=True, layer_attr=None, filter_size_y=None, stride_y=None,
-             padding_y=None, dilation_y=None, trans=False, layer_type=None,
-             parameter_name=None):
+def img_conv(
+    input,
+    filter_size,
+    num_filters,
+    name=None,
+    num_channels=None,
+    act=None,  # noqa: A002
+    groups=1,
+    stride=1,
+    padding=0,
+    dilation=1,
+    bias_attr=None,
+    param_attr=None,
+    shared_biases=True,
+    layer_attr=None,
+    filter_size_y=None,
+    stride_y=None,
+    padding_y=None,
+    dilation_y=None,
+    trans=False,
+    layer_type=None,
+    parameter_name=None,
+):
     """2-D convolution (or, with ``trans=True``, transposed convolution) of an NCHW image.
 
     ``out[f, y, x] = act(b[f] + sum_{c, i, j} W[f, c, i, j] * in[c, y*s_y - p_y + i*d_y,
@@ -262,7 +298,10 @@ def img_conv(input, filter_size, num_filters, name=None, num_channels=None, act=
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_ONLY),
     }
     return _base.build(
-        "img_conv", name=name, inputs=[inp], attrs=attrs,
+        "img_conv",
+        name=name,
+        inputs=[inp],
+        attrs=attrs,
         param_attrs=_base.param_attr_list(param_attr, 1, layer=name),
         bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
         parameter_name=parameter_name,
@@ -280,16 +319,28 @@ class ImgPoolKind(Kind):
     name = "img_pool"
 
     def infer_spec(self, inputs, attrs):
-        image = output_image(inputs[0], attrs, lambda n, i: pool_output_size(
-            n, attrs["pool_size"][i], attrs["stride"][i], attrs["padding"][i], attrs["ceil_mode"]))
+        image = output_image(
+            inputs[0],
+            attrs,
+            lambda n, i: pool_output_size(
+                n,
+                attrs["pool_size"][i],
+                attrs["stride"][i],
+                attrs["padding"][i],
+                attrs["ceil_mode"],
+            ),
+        )
         return Spec(math.prod(image), image=image)
 
     def apply(self, params, inputs, attrs, *, key, mode):
         c, h, w = attrs["image"]
         _, oh, ow = self.infer_spec([Spec(c * h * w)], attrs).image
         x = inputs[0].reshape(-1, c, h, w)
-        axes = list(zip((h, w), (oh, ow), attrs["pool_size"], attrs["stride"], attrs["padding"],
-                        strict=True))
+        axes = list(
+            zip(
+                (h, w), (oh, ow), attrs["pool_size"], attrs["stride"], attrs["padding"], strict=True
+            )
+        )
         return _pool(x, attrs, axes).reshape(x.shape[0], -1)
 
 
@@ -303,16 +354,20 @@ def _counts(n: int, o: int, k: int, s: int, p: int, include_pad: bool) -> np.nda
 def _pool(x, attrs, axes):  # noqa: ANN001, ANN202
     """Max or average over windows; ceil-mode windows past the padded input are clipped."""
     (_, oh, ky, sy, _), (_, ow, kx, sx, _) = axes
-    pads = [(0, 0), (0, 0)] + [(p, p + max(0, (o - 1) * s + k - (n + 2 * p)))
-                               for n, o, k, s, p in axes]
+    pads = [(0, 0), (0, 0)] + [
+        (p, p + max(0, (o - 1) * s + k - (n + 2 * p))) for n, o, k, s, p in axes
+    ]
     window, strides = (1, 1, ky, kx), (1, 1, sy, sx)
     valid = np.outer(_counts(*axes[0], False), _counts(*axes[1], False))
     if attrs["pool"] == "max":
         y = lax.reduce_window(x, -jnp.inf, lax.max, window, strides, pads)[:, :, :oh, :ow]
         return jnp.where(valid > 0, y, 0.0)
     total = lax.reduce_window(x, 0.0, lax.add, window, strides, pads)[:, :, :oh, :ow]
-    count = valid if attrs["exclude_mode"] else np.outer(
-        _counts(*axes[0], True), _counts(*axes[1], True))
+    count = (
+        valid
+        if attrs["exclude_mode"]
+        else np.outer(_counts(*axes[0], True), _counts(*axes[1], True))
+    )
     return jnp.where(count > 0, total / np.maximum(count, 1).astype(np.float32), 0.0)
 
 
@@ -334,9 +389,21 @@ def _pool_mode(pool_type: Any, exclude_mode: Any, *, layer: str) -> tuple[str, b
 
 
 @_base.layer_function
-def img_pool(input, pool_size, name=None, num_channels=None, pool_type=None, stride=1,  # noqa: A002
-             padding=0, layer_attr=None, pool_size_y=None, stride_y=None, padding_y=None,
-             ceil_mode=True, exclude_mode=None):
+def img_pool(
+    input,
+    pool_size,
+    name=None,
+    num_channels=None,
+    pool_type=None,
+    stride=1,  # noqa: A002
+    padding=0,
+    layer_attr=None,
+    pool_size_y=None,
+    stride_y=None,
+    padding_y=None,
+    ceil_mode=True,
+    exclude_mode=None,
+):
     """Spatial max or average pooling of an NCHW image, per channel.
 
     ``out[c, y, x] = max`` (or mean) of ``in[c, y*s_y - p_y + i, x*s_x - p_x + j]`` over the
@@ -481,8 +548,10 @@ def pad(input, pad_c=None, pad_h=None, pad_w=None, name=None, layer_attr=None): 
     (inp,) = _base.as_layers(input, layer=name)
     attrs = {
         "image": input_image(inp.spec, None, layer=name),
-        "pads": tuple(_pad_pair(v, layer=name, arg=a)
-                      for v, a in ((pad_c, "pad_c"), (pad_h, "pad_h"), (pad_w, "pad_w"))),
+        "pads": tuple(
+            _pad_pair(v, layer=name, arg=a)
+            for v, a in ((pad_c, "pad_c"), (pad_h, "pad_h"), (pad_w, "pad_w"))
+        ),
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
     }
     return _base.build("pad", name=name, inputs=[inp], attrs=attrs)

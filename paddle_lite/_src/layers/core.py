@@ -26,7 +26,9 @@ _DTYPES = {
 def same_seq_level(inputs, what: str) -> int:
     levels = {s.seq_level for s in inputs}
     if len(levels) > 1:
-        raise LayerConfigError(f"all {what} must have the same sequence level; received {sorted(levels)}.")
+        raise LayerConfigError(
+            f"all {what} must have the same sequence level; received {sorted(levels)}."
+        )
     return levels.pop()
 
 
@@ -133,8 +135,16 @@ register_kind(FcKind())
 
 
 @_base.layer_function
-def fc(input, size, act=None, name=None, param_attr=None, bias_attr=None, layer_attr=None,
-       parameter_name=None):  # noqa: A002
+def fc(
+    input,
+    size,
+    act=None,
+    name=None,
+    param_attr=None,
+    bias_attr=None,
+    layer_attr=None,
+    parameter_name=None,
+):  # noqa: A002
     """Fully connected: ``act(sum_i x_i W_i + b)``; a list input has one weight per input.
 
     Args:
@@ -163,7 +173,10 @@ def fc(input, size, act=None, name=None, param_attr=None, bias_attr=None, layer_
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
     }
     return _base.build(
-        "fc", name=name, inputs=inputs, attrs=attrs,
+        "fc",
+        name=name,
+        inputs=inputs,
+        attrs=attrs,
         param_attrs=_base.param_attr_list(param_attr, len(inputs), layer=name),
         bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
         parameter_name=parameter_name,
@@ -212,7 +225,10 @@ def embedding(input, size, name=None, param_attr=None, layer_attr=None, paramete
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
     }
     return _base.build(
-        "embedding", name=name, inputs=[inp], attrs=attrs,
+        "embedding",
+        name=name,
+        inputs=[inp],
+        attrs=attrs,
         param_attrs=_base.param_attr_list(param_attr, 1, layer=name),
         parameter_name=parameter_name,
     )
@@ -242,14 +258,23 @@ register_kind(ConcatKind())
 
 @_base.layer_function
 def concat(input, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa: A002
-    """Concatenate the features of several layers: ``act([x_1, x_2, ...])``.
+    """Concatenate features: ``act([x_1, x_2, ...])``.
 
-    Images of equal height and width concatenate along channels.
+    The inputs are all layers (images of equal height and width concatenate along
+    channels), or all projections (v2's concat of projections: each projection's
+    output side by side, with an optional bias).
 
     Returns:
-        A layer whose size is the sum of the input sizes.
+        A layer whose size is the sum of the input (or projection) sizes.
     """
     name = _base.layer_name(name, "concat")
+    items = input if isinstance(input, (list, tuple)) else [input]
+    if items and all(_is_projection(item) for item in items):
+        from paddle_lite._src.layers import mixed  # projections live with the mixed layer
+
+        return mixed.concat_projections(
+            list(items), name=name, act=act, layer_attr=layer_attr, bias_attr=bias_attr
+        )
     inputs = _base.as_layers(input, layer=name)
     if bias_attr not in (None, False):
         raise LayerConfigError(f"layer '{name}': concat of layers takes no bias_attr.")
@@ -260,6 +285,10 @@ def concat(input, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa
     return _base.build("concat", name=name, inputs=inputs, attrs=attrs)
 
 
+def _is_projection(item: Any) -> bool:
+    return hasattr(item, "to_attr") and hasattr(item, "param_attr")
+
+
 class AddtoKind(Kind):
     name = "addto"
 
@@ -268,7 +297,9 @@ class AddtoKind(Kind):
         sizes = [s.size for s in inputs]
         if len(set(sizes)) > 1:
             raise LayerConfigError(f"all inputs must have the same size; received sizes {sizes}.")
-        return Spec(sizes[0], seq_level=same_seq_level(inputs, "addto inputs"), image=inputs[0].image)
+        return Spec(
+            sizes[0], seq_level=same_seq_level(inputs, "addto inputs"), image=inputs[0].image
+        )
 
     def param_specs(self, inputs, attrs):
         if not attrs["bias"]:
@@ -312,5 +343,6 @@ def dropout(input, dropout_rate, name=None):  # noqa: A002
     """
     name = _base.layer_name(name, "dropout")
     rate = _base.number(dropout_rate, layer=name, arg="dropout_rate")
-    return addto(input=input, act=Linear(), name=name,
-                 layer_attr=attrs_mod.ExtraAttr(drop_rate=rate))
+    return addto(
+        input=input, act=Linear(), name=name, layer_attr=attrs_mod.ExtraAttr(drop_rate=rate)
+    )

@@ -43,8 +43,14 @@ def safe_log(p: Any) -> Any:
     return jnp.log(jnp.maximum(p, TINY))
 
 
-def expect(spec: Spec, arg: str, *, dtypes: Sequence[str] = ("float32",), size: int | None = None,
-           why: str = "") -> None:
+def expect(
+    spec: Spec,
+    arg: str,
+    *,
+    dtypes: Sequence[str] = ("float32",),
+    size: int | None = None,
+    why: str = "",
+) -> None:
     """Raise ``LayerConfigError`` unless ``spec`` has one of ``dtypes`` and ``size``."""
     if spec.dtype not in dtypes:
         wanted = " or ".join(_WHAT[d] for d in dtypes)
@@ -122,15 +128,26 @@ class CostKind(Kind):
         return per_sample(cost, inputs[0], weight, attrs.get("coeff", 1.0))
 
 
-def build_cost(kind: str, *, name: str, args: Sequence[tuple[str, Any]], weight: Any = None,
-               coeff: Any = 1.0, layer_attr: Any = None, **attrs: Any) -> Layer:
+def build_cost(
+    kind: str,
+    *,
+    name: str,
+    args: Sequence[tuple[str, Any]],
+    weight: Any = None,
+    coeff: Any = 1.0,
+    layer_attr: Any = None,
+    **attrs: Any,
+) -> Layer:
     """Check the arguments of a cost function and build its node."""
     inputs = [_base.as_layer(value, layer=name, arg=arg) for arg, value in args]
     if weight is not None:
         inputs.append(_base.as_layer(weight, layer=name, arg="weight"))
     _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
-    full = {"coeff": _base.number(coeff, layer=name, arg="coeff"),
-            "weighted": weight is not None, **attrs}
+    full = {
+        "coeff": _base.number(coeff, layer=name, arg="coeff"),
+        "weighted": weight is not None,
+        **attrs,
+    }
     return _base.build(kind, name=name, inputs=inputs, attrs=full)
 
 
@@ -142,8 +159,13 @@ def _label_prob(p: Any, ids: Any) -> Any:
 def _check_class_label(specs: Mapping[str, Spec]) -> None:
     expect(specs["input"], "input")
     n = specs["input"].size
-    expect(specs["label"], "label", dtypes=("int32",), size=n,
-           why=f" (= input.size: an integer_value({n}) label)")
+    expect(
+        specs["label"],
+        "label",
+        dtypes=("int32",),
+        size=n,
+        why=f" (= input.size: an integer_value({n}) label)",
+    )
 
 
 def check_same_size(specs: Mapping[str, Spec]) -> None:
@@ -186,8 +208,13 @@ class MultiBinaryKind(CostKind):
 
     def check(self, specs, attrs):
         expect(specs["input"], "input")
-        expect(specs["label"], "label", dtypes=("sparse_binary", "sparse_float", "float32"),
-               size=specs["input"].size, why=" (= input.size)")
+        expect(
+            specs["label"],
+            "label",
+            dtypes=("sparse_binary", "sparse_float", "float32"),
+            size=specs["input"].size,
+            why=" (= input.size)",
+        )
 
     def step_cost(self, values, attrs):
         p, t = values
@@ -220,8 +247,9 @@ def _evaluator_names(evaluator: Any, *, layer: str) -> tuple[str, ...]:
 
 
 @_base.layer_function
-def classification_cost(input, label, weight=None, name=None, evaluator=None, layer_attr=None,
-                        coeff=1.):  # noqa: A002
+def classification_cost(
+    input, label, weight=None, name=None, evaluator=None, layer_attr=None, coeff=1.0
+):  # noqa: A002
     """Multi-class cross entropy of a softmax output: ``coeff * w * -log(p[label])``.
 
     Attaches v2's ``classification_error_evaluator`` (attr ``evaluators``).
@@ -249,10 +277,15 @@ def classification_cost(input, label, weight=None, name=None, evaluator=None, la
             f"input '{inp.name}' has {inp.activation!r}. Give it act=paddle.activation."
             "Softmax() or use cross_entropy_cost."
         )
-    return build_cost("multi_class_cross_entropy", name=name,
-                      args=[("input", inp), ("label", label)],
-                      weight=weight, coeff=coeff, layer_attr=layer_attr,
-                      evaluators=_evaluator_names(evaluator, layer=name))
+    return build_cost(
+        "multi_class_cross_entropy",
+        name=name,
+        args=[("input", inp), ("label", label)],
+        weight=weight,
+        coeff=coeff,
+        layer_attr=layer_attr,
+        evaluators=_evaluator_names(evaluator, layer=name),
+    )
 
 
 @_base.layer_function
@@ -272,9 +305,14 @@ def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_at
         cost = paddle.layer.cross_entropy_cost(input=prob, label=lbl)
     """
     name = _base.layer_name(name, "cross_entropy")
-    return build_cost("multi_class_cross_entropy", name=name,
-                      args=[("input", input), ("label", label)],
-                      weight=weight, coeff=coeff, layer_attr=layer_attr)
+    return build_cost(
+        "multi_class_cross_entropy",
+        name=name,
+        args=[("input", input), ("label", label)],
+        weight=weight,
+        coeff=coeff,
+        layer_attr=layer_attr,
+    )
 
 
 @_base.layer_function
@@ -291,14 +329,19 @@ def cross_entropy(input, label, name=None, coeff=1.0):  # noqa: A002
         cost = paddle.layer.cross_entropy(input=prob, label=lbl)
     """
     name = _base.layer_name(name, "cross_entropy")
-    return build_cost("multi_class_cross_entropy", name=name,
-                      args=[("input", input), ("label", label)],
-                      coeff=coeff, soft_label=True)
+    return build_cost(
+        "multi_class_cross_entropy",
+        name=name,
+        args=[("input", input), ("label", label)],
+        coeff=coeff,
+        soft_label=True,
+    )
 
 
 @_base.layer_function
-def cross_entropy_with_selfnorm_cost(input, label, name=None, coeff=1.0, softmax_selfnorm_alpha=0.1,
-                                     layer_attr=None):  # noqa: A002
+def cross_entropy_with_selfnorm_cost(
+    input, label, name=None, coeff=1.0, softmax_selfnorm_alpha=0.1, layer_attr=None
+):  # noqa: A002
     """Cross entropy of an unnormalised positive output, with a self-normalising penalty.
 
     With ``Z = sum_j p_j`` (v2's CostLayer)::
@@ -319,9 +362,14 @@ def cross_entropy_with_selfnorm_cost(input, label, name=None, coeff=1.0, softmax
     """
     name = _base.layer_name(name, "cross_entropy_with_selfnorm")
     alpha = _base.number(softmax_selfnorm_alpha, layer=name, arg="softmax_selfnorm_alpha")
-    return build_cost("cross_entropy_with_selfnorm", name=name,
-                      args=[("input", input), ("label", label)], coeff=coeff,
-                      layer_attr=layer_attr, softmax_selfnorm_alpha=alpha)
+    return build_cost(
+        "cross_entropy_with_selfnorm",
+        name=name,
+        args=[("input", input), ("label", label)],
+        coeff=coeff,
+        layer_attr=layer_attr,
+        softmax_selfnorm_alpha=alpha,
+    )
 
 
 @_base.layer_function
@@ -348,10 +396,17 @@ def multi_binary_label_cross_entropy_cost(input, label, name=None, coeff=1.0, la
         _LOG.warning(
             "layer '%s': input '%s' has activation %r; multi_binary_label_cross_entropy_cost "
             "expects probabilities, so a Sigmoid activation is recommended.",
-            name, inp.name, inp.activation,
+            name,
+            inp.name,
+            inp.activation,
         )
-    return build_cost("multi_binary_label_cross_entropy", name=name,
-                      args=[("input", inp), ("label", label)], coeff=coeff, layer_attr=layer_attr)
+    return build_cost(
+        "multi_binary_label_cross_entropy",
+        name=name,
+        args=[("input", inp), ("label", label)],
+        coeff=coeff,
+        layer_attr=layer_attr,
+    )
 
 
 # squared error and sum -----------------------------------------------------------
@@ -399,8 +454,14 @@ def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_att
         cost = paddle.layer.square_error_cost(input=y_predict, label=y)
     """
     name = _base.layer_name(name, "square_error_cost")
-    return build_cost("square_error", name=name, args=[("input", input), ("label", label)],
-                      weight=weight, coeff=coeff, layer_attr=layer_attr)
+    return build_cost(
+        "square_error",
+        name=name,
+        args=[("input", input), ("label", label)],
+        weight=weight,
+        coeff=coeff,
+        layer_attr=layer_attr,
+    )
 
 
 mse_cost = square_error_cost

@@ -174,13 +174,26 @@ class LambdaKind(CostKind):
 
     def apply(self, params, inputs, attrs, *, key, mode):
         out, rel = inputs
-        cost = lambda_rank(out.data[..., 0], rel.data[..., 0], out.lengths,
-                           attrs["NDCG_num"], attrs["max_sort_size"])
+        cost = lambda_rank(
+            out.data[..., 0],
+            rel.data[..., 0],
+            out.lengths,
+            attrs["NDCG_num"],
+            attrs["max_sort_size"],
+        )
         return cost[:, None].astype(jnp.float32)
 
 
-for _kind in (HuberRegressionKind(), SmoothL1Kind(), HuberClassificationKind(),
-              ShouldBeTrueKind(), ShouldBeFalseKind(), RankKind(), LessThanKind(), LambdaKind()):
+for _kind in (
+    HuberRegressionKind(),
+    SmoothL1Kind(),
+    HuberClassificationKind(),
+    ShouldBeTrueKind(),
+    ShouldBeFalseKind(),
+    RankKind(),
+    LessThanKind(),
+    LambdaKind(),
+):
     register_kind(_kind)
 
 
@@ -207,8 +220,14 @@ def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_a
     delta = _base.number(delta, layer=name, arg="delta")
     if delta <= 0:
         raise LayerConfigError(f"layer '{name}': delta must be positive; received {delta}.")
-    return build_cost("huber_regression", name=name, args=[("input", input), ("label", label)],
-                      coeff=coeff, layer_attr=layer_attr, delta=delta)
+    return build_cost(
+        "huber_regression",
+        name=name,
+        args=[("input", input), ("label", label)],
+        coeff=coeff,
+        layer_attr=layer_attr,
+        delta=delta,
+    )
 
 
 @_base.layer_function
@@ -226,8 +245,13 @@ def smooth_l1_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa
         cost = paddle.layer.smooth_l1_cost(input=box_pred, label=box)
     """
     name = _base.layer_name(name, "smooth_l1_cost")
-    return build_cost("smooth_l1", name=name, args=[("input", input), ("label", label)],
-                      coeff=coeff, layer_attr=layer_attr)
+    return build_cost(
+        "smooth_l1",
+        name=name,
+        args=[("input", input), ("label", label)],
+        coeff=coeff,
+        layer_attr=layer_attr,
+    )
 
 
 @_base.layer_function
@@ -249,8 +273,13 @@ def huber_classification_cost(input, label, name=None, coeff=1.0, layer_attr=Non
         cost = paddle.layer.huber_classification_cost(input=score, label=lbl)
     """
     name = _base.layer_name(name, "huber_classification_cost")
-    return build_cost("huber_classification", name=name, args=[("input", input), ("label", label)],
-                      coeff=coeff, layer_attr=layer_attr)
+    return build_cost(
+        "huber_classification",
+        name=name,
+        args=[("input", input), ("label", label)],
+        coeff=coeff,
+        layer_attr=layer_attr,
+    )
 
 
 @_base.layer_function
@@ -303,9 +332,14 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=
         cost = paddle.layer.rank_cost(left=score_a, right=score_b, label=p)
     """
     name = _base.layer_name(name, "rank_cost")
-    return build_cost("rank_cost", name=name,
-                      args=[("left", left), ("right", right), ("label", label)],
-                      weight=weight, coeff=coeff, layer_attr=layer_attr)
+    return build_cost(
+        "rank_cost",
+        name=name,
+        args=[("left", left), ("right", right), ("label", label)],
+        weight=weight,
+        coeff=coeff,
+        layer_attr=layer_attr,
+    )
 
 
 @_base.layer_function
@@ -366,5 +400,11 @@ def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1, layer_att
             f"layer '{name}': max_sort_size must be -1 or >= NDCG_num ({ndcg_num}); "
             f"received {max_sort_size}."
         )
-    return build_cost("lambda_cost", name=name, args=[("input", input), ("score", score)],
-                      layer_attr=layer_attr, NDCG_num=ndcg_num, max_sort_size=max_sort_size)
+    return build_cost(
+        "lambda_cost",
+        name=name,
+        args=[("input", input), ("score", score)],
+        layer_attr=layer_attr,
+        NDCG_num=ndcg_num,
+        max_sort_size=max_sort_size,
+    )

@@ -83,8 +83,11 @@ def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
     """
     name = _base.layer_name(name, "cos_sim")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
-    attrs = {"scale": _base.number(scale, layer=name, arg="scale"),
-             "size": _base.positive_int(size, layer=name, arg="size"), **_extra(layer_attr, name)}
+    attrs = {
+        "scale": _base.number(scale, layer=name, arg="scale"),
+        "size": _base.positive_int(size, layer=name, arg="size"),
+        **_extra(layer_attr, name),
+    }
     return _base.build("cos", name=name, inputs=inputs, attrs=attrs)
 
 
@@ -163,8 +166,10 @@ class InterpolationKind(Kind):
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)
         if inputs[1].size != inputs[2].size:
-            raise LayerConfigError(f"input[0] and input[1] must have the same size; received "
-                                   f"{inputs[1].size} and {inputs[2].size}.")
+            raise LayerConfigError(
+                f"input[0] and input[1] must have the same size; received "
+                f"{inputs[1].size} and {inputs[2].size}."
+            )
         return Spec(inputs[1].size, seq_level=inputs[1].seq_level)
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -194,14 +199,22 @@ def slope_intercept(input, slope=1.0, intercept=0.0, name=None, layer_attr=None)
     """
     name = _base.layer_name(name, "slope_intercept_layer")
     (inp,) = _base.as_layers(input, layer=name)
-    attrs = {"slope": _base.number(slope, layer=name, arg="slope"),
-             "intercept": _base.number(intercept, layer=name, arg="intercept"),
-             **_extra(layer_attr, name)}
+    attrs = {
+        "slope": _base.number(slope, layer=name, arg="slope"),
+        "intercept": _base.number(intercept, layer=name, arg="intercept"),
+        **_extra(layer_attr, name),
+    }
     return _base.build("slope_intercept", name=name, inputs=[inp], attrs=attrs)
 
 
-def _weighted(kind: str, prefix: str, input: Any, weight: Any, name: Any,  # noqa: A002
-              layer_attr: Any) -> Layer:
+def _weighted(
+    kind: str,
+    prefix: str,
+    input: Any,
+    weight: Any,
+    name: Any,  # noqa: A002
+    layer_attr: Any,
+) -> Layer:
     name = _base.layer_name(name, prefix)
     (inp,) = _base.as_layers(input, layer=name)
     w = _base.as_layer(weight, layer=name, arg="weight")
@@ -259,11 +272,13 @@ def interpolation(input, weight, name=None, layer_attr=None):  # noqa: A002
     name = _base.layer_name(name, "interpolation_layer")
     pair = _base.as_layers(input, layer=name)
     if len(pair) != 2:
-        raise LayerConfigError(f"layer '{name}': input must be a list of 2 layers [x1, x2]; "
-                               f"received {len(pair)}.")
+        raise LayerConfigError(
+            f"layer '{name}': input must be a list of 2 layers [x1, x2]; received {len(pair)}."
+        )
     w = _base.as_layer(weight, layer=name, arg="weight")
-    return _base.build("interpolation", name=name, inputs=[w, *pair],
-                       attrs=_extra(layer_attr, name))
+    return _base.build(
+        "interpolation", name=name, inputs=[w, *pair], attrs=_extra(layer_attr, name)
+    )
 
 
 # trans / repeat ------------------------------------------------------------------
@@ -334,9 +349,12 @@ def repeat(input, num_repeats, as_row_vector=True, act=None, name=None, layer_at
     """
     name = _base.layer_name(name, "repeat_layer")
     (inp,) = _base.as_layers(input, layer=name)
-    attrs = {"num_repeats": _base.positive_int(num_repeats, layer=name, arg="num_repeats"),
-             "as_row_vector": bool(as_row_vector), "act": acts.as_activation(act, layer=name),
-             **_extra(layer_attr, name)}
+    attrs = {
+        "num_repeats": _base.positive_int(num_repeats, layer=name, arg="num_repeats"),
+        "as_row_vector": bool(as_row_vector),
+        "act": acts.as_activation(act, layer=name),
+        **_extra(layer_attr, name),
+    }
     return _base.build("featmap_expand", name=name, inputs=[inp], attrs=attrs)
 
 
@@ -353,8 +371,10 @@ def _is_number(value: Any) -> bool:
 
 def _operand(value: Any, op: str) -> Layer:
     if not isinstance(value, Layer):
-        raise LayerTypeError(f"layer arithmetic '{op}': the operand must be a layer or a number; "
-                             f"received {value!r} of type {type(value).__name__}.")
+        raise LayerTypeError(
+            f"layer arithmetic '{op}': the operand must be a layer or a number; "
+            f"received {value!r} of type {type(value).__name__}."
+        )
     return _base.as_layer(value, layer=value.name, arg=f"the operand of '{op}'")
 
 

@@ -13,6 +13,8 @@ import dataclasses
 import warnings
 from typing import Any
 
+import jax.numpy as jnp
+
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
@@ -112,8 +114,7 @@ def trans_full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
 
         proj = paddle.layer.trans_full_matrix_projection(input=x, size=8)
     """
-    return _projection("trans_full_matrix_projection", "trans_full_matrix", input, size,
-                       param_attr)
+    return _projection("trans_full_matrix_projection", "trans_full_matrix", input, size, param_attr)
 
 
 @_base.layer_function
@@ -206,17 +207,22 @@ def dotmul_operator(a=None, b=None, scale=1, **kwargs):
     fn = "dotmul_operator"
     unknown = sorted(set(kwargs) - {"x", "y"})
     if unknown:
-        raise LayerTypeError(f"{fn}() got an unexpected keyword argument '{unknown[0]}'. "
-                             "Valid arguments: a, b, scale.")
+        raise LayerTypeError(
+            f"{fn}() got an unexpected keyword argument '{unknown[0]}'. "
+            "Valid arguments: a, b, scale."
+        )
     if kwargs:
-        warnings.warn(f"{fn}: x and y are deprecated; use a and b.", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"{fn}: x and y are deprecated; use a and b.", DeprecationWarning, stacklevel=2
+        )
     a, b = kwargs.get("x", a), kwargs.get("y", b)
     la = _base.as_layer(a, layer=fn, arg="a")
     lb = _base.as_layer(b, layer=fn, arg="b")
     if la.size != lb.size:
-        raise LayerConfigError(f"{fn}(): a and b must have the same size; received "
-                               f"{la.size} ('{la.name}') and {lb.size} ('{lb.name}').")
+        raise LayerConfigError(
+            f"{fn}(): a and b must have the same size; received "
+            f"{la.size} ('{la.name}') and {lb.size} ('{lb.name}')."
+        )
     value = _base.number(scale, layer=fn, arg="scale")
     return Projection("dotmul_operator", (la, lb), scale=value)
 
@@ -233,26 +239,48 @@ def _implied_size(item: dict[str, Any], specs: list[Spec]) -> int:
 def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
     kind, dtypes = item["type"], {s.dtype for s in specs}
     if kind == "table" and dtypes != {"int32"}:
-        raise LayerConfigError(f"projection {i} (table) needs integer ids; received "
-                               f"{specs[0].dtype} values.")
+        raise LayerConfigError(
+            f"projection {i} (table) needs integer ids; received {specs[0].dtype} values."
+        )
     if kind in ("full_matrix", "trans_full_matrix") and "int32" in dtypes:
-        raise LayerConfigError(f"projection {i} ({kind}) needs dense or sparse values; received "
-                               "integer ids. Use table_projection for ids.")
+        raise LayerConfigError(
+            f"projection {i} ({kind}) needs dense or sparse values; received "
+            "integer ids. Use table_projection for ids."
+        )
     if kind in _DENSE_ONLY and dtypes != {"float32"}:
-        raise LayerConfigError(f"projection {i} ({kind}) needs dense values; received "
-                               f"{sorted(dtypes)}.")
+        raise LayerConfigError(
+            f"projection {i} ({kind}) needs dense values; received {sorted(dtypes)}."
+        )
     if kind == "dotmul_operator" and specs[0].size != specs[1].size:
-        raise LayerConfigError(f"projection {i} (dotmul_operator) needs equal sizes; received "
-                               f"{specs[0].size} and {specs[1].size}.")
+        raise LayerConfigError(
+            f"projection {i} (dotmul_operator) needs equal sizes; received "
+            f"{specs[0].size} and {specs[1].size}."
+        )
 
 
-def mixed_size(inputs, attrs) -> int:  # noqa: ANN001
-    """The mixed layer's width: ``attrs["size"]`` or the one its projections agree on."""
-    size = attrs["size"]
+def _item_sizes(inputs, attrs) -> list[int]:  # noqa: ANN001
+    """Each projection's own output width (0 when it takes the layer's), checked."""
+    sizes = []
     for i, item in enumerate(attrs["projections"]):
         specs = [inputs[j] for j in item["inputs"]]
         _check_input(i, item, specs)
-        implied = _implied_size(item, specs)
+        sizes.append(_implied_size(item, specs))
+    return sizes
+
+
+def mixed_size(inputs, attrs) -> int:  # noqa: ANN001
+    """The layer's width: for a sum, ``attrs["size"]`` or the one its projections agree
+    on; for a concatenation (``attrs["combine"] == "concat"``), the sum of their widths."""
+    sizes = _item_sizes(inputs, attrs)
+    if attrs.get("combine") == "concat":
+        missing = [i for i, n in enumerate(sizes) if not n]
+        if missing:
+            raise LayerConfigError(
+                f"projections {missing} of a concat have no size; pass size= to each."
+            )
+        return sum(sizes)
+    size = attrs["size"]
+    for i, (item, implied) in enumerate(zip(attrs["projections"], sizes, strict=True)):
         if implied and size and implied != size:
             raise LayerConfigError(
                 f"projection {i} ({item['type']}) has output size {implied}, but the layer size "
@@ -260,8 +288,10 @@ def mixed_size(inputs, attrs) -> int:  # noqa: ANN001
             )
         size = size or implied
     if not size:
-        raise LayerConfigError("size is not set and no projection implies one; pass "
-                               "mixed(size=...) or a projection size.")
+        raise LayerConfigError(
+            "size is not set and no projection implies one; pass "
+            "mixed(size=...) or a projection size."
+        )
     return size
 
 
@@ -287,7 +317,7 @@ def _term(item: dict[str, Any], w: Any, xs: list[Any]) -> Any:
     if kind == "identity":
         return x
     if kind == "identity_offset":
-        return x[..., item["offset"]:item["offset"] + item["size"]]
+        return x[..., item["offset"] : item["offset"] + item["size"]]
     if kind == "dotmul":
         return x * w[0]
     if kind == "scaling":
@@ -304,9 +334,12 @@ class MixedKind(Kind):
 
     def param_specs(self, inputs, attrs):
         size = mixed_size(inputs, attrs)
+        concat = attrs.get("combine") == "concat"
+        widths = _item_sizes(inputs, attrs) if concat else None
         decls = []
         for i, item in enumerate(attrs["projections"]):
-            shape = _weight_shape(item, inputs[item["inputs"][0]].size, size)
+            width = widths[i] if concat else size
+            shape = _weight_shape(item, inputs[item["inputs"][0]].size, width)
             if shape is not None:
                 decls.append(ParamDecl(f"w{i}", shape, ("param", i), attrs_mod.SMART))
         if attrs["bias"]:
@@ -316,9 +349,14 @@ class MixedKind(Kind):
     def apply(self, params, inputs, attrs, *, key, mode):
         if attrs.get("open"):
             raise LayerConfigError("a mixed layer is computed before its `with` block ended.")
-        out = 0
-        for i, item in enumerate(attrs["projections"]):
-            out = out + _term(item, params.get(f"w{i}"), [inputs[j] for j in item["inputs"]])
+        terms = [
+            _term(item, params.get(f"w{i}"), [inputs[j] for j in item["inputs"]])
+            for i, item in enumerate(attrs["projections"])
+        ]
+        if attrs.get("combine") == "concat":
+            out = jnp.concatenate(terms, axis=-1)
+        else:
+            out = sum(terms[1:], terms[0])
         if attrs["bias"]:
             out = out + params["wbias"][0]
         seq = next((x for x in inputs if isinstance(x, Seq)), None)
@@ -370,18 +408,29 @@ class MixedLayer(Layer):
 
     def _seal(self) -> None:
         if not self._pending:
-            raise LayerConfigError(f"layer '{self.name}' (mixed): no projection or operator was "
-                                   "added; add at least one with `+=` or input=[...].")
+            raise LayerConfigError(
+                f"layer '{self.name}' (mixed): no projection or operator was "
+                "added; add at least one with `+=` or input=[...]."
+            )
         inputs: list[Layer] = []
         items = []
         for proj in self._pending:
             items.append(proj.to_attr(len(inputs)))
             inputs.extend(proj.inputs)
         cfg = self._config
-        attrs = {"size": cfg["size"], "projections": tuple(items), "act": cfg["act"],
-                 **cfg["extra"]}
+        attrs = {
+            "size": cfg["size"],
+            "projections": tuple(items),
+            "act": cfg["act"],
+            **cfg["extra"],
+        }
+        if cfg.get("combine"):
+            attrs["combine"] = cfg["combine"]
         node = _base.build(
-            "mixed", name=self.name, inputs=inputs, attrs=attrs,
+            "mixed",
+            name=self.name,
+            inputs=inputs,
+            attrs=attrs,
             param_attrs=[p.param_attr or attrs_mod.ParamAttr() for p in self._pending],
             bias=cfg["bias"],
         )
@@ -427,6 +476,26 @@ def mixed(size=0, input=None, name=None, act=None, bias_attr=False, layer_attr=N
     if input is None:
         return layer
     for item in input if isinstance(input, (list, tuple)) else [input]:
+        layer += item
+    layer._seal()
+    return layer
+
+
+def concat_projections(projections: list[Projection], *, name: str, act: Any, layer_attr: Any,
+                       bias_attr: Any) -> Layer:
+    """v2's concat of projections: each projection's output side by side.
+
+    Projection ``i`` owns ``_<name>.w{i}`` shaped for its own ``size``.
+    """
+    config = {
+        "size": 0,
+        "act": as_activation(act, layer=name),
+        "bias": attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name),
+        "extra": _base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        "combine": "concat",
+    }
+    layer = MixedLayer(name, config)
+    for item in projections:
         layer += item
     layer._seal()
     return layer

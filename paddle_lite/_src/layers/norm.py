@@ -89,8 +89,11 @@ def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any
 def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamAttr]:
     if mean_var_names is None:
         return []
-    if (not isinstance(mean_var_names, (list, tuple)) or len(mean_var_names) != 2
-            or not all(isinstance(n, str) and n for n in mean_var_names)):
+    if (
+        not isinstance(mean_var_names, (list, tuple))
+        or len(mean_var_names) != 2
+        or not all(isinstance(n, str) and n for n in mean_var_names)
+    ):
         raise LayerConfigError(
             f"layer '{layer}': mean_var_names must be a pair of parameter names "
             f"(moving mean, moving variance); received {mean_var_names!r}."
@@ -114,10 +117,21 @@ def _bn_options(img3D, batch_norm_type, use_global_stats, *, layer: str) -> None
 
 
 @_base.layer_function
-def batch_norm(input, act=None, name=None, img3D=False, num_channels=None,  # noqa: A002, N803
-               bias_attr=None, param_attr=None, layer_attr=None, batch_norm_type=None,
-               epsilon=1e-5, moving_average_fraction=0.9, use_global_stats=None,
-               mean_var_names=None):
+def batch_norm(
+    input,
+    act=None,
+    name=None,
+    img3D=False,
+    num_channels=None,  # noqa: A002, N803
+    bias_attr=None,
+    param_attr=None,
+    layer_attr=None,
+    batch_norm_type=None,
+    epsilon=1e-5,
+    moving_average_fraction=0.9,
+    use_global_stats=None,
+    mean_var_names=None,
+):
     """Batch normalisation per channel: ``act(gamma * (x - mean) / sqrt(var + eps) + beta)``.
 
     Statistics run over the batch (and H, W of images). Training uses the batch mean
@@ -159,17 +173,24 @@ def batch_norm(input, act=None, name=None, img3D=False, num_channels=None,  # no
         "image": image,
         "epsilon": _base.number(epsilon, layer=name, arg="epsilon"),
         "moving_average_fraction": _base.number(
-            moving_average_fraction, layer=name, arg="moving_average_fraction"),
+            moving_average_fraction, layer=name, arg="moving_average_fraction"
+        ),
         "use_global_stats": use_global_stats,
         "mean_var_names": None if mean_var_names is None else tuple(mean_var_names),
         "batch_norm_type": batch_norm_type,
         "act": as_activation(Relu() if act is None else act, layer=name),
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
     }
-    gamma = attrs_mod.ParamAttr(initial_mean=1.0, initial_std=0.0) if param_attr is None else (
-        attrs_mod.as_param_attr(param_attr, layer=name, arg="param_attr"))
+    gamma = (
+        attrs_mod.ParamAttr(initial_mean=1.0, initial_std=0.0)
+        if param_attr is None
+        else (attrs_mod.as_param_attr(param_attr, layer=name, arg="param_attr"))
+    )
     return _base.build(
-        "batch_norm", name=name, inputs=[inp], attrs=attrs,
+        "batch_norm",
+        name=name,
+        inputs=[inp],
+        attrs=attrs,
         param_attrs=[gamma, *_mean_var_attrs(mean_var_names, layer=name)],
         bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
     )
@@ -196,8 +217,15 @@ register_kind(CmrNormKind())
 
 
 @_base.layer_function
-def img_cmrnorm(input, size, scale=0.0128, power=0.75, name=None, num_channels=None,  # noqa: A002
-                layer_attr=None):
+def img_cmrnorm(
+    input,
+    size,
+    scale=0.0128,
+    power=0.75,
+    name=None,
+    num_channels=None,  # noqa: A002
+    layer_attr=None,
+):
     """Local response normalisation across channels (cross-map LRN).
 
     ``out[c] = x[c] / (1 + scale/size * sum_{c'} x[c']**2) ** power`` with ``c'`` over

@@ -201,9 +201,7 @@ def xmap_readers(
         images = xmap_readers(decode_and_augment, file_reader, 4, 64, order=True)
     """
     if not callable(mapper):
-        raise ReaderTypeError(
-            f"xmap_readers: mapper must be callable; received {show(mapper)}."
-        )
+        raise ReaderTypeError(f"xmap_readers: mapper must be callable; received {show(mapper)}.")
     check_reader(reader, "xmap_readers")
     process_num = check_count(process_num, "xmap_readers", "process_num", 1)
     buffer_size = check_count(buffer_size, "xmap_readers", "buffer_size", 0)

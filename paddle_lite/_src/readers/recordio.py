@@ -56,8 +56,11 @@ def _to_json(value: Any, where: str) -> Any:
     if isinstance(value, tuple):
         return {"__tuple__": [_to_json(v, f"{where}[{i}]") for i, v in enumerate(value)]}
     if isinstance(value, dict):
-        return {"__dict__": [[_to_json(k, where), _to_json(v, f"{where}[{k!r}]")]
-                             for k, v in value.items()]}
+        return {
+            "__dict__": [
+                [_to_json(k, where), _to_json(v, f"{where}[{k!r}]")] for k, v in value.items()
+            ]
+        }
     if isinstance(value, np.ndarray):
         return _array_to_json(value, where)
     if isinstance(value, bytes):
