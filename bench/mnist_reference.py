@@ -5,8 +5,11 @@ Both sides train with the book's hyper-parameters (Momentum 0.9, learning rate
 128) on the same data in the same order, and are tested on the full MNIST test set.
 With ``--same-init`` (default) the reference starts from paddle_lite's initial values,
 so any accuracy gap is the framework's; ``--no-same-init`` draws its own (same
-distribution), which shows the seed-to-seed spread. Prints test accuracy and
-seconds per pass for each, side by side.
+distribution). The book's rate is aggressive for summed gradients: training is
+chaotic, so float rounding alone moves the final accuracy. The last column measures
+that: the reference run again from the same start scaled by (1 + 1e-6). A gap
+between paddle_lite and the reference no larger than that spread is not the
+framework's. Prints test accuracy and seconds per pass, side by side.
 
 Run (needs the MNIST files in the data home, e.g. PADDLE_LITE_DATA_HOME=../shared/datasets):
     python bench/mnist_reference.py [--passes 5] [--nets softmax,mlp,lenet]
@@ -72,8 +75,9 @@ def ref_train(net, batches, test, passes, init=None):
     tx = optax.chain(optax.add_decayed_weights(L2), optax.sgd(LR, momentum=MOMENTUM))
     state = tx.init(params)
 
-    def loss(p, x, y):  # summed over the batch, as v2
-        return -jnp.take_along_axis(jax.nn.log_softmax(ref_logits(net, p, x)), y[:, None], 1).sum()
+    def loss(p, x, y):  # v2's cost: -log of the softmax probability, summed over the batch
+        prob = jax.nn.softmax(ref_logits(net, p, x))
+        return -jnp.log(jnp.maximum(jnp.take_along_axis(prob, y[:, None], 1), 1e-37)).sum()
 
     @jax.jit
     def step(p, s, x, y):
@@ -157,15 +161,19 @@ def main(passes, nets, same_init):
     print(f"MNIST: {n} training images, {len(test)} test images, {passes} passes, batch {BATCH}")
     print(
         f"{'net':8s} {'paddle_lite acc':>16s} {'jax+optax acc':>14s} {'diff (pts)':>10s} "
-        f"{'lite s/pass':>12s} {'ref s/pass':>11s}"
+        f"{'lite s/pass':>12s} {'ref s/pass':>11s} {'ref(1+1e-6) acc':>16s}"
     )
     for net in nets:
         lite_acc, lite_s, initial = lite_train(net, train[:n], test, passes)
         init = from_lite(net, initial) if same_init else None
         ref_acc, ref_s = ref_train(net, batches, test_arrays, passes, init)
+        start = init if init is not None else ref_init(net, jax.random.PRNGKey(0))
+        nudged = jax.tree_util.tree_map(lambda v: v * (1 + 1e-6), start)
+        spread_acc, _ = ref_train(net, batches, test_arrays, passes, nudged)
         print(
             f"{net:8s} {100 * lite_acc:16.2f} {100 * ref_acc:14.2f} "
-            f"{100 * (lite_acc - ref_acc):10.2f} {lite_s:12.2f} {ref_s:11.2f}"
+            f"{100 * (lite_acc - ref_acc):10.2f} {lite_s:12.2f} {ref_s:11.2f} "
+            f"{100 * spread_acc:16.2f}"
         )
 
 

@@ -46,6 +46,7 @@ from paddle_lite._src.layers.mixed import (
     trans_full_matrix_projection,
 )
 from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
+from paddle_lite._src.topology import get_layer, parse_network
 
 LayerOutput = Layer
 
@@ -67,6 +68,7 @@ __all__ = [
     "dropout",
     "embedding",
     "fc",
+    "get_layer",
     "full_matrix_projection",
     "huber_classification_cost",
     "huber_regression_cost",
@@ -83,6 +85,7 @@ __all__ = [
     "mse_cost",
     "multi_binary_label_cross_entropy_cost",
     "name_scope",
+    "parse_network",
     "pad",
     "power",
     "rank_cost",

@@ -13,6 +13,7 @@ from typing import Any
 import jax
 import optax
 
+from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import run
@@ -92,6 +93,7 @@ def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
     differentiated; ``fixed`` (static and frozen parameters) only receives the
     batch-norm moving statistics. The parameter and optimizer buffers are donated.
     """
+    enable_compilation_cache()
     outputs, slots = _outputs(costs, evaluators)
     n_costs = len(costs)
 
@@ -116,6 +118,7 @@ def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
 
 def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any]):
     """Jitted ``(params, feeds) -> (cost_sum, stats)`` in test mode."""
+    enable_compilation_cache()
     outputs, slots = _outputs(costs, evaluators)
 
     def step(params, feeds):
@@ -128,5 +131,6 @@ def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any]):
 
 def make_infer(outputs: Sequence[Layer]):
     """Jitted ``(params, feeds) -> [value per output]`` in test mode."""
+    enable_compilation_cache()
     outputs = list(outputs)
     return jax.jit(lambda params, feeds: forward(outputs, params, feeds, None, "test")[0])

@@ -148,9 +148,12 @@ def init(**kwargs: Any) -> dict[str, Any]:
         )
     if flags["use_gpu"]:
         _require_gpu()
+    cache = _SETTINGS.get("_compilation_cache")
     _SETTINGS.clear()
     _SETTINGS.update(flags)
-    return dict(_SETTINGS)
+    if cache:
+        _SETTINGS["_compilation_cache"] = cache
+    return {k: v for k, v in _SETTINGS.items() if not k.startswith("_")}
 
 
 def _require_gpu() -> None:
@@ -164,3 +167,21 @@ def _require_gpu() -> None:
             f"(backends: {jax.default_backend()}). Install jax with CUDA support or pass "
             "use_gpu=False."
         ) from None
+
+
+def enable_compilation_cache() -> None:
+    """Turn on JAX's persistent compilation cache (once), unless the user set one.
+
+    The cache lives in ``$PADDLE_LITE_CACHE_DIR`` or ``~/.cache/paddle_lite/jax``;
+    it makes a program's second start skip recompiling its training step.
+    """
+    if _SETTINGS.get("_compilation_cache"):
+        return
+    import jax
+
+    if not jax.config.jax_compilation_cache_dir:
+        default = os.path.join(os.path.expanduser("~"), ".cache", "paddle_lite", "jax")
+        jax.config.update(
+            "jax_compilation_cache_dir", os.environ.get("PADDLE_LITE_CACHE_DIR", default)
+        )
+    _SETTINGS["_compilation_cache"] = True

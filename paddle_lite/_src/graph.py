@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import itertools
 import threading
+import weakref
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -148,6 +149,7 @@ class NameScope:
         self._counters: dict[str, int] = {}
         self._lock = threading.Lock()
         self.evaluators: list[Any] = []  # evaluators declared in this scope (v2 globals)
+        self.layers: weakref.WeakValueDictionary[str, Layer] = weakref.WeakValueDictionary()
 
     def next_name(self, prefix: str) -> str:
         with self._lock:
@@ -159,6 +161,7 @@ class NameScope:
         with self._lock:
             self._counters.clear()
             self.evaluators.clear()
+            self.layers.clear()
 
 
 _scope_stack: list[NameScope] = [NameScope()]
@@ -219,7 +222,7 @@ class Layer:
         serial: creation order (v2 lists data layers in definition order).
     """
 
-    __slots__ = ("name", "kind", "inputs", "attrs", "spec", "params", "serial")
+    __slots__ = ("name", "kind", "inputs", "attrs", "spec", "params", "serial", "__weakref__")
 
     name: str
     kind: str
@@ -251,6 +254,7 @@ class Layer:
             ("serial", next(_serials)),
         ):
             object.__setattr__(self, field, value)
+        current_scope().layers[name] = self
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"layer '{self.name}' is immutable; cannot set '{key}'.")

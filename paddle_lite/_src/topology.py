@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from paddle_lite._src import codec, proto
 from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
-from paddle_lite._src.graph import Layer, ParamSpec, Spec
+from paddle_lite._src.graph import Layer, ParamSpec, Spec, current_scope
 
 FORMAT = "paddle_lite.topology/1"
 INFERENCE_FORMAT = "paddle_lite.inference/1"
@@ -149,8 +149,12 @@ class Topology:
         specs = self.params if specs is None else specs
         layers = [
             SimpleNamespace(
-                name=n.name, type=n.kind, size=n.size, inputs=[i.name for i in n.inputs],
-                active_type=getattr(n.activation, "name", ""), parameters=[p.name for p in n.params],
+                name=n.name,
+                type=n.kind,
+                size=n.size,
+                inputs=[i.name for i in n.inputs],
+                active_type=getattr(n.activation, "name", ""),
+                parameters=[p.name for p in n.params],
             )
             for n in self.nodes
         ]
@@ -282,3 +286,26 @@ def _read_text(source: Any) -> str:
         return source
     data = source.read()
     return data.decode("utf-8") if isinstance(data, bytes) else data
+
+
+def parse_network(output_layers: Any, *extra: Any, extra_layers: Any = None) -> SimpleNamespace:
+    """v2 ``layer.parse_network``: the ModelConfig of ``output_layers`` (plus extras).
+
+    Extra layers may also come as further positional arguments (v2 0.10 varargs).
+    """
+    extras = list(extra)
+    if extra_layers is not None:
+        extras += extra_layers if isinstance(extra_layers, (list, tuple)) else [extra_layers]
+    return Topology(output_layers, extras or None).proto()
+
+
+def get_layer(name: str) -> Layer:
+    """v2 ``layer.get_layer``: the live layer called ``name`` in the current name scope."""
+    layers = current_scope().layers
+    layer = layers.get(name)
+    if layer is None:
+        raise TopologyError(
+            f"no layer named {name!r} exists in the current name scope."
+            + did_you_mean(name, list(layers.keys()))
+        )
+    return layer

@@ -35,6 +35,8 @@ NOT_LAYERS = {
     "AggregateLevel",
     "ExpandLevel",
     "AddToSealedMixedLayerException",
+    "get_layer",
+    "parse_network",
 }
 
 

@@ -131,3 +131,15 @@ def test_summary_table():
     assert lines[0].split() == ["layer", "type", "output", "params", "inputs"]
     assert "__fc_layer_0__  fc    100     78,500" in text
     assert lines[-1] == "total parameters: 79,510 in 4 arrays"
+
+
+def test_parse_network_and_get_layer_v2():
+    pixel, label, hidden, inference = _mnist()
+    conf = L.parse_network(inference)
+    assert conf.output_layer_names == [inference.name]
+    extra = L.embedding(input=label, size=2)
+    assert L.parse_network(inference, extra).input_layer_names == ["pixel", "label"]
+    assert L.parse_network([inference], extra_layers=[extra]).input_layer_names == ["pixel", "label"]
+    assert L.get_layer("pixel") is pixel and L.get_layer(hidden.name) is hidden
+    with pytest.raises(TopologyError, match="no layer named 'pixl'.*Did you mean 'pixel'"):
+        L.get_layer("pixl")

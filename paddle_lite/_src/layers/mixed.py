@@ -481,8 +481,9 @@ def mixed(size=0, input=None, name=None, act=None, bias_attr=False, layer_attr=N
     return layer
 
 
-def concat_projections(projections: list[Projection], *, name: str, act: Any, layer_attr: Any,
-                       bias_attr: Any) -> Layer:
+def concat_projections(
+    projections: list[Projection], *, name: str, act: Any, layer_attr: Any, bias_attr: Any
+) -> Layer:
     """v2's concat of projections: each projection's output side by side.
 
     Projection ``i`` owns ``_<name>.w{i}`` shaped for its own ``size``.
