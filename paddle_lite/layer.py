@@ -1,7 +1,7 @@
 """Layers (v2 ``paddle.layer``): functions that build immutable layer nodes."""
 
 from paddle_lite._src.graph import Layer, name_scope, reset_names
-from paddle_lite._src.layers.conv import img_conv, img_pool, maxout, pad
+from paddle_lite._src.layers.conv import img_conv
 from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
 from paddle_lite._src.layers.cost import (
     classification_cost,
@@ -34,18 +34,18 @@ from paddle_lite._src.layers.math import (
     slope_intercept,
     trans,
 )
-from paddle_lite._src.layers.mixed import (
-    AddToSealedMixedLayerException,
+from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException, mixed
+from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
+from paddle_lite._src.layers.pool import img_pool, maxout, pad
+from paddle_lite._src.layers.projections import (
     dotmul_operator,
     dotmul_projection,
     full_matrix_projection,
     identity_projection,
-    mixed,
     scaling_projection,
     table_projection,
     trans_full_matrix_projection,
 )
-from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
 from paddle_lite._src.topology import get_layer, parse_network
 
 LayerOutput = Layer

@@ -4,7 +4,7 @@
 ``layer + layer``, ``layer * 2.0`` ... also work directly on layers.
 """
 
-from paddle_lite._src.layers.math import (
+from paddle_lite._src.layers.arith import (
     abs,  # noqa: A004
     add,
     exp,

@@ -10,6 +10,7 @@ for compatibility and recorded.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -127,7 +128,8 @@ def init(**kwargs: Any) -> dict[str, Any]:
 
     Args:
         use_gpu: run on the GPU (an error when JAX sees none).
-        trainer_count: local data-parallel replicas (default 1).
+        trainer_count: local data-parallel replicas (default 1; recorded, but training
+            runs on one device for now, with a warning when it is above 1).
         seed: default seed of ``parameters.create`` and of training randomness.
         **kwargs: any other v2 flag; ``PADDLE_INIT_<NAME>`` environment variables
             supply flags too, and explicit keywords override them.
@@ -148,6 +150,13 @@ def init(**kwargs: Any) -> dict[str, Any]:
         )
     if flags["use_gpu"]:
         _require_gpu()
+    if flags["trainer_count"] > 1:
+        warnings.warn(
+            f"paddle.init(trainer_count={flags['trainer_count']}): training runs on one device; "
+            "data-parallel training over several local devices is not implemented yet.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     cache = _SETTINGS.get("_compilation_cache")
     _SETTINGS.clear()
     _SETTINGS.update(flags)

@@ -313,7 +313,7 @@ class Layer:
 
     # arithmetic on layers (v2 layer_math) ---------------------------------------
     def _math(self):  # noqa: ANN202
-        from paddle_lite._src.layers import math as layer_math  # late: layers build on graph
+        from paddle_lite._src.layers import arith as layer_math  # late: layers build on graph
 
         return layer_math
 

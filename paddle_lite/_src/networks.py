@@ -8,9 +8,10 @@ from paddle_lite._src.activations import Linear, Relu, Softmax
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers._base import layer_name
-from paddle_lite._src.layers.conv import img_conv, img_pool
+from paddle_lite._src.layers.conv import img_conv
 from paddle_lite._src.layers.core import dropout, fc
 from paddle_lite._src.layers.norm import batch_norm
+from paddle_lite._src.layers.pool import img_pool
 from paddle_lite._src.poolings import Max
 
 

@@ -344,7 +344,7 @@ def _cached_trainer(topology: Any, parameters: Parameters, update_equation: Any)
     cache: Mapping[Any, SGD] = parameters.__dict__.setdefault("_trainers", {})
     key = (tuple(id(o) for o in outputs), id(update_equation))
     if key not in cache:
-        from paddle_lite._src.optimizers import Momentum
+        from paddle_lite._src.optimizer_rules import Momentum
 
         equation = Momentum(momentum=0.0) if update_equation is None else update_equation
         cache[key] = SGD(outputs, parameters, equation)  # type: ignore[index]

@@ -1,4 +1,4 @@
-"""Integration descriptors of the image and normalisation layers (conv.py, norm.py).
+"""Integration descriptors of the image and normalisation layers (conv.py, pool.py, norm.py).
 
 Each entry: ``name`` (the public layer function), ``build() -> (output_layer, feeds)``
 building a fresh small network fed a batch of 3, and ``shape`` (the output's shape,
@@ -11,7 +11,7 @@ import numpy as np
 
 from paddle_lite._src import data_types, poolings
 from paddle_lite._src.activations import Linear
-from paddle_lite._src.layers import conv, core, norm
+from paddle_lite._src.layers import conv, core, norm, pool
 
 BATCH = 3
 
@@ -34,18 +34,18 @@ def _img_conv():  # noqa: ANN202
 
 def _img_pool():  # noqa: ANN202
     x, feeds = _image("pool_pixel", 2, 5, 5)
-    out = conv.img_pool(input=x, pool_size=3, stride=2, padding=1, pool_type=poolings.Avg())
+    out = pool.img_pool(input=x, pool_size=3, stride=2, padding=1, pool_type=poolings.Avg())
     return out, feeds
 
 
 def _maxout():  # noqa: ANN202
     x, feeds = _image("maxout_pixel", 6, 2, 2)
-    return conv.maxout(input=x, groups=3), feeds
+    return pool.maxout(input=x, groups=3), feeds
 
 
 def _pad():  # noqa: ANN202
     x, feeds = _image("pad_pixel", 2, 2, 3)
-    return conv.pad(input=x, pad_c=[1, 0], pad_h=[0, 1], pad_w=[1, 1]), feeds
+    return pool.pad(input=x, pad_c=[1, 0], pad_h=[0, 1], pad_w=[1, 1]), feeds
 
 
 def _batch_norm():  # noqa: ANN202

@@ -4,8 +4,10 @@ layers and the unary ops for the layer table test."""
 import numpy as np
 
 import paddle_lite as paddle
+from paddle_lite._src.layers import arith as AR
 from paddle_lite._src.layers import math as M
 from paddle_lite._src.layers import mixed as MX
+from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.typing import Seq, Sparse
 
 L, DT = paddle.layer, paddle.data_type
@@ -23,9 +25,9 @@ def _dense(name, dim, low=None):
 def _mixed():
     (x, fx), (y, fy) = _dense("x", 4), _dense("y", 3)
     with MX.mixed(size=3, bias_attr=True, act=paddle.activation.Tanh()) as m:
-        m += MX.full_matrix_projection(input=x)
-        m += MX.identity_projection(input=y)
-        m += MX.dotmul_operator(a=y, b=y, scale=0.5)
+        m += PR.full_matrix_projection(input=x)
+        m += PR.identity_projection(input=y)
+        m += PR.dotmul_operator(a=y, b=y, scale=0.5)
     return m, {"x": fx, "y": fy}
 
 
@@ -34,44 +36,44 @@ def _full_matrix():
     s = L.data(name="s", type=DT.sparse_float_vector(6))
     ids = np.array([[1, 5], [0, 0], [3, 2]], np.int32)
     vals = np.array([[0.5, -1.0], [2.0, 0.0], [1.0, 1.0]], np.float32)
-    projs = [MX.full_matrix_projection(input=x), MX.full_matrix_projection(input=s)]
+    projs = [PR.full_matrix_projection(input=x), PR.full_matrix_projection(input=s)]
     return MX.mixed(size=4, input=projs), {"x": fx, "s": Sparse(ids, vals)}
 
 
 def _trans_full_matrix():
     x, fx = _dense("x", 5)
-    return MX.mixed(input=[MX.trans_full_matrix_projection(input=x, size=2)]), {"x": fx}
+    return MX.mixed(input=[PR.trans_full_matrix_projection(input=x, size=2)]), {"x": fx}
 
 
 def _table():
     w = L.data(name="w", type=DT.integer_value_sequence(9))
     ids = RNG.integers(0, 9, size=(3, 4)).astype(np.int32)
-    m = MX.mixed(size=5, input=[MX.table_projection(input=w)])
+    m = MX.mixed(size=5, input=[PR.table_projection(input=w)])
     return m, {"w": Seq(ids, np.array([4, 2, 1], np.int32))}
 
 
 def _identity():
     x, fx = _dense("x", 6)
     projs = [
-        MX.identity_projection(input=x, offset=1, size=3),
-        MX.identity_projection(input=x, offset=3),
+        PR.identity_projection(input=x, offset=1, size=3),
+        PR.identity_projection(input=x, offset=3),
     ]
     return MX.mixed(input=projs), {"x": fx}
 
 
 def _dotmul():
     x, fx = _dense("x", 4)
-    return MX.mixed(input=[MX.dotmul_projection(input=x)]), {"x": fx}
+    return MX.mixed(input=[PR.dotmul_projection(input=x)]), {"x": fx}
 
 
 def _scaling_projection():
     x, fx = _dense("x", 4)
-    return MX.mixed(input=[MX.scaling_projection(input=x)]), {"x": fx}
+    return MX.mixed(input=[PR.scaling_projection(input=x)]), {"x": fx}
 
 
 def _dotmul_operator():
     (a, fa), (b, fb) = _dense("a", 4), _dense("b", 4)
-    return MX.mixed(input=[MX.dotmul_operator(a=a, b=b, scale=2.0)]), {"a": fa, "b": fb}
+    return MX.mixed(input=[PR.dotmul_operator(a=a, b=b, scale=2.0)]), {"a": fa, "b": fb}
 
 
 def _cos_sim():
@@ -117,7 +119,7 @@ def _repeat():
 def _unary(op_name):
     def build():
         x, fx = _dense("x", 4, low=0.5)
-        return getattr(M, op_name)(input=x), {"x": fx}
+        return getattr(AR, op_name)(input=x), {"x": fx}
 
     return build
 

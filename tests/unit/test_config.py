@@ -16,7 +16,8 @@ def _restore_settings():
 
 def test_keywords_and_defaults(monkeypatch):
     monkeypatch.delenv("PADDLE_INIT_SEED", raising=False)
-    settings = config.init(trainer_count=2, seed=7, port=7164, pservers="127.0.0.1")
+    with pytest.warns(RuntimeWarning, match="runs on one device"):
+        settings = config.init(trainer_count=2, seed=7, port=7164, pservers="127.0.0.1")
     assert settings["use_gpu"] is False and settings["trainer_count"] == 2
     assert config.default_seed() == 7 and config.get("pservers") == "127.0.0.1"
 
@@ -25,7 +26,8 @@ def test_environment_variables_and_override(monkeypatch):
     monkeypatch.setenv("PADDLE_INIT_TRAINER_COUNT", "3")
     monkeypatch.setenv("PADDLE_INIT_SEED", "11")
     monkeypatch.setenv("PADDLE_INIT_LOCAL", "true")
-    settings = config.init(seed=5)
+    with pytest.warns(RuntimeWarning, match="trainer_count=3"):
+        settings = config.init(seed=5)
     assert settings["trainer_count"] == 3 and settings["seed"] == 5 and settings["local"] is True
 
 

@@ -16,7 +16,7 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import InitSpec, name_scope
 from paddle_lite._src.initializers import initialize
-from paddle_lite._src.layers import conv, core
+from paddle_lite._src.layers import conv, core, pool
 from paddle_lite._src.topology import traverse
 
 RTOL, ATOL = 1e-5, 1e-5
@@ -375,7 +375,7 @@ def test_img_pool_matches_brute_force(case, kind):
     h, w, k, s, p, ceil_mode = case
     x = image_data("x", 2, h, w)
     pool_type = poolings.Max() if kind == "max" else poolings.Avg()
-    layer = conv.img_pool(
+    layer = pool.img_pool(
         input=x,
         pool_size=k[0],
         pool_size_y=k[1],
@@ -407,7 +407,7 @@ def test_img_pool_matches_brute_force(case, kind):
 
 def test_img_pool_max_ignores_padding_of_negative_inputs():
     x = image_data("x", 1, 2, 2)
-    layer = conv.img_pool(input=x, pool_size=2, stride=1, padding=1)
+    layer = pool.img_pool(input=x, pool_size=2, stride=1, padding=1)
     xv = -np.arange(1.0, 5.0, dtype=np.float32).reshape(1, 4).repeat(3, 0)
     out = run(layer, {}, {"x": xv}).reshape(3, 3, 3)[0]
     np.testing.assert_allclose(out, [[-1, -1, -2], [-1, -1, -2], [-3, -3, -4]])
@@ -415,10 +415,10 @@ def test_img_pool_max_ignores_padding_of_negative_inputs():
 
 def test_img_pool_cudnn_incl_pad_counts_padding_and_default_is_max():
     x = image_data("x", 1, 3, 3)
-    incl = conv.img_pool(
+    incl = pool.img_pool(
         input=x, pool_size=2, stride=2, padding=1, pool_type=poolings.CudnnAvgInclPad()
     )
-    default = conv.img_pool(input=x, pool_size=3, stride=1)
+    default = pool.img_pool(input=x, pool_size=3, stride=1)
     xv = np.arange(9.0, dtype=np.float32).reshape(1, 9).repeat(3, 0)
     # 3x3 output (ceil); the last row and column of windows cover only padding
     np.testing.assert_allclose(
@@ -430,24 +430,24 @@ def test_img_pool_cudnn_incl_pad_counts_padding_and_default_is_max():
 def test_img_pool_names_and_errors():
     with name_scope():
         x = image_data("x", 2, 4, 4)
-        layer = conv.img_pool(input=x, pool_size=2)
+        layer = pool.img_pool(input=x, pool_size=2)
     assert layer.name == "__pool_0__"
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
-        conv.img_pool(input=x, pool_size=2, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.5))
+        pool.img_pool(input=x, pool_size=2, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.5))
     with pytest.raises(LayerTypeError, match="pool_type must be a paddle.pooling"):
-        conv.img_pool(input=x, pool_size=2, pool_type="max")
+        pool.img_pool(input=x, pool_size=2, pool_type="max")
     with pytest.raises(LayerConfigError, match="output image would be"):
-        conv.img_pool(input=x, pool_size=6)
+        pool.img_pool(input=x, pool_size=6)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'size'"):
-        conv.img_pool(input=x, size=2)
+        pool.img_pool(input=x, size=2)
     flat = core.data(name="flat", type=dt.dense_vector(12))
     with pytest.raises(LayerConfigError, match="square"):
-        conv.img_pool(input=flat, pool_size=2, num_channels=1)
+        pool.img_pool(input=flat, pool_size=2, num_channels=1)
 
 
 def test_img_pool_gradient_of_average_is_window_share():
     x = image_data("x", 1, 2, 3)
-    layer = conv.img_pool(input=x, pool_size=2, stride=2, pool_type=poolings.Avg())
+    layer = pool.img_pool(input=x, pool_size=2, stride=2, pool_type=poolings.Avg())
     # output 1 x 2 (ceil): windows {0,1}x{0,1} (4 values) and {0,1}x{2} (2 values)
     grad = jax.grad(lambda v: forward([layer], {}, {"x": v})[0][0].sum())(
         np.ones((1, 6), np.float32)
@@ -459,7 +459,7 @@ def test_img_pool_gradient_of_average_is_window_share():
 
 def test_img_pool_gradient_of_max_counts_window_winners():
     x = image_data("x", 1, 4, 5)
-    layer = conv.img_pool(input=x, pool_size=3, stride=2, padding=1)
+    layer = pool.img_pool(input=x, pool_size=3, stride=2, padding=1)
     xv = np.random.RandomState(3).permutation(20).astype(np.float32).reshape(1, 20) - 10
     grad = jax.grad(lambda v: forward([layer], {}, {"x": v})[0][0].sum())(xv)
     xi, ref = xv.reshape(4, 5), np.zeros((4, 5))
@@ -477,7 +477,7 @@ def test_img_pool_gradient_of_max_counts_window_winners():
 def test_maxout_takes_consecutive_channels():
     with name_scope():
         x = image_data("x", 6, 2, 3)
-        layer = conv.maxout(input=x, groups=3)
+        layer = pool.maxout(input=x, groups=3)
     assert layer.name == "__maxout_layer_0__"
     assert layer.spec.image == (2, 2, 3)
     xv = np.random.RandomState(0).randn(3, 36).astype(np.float32)
@@ -496,11 +496,11 @@ def test_maxout_takes_consecutive_channels():
 def test_maxout_errors():
     x = image_data("x", 6, 2, 2)
     with pytest.raises(LayerConfigError, match=r"groups=4 must divide the input channels \(6\)"):
-        conv.maxout(input=x, groups=4)
+        pool.maxout(input=x, groups=4)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
-        conv.maxout(input=x, groups=2, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
+        pool.maxout(input=x, groups=2, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
     flat = core.data(name="flat", type=dt.dense_vector(8))
-    out = conv.maxout(input=flat, groups=2, num_channels=2)
+    out = pool.maxout(input=flat, groups=2, num_channels=2)
     assert out.spec.image == (1, 2, 2)
 
 
@@ -508,7 +508,7 @@ def test_maxout_errors():
 def test_pad_places_input_and_zeros():
     with name_scope():
         x = image_data("x", 2, 2, 3)
-        layer = conv.pad(input=x, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1])
+        layer = pool.pad(input=x, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1])
     assert layer.name == "__pad_0__"
     assert layer.spec.image == (7, 5, 7)
     xv = np.random.RandomState(0).randn(3, 12).astype(np.float32)
@@ -520,19 +520,19 @@ def test_pad_places_input_and_zeros():
                 ref[:, c + 2, yy + 1, xx + 3] = xi[:, c, yy, xx]
     np.testing.assert_allclose(run(layer, {}, {"x": xv}), ref.reshape(3, -1))
     np.testing.assert_allclose(run_jit(layer, {}, {"x": xv}), ref.reshape(3, -1))
-    only_w = conv.pad(input=x, pad_w=[0, 1])
+    only_w = pool.pad(input=x, pad_w=[0, 1])
     assert only_w.spec.image == (2, 2, 4)
 
 
 def test_pad_errors():
     x = image_data("x", 2, 2, 3)
     with pytest.raises(LayerConfigError, match=r"pad_h must be a \[before, after\] pair"):
-        conv.pad(input=x, pad_h=[1])
+        pool.pad(input=x, pad_h=[1])
     with pytest.raises(LayerConfigError, match="pad_c must be >= 0"):
-        conv.pad(input=x, pad_c=[-1, 0])
+        pool.pad(input=x, pad_c=[-1, 0])
     flat = core.data(name="flat", type=dt.dense_vector(12))
     with pytest.raises(LayerConfigError, match="not an image"):
-        conv.pad(input=flat, pad_c=[1, 1])
+        pool.pad(input=flat, pad_c=[1, 1])
 
 
 def test_v2_test_layer_image_network_builds_with_v2_sizes():
@@ -543,11 +543,11 @@ def test_v2_test_layer_image_network_builds_with_v2_sizes():
         input=pixel, filter_size=1, filter_size_y=1, num_channels=8, num_filters=16, act=Linear()
     )
     assert c.spec.image == (16, 4, 4)
-    assert conv.img_pool(
+    assert pool.img_pool(
         input=c, pool_size=2, num_channels=16, padding=1, pool_type=poolings.Max()
     ).spec.image == (16, 5, 5)
-    assert conv.maxout(input=c, groups=4).spec.image == (4, 4, 4)
-    assert conv.pad(input=c, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1]).spec.image == (21, 7, 8)
+    assert pool.maxout(input=c, groups=4).spec.image == (4, 4, 4)
+    assert pool.pad(input=c, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1]).spec.image == (21, 7, 8)
     assert norm.img_cmrnorm(input=c, size=5).size == 256
     assert norm.batch_norm(input=c).params[0].shape == (1, 16)
     assert norm.sum_to_one_norm(input=c).size == 256
@@ -556,9 +556,9 @@ def test_v2_test_layer_image_network_builds_with_v2_sizes():
 def test_lenet_sizes_from_the_book():
     images = core.data(name="pixel", type=dt.dense_vector(784))
     c1 = conv.img_conv(input=images, filter_size=5, num_filters=20, num_channels=1)
-    p1 = conv.img_pool(input=c1, pool_size=2, stride=2)
+    p1 = pool.img_pool(input=c1, pool_size=2, stride=2)
     c2 = conv.img_conv(input=p1, filter_size=5, num_filters=50)
-    p2 = conv.img_pool(input=c2, pool_size=2, stride=2)
+    p2 = pool.img_pool(input=c2, pool_size=2, stride=2)
     assert [lay.spec.image for lay in (c1, p1, c2, p2)] == [
         (20, 24, 24),
         (20, 12, 12),

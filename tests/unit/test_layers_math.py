@@ -7,8 +7,10 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
+from paddle_lite._src.layers import arith as AR
 from paddle_lite._src.layers import math as M
 from paddle_lite._src.layers import mixed as MX
+from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers.core import embedding
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.typing import Seq
@@ -179,7 +181,7 @@ def test_layer_arithmetic_errors():
     with pytest.raises(LayerConfigError, match="needs dense values"):
         ids + a
     with MX.mixed(size=3) as m:
-        m += MX.identity_projection(input=a)
+        m += PR.identity_projection(input=a)
         with pytest.raises(LayerConfigError, match="still open"):
             m + a
 
@@ -222,15 +224,15 @@ def test_unary_ops_are_mixed_identity_with_activation():
         "sqrt": np.sqrt,
         "reciprocal": lambda v: 1 / v,
     }
-    layers = [getattr(M, name)(input=x) for name in ops]
+    layers = [getattr(AR, name)(input=x) for name in ops]
     assert [layer.name for layer in layers] == [f"__{n}_0__" for n in ops]
     assert all(layer.kind == "mixed" and layer.params == () for layer in layers)
-    assert M.exp(input=x, name="e").name == "e"
+    assert AR.exp(input=x, name="e").name == "e"
     positive = _feed(3, 4, low=0.5)
     values = _run(layers, {"x": positive})
     for (name, ref), value in zip(ops.items(), values, strict=True):
         np.testing.assert_allclose(value, ref(positive.astype(np.float64)), rtol=1e-5, err_msg=name)
     signed = _feed(3, 4)
-    got = _run([M.abs(input=x), M.relu(input=x)], {"x": signed})
+    got = _run([AR.abs(input=x), AR.relu(input=x)], {"x": signed})
     np.testing.assert_allclose(got[0], np.abs(signed))
     np.testing.assert_allclose(got[1], np.maximum(signed, 0))

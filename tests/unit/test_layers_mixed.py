@@ -10,6 +10,7 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import mixed as M
+from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers.core import fc
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.typing import Seq, Sparse
@@ -40,7 +41,7 @@ def _run(out, feeds, mode="test"):
 
 def test_full_matrix_projection_is_x_times_w():
     x = _dense("x", 4)
-    m = M.mixed(size=3, input=[M.full_matrix_projection(input=x)])
+    m = M.mixed(size=3, input=[PR.full_matrix_projection(input=x)])
     fx = _feed(5, 4)
     got, p = _run(m, {"x": fx})
     assert m.name == "__mixed_0__" and isinstance(m.activation, A.Linear)
@@ -51,7 +52,7 @@ def test_full_matrix_projection_is_x_times_w():
 
 def test_trans_full_matrix_projection_uses_w_transposed():
     x = _dense("x", 4)
-    m = M.mixed(input=M.trans_full_matrix_projection(input=x, size=2))
+    m = M.mixed(input=PR.trans_full_matrix_projection(input=x, size=2))
     fx = _feed(3, 4)
     got, p = _run(m, {"x": fx})
     assert m.size == 2 and m.params[0].shape == (2, 4)
@@ -60,12 +61,12 @@ def test_trans_full_matrix_projection_uses_w_transposed():
 
 def test_table_projection_looks_up_rows_of_plain_and_sequence_ids():
     ids = L.data(name="ids", type=DT.integer_value(6))
-    m = M.mixed(size=3, input=[M.table_projection(input=ids)])
+    m = M.mixed(size=3, input=[PR.table_projection(input=ids)])
     got, p = _run(m, {"ids": np.array([5, 0, 2], np.int32)})
     assert m.params[0].shape == (6, 3)
     np.testing.assert_allclose(got, p["___mixed_0__.w0"][[5, 0, 2]], rtol=1e-6)
     words = L.data(name="w", type=DT.integer_value_sequence(6))
-    s = M.mixed(size=2, input=[M.table_projection(input=words)])
+    s = M.mixed(size=2, input=[PR.table_projection(input=words)])
     seq = np.array([[1, 4, 0], [3, 0, 0]], np.int32)
     got, p = _run(s, {"w": Seq(seq, np.array([3, 1], np.int32))})
     assert isinstance(got, Seq) and s.spec.seq_level == 1
@@ -75,9 +76,9 @@ def test_table_projection_looks_up_rows_of_plain_and_sequence_ids():
 
 def test_identity_projection_copies_and_slices():
     x = _dense("x", 5)
-    whole = M.mixed(input=[M.identity_projection(input=x)])
-    tail = M.mixed(input=[M.identity_projection(input=x, offset=2)])
-    part = M.mixed(input=[M.identity_projection(input=x, offset=1, size=2)])
+    whole = M.mixed(input=[PR.identity_projection(input=x)])
+    tail = M.mixed(input=[PR.identity_projection(input=x, offset=2)])
+    part = M.mixed(input=[PR.identity_projection(input=x, offset=1, size=2)])
     fx = _feed(3, 5)
     assert (whole.size, tail.size, part.size) == (5, 3, 2)
     assert whole.params == () and part.params == ()
@@ -88,7 +89,7 @@ def test_identity_projection_copies_and_slices():
 
 def test_dotmul_and_scaling_projections():
     x = _dense("x", 4)
-    m = M.mixed(input=[M.dotmul_projection(input=x), M.scaling_projection(input=x)])
+    m = M.mixed(input=[PR.dotmul_projection(input=x), PR.scaling_projection(input=x)])
     fx = _feed(3, 4)
     got, p = _run(m, {"x": fx})
     assert [(s.role, s.shape) for s in m.params] == [("w0", (1, 4)), ("w1", (1, 1))]
@@ -99,22 +100,22 @@ def test_dotmul_and_scaling_projections():
 
 def test_dotmul_operator_scales_elementwise_product_and_infers_size():
     a, b = _dense("a", 3), _dense("b", 3)
-    m = M.mixed(input=[M.dotmul_operator(a=a, b=b, scale=0.5)])
+    m = M.mixed(input=[PR.dotmul_operator(a=a, b=b, scale=0.5)])
     fa, fb = _feed(4, 3), _feed(4, 3)
     got, _ = _run(m, {"a": fa, "b": fb})
     assert m.size == 3 and m.params == () and m.inputs == (a, b)
     np.testing.assert_allclose(got, 0.5 * fa.astype(np.float64) * fb, rtol=1e-6)
     with pytest.warns(DeprecationWarning, match="deprecated"):
-        op = M.dotmul_operator(x=a, y=b)
+        op = PR.dotmul_operator(x=a, y=b)
     assert op.inputs == (a, b) and op.origin == [a, b]
 
 
 def test_with_form_equals_input_form_and_roles_follow_projection_index():
     x, y = _dense("x", 4), _dense("y", 3)
     with M.mixed(size=3, act=A.Tanh(), bias_attr=True) as m:
-        m += M.full_matrix_projection(input=x)
-        m += M.identity_projection(input=y)
-        m += M.dotmul_projection(input=y)
+        m += PR.full_matrix_projection(input=x)
+        m += PR.identity_projection(input=y)
+        m += PR.dotmul_projection(input=y)
     assert [s.name for s in m.params] == [
         "___mixed_0__.w0",
         "___mixed_0__.w2",
@@ -125,9 +126,9 @@ def test_with_form_equals_input_form_and_roles_follow_projection_index():
         act=A.Tanh(),
         bias_attr=True,
         input=[
-            M.full_matrix_projection(input=x),
-            M.identity_projection(input=y),
-            M.dotmul_projection(input=y),
+            PR.full_matrix_projection(input=x),
+            PR.identity_projection(input=y),
+            PR.dotmul_projection(input=y),
         ],
     )
     assert [(s.role, s.shape) for s in same.params] == [(s.role, s.shape) for s in m.params]
@@ -143,17 +144,17 @@ def test_with_form_equals_input_form_and_roles_follow_projection_index():
 def test_sealed_layer_is_a_normal_input_and_refuses_more_projections():
     x = _dense("x", 2)
     with M.mixed(size=2) as m:
-        m += M.identity_projection(input=x)
+        m += PR.identity_projection(input=x)
         with pytest.raises(LayerConfigError, match="still open"):
             fc(input=m, size=2)
         with pytest.raises(LayerConfigError, match="before its `with` block ended"):
             forward([m], {}, {"x": _feed(1, 2)})
     assert issubclass(M.AddToSealedMixedLayerException, LayerConfigError)
     with pytest.raises(M.AddToSealedMixedLayerException, match="__mixed_0__.*sealed"):
-        m += M.identity_projection(input=x)
-    built = M.mixed(input=[M.identity_projection(input=x)])
+        m += PR.identity_projection(input=x)
+    built = M.mixed(input=[PR.identity_projection(input=x)])
     with pytest.raises(M.AddToSealedMixedLayerException):
-        built += M.identity_projection(input=x)
+        built += PR.identity_projection(input=x)
     out = fc(input=m, size=1, act=A.Linear(), bias_attr=False)
     fx = _feed(3, 2)
     got, p = _run(out, {"x": fx})
@@ -162,20 +163,22 @@ def test_sealed_layer_is_a_normal_input_and_refuses_more_projections():
 
 def test_size_inference_and_disagreement():
     x, y = _dense("x", 3), _dense("y", 4)
-    assert M.mixed(input=[M.full_matrix_projection(input=x, size=5)]).size == 5
+    assert M.mixed(input=[PR.full_matrix_projection(input=x, size=5)]).size == 5
     assert M.mixed(
-        input=[M.full_matrix_projection(input=y), M.identity_projection(input=x)]
+        input=[PR.full_matrix_projection(input=y), PR.identity_projection(input=x)]
     ).params[0].shape == (4, 3)
     with pytest.raises(
         LayerConfigError,
         match=r"'bad' \(mixed\).*projection 1 \(identity\) "
         r"has output size 4, but the layer size is 3",
     ):
-        M.mixed(name="bad", input=[M.identity_projection(input=x), M.identity_projection(input=y)])
+        M.mixed(
+            name="bad", input=[PR.identity_projection(input=x), PR.identity_projection(input=y)]
+        )
     with pytest.raises(LayerConfigError, match="size is not set"):
-        M.mixed(input=[M.full_matrix_projection(input=x)])
+        M.mixed(input=[PR.full_matrix_projection(input=x)])
     with pytest.raises(LayerConfigError, match="has output size 3, but the layer size is 2"):
-        M.mixed(size=2, input=[M.dotmul_projection(input=x)])
+        M.mixed(size=2, input=[PR.dotmul_projection(input=x)])
 
 
 def test_empty_with_block_and_bad_inputs_are_typed_errors():
@@ -187,30 +190,30 @@ def test_empty_with_block_and_bad_inputs_are_typed_errors():
     with pytest.raises(LayerTypeError, match="projections or operators.*identity_projection"):
         M.mixed(size=3, input=[x])
     with pytest.raises(LayerConfigError, match=r"'t' \(mixed\): projection 0 \(table\) needs int"):
-        M.mixed(size=3, name="t", input=[M.table_projection(input=x)])
+        M.mixed(size=3, name="t", input=[PR.table_projection(input=x)])
     with pytest.raises(LayerConfigError, match="full_matrix.*received integer ids"):
-        M.mixed(size=3, input=[M.full_matrix_projection(input=ids)])
+        M.mixed(size=3, input=[PR.full_matrix_projection(input=ids)])
     with pytest.raises(LayerConfigError, match=r"identity_projection\(\): the slice \[2, 5\)"):
-        M.identity_projection(input=x, offset=2, size=3)
+        PR.identity_projection(input=x, offset=2, size=3)
     with pytest.raises(LayerConfigError, match="same size; received 3"):
-        M.dotmul_operator(a=x, b=_dense("z", 2))
+        PR.dotmul_operator(a=x, b=_dense("z", 2))
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'sise'"):
-        M.full_matrix_projection(input=x, sise=2)
+        PR.full_matrix_projection(input=x, sise=2)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'c'"):
-        M.dotmul_operator(a=x, b=x, c=1)
+        PR.dotmul_operator(a=x, b=x, c=1)
     with pytest.raises(LayerConfigError, match="size must be >= 0.*received -1"):
         M.mixed(size=-1)
     with pytest.raises(LayerTypeError, match="size must be an int.*received '3'"):
-        M.full_matrix_projection(input=x, size="3")
+        PR.full_matrix_projection(input=x, size="3")
     with pytest.raises(LayerTypeError, match="input must be a layer"):
-        M.identity_projection(input="x")
+        PR.identity_projection(input="x")
 
 
 def test_named_param_attr_shares_one_parameter_across_mixed_layers():
     x = _dense("x", 4)
     shared = paddle.attr.Param(name="shared_w")
-    m1 = M.mixed(size=2, input=[M.full_matrix_projection(input=x, param_attr=shared)])
-    m2 = M.mixed(size=2, input=[M.full_matrix_projection(input=x, param_attr=shared)])
+    m1 = M.mixed(size=2, input=[PR.full_matrix_projection(input=x, param_attr=shared)])
+    m2 = M.mixed(size=2, input=[PR.full_matrix_projection(input=x, param_attr=shared)])
     topo = Topology([m1, m2])
     assert list(topo.params) == ["shared_w"] and topo.params["shared_w"].shape == (4, 2)
     params = {s.name: initialize(s, 0) for s in topo.param_specs()}
@@ -221,7 +224,7 @@ def test_named_param_attr_shares_one_parameter_across_mixed_layers():
 
 def test_sparse_input_to_full_matrix_matches_dense():
     s = L.data(name="s", type=DT.sparse_float_vector(5))
-    m = M.mixed(size=2, input=[M.full_matrix_projection(input=s)])
+    m = M.mixed(size=2, input=[PR.full_matrix_projection(input=s)])
     ids = np.array([[0, 3, 0], [4, 1, 0]], np.int32)
     vals = np.array([[2.0, -1.0, 0.0], [0.5, 1.5, 0.0]], np.float32)
     got, p = _run(m, {"s": Sparse(ids, vals)})
@@ -236,7 +239,7 @@ def test_sequence_inputs_keep_lengths_and_bias_broadcasts():
     m = M.mixed(
         size=2,
         bias_attr=paddle.attr.Param(initial_mean=0.5, initial_std=0.0),
-        input=[M.full_matrix_projection(input=x)],
+        input=[PR.full_matrix_projection(input=x)],
     )
     data = _feed(2, 4, 3)
     got, p = _run(m, {"x": Seq(data, np.array([4, 2], np.int32))})
@@ -247,21 +250,21 @@ def test_sequence_inputs_keep_lengths_and_bias_broadcasts():
 def test_drop_rate_scales_in_test_mode_and_unsupported_extra_is_refused():
     x = _dense("x", 3)
     m = M.mixed(
-        input=[M.identity_projection(input=x)],
+        input=[PR.identity_projection(input=x)],
         layer_attr=paddle.attr.Extra(drop_rate=0.25, error_clipping_threshold=10.0),
     )
     fx = _feed(2, 3)
     np.testing.assert_allclose(_run(m, {"x": fx})[0], 0.75 * fx.astype(np.float64), rtol=1e-6)
     with pytest.raises(LayerTypeError, match="layer_attr must be a paddle.attr.Extra"):
-        M.mixed(input=[M.identity_projection(input=x)], layer_attr=0.5)
+        M.mixed(input=[PR.identity_projection(input=x)], layer_attr=0.5)
 
 
 def test_json_round_trip_keeps_projections_and_values():
     x, ids = _dense("x", 3), L.data(name="ids", type=DT.integer_value(4))
     with M.mixed(size=3, bias_attr=True) as m:
-        m += M.table_projection(input=ids)
-        m += M.identity_projection(input=x, offset=0, size=3)
-        m += M.dotmul_operator(a=x, b=x, scale=2.0)
+        m += PR.table_projection(input=ids)
+        m += PR.identity_projection(input=x, offset=0, size=3)
+        m += PR.dotmul_operator(a=x, b=x, scale=2.0)
     text = Topology(m).serialize()
     assert json.loads(text)
     again = Topology.deserialize(text).outputs[0]

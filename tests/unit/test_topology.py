@@ -139,7 +139,10 @@ def test_parse_network_and_get_layer_v2():
     assert conf.output_layer_names == [inference.name]
     extra = L.embedding(input=label, size=2)
     assert L.parse_network(inference, extra).input_layer_names == ["pixel", "label"]
-    assert L.parse_network([inference], extra_layers=[extra]).input_layer_names == ["pixel", "label"]
+    assert L.parse_network([inference], extra_layers=[extra]).input_layer_names == [
+        "pixel",
+        "label",
+    ]
     assert L.get_layer("pixel") is pixel and L.get_layer(hidden.name) is hidden
     with pytest.raises(TopologyError, match="no layer named 'pixl'.*Did you mean 'pixel'"):
         L.get_layer("pixl")

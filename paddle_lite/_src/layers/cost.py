@@ -1,6 +1,7 @@
-"""Cost layers: the shared cost machinery, cross entropies, squared error and sum.
+"""Cost layers: cross entropies, squared error and sum.
 
-Ranking, binary-judgement and robust (Huber, smooth L1) costs are in ``cost_rank``.
+The shared machinery (``CostKind``, ``build_cost``) is in ``cost_base``; ranking,
+binary-judgement and robust (Huber, smooth L1) costs are in ``cost_rank``.
 
 Every cost outputs float32 ``[batch, 1]``: the per-sample cost, multiplied by the
 optional ``weight`` layer (a size-1 per-sample weight). The trainer sums these over
@@ -15,140 +16,26 @@ about 85.2 instead of ``inf`` and its gradient stays finite.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.activations import Sigmoid, Softmax
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Layer, Spec
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.typing import Seq, Sparse, data_of
+from paddle_lite._src.layers.cost_base import (
+    CostKind,
+    build_cost,
+    check_same_size,
+    expect,
+    safe_log,
+)
+from paddle_lite._src.typing import Sparse
 
 _LOG = logging.getLogger(__name__)
-TINY = 1e-37
-_WHAT = {
-    "float32": "dense float values",
-    "int32": "integer ids (paddle.data_type.integer_value)",
-    "sparse_binary": "a sparse binary vector",
-    "sparse_float": "a sparse float vector",
-}
-
-
-def safe_log(p: Any) -> Any:
-    """``log(max(p, 1e-37))``."""
-    return jnp.log(jnp.maximum(p, TINY))
-
-
-def expect(
-    spec: Spec,
-    arg: str,
-    *,
-    dtypes: Sequence[str] = ("float32",),
-    size: int | None = None,
-    why: str = "",
-) -> None:
-    """Raise ``LayerConfigError`` unless ``spec`` has one of ``dtypes`` and ``size``."""
-    if spec.dtype not in dtypes:
-        wanted = " or ".join(_WHAT[d] for d in dtypes)
-        raise LayerConfigError(f"{arg} holds {_WHAT[spec.dtype]}; expected {wanted}.")
-    if size is not None and spec.size != size:
-        raise LayerConfigError(f"{arg} has size {spec.size}; expected {size}{why}.")
-
-
-def step_mask(seq: Seq) -> Any:
-    """Bool mask of the valid steps: ``[B, T]``, or ``[B, S, T]`` for nested sequences."""
-    if seq.sub_lengths is None:
-        return jnp.arange(seq.data.shape[1])[None, :] < seq.lengths[:, None]
-    n_sub, n_step = seq.data.shape[1], seq.data.shape[2]
-    outer = jnp.arange(n_sub)[None, :] < seq.lengths[:, None]
-    inner = jnp.arange(n_step)[None, None, :] < seq.sub_lengths[:, :, None]
-    return outer[:, :, None] & inner
-
-
-def per_sample(cost: Any, template: Any, weight: Any, coeff: float) -> Any:
-    """``weight * cost`` summed over the valid steps of ``template``: ``[B, 1]``.
-
-    As in v2, ``coeff`` scales the gradient only: the value is the unscaled cost.
-    """
-    if isinstance(weight, Seq):
-        cost = cost * weight.data[..., 0]
-    if isinstance(template, Seq):
-        cost = jnp.where(step_mask(template), cost, 0.0).sum(axis=tuple(range(1, cost.ndim)))
-    if weight is not None and not isinstance(weight, Seq):
-        cost = cost * weight[:, 0]
-    if coeff != 1.0:
-        cost = coeff * cost + jax.lax.stop_gradient((1.0 - coeff) * cost)
-    return cost[:, None].astype(jnp.float32)
-
-
-class CostKind(Kind):
-    """A cost over the inputs named ``args``, plus a trailing ``weight`` when weighted.
-
-    Subclasses define ``check(specs, attrs)`` (build-time checks of the named input
-    specs) and ``step_cost(values, attrs)``: the cost of each row, or each step of a
-    sequence, from the inputs' data arrays (shape: the first input's data shape
-    without its feature axis).
-    """
-
-    args: tuple[str, ...] = ("input", "label")
-
-    def check(self, specs: Mapping[str, Spec], attrs: Mapping[str, Any]) -> None:
-        raise NotImplementedError
-
-    def step_cost(self, values: Sequence[Any], attrs: Mapping[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def infer_spec(self, inputs, attrs):
-        specs = dict(zip(self.args, inputs, strict=False))
-        levels = {arg: s.seq_level for arg, s in specs.items()}
-        if len(set(levels.values())) > 1:
-            raise LayerConfigError(
-                f"inputs have different sequence levels {levels}; they must all be plain "
-                "values (0) or all sequences of the same level."
-            )
-        self.check(specs, attrs)
-        if attrs.get("weighted", False):
-            weight = inputs[len(self.args)]
-            expect(weight, "weight", size=1, why=" (one weight per sample)")
-            if weight.seq_level not in (0, inputs[0].seq_level):
-                raise LayerConfigError(
-                    f"weight has seq_level {weight.seq_level}; expected 0 (per sample) or "
-                    f"{inputs[0].seq_level} (per step)."
-                )
-        return Spec(1)
-
-    def apply(self, params, inputs, attrs, *, key, mode):
-        n = len(self.args)
-        cost = self.step_cost([data_of(v) for v in inputs[:n]], attrs)
-        weight = inputs[n] if attrs.get("weighted", False) else None
-        return per_sample(cost, inputs[0], weight, attrs.get("coeff", 1.0))
-
-
-def build_cost(
-    kind: str,
-    *,
-    name: str,
-    args: Sequence[tuple[str, Any]],
-    weight: Any = None,
-    coeff: Any = 1.0,
-    layer_attr: Any = None,
-    **attrs: Any,
-) -> Layer:
-    """Check the arguments of a cost function and build its node."""
-    inputs = [_base.as_layer(value, layer=name, arg=arg) for arg, value in args]
-    if weight is not None:
-        inputs.append(_base.as_layer(weight, layer=name, arg="weight"))
-    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
-    full = {
-        "coeff": _base.number(coeff, layer=name, arg="coeff"),
-        "weighted": weight is not None,
-        **attrs,
-    }
-    return _base.build(kind, name=name, inputs=inputs, attrs=full)
 
 
 def _label_prob(p: Any, ids: Any) -> Any:
@@ -166,11 +53,6 @@ def _check_class_label(specs: Mapping[str, Spec]) -> None:
         size=n,
         why=f" (= input.size: an integer_value({n}) label)",
     )
-
-
-def check_same_size(specs: Mapping[str, Spec]) -> None:
-    expect(specs["input"], "input")
-    expect(specs["label"], "label", size=specs["input"].size, why=" (= input.size)")
 
 
 # cross entropies -------------------------------------------------------------------

@@ -15,7 +15,13 @@ import jax.numpy as jnp
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost import CostKind, build_cost, check_same_size, expect, safe_log
+from paddle_lite._src.layers.cost_base import (
+    CostKind,
+    build_cost,
+    check_same_size,
+    expect,
+    safe_log,
+)
 
 
 def _as_target(label: Any, like: Any) -> Any:

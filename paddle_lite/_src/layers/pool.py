@@ -1,0 +1,276 @@
+"""Image pooling and reshaping layers: img_pool, maxout, pad.
+
+Like ``img_conv`` they take flat NCHW images (geometry from ``image_geometry``) and
+flatten their output back; none has parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from paddle_lite._src import poolings
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.image_geometry import (
+    checked_image,
+    input_image,
+    int_at_least,
+    output_image,
+    pair,
+)
+
+
+# img_pool ----------------------------------------------------------------------------
+def pool_output_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
+    """``1 + ceil((n + 2p - k) / s)`` (``floor`` when not ``ceil_mode``)."""
+    span = n + 2 * p - k
+    return 1 + (-(-span // s) if ceil_mode else span // s)
+
+
+class ImgPoolKind(Kind):
+    name = "img_pool"
+
+    def infer_spec(self, inputs, attrs):
+        image = output_image(
+            inputs[0],
+            attrs,
+            lambda n, i: pool_output_size(
+                n,
+                attrs["pool_size"][i],
+                attrs["stride"][i],
+                attrs["padding"][i],
+                attrs["ceil_mode"],
+            ),
+        )
+        return Spec(math.prod(image), image=image)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        c, h, w = attrs["image"]
+        _, oh, ow = self.infer_spec([Spec(c * h * w)], attrs).image
+        x = inputs[0].reshape(-1, c, h, w)
+        axes = list(
+            zip(
+                (h, w), (oh, ow), attrs["pool_size"], attrs["stride"], attrs["padding"], strict=True
+            )
+        )
+        return _pool(x, attrs, axes).reshape(x.shape[0], -1)
+
+
+def _counts(n: int, o: int, k: int, s: int, p: int, include_pad: bool) -> np.ndarray:
+    """Per output position, how many window elements lie in the input (or the padded input)."""
+    start = np.arange(o) * s - p
+    lo, hi = (-p, n + p) if include_pad else (0, n)
+    return np.maximum(np.minimum(start + k, hi) - np.maximum(start, lo), 0)
+
+
+def _pool(x, attrs, axes):  # noqa: ANN001, ANN202
+    """Max or average over windows; ceil-mode windows past the padded input are clipped."""
+    (_, oh, ky, sy, _), (_, ow, kx, sx, _) = axes
+    pads = [(0, 0), (0, 0)] + [
+        (p, p + max(0, (o - 1) * s + k - (n + 2 * p))) for n, o, k, s, p in axes
+    ]
+    window, strides = (1, 1, ky, kx), (1, 1, sy, sx)
+    valid = np.outer(_counts(*axes[0], False), _counts(*axes[1], False))
+    if attrs["pool"] == "max":
+        y = lax.reduce_window(x, -jnp.inf, lax.max, window, strides, pads)[:, :, :oh, :ow]
+        return jnp.where(valid > 0, y, 0.0)
+    total = lax.reduce_window(x, 0.0, lax.add, window, strides, pads)[:, :, :oh, :ow]
+    count = (
+        valid
+        if attrs["exclude_mode"]
+        else np.outer(_counts(*axes[0], True), _counts(*axes[1], True))
+    )
+    return jnp.where(count > 0, total / np.maximum(count, 1).astype(np.float32), 0.0)
+
+
+register_kind(ImgPoolKind())
+
+
+def _pool_mode(pool_type: Any, exclude_mode: Any, *, layer: str) -> tuple[str, bool]:
+    """``("max" | "avg", exclude_padding)`` for a v2 pooling type."""
+    pool = poolings.as_pooling(poolings.Max() if pool_type is None else pool_type, layer=layer)
+    if exclude_mode is not None and not isinstance(exclude_mode, bool):
+        raise LayerTypeError(
+            f"layer '{layer}': exclude_mode must be None or a bool; received {exclude_mode!r}."
+        )
+    if isinstance(pool, poolings.Max):
+        return "max", True
+    if isinstance(pool, poolings.CudnnAvgInclPad):
+        return "avg", False
+    return "avg", exclude_mode is not False
+
+
+@_base.layer_function
+def img_pool(
+    input,
+    pool_size,
+    name=None,
+    num_channels=None,
+    pool_type=None,
+    stride=1,  # noqa: A002
+    padding=0,
+    layer_attr=None,
+    pool_size_y=None,
+    stride_y=None,
+    padding_y=None,
+    ceil_mode=True,
+    exclude_mode=None,
+):
+    """Spatial max or average pooling of an NCHW image, per channel.
+
+    ``out[c, y, x] = max`` (or mean) of ``in[c, y*s_y - p_y + i, x*s_x - p_x + j]`` over the
+    window ``0 <= i < k_y, 0 <= j < k_x``. Output size ``1 + ceil((in + 2p - k) / s)``
+    (``floor`` when ``ceil_mode=False``); windows running past the padded input are
+    clipped. Max ignores padding. Average divides by the number of input (non-padding)
+    elements in the window; ``exclude_mode=False`` (or ``CudnnAvgInclPad``) counts the
+    padding too. Every ``Avg`` strategy averages here, as in v2. A window with no input
+    element gives 0.
+
+    Args:
+        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        pool_size, stride, padding: an int or an ``(x, y)`` pair; ``*_y`` give the height
+            setting separately.
+        num_channels: input channels (default: the input image's channels).
+        pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()``.
+        ceil_mode: round the output size up (v2 default) or down.
+        exclude_mode: ``None``/``True`` exclude padding from the average, ``False`` count it.
+
+    Returns:
+        An image layer ``(C, outH, outW)`` of size ``C*outH*outW``; no parameters.
+
+    Example::
+
+        pool = paddle.layer.img_pool(input=conv, pool_size=2, stride=2,
+                                     pool_type=paddle.pooling.Max())
+    """
+    name = _base.layer_name(name, "pool")
+    (inp,) = _base.as_layers(input, layer=name)
+    pool, exclude = _pool_mode(pool_type, exclude_mode, layer=name)
+    attrs = {
+        "image": input_image(inp.spec, num_channels, layer=name),
+        "pool": pool,
+        "exclude_mode": exclude,
+        "pool_size": pair(pool_size, pool_size_y, 1, layer=name, arg="pool_size"),
+        "stride": pair(stride, stride_y, 1, layer=name, arg="stride"),
+        "padding": pair(padding, padding_y, 0, layer=name, arg="padding"),
+        "ceil_mode": bool(ceil_mode),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    return _base.build("img_pool", name=name, inputs=[inp], attrs=attrs)
+
+
+# maxout ------------------------------------------------------------------------------
+class MaxoutKind(Kind):
+    name = "maxout"
+
+    def infer_spec(self, inputs, attrs):
+        c, h, w = checked_image(inputs[0], attrs["image"])
+        if c % attrs["groups"]:
+            raise LayerConfigError(
+                f"groups={attrs['groups']} must divide the input channels ({c})."
+            )
+        out_c = c // attrs["groups"]
+        return Spec(out_c * h * w, image=(out_c, h, w))
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        c, h, w = attrs["image"]
+        g = attrs["groups"]
+        x = inputs[0].reshape(-1, c // g, g, h, w)
+        return x.max(axis=2).reshape(x.shape[0], -1)
+
+
+register_kind(MaxoutKind())
+
+
+@_base.layer_function
+def maxout(input, groups, num_channels=None, name=None, layer_attr=None):  # noqa: A002
+    """Maxout over groups of consecutive channels.
+
+    ``out[j, y, x] = max_{g < groups} in[j*groups + g, y, x]`` (v2's grouping: output
+    channel ``j`` takes input channels ``j*groups ... (j+1)*groups - 1``).
+
+    Args:
+        input: an image layer (use a linear activation on it, as v2 asks).
+        groups: channels per group; must divide the input channels.
+        num_channels: input channels (default: the input image's channels).
+
+    Returns:
+        An image layer ``(C/groups, H, W)`` of size ``C*H*W/groups``.
+
+    Example::
+
+        out = paddle.layer.maxout(input=conv, groups=4)
+    """
+    name = _base.layer_name(name, "maxout_layer")
+    (inp,) = _base.as_layers(input, layer=name)
+    attrs = {
+        "image": input_image(inp.spec, num_channels, layer=name),
+        "groups": _base.positive_int(groups, layer=name, arg="groups"),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    return _base.build("maxout", name=name, inputs=[inp], attrs=attrs)
+
+
+# pad ---------------------------------------------------------------------------------
+class PadKind(Kind):
+    name = "pad"
+
+    def infer_spec(self, inputs, attrs):
+        dims = checked_image(inputs[0], attrs["image"])
+        out = tuple(n + a + b for n, (a, b) in zip(dims, attrs["pads"], strict=True))
+        return Spec(out[0] * out[1] * out[2], image=out)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        x = inputs[0].reshape(-1, *attrs["image"])
+        y = jnp.pad(x, [(0, 0), *attrs["pads"]])
+        return y.reshape(y.shape[0], -1)
+
+
+register_kind(PadKind())
+
+
+def _pad_pair(value: Any, *, layer: str, arg: str) -> tuple[int, int]:
+    if value is None:
+        return (0, 0)
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise LayerConfigError(
+            f"layer '{layer}': {arg} must be a [before, after] pair; received {value!r}."
+        )
+    return tuple(int_at_least(v, 0, layer=layer, arg=arg) for v in value)  # type: ignore[return-value]
+
+
+@_base.layer_function
+def pad(input, pad_c=None, pad_h=None, pad_w=None, name=None, layer_attr=None):  # noqa: A002
+    """Zero-pad an NCHW image along channels, height and width.
+
+    ``out[c + pc0, y + ph0, x + pw0] = in[c, y, x]``; every other value is 0.
+
+    Args:
+        input: an image layer.
+        pad_c, pad_h, pad_w: ``[before, after]`` zero counts (``None``: no padding).
+
+    Returns:
+        An image layer ``(C + pc0 + pc1, H + ph0 + ph1, W + pw0 + pw1)``.
+
+    Example::
+
+        out = paddle.layer.pad(input=conv, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1])
+    """
+    name = _base.layer_name(name, "pad")
+    (inp,) = _base.as_layers(input, layer=name)
+    attrs = {
+        "image": input_image(inp.spec, None, layer=name),
+        "pads": tuple(
+            _pad_pair(v, layer=name, arg=a)
+            for v, a in ((pad_c, "pad_c"), (pad_h, "pad_h"), (pad_w, "pad_w"))
+        ),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    return _base.build("pad", name=name, inputs=[inp], attrs=attrs)

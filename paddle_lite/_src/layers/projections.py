@@ -1,0 +1,213 @@
+"""Projections and operators: the inputs of a mixed layer.
+
+A projection maps one input layer to the mixed layer's width (``x W``, a table row,
+a copy, ``x * w`` ...); an operator combines several inputs without parameters.
+Projections are not layers: they are small immutable :class:`Projection` objects
+that only feed ``mixed`` (and ``concat``); the functions here build them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from typing import Any
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.layers import _base
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Projection:
+    """One input of a mixed layer: its ``type``, input layer(s) and settings.
+
+    ``size`` 0 means "the mixed layer's size"; ``param_attr`` is ``None`` for the
+    parameterless types (identity, operators).
+    """
+
+    type: str
+    inputs: tuple[Layer, ...]
+    size: int = 0
+    offset: int | None = None
+    scale: float = 1.0
+    param_attr: attrs_mod.ParamAttr | None = None
+
+    @property
+    def origin(self) -> Layer | list[Layer]:
+        """v2's ``proj.origin``: the input layer (a list for operators)."""
+        return list(self.inputs) if self.type == "dotmul_operator" else self.inputs[0]
+
+    def to_attr(self, first_input: int) -> dict[str, Any]:
+        """The plain-data description stored in the mixed layer's attributes."""
+        item: dict[str, Any] = {
+            "type": self.type,
+            "inputs": tuple(range(first_input, first_input + len(self.inputs))),
+            "size": self.size,
+        }
+        if self.offset is not None:
+            item["offset"] = self.offset
+        if self.type == "dotmul_operator":
+            item["scale"] = self.scale
+        return item
+
+
+def _size_arg(value: Any, where: str) -> int:
+    """A size >= 0 (0: inferred); ``where`` names the function or layer."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LayerTypeError(f"{where}: size must be an int; received {value!r}.")
+    if value < 0:
+        raise LayerConfigError(f"{where}: size must be >= 0 (0: inferred); received {value}.")
+    return value
+
+
+def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> Projection:  # noqa: A002
+    layer = _base.as_layer(input, layer=fn, arg="input")
+    attr = attrs_mod.as_param_attr(param_attr, layer=fn, arg="param_attr")
+    return Projection(kind, (layer,), _size_arg(size, f"{fn}()"), param_attr=attr)
+
+
+# projections ----------------------------------------------------------------------
+@_base.layer_function
+def full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
+    """``out += x W`` with ``W`` of shape ``[input.size, size]`` (dense or sparse ``x``).
+
+    Args:
+        input: a layer; size: output width (0: the mixed layer's); param_attr: for ``W``.
+
+    Returns:
+        A projection of width ``size`` for :func:`mixed`.
+
+    Example::
+
+        m = paddle.layer.mixed(size=8, input=[paddle.layer.full_matrix_projection(input=x)])
+    """
+    return _projection("full_matrix_projection", "full_matrix", input, size, param_attr)
+
+
+@_base.layer_function
+def trans_full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
+    """``out += x Wᵀ`` with ``W`` of shape ``[size, input.size]`` (share it with a
+    ``full_matrix_projection`` of the opposite direction through ``param_attr``).
+
+    Args:
+        input: a dense layer; size: output width (0: the mixed layer's); param_attr: for ``W``.
+
+    Returns:
+        A projection of width ``size`` for :func:`mixed`.
+
+    Example::
+
+        proj = paddle.layer.trans_full_matrix_projection(input=x, size=8)
+    """
+    return _projection("trans_full_matrix_projection", "trans_full_matrix", input, size, param_attr)
+
+
+@_base.layer_function
+def table_projection(input, size=0, param_attr=None):  # noqa: A002
+    """``out += W[id]``: the row of the ``[vocab, size]`` table for each integer id.
+
+    Args:
+        input: an integer-id layer (``vocab = input.size``); size: row width (0: the mixed
+            layer's); param_attr: for the table.
+
+    Returns:
+        A projection of width ``size`` for :func:`mixed`.
+
+    Example::
+
+        proj = paddle.layer.table_projection(input=word_ids, size=32)
+    """
+    return _projection("table_projection", "table", input, size, param_attr)
+
+
+@_base.layer_function
+def identity_projection(input, offset=None, size=None):  # noqa: A002
+    """``out += x``, or with ``offset`` the slice ``x[offset : offset + size]``.
+
+    ``size`` is ignored without ``offset`` and defaults to ``input.size - offset``.
+
+    Returns:
+        A parameterless projection of width ``input.size`` (or ``size``).
+
+    Example::
+
+        proj = paddle.layer.identity_projection(input=x, offset=2, size=3)
+    """
+    fn = "identity_projection"
+    layer = _base.as_layer(input, layer=fn, arg="input")
+    if offset is None:
+        return Projection("identity", (layer,))
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise LayerTypeError(f"{fn}(): offset must be an int >= 0; received {offset!r}.")
+    width = layer.size - offset if size is None else _size_arg(size, f"{fn}()")
+    if width <= 0 or offset + width > layer.size:
+        raise LayerConfigError(
+            f"{fn}(): the slice [{offset}, {offset + width}) does not fit the input "
+            f"'{layer.name}' of size {layer.size}; expected 0 <= offset < offset + size <= "
+            f"{layer.size}."
+        )
+    return Projection("identity_offset", (layer,), width, offset=offset)
+
+
+@_base.layer_function
+def dotmul_projection(input, param_attr=None):  # noqa: A002
+    """``out += x ⊙ w`` with a learned ``w`` of shape ``[1, input.size]``.
+
+    Returns:
+        A projection of width ``input.size`` for :func:`mixed`.
+
+    Example::
+
+        proj = paddle.layer.dotmul_projection(input=x)
+    """
+    return _projection("dotmul_projection", "dotmul", input, 0, param_attr)
+
+
+@_base.layer_function
+def scaling_projection(input, param_attr=None):  # noqa: A002
+    """``out += w x`` with one learned scalar ``w`` (shape ``[1, 1]``).
+
+    Returns:
+        A projection of width ``input.size`` for :func:`mixed`.
+
+    Example::
+
+        proj = paddle.layer.scaling_projection(input=x)
+    """
+    return _projection("scaling_projection", "scaling", input, 0, param_attr)
+
+
+def dotmul_operator(a=None, b=None, scale=1, **kwargs):
+    """``out += scale * (a ⊙ b)`` for two layers of equal size; no parameters.
+
+    ``x=`` and ``y=`` are deprecated spellings of ``a=`` and ``b=``.
+
+    Returns:
+        An operator of width ``a.size`` for :func:`mixed`.
+
+    Example::
+
+        op = paddle.layer.dotmul_operator(a=x, b=y, scale=0.5)
+    """
+    fn = "dotmul_operator"
+    unknown = sorted(set(kwargs) - {"x", "y"})
+    if unknown:
+        raise LayerTypeError(
+            f"{fn}() got an unexpected keyword argument '{unknown[0]}'. "
+            "Valid arguments: a, b, scale."
+        )
+    if kwargs:
+        warnings.warn(
+            f"{fn}: x and y are deprecated; use a and b.", DeprecationWarning, stacklevel=2
+        )
+    a, b = kwargs.get("x", a), kwargs.get("y", b)
+    la = _base.as_layer(a, layer=fn, arg="a")
+    lb = _base.as_layer(b, layer=fn, arg="b")
+    if la.size != lb.size:
+        raise LayerConfigError(
+            f"{fn}(): a and b must have the same size; received "
+            f"{la.size} ('{la.name}') and {lb.size} ('{lb.name}')."
+        )
+    value = _base.number(scale, layer=fn, arg="scale")
+    return Projection("dotmul_operator", (la, lb), scale=value)
