@@ -1,8 +1,8 @@
 """Book chapters 1-3 run as shipped, on small data, for a pass or a few batches."""
 
 import importlib.util
-import random
 import pathlib
+import random
 
 import numpy as np
 import pytest
