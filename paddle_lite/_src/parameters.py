@@ -180,6 +180,8 @@ class Parameters:
             del self._specs[spec.name]
             raise
 
+    __append_config__ = append_spec
+
     # values ------------------------------------------------------------------------
     def get(self, key: str) -> np.ndarray:
         """A float32 copy of parameter ``key``, of shape ``get_shape(key)``."""

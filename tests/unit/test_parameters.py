@@ -8,6 +8,7 @@ import math
 import os
 import struct
 import tarfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from paddle_lite._src.graph import InitSpec, ParamSpec, name_scope
 from paddle_lite._src.layers.core import data, fc
 from paddle_lite._src.topology import Topology
 
-REAL_TAR = "/work/shared/v2_models/fit_a_line.tar"
+REAL_TAR = str(Path(__file__).resolve().parents[3] / "shared" / "v2_models" / "fit_a_line.tar")
 W0, WBIAS = "___fc_layer_0__.w0", "___fc_layer_0__.wbias"
 REAL_W0_PROTO = (
     b"\x0a\x12"
@@ -458,3 +459,10 @@ def test_path_writes_are_atomic(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="disk full"):
         params.to_tar(str(target))
     assert os.listdir(tmp_path) == ["model.tar"] and target.read_bytes() == good
+
+
+def test_v2_append_config_alias():
+    params = P.Parameters()
+    params.__append_config__(ParamSpec("a", (2, 3), InitSpec("gaussian", 0.0, 0.0)))
+    assert params.keys() == ["a"] and params.get_shape("a") == (2, 3)
+    np.testing.assert_array_equal(params.get("a"), np.zeros((2, 3)))
