@@ -20,6 +20,7 @@ Users may register their own kinds with :func:`register_kind`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError, did_you_mean
 from paddle_lite._src.graph import InitSpec, Layer, Spec
+from paddle_lite._src.typing import Seq, data_of, with_data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,7 +91,7 @@ def registered_kinds() -> list[str]:
 
 
 def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, mode: str):
-    """Compute ``layer``: its kind's ``apply``, then activation and dropout.
+    """Compute ``layer``: its kind's ``apply``, then activation, dropout and error clipping.
 
     Returns ``(value, state_updates)``; ``state_updates`` maps global parameter
     names to new values (empty unless the kind is stateful and ``mode == "train"``).
@@ -108,12 +110,31 @@ def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, 
     drop_rate = layer.attrs.get("drop_rate")
     if drop_rate:
         out = _dropout(out, drop_rate, key=key, mode=mode)
+    threshold = layer.attrs.get("error_clipping_threshold")
+    if threshold:
+        out = with_data(out, clip_gradient(data_of(out), float(threshold)))
     return out, updates
 
 
-def _apply_activation(act, out):  # noqa: ANN001, ANN202
-    from paddle_lite._src.typing import Seq
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def clip_gradient(x, threshold: float):  # noqa: ANN001, ANN201
+    """The identity, whose gradient is clipped to ``[-threshold, threshold]`` (v2's
+    ``ExtraAttr(error_clipping_threshold=...)``: the error reaching a layer's output)."""
+    return x
 
+
+def _clip_fwd(x, threshold):  # noqa: ANN001, ANN202
+    return x, None
+
+
+def _clip_bwd(threshold, _, g):  # noqa: ANN001, ANN202
+    return (jnp.clip(g, -threshold, threshold),)
+
+
+clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+
+
+def _apply_activation(act, out):  # noqa: ANN001, ANN202
     if isinstance(out, Seq):
         mask = jnp.arange(out.data.shape[1])[None, :] < out.lengths[:, None]
         return out._replace(data=act.apply(out.data, mask=mask))
@@ -122,9 +143,7 @@ def _apply_activation(act, out):  # noqa: ANN001, ANN202
 
 def _dropout(out, rate: float, *, key, mode: str):  # noqa: ANN001, ANN202
     """v2 dropout is not inverted: a 0/1 mask in training, a ``(1 - rate)`` scale in test."""
-    from paddle_lite._src.typing import Seq
-
-    data = out.data if isinstance(out, Seq) else out
+    data = data_of(out)
     if mode == "train":
         if key is None:
             raise LayerConfigError("dropout in training mode needs a PRNG key; none was given.")
@@ -132,4 +151,4 @@ def _dropout(out, rate: float, *, key, mode: str):  # noqa: ANN001, ANN202
         data = jnp.where(keep, data, 0.0)
     else:
         data = data * (1.0 - rate)
-    return out._replace(data=data) if isinstance(out, Seq) else data
+    return with_data(out, data)

@@ -140,3 +140,26 @@ def test_errors_name_layer_and_argument():
         L.data(name="d", type=3)
     with pytest.raises(LayerConfigError, match="not divisible"):
         L.data(name="d", type=DT.dense_vector(10), height=3, width=3)
+
+
+def test_error_clipping_threshold_clips_the_gradient_at_the_output():
+    x = L.data(name="x", type=DT.dense_vector(3))
+    y = L.fc(
+        input=x,
+        size=2,
+        act=A.Linear(),
+        bias_attr=False,
+        layer_attr=paddle.attr.Extra(error_clipping_threshold=0.5),
+    )
+    fx = np.ones((1, 3), np.float32)
+    params = _params(y)
+    w = params["___fc_layer_0__.w0"]
+
+    def loss(v):
+        (out,), _ = forward([y], {"___fc_layer_0__.w0": v}, {"x": fx})
+        return (10.0 * out).sum()
+
+    value = forward([y], params, {"x": fx})[0][0]
+    np.testing.assert_allclose(value, fx @ w, rtol=1e-6)  # the forward value is unchanged
+    grad = jax.grad(loss)(w)
+    np.testing.assert_allclose(grad, np.full((3, 2), 0.5), rtol=1e-6)  # 10 clipped to 0.5
