@@ -86,7 +86,7 @@ class ParamAttr:
         self.momentum = momentum
         self.gradient_clipping_threshold = gradient_clipping_threshold
         self.sparse_update = bool(sparse_update)
-        self.update_hooks = update_hooks
+        self.update_hooks = _hooks(update_hooks)
         self.initializer = initializer
 
     def __repr__(self) -> str:
@@ -134,9 +134,28 @@ class ParamAttr:
             gradient_clipping_threshold=_unset_if_zero(self.gradient_clipping_threshold),
             is_static=static,
             sparse_update=self.sparse_update,
+            sparsity_ratio=_sparsity(self.update_hooks),
             owner=owner,
             role=role,
         )
+
+
+def _hooks(update_hooks: Any) -> list[HookAttr]:
+    hooks = [] if update_hooks is None else update_hooks
+    hooks = list(hooks) if isinstance(hooks, (list, tuple)) else [hooks]
+    for hook in hooks:
+        if not isinstance(hook, HookAttr):
+            raise LayerTypeError(
+                f"ParamAttr update_hooks must be paddle.attr.Hook objects; received {hook!r}."
+            )
+    return hooks
+
+
+def _sparsity(hooks: list[HookAttr]) -> float | None:
+    """The pruning ratio of the hooks (v2's default 0.6 when the hook sets none)."""
+    for hook in hooks:
+        return 0.6 if hook.sparsity_ratio is None else float(hook.sparsity_ratio)
+    return None
 
 
 def smart_init(shape: Shape) -> InitSpec:
@@ -211,7 +230,9 @@ class ExtraAttr:
 
 
 class HookAttr:
-    """A parameter update hook; v2 knows ``type='pruning'`` with ``sparsity_ratio``."""
+    """A parameter update hook; v2 knows ``type='pruning'`` with ``sparsity_ratio``:
+    when training starts, that fraction of the parameter's values (the smallest in
+    magnitude; default 0.6) is set to zero and kept there after every update."""
 
     def __init__(self, type: str = "pruning", sparsity_ratio: float | None = None) -> None:  # noqa: A002
         if type != "pruning":

@@ -87,9 +87,10 @@ def _evaluate(values: Sequence[Any], slots, evaluators) -> list[Any]:
 def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
     """One jitted training step: cost, gradients of the summed cost, update, metrics.
 
-    ``step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id)``
+    ``step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id, masks)``
     returns ``(trainable, opt_state, fixed, cost_sum, stats)``; the step's PRNG key is
-    ``key`` folded with ``step_id``. Only ``trainable`` is
+    ``key`` folded with ``step_id``, and each updated parameter named in ``masks`` is
+    multiplied by its 0/1 mask (pruning hooks). Only ``trainable`` is
     differentiated; ``fixed`` (static and frozen parameters) only receives the
     batch-norm moving statistics. The parameter and optimizer buffers are donated.
     """
@@ -102,7 +103,7 @@ def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
         total = sum(per_sample_cost(v).sum() for v in values[:n_costs])
         return total, (values, updates)
 
-    def step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id):
+    def step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id, masks):
         (total, (values, state)), grads = jax.value_and_grad(loss, has_aux=True)(
             trainable, fixed, feeds, jax.random.fold_in(key, step_id)
         )
@@ -110,6 +111,7 @@ def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
             grads, opt_state, trainable, batch_size=batch_size, pass_id=pass_id
         )
         trainable = optax.apply_updates(trainable, updates)
+        trainable = {n: v * masks[n] if n in masks else v for n, v in trainable.items()}
         fixed = {name: state.get(name, value) for name, value in fixed.items()}
         return trainable, opt_state, fixed, total, _evaluate(values, slots, evaluators)
 

@@ -104,7 +104,9 @@ class ParamSpec:
 
     ``None`` for ``momentum``, ``decay_rate``, ``decay_rate_l1`` and
     ``gradient_clipping_threshold`` means "unset: take the optimizer's global value"
-    (v2 treats 0 the same way for l2 and momentum). ``owner`` (the layer that
+    (v2 treats 0 the same way for l2 and momentum). ``sparsity_ratio`` comes from a
+    pruning ``HookAttr``: that fraction of the weights, the smallest in magnitude when
+    training starts, is held at zero. ``owner`` (the layer that
     declared it) and ``role`` (``w0``, ``wbias`` ...) are for messages and lookup.
     """
 
@@ -118,6 +120,7 @@ class ParamSpec:
     gradient_clipping_threshold: float | None = None
     is_static: bool = False
     sparse_update: bool = False
+    sparsity_ratio: float | None = None
     owner: str = dataclasses.field(default="", compare=False)
     role: str = dataclasses.field(default="", compare=False)
 

@@ -347,8 +347,30 @@ def from_spec(spec: ParamSpec) -> ParameterConfig:
         gradient_clipping_threshold=spec.gradient_clipping_threshold,
         is_static=True if spec.is_static else None,
         sparse_update=sparse,
+        update_hooks=() if spec.sparsity_ratio is None else (pruning_hook(spec.sparsity_ratio),),
         **_init_fields(spec),
     )
+
+
+def pruning_hook(sparsity_ratio: float) -> bytes:
+    """A serialized ``ParameterUpdaterHookConfig`` ``{type: "pruning", sparsity_ratio}``."""
+    kind = b"pruning"
+    return b"\x0a" + _varint(len(kind)) + kind + b"\x11" + struct.pack("<d", sparsity_ratio)
+
+
+def hook_sparsity(hooks: tuple[bytes, ...]) -> float | None:
+    """The sparsity ratio of the first pruning hook (v2's default 0.6), or None."""
+    for raw in hooks:
+        reader, kind, ratio = _Reader(raw), None, 0.6
+        while not reader.done():
+            num, wire, value = reader.field()
+            if num == 1 and wire == 2:
+                kind = value.decode("utf-8")
+            elif num == 2 and wire == 1:
+                ratio = struct.unpack("<d", value)[0]
+        if kind == "pruning":
+            return ratio
+    return None
 
 
 def _unset_if_zero(value: float | None) -> float | None:
@@ -389,4 +411,5 @@ def to_spec(config: ParameterConfig) -> ParamSpec:
         gradient_clipping_threshold=_unset_if_zero(config.gradient_clipping_threshold),
         is_static=bool(config.is_static),
         sparse_update=bool(config.sparse_update),
+        sparsity_ratio=hook_sparsity(config.update_hooks),
     )

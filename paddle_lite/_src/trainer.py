@@ -59,6 +59,21 @@ def topology_evaluators(topology: Topology) -> list[Any]:
     return found
 
 
+def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """0/1 masks keeping, per pruned parameter, its largest ``(1 - ratio) * size``
+    values by magnitude (v2's static pruning hook, computed when training starts)."""
+    masks = {}
+    for name, spec in specs.items():
+        if spec.sparsity_ratio is None or spec.is_static:
+            continue
+        flat = np.abs(np.asarray(values[name])).ravel()
+        keep = int(flat.size * (1.0 - spec.sparsity_ratio))
+        mask = np.zeros(flat.size, np.float32)
+        mask[np.argsort(-flat, kind="stable")[:keep]] = 1.0
+        masks[name] = jax.device_put(mask.reshape(spec.shape))
+    return masks
+
+
 class _Metrics:
     """Evaluator statistics summed over batches; results computed on demand."""
 
@@ -130,6 +145,7 @@ class SGD:
         self._opt_states: dict[frozenset[str], Any] = {}
         self._test_step = None
         self._device: dict[str, Any] | None = None  # parameters while training
+        self._masks: dict[str, Any] | None = None  # pruning hooks, fixed at first load
         self._frozen: frozenset[str] = frozenset()
         self._version = -1
         self._step_id = 0
@@ -150,6 +166,10 @@ class SGD:
             host._refresh()
         self._device = {n: jax.device_put(host._values[n]) for n in self._specs}
         self._version = host._version
+        if self._masks is None:
+            self._masks = pruning_masks(self._specs, self._device)
+        for name, mask in self._masks.items():
+            self._device[name] = self._device[name] * mask
 
     def _pull(self) -> None:
         if self._device is not None:
@@ -174,6 +194,7 @@ class SGD:
         fixed = {n: v for n, v in self._device.items() if n not in trainable}
         if frozen not in self._opt_states:
             self._opt_states[frozen] = tx.init(trainable)
+        masks = {n: m for n, m in self._masks.items() if n in trainable}
         trainable, opt_state, fixed, total, stats = step(
             trainable,
             self._opt_states[frozen],
@@ -183,6 +204,7 @@ class SGD:
             self._step_id,
             batch_size,
             pass_id,
+            masks,
         )
         self._opt_states[frozen] = opt_state
         self._device = {**fixed, **trainable}

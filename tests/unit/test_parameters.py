@@ -466,3 +466,10 @@ def test_v2_append_config_alias():
     params.__append_config__(ParamSpec("a", (2, 3), InitSpec("gaussian", 0.0, 0.0)))
     assert params.keys() == ["a"] and params.get_shape("a") == (2, 3)
     np.testing.assert_array_equal(params.get("a"), np.zeros((2, 3)))
+
+
+def test_pruning_hook_survives_the_tar_round_trip():
+    spec = ParamSpec("w", (4, 3), InitSpec("gaussian", 0.0, 0.1), sparsity_ratio=0.75)
+    raw = proto.encode(proto.from_spec(spec))
+    assert b"\x0a\x07pruning\x11" in raw
+    assert proto.to_spec(proto.decode(raw)).sparsity_ratio == 0.75

@@ -270,3 +270,24 @@ def test_paramconf_order_v2():
         assert rate == pytest.approx(6e-4 if name == "_fc1.w0" else 8e-4), name
     samples = [tuple(RNG.integers(0, dict_size, 5).tolist()) for _ in range(16)]
     trainer.train(paddle.batch(lambda: iter(samples), 8), num_passes=1)
+
+
+def test_pruning_hook_keeps_the_smallest_weights_at_zero():
+    x = L.data(name="x", type=DT.dense_vector(3))
+    y = L.data(name="y", type=DT.dense_vector(4))
+    hook = paddle.attr.Hook(type="pruning", sparsity_ratio=0.5)
+    pred = L.fc(input=x, size=4, act=A.Linear(), param_attr=paddle.attr.Param(update_hooks=hook))
+    cost = L.square_error_cost(input=pred, label=y)
+    params = paddle.parameters.create(cost)
+    w0 = params.get("___fc_layer_0__.w0")
+    keep = np.abs(w0).ravel() >= np.sort(np.abs(w0).ravel())[6]  # the 6 largest of 12
+    samples = [
+        (RNG.normal(size=3).astype(np.float32), RNG.normal(size=4).astype(np.float32))
+        for _ in range(32)
+    ]
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(learning_rate=0.01))
+    trainer.train(paddle.batch(lambda: iter(samples), 8), num_passes=2)
+    w = params.get("___fc_layer_0__.w0").ravel()
+    assert np.all(w[~keep] == 0.0) and np.all(w[keep] != 0.0)
+    assert not np.allclose(w[keep], w0.ravel()[keep])
+    assert params.spec("___fc_layer_0__.w0").sparsity_ratio == 0.5
