@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src import compile as compile_mod
@@ -193,7 +194,8 @@ class SGD:
         trainable = {n: self._device[n] for n in names}
         fixed = {n: v for n, v in self._device.items() if n not in trainable}
         if frozen not in self._opt_states:
-            self._opt_states[frozen] = tx.init(trainable)
+            # Distinct buffers: the step donates the state, and an init may share arrays.
+            self._opt_states[frozen] = jax.tree_util.tree_map(jnp.array, tx.init(trainable))
         masks = {n: m for n, m in self._masks.items() if n in trainable}
         trainable, opt_state, fixed, total, stats = step(
             trainable,

@@ -291,3 +291,31 @@ def test_pruning_hook_keeps_the_smallest_weights_at_zero():
     assert np.all(w[~keep] == 0.0) and np.all(w[keep] != 0.0)
     assert not np.allclose(w[keep], w0.ravel()[keep])
     assert params.spec("___fc_layer_0__.w0").sparsity_ratio == 0.5
+
+
+def test_an_optax_transformation_is_an_update_equation():
+    import optax
+
+    _, cost = _linear()
+    params = paddle.parameters.create(cost)
+    trainer = paddle.trainer.SGD(cost, params, optax.adam(0.05))
+    trainer.train(paddle.batch(_reader, 16), num_passes=60)
+    np.testing.assert_allclose(params.get("___fc_layer_0__.w0"), W_TRUE, atol=2e-2)
+
+
+def test_model_average_is_used_by_test_and_save_but_not_training():
+    _, cost = _linear()
+    params = paddle.parameters.create(cost)
+    opt = paddle.optimizer.Momentum(
+        learning_rate=0.01 / 16, model_average=paddle.optimizer.ModelAverage(average_window=0.5)
+    )
+    trainer = paddle.trainer.SGD(cost, params, opt)
+    trainer.train(paddle.batch(_reader, 16), num_passes=3)
+    buf = io.BytesIO()
+    trainer.save_parameter_to_tar(buf)
+    buf.seek(0)
+    saved = paddle.parameters.Parameters.from_tar(buf)
+    w, b = saved.get("___fc_layer_0__.w0"), saved.get("___fc_layer_0__.wbias")
+    assert not np.allclose(w, params.get("___fc_layer_0__.w0"))  # averaged != current
+    want = float(((X @ w + b - Y) ** 2).sum() / 64)
+    assert trainer.test(paddle.batch(_reader, 16)).cost == pytest.approx(want, rel=1e-4)
