@@ -75,6 +75,12 @@ def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[s
     return masks
 
 
+@jax.jit
+def _add_stats(total: Any, stats: Any) -> Any:
+    """Running sums of evaluator statistics: one dispatch per batch, not one per array."""
+    return jax.tree_util.tree_map(jnp.add, total, stats)
+
+
 class _Metrics:
     """Evaluator statistics summed over batches; results computed on demand."""
 
@@ -83,10 +89,7 @@ class _Metrics:
         self.total: list[Any] | None = None
 
     def add(self, stats: list[Any]) -> None:
-        if self.total is None:
-            self.total = stats
-        else:
-            self.total = jax.tree_util.tree_map(lambda a, b: a + b, self.total, stats)
+        self.total = stats if self.total is None else _add_stats(self.total, stats)
 
     def results(self, stats: list[Any] | None = None) -> dict[str, float]:
         stats = self.total if stats is None else stats

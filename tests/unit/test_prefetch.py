@@ -1,0 +1,34 @@
+"""Background batch conversion: order, errors reaching the consumer, early stop."""
+
+import threading
+
+import pytest
+
+from paddle_lite._src.prefetch import prefetch
+
+
+def test_yields_converted_batches_in_order():
+    out = list(prefetch(iter([[1, 2], [3], [4, 5, 6]]), lambda b: [x * 10 for x in b]))
+    assert out == [([10, 20], 2), ([30], 1), ([40, 50, 60], 3)]
+
+
+def test_reader_and_conversion_errors_reach_the_consumer():
+    def reader():
+        yield [1]
+        raise OSError("disk gone")
+
+    with pytest.raises(OSError, match="disk gone"):
+        list(prefetch(reader(), lambda b: b))
+    with pytest.raises(ValueError, match="bad sample"):
+        list(prefetch(iter([[1]]), lambda b: (_ for _ in ()).throw(ValueError("bad sample"))))
+
+
+def test_early_stop_ends_the_worker():
+    before = threading.active_count()
+    gen = prefetch(iter([[i] for i in range(1000)]), lambda b: b, depth=2)
+    assert next(gen) == ([0], 1)
+    gen.close()
+    for thread in threading.enumerate():
+        if thread.name == "paddle_lite-prefetch":
+            thread.join(timeout=2.0)
+    assert threading.active_count() <= before
