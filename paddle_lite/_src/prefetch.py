@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import jax
+
 _END = object()
 
 
@@ -16,7 +18,10 @@ class _Failure:
 
 
 def prefetch(
-    batches: Iterable[Any], convert: Callable[[Any], Any], depth: int = 2
+    batches: Iterable[Any],
+    convert: Callable[[Any], Any],
+    depth: int = 2,
+    background: bool | None = None,
 ) -> Iterator[tuple[Any, int]]:
     """Yield ``(feeds, batch size)`` for each batch, converted ahead of use.
 
@@ -25,7 +30,18 @@ def prefetch(
     jitted step copies them to the device itself, which measured cheaper than an
     explicit ``device_put`` here. An error in the reader or the conversion is
     re-raised in the consumer.
+
+    ``background=None`` uses the thread when JAX computes on an accelerator. On a CPU
+    backend the conversion runs inline: there the step's own thread pool uses every
+    core, and a concurrent Python thread slowed each step more than the conversion
+    costs (``bench/step_overhead.py``).
     """
+    if background is None:
+        background = jax.default_backend() != "cpu"
+    if not background:
+        for batch in batches:
+            yield convert(batch), len(batch)
+        return
     slots: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
 
