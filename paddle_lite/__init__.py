@@ -6,6 +6,7 @@ Use it as ``import paddle_lite as paddle``.
 from paddle_lite import (
     activation,
     attr,
+    data_feeder,
     data_type,
     dataset,
     evaluator,
@@ -36,6 +37,7 @@ __all__ = [
     "activation",
     "attr",
     "batch",
+    "data_feeder",
     "data_type",
     "dataset",
     "evaluator",
