@@ -1,4 +1,4 @@
-"""Build the v2 design doc's two shared-parameter models and inspect them.
+"""The v2 design doc's two shared-parameter models: build, inspect, train, infer.
 
 Run: python examples/demo.py
 """
@@ -54,6 +54,32 @@ def main():
     paddle.topology.Topology(d0).summary()
     gan_params = paddle.parameters.create([d0, d1])
     print("one parameter set for both topologies:", gan_params.keys())
+
+    rng = np.random.default_rng(0)
+
+    def noise():
+        return ((rng.normal(size=8).astype(np.float32),) for _ in range(256))
+
+    def real():
+        return ((np.tanh(rng.normal(size=64) + 1.0).astype(np.float32),) for _ in range(256))
+
+    adam = paddle.optimizer.Adam(learning_rate=1e-3)
+    for round_id in range(3):
+        d_before = gan_params.get("D")
+        paddle.train(
+            d0,
+            gan_params,
+            paddle.batch(noise, 32),
+            update_equation=adam,
+            immutable_parameters={"D"},
+        )
+        frozen_ok = np.array_equal(gan_params.get("D"), d_before)
+        paddle.train(d1, gan_params, paddle.batch(real, 32), update_equation=adam)
+        cost = paddle.test(d1, gan_params, paddle.batch(real, 32)).cost
+        print(
+            f"round {round_id}: D frozen during the G phase: {frozen_ok}; "
+            f"D's cost on real samples {cost:.4f}"
+        )
 
     buf = io.BytesIO()
     gan_params.to_tar(buf)
