@@ -68,3 +68,21 @@ def test_chapter3_image_classification(net, tmp_path, capsys):
     assert np.isfinite(result.cost)
     assert (tmp_path / "inference_topology.pkl").exists()
     assert "Label of the first test image is" in capsys.readouterr().out
+
+
+def test_chapter1_infer_with_the_v2_pretrained_model(tmp_path, monkeypatch, capsys):
+    real = SHARED.parent / "v2_models" / "fit_a_line.tar"
+    if not real.exists():
+        pytest.skip(f"the v2 model file {real} is not available on this machine")
+    (tmp_path / "uci_housing").mkdir()
+    (tmp_path / "uci_housing" / "fit_a_line.tar").write_bytes(real.read_bytes())
+    monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(tmp_path))
+    probs = _chapter("01.fit_a_line", "infer").main()
+    params = paddle.parameters.Parameters.from_tar(str(real))
+    rows = list(paddle.dataset.uci_housing.test()())
+    x = np.stack([r[0] for r in rows])
+    want = x @ params.get("___fc_layer_0__.w0") + params.get("___fc_layer_0__.wbias")
+    np.testing.assert_allclose(probs, want, rtol=1e-5)
+    labels = np.array([r[1][0] for r in rows])
+    assert np.mean((probs[:, 0] - labels) ** 2) < 40  # v2's trained model fits the test split
+    assert capsys.readouterr().out.count("Predicted price: $") == 102
