@@ -150,7 +150,6 @@ class SGD:
         self._test_step = None
         self._device: dict[str, Any] | None = None  # parameters while training
         self._masks: dict[str, Any] | None = None  # pruning hooks, fixed at first load
-        self._frozen: frozenset[str] = frozenset()
         self._version = -1
         self._step_id = 0
         self._key = jax.random.PRNGKey(config.default_seed())
@@ -178,7 +177,8 @@ class SGD:
     def _pull(self) -> None:
         if self._device is not None:
             for name, value in self._device.items():
-                self._parameters._values[name] = np.asarray(value)
+                # A copy: the device buffer is donated to the next step.
+                self._parameters._values[name] = np.array(value)
 
     def _compiled(self, frozen: frozenset[str]):  # noqa: ANN202
         if frozen not in self._steps:
