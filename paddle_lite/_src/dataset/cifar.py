@@ -20,7 +20,12 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from paddle_lite._src.dataset import common
-from paddle_lite._src.dataset.download import download, download_or_explain, module_home
+from paddle_lite._src.dataset.download import (
+    download,
+    download_or_explain,
+    module_home,
+    url_file_name,
+)
 from paddle_lite._src.dataset.sources import CorruptFileError, corrupt, iter_members
 
 URL_PREFIX = "https://dataset.bj.bcebos.com/cifar/"
@@ -124,7 +129,7 @@ def _batch_samples(batch: dict, source: str) -> Iterator[Sample]:
 def _source(url: str, md5sum: str) -> str:
     """Return the archive or extracted folder to read, downloading the archive if needed."""
     home = module_home("cifar")
-    archive = os.path.join(home, url.rsplit("/", 1)[-1])
+    archive = os.path.join(home, url_file_name(url))
     folder = os.path.join(home, _FOLDERS[url])
     if os.path.isfile(archive):
         return archive

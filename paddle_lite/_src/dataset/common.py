@@ -1,4 +1,4 @@
-"""Helpers shared by the data sets: sharding readers to files and reading shards back.
+"""Helpers shared by the data sets: word dictionaries, and shard files written from readers.
 
 Shard format written by :func:`convert` (read by :func:`converted_reader`): a file is a
 sequence of records; each record is an 8-byte little-endian unsigned length followed by that
@@ -13,7 +13,7 @@ import importlib
 import os
 import pickle
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from paddle_lite._src.dataset.sources import corrupt, reading
@@ -52,6 +52,31 @@ def _check_count(line_count: Any) -> None:
         )
 
 
+def ranked_words(freq: Mapping[str, int], cutoff: int = 0) -> list[str]:
+    """Return the words counted more than ``cutoff`` times, by ``(-count, word)``.
+
+    Example:
+      >>> ranked_words({"b": 2, "a": 2, "c": 5, "d": 1}, cutoff=1)
+      ['c', 'a', 'b']
+    """
+    return sorted((w for w, c in freq.items() if c > cutoff), key=lambda w: (-freq[w], w))
+
+
+def word_ids(freq: Mapping[str, int], cutoff: int) -> dict[str, int]:
+    """Number :func:`ranked_words` from 0 and give ``<unk>`` the last id.
+
+    Args:
+      freq: word counts.
+      cutoff: keep words counted more than this many times.
+
+    Returns:
+      ``{word: id}``, e.g. ``{"c": 0, "a": 1, "b": 2, "<unk>": 3}`` for the example above.
+    """
+    word_idx = {w: i for i, w in enumerate(ranked_words(freq, cutoff))}
+    word_idx["<unk>"] = len(word_idx)
+    return word_idx
+
+
 def _chunks(reader: Reader, size: int) -> Iterator[list]:
     """Group the samples of ``reader()`` into lists of ``size`` (the last may be shorter)."""
     chunk: list = []
@@ -85,6 +110,7 @@ def split(
 
     Raises:
       TypeError: ``dumper`` is not callable.
+      DatasetValueError: ``line_count`` is not a positive int.
     """
     _check_callable(dumper, "dumper")
     _check_count(line_count)
@@ -121,6 +147,7 @@ def cluster_files_reader(
 
     Raises:
       TypeError: ``loader`` is not callable.
+      DatasetValueError: ``trainer_id`` is outside ``[0, trainer_count)``.
     """
     _check_callable(loader, "loader")
     if not 0 <= trainer_id < trainer_count:
@@ -153,6 +180,9 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
 
     Returns:
       The list of written shard paths.
+
+    Raises:
+      DatasetValueError: ``line_count`` is not a positive int.
     """
     _check_count(line_count)
     os.makedirs(output_path, exist_ok=True)

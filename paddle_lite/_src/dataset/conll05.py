@@ -218,9 +218,8 @@ def _build_word_dict(source: str) -> dict[str, int]:
     freq = collections.Counter()
     for words, _ in _sentences(source):
         freq.update(words)
-    words = [w for w, _ in sorted(freq.items(), key=lambda x: (-x[1], x[0]))]
     vocab = {"<unk>": 0, "bos": 1, "eos": 2}
-    for w in words:
+    for w in common.ranked_words(freq):
         vocab.setdefault(w, len(vocab))
     return vocab
 

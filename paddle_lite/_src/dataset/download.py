@@ -8,6 +8,7 @@ function needs the folder, and nothing is created until a file is written there.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
@@ -15,6 +16,7 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 
 from paddle_lite._src.errors import PaddleLiteError
 
@@ -61,6 +63,11 @@ def module_home(module_name: str) -> str:
       The folder where that module keeps its files.
     """
     return os.path.join(data_home(), module_name)
+
+
+def _target_path(url: str, module_name: str, save_name: str | None) -> str:
+    """``<data home>/<module_name>/<save_name or url_file_name(url)>``."""
+    return os.path.join(module_home(module_name), save_name or url_file_name(url))
 
 
 def url_file_name(url: str) -> str:
@@ -131,6 +138,30 @@ def _copy_with_progress(resp, out, name: str) -> None:
         bar.close()
 
 
+@contextlib.contextmanager
+def temporary_beside(target: str, prefix: str) -> Iterator[tuple[int, str]]:
+    """Create the folder of ``target`` and a temporary file in it; remove that file afterwards.
+
+    The block writes to the file and may ``os.replace`` it onto ``target``; whatever is left
+    when the block ends, normally or by an error, is deleted.
+
+    Args:
+      target: the path the file is meant to replace.
+      prefix: the temporary file's name prefix, e.g. ``".download-"``.
+
+    Yields:
+      ``(fd, path)`` of the temporary file, as ``tempfile.mkstemp`` returns them.
+    """
+    folder = os.path.dirname(target)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    try:
+        yield fd, tmp
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 def _fetch_verified(url: str, target: str, md5sum: str) -> str:
     """Download ``url`` to a temporary file beside ``target``; rename it there if the md5 matches.
 
@@ -139,20 +170,16 @@ def _fetch_verified(url: str, target: str, md5sum: str) -> str:
     Returns:
       The md5 of the downloaded bytes.
     """
-    with urllib.request.urlopen(url, timeout=TIMEOUT_S) as resp:
-        folder = os.path.dirname(target)
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".download-", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                _copy_with_progress(resp, out, os.path.basename(target))
-            got = md5file(tmp)
-            if got == md5sum:
-                os.replace(tmp, target)
-            return got
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+    with (
+        urllib.request.urlopen(url, timeout=TIMEOUT_S) as resp,
+        temporary_beside(target, ".download-") as (fd, tmp),
+    ):
+        with os.fdopen(fd, "wb") as out:
+            _copy_with_progress(resp, out, os.path.basename(target))
+        got = md5file(tmp)
+        if got == md5sum:
+            os.replace(tmp, target)
+        return got
 
 
 def place_hint(path: str, md5sum: str) -> str:
@@ -185,8 +212,7 @@ def download(url: str, module_name: str, md5sum: str, save_name: str | None = No
         (no network, server error, or md5 mismatch 3 times). The message names the path to
         place the file at and its md5.
     """
-    name = save_name or url_file_name(url)
-    path = os.path.join(module_home(module_name), name)
+    path = _target_path(url, module_name, save_name)
     problem = ""
     if os.path.exists(path):
         present = md5file(path)
@@ -260,8 +286,7 @@ def existing_or_download(
     Raises:
       DownloadError: the file is absent and could not be downloaded.
     """
-    name = save_name or url_file_name(url)
-    path = os.path.join(module_home(module_name), name)
+    path = _target_path(url, module_name, save_name)
     if os.path.isfile(path):
         return path
     return download_or_explain(url, module_name, md5sum, save_name, alternative)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, download_or_explain, module_home
-from paddle_lite._src.dataset.sources import iter_members, reading
+from paddle_lite._src.dataset.sources import iter_members
 
 URL = "https://dataset.bj.bcebos.com/imdb%2FaclImdb_v1.tar.gz"
 MD5 = "7c2ac02c03563afcf9b574c7e56c153a"
@@ -60,6 +60,10 @@ def _byte_tokens(raw: bytes) -> list[bytes]:
     return raw.rstrip(b"\n\r").translate(_DROP_PUNCT, _PUNCT).lower().split()
 
 
+def _decoded(tokens: list[bytes]) -> list[str]:
+    return [token.decode("utf-8", errors="replace") for token in tokens]
+
+
 def tokenize_text(raw: bytes) -> list[str]:
     """Tokenise one review as v2 does.
 
@@ -73,16 +77,15 @@ def tokenize_text(raw: bytes) -> list[str]:
       >>> tokenize_text(b"It's GREAT, isn't it?\\n")
       ['its', 'great', 'isnt', 'it']
     """
-    return [token.decode("utf-8", errors="replace") for token in _byte_tokens(raw)]
+    return _decoded(_byte_tokens(raw))
 
 
 def _byte_docs(pattern: re.Pattern) -> Iterator[list[bytes]]:
     """Yield the byte tokens of the reviews whose member name matches ``pattern``."""
     source = _source()
     md5 = MD5 if source.endswith(ARCHIVE) else ""
-    with reading(source, md5):
-        for _, content in iter_members(source, lambda name: bool(pattern.match(name)), md5):
-            yield _byte_tokens(content)
+    for _, content in iter_members(source, lambda name: bool(pattern.match(name)), md5):
+        yield _byte_tokens(content)
 
 
 def tokenize(pattern: re.Pattern) -> Iterator[list[str]]:
@@ -95,7 +98,7 @@ def tokenize(pattern: re.Pattern) -> Iterator[list[str]]:
       An iterator of token lists, in archive order.
     """
     for doc in _byte_docs(pattern):
-        yield [token.decode("utf-8", errors="replace") for token in doc]
+        yield _decoded(doc)
 
 
 def build_dict(pattern: re.Pattern, cutoff: int) -> dict[str, int]:
@@ -114,10 +117,7 @@ def build_dict(pattern: re.Pattern, cutoff: int) -> dict[str, int]:
     freq: collections.Counter = collections.Counter()
     for token, count in byte_freq.items():
         freq[token.decode("utf-8", errors="replace")] += count
-    kept = sorted(((w, c) for w, c in freq.items() if c > cutoff), key=lambda x: (-x[1], x[0]))
-    word_idx = {w: i for i, (w, _) in enumerate(kept)}
-    word_idx["<unk>"] = len(word_idx)
-    return word_idx
+    return common.word_ids(freq, cutoff)
 
 
 def _alternate(first: Iterator, second: Iterator) -> Iterator[tuple[object, int]]:

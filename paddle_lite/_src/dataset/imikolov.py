@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.common import DatasetValueError
 from paddle_lite._src.dataset.download import download, download_or_explain, module_home
-from paddle_lite._src.dataset.sources import read_member, reading
+from paddle_lite._src.dataset.sources import read_text
 
 URL = "https://dataset.bj.bcebos.com/imikolov%2Fsimple-examples.tgz"
 MD5 = "30177ea32e27c525793142b6bf2c8e2d"
@@ -52,9 +52,7 @@ def _source() -> str:
 
 def _lines(source: str, member: str) -> list[str]:
     """Return the decoded lines of one PTB member."""
-    where = f"{source}:{member}"
-    with reading(where, MD5):
-        return read_member(source, member, MD5).decode("utf-8").splitlines()
+    return read_text(source, member, MD5).splitlines()
 
 
 def word_count(lines: list[str], word_freq: collections.Counter | None = None):
@@ -88,11 +86,7 @@ def build_dict(min_word_freq: int = 50) -> dict[str, int]:
     source = _source()
     freq = word_count(_lines(source, TEST_MEMBER), word_count(_lines(source, TRAIN_MEMBER)))
     freq.pop("<unk>", None)
-    kept = [(w, c) for w, c in freq.items() if c > min_word_freq]
-    kept.sort(key=lambda x: (-x[1], x[0]))
-    word_idx = {w: i for i, (w, _) in enumerate(kept)}
-    word_idx["<unk>"] = len(word_idx)
-    return word_idx
+    return common.word_ids(freq, min_word_freq)
 
 
 def _ngrams(ids: list[int], n: int) -> Iterator[tuple[int, ...]]:

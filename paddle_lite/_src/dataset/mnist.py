@@ -106,15 +106,21 @@ def reader_creator(
     Returns:
       A reader yielding ``(float32[784] in [-1, 1], int label)``.
     """
-    size = max(int(buffer_size), 1)
+    return _pair_reader(image_filename, label_filename, size=max(int(buffer_size), 1))
+
+
+def _pair_reader(
+    image_path: str, label_path: str, image_md5: str = "", label_md5: str = "", size: int = _CHUNK
+) -> Callable[[], Iterator[Sample]]:
+    """A reader that loads and checks the pair on every pass, then yields scaled samples."""
 
     def reader() -> Iterator[Sample]:
-        yield from _scaled(*_load_pair(image_filename, label_filename, "", ""), size)
+        yield from _scaled(*_load_pair(image_path, label_path, image_md5, label_md5), size)
 
     return reader
 
 
-def _scaled(images: np.ndarray, labels: np.ndarray, size: int = _CHUNK) -> Iterator[Sample]:
+def _scaled(images: np.ndarray, labels: np.ndarray, size: int) -> Iterator[Sample]:
     """Yield ``(x / 255 * 2 - 1, label)`` pairs, converting ``size`` images at a time."""
     for start in range(0, len(images), size):
         block = images[start : start + size].astype(np.float32) / 255.0 * 2.0 - 1.0
@@ -150,12 +156,7 @@ def train() -> Callable[[], Iterator[Sample]]:
       DownloadError: the files are absent and cannot be downloaded.
       CorruptFileError: a file is truncated or not IDX.
     """
-    files = _train_files()
-
-    def reader() -> Iterator[Sample]:
-        yield from _scaled(*_load_pair(*files))
-
-    return reader
+    return _pair_reader(*_train_files())
 
 
 def test() -> Callable[[], Iterator[Sample]]:
@@ -170,11 +171,7 @@ def test() -> Callable[[], Iterator[Sample]]:
     """
     images = existing_or_download(TEST_IMAGE_URL, "mnist", TEST_IMAGE_MD5)
     labels = existing_or_download(TEST_LABEL_URL, "mnist", TEST_LABEL_MD5)
-
-    def reader() -> Iterator[Sample]:
-        yield from _scaled(*_load_pair(images, labels, TEST_IMAGE_MD5, TEST_LABEL_MD5))
-
-    return reader
+    return _pair_reader(images, labels, TEST_IMAGE_MD5, TEST_LABEL_MD5)
 
 
 def fetch() -> None:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, download_or_explain, module_home
-from paddle_lite._src.dataset.sources import corrupt, read_member, reading
+from paddle_lite._src.dataset.sources import corrupt, read_text
 
 URL = "https://dataset.bj.bcebos.com/movielens%2Fml-1m.zip"
 MD5 = "c4d9eecfca2ab87c1945afe126590906"
@@ -86,8 +86,7 @@ def _source() -> str:
 def _rows(source: str, name: str, fields: int) -> Iterator[list[str]]:
     """Yield the ``::``-separated fields of each line of ``ml-1m/<name>``."""
     where = f"{source}:ml-1m/{name}"
-    with reading(where, MD5):
-        text = read_member(source, f"ml-1m/{name}", MD5).decode("latin-1")
+    text = read_text(source, f"ml-1m/{name}", MD5, encoding="latin-1")
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue

@@ -158,6 +158,26 @@ def read_member(path: str, name: str, md5sum: str = "") -> bytes:
     raise corrupt(path, f"it has no member {name!r}", md5sum)
 
 
+def read_text(path: str, name: str, md5sum: str = "", encoding: str = "utf-8") -> str:
+    """Return one member of an archive or folder decoded as text.
+
+    Args:
+      path: a tar archive, a zip archive, or a folder.
+      name: the member name, without a leading ``./``.
+      md5sum: md5 of the official archive, named in errors.
+      encoding: the member's text encoding.
+
+    Returns:
+      The member's text.
+
+    Raises:
+      CorruptFileError: the archive cannot be read, has no such member, or the member is not
+        valid ``encoding`` (the error names ``path:name``).
+    """
+    with reading(f"{path}:{name}", md5sum):
+        return read_member(path, name, md5sum).decode(encoding)
+
+
 def gunzip(data: bytes, path: str, md5sum: str = "") -> bytes:
     """Decompress gzip bytes, naming ``path`` in the error if they are damaged.
 

@@ -24,13 +24,17 @@ import collections
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.common import DatasetValueError
-from paddle_lite._src.dataset.download import download, download_or_explain, module_home
-from paddle_lite._src.dataset.sources import gunzip, read_file, read_member, reading
+from paddle_lite._src.dataset.download import (
+    download,
+    download_or_explain,
+    module_home,
+    temporary_beside,
+)
+from paddle_lite._src.dataset.sources import gunzip, read_file, read_text, reading
 
 logger = logging.getLogger("paddle_lite.dataset.wmt16")
 
@@ -102,9 +106,7 @@ def _raw_pairs(home: str, split: str) -> list[Pair]:
 def _tokenized_pairs(source: str, split: str) -> list[Pair]:
     """Read ``wmt16/<split>`` (``en\\tde`` token lines) from the archive or folder."""
     md5 = "" if os.path.isdir(source) else DATA_MD5
-    where = f"{source}:wmt16/{split}"
-    with reading(where, md5):
-        text = read_member(source, f"wmt16/{split}", md5).decode("utf-8")
+    text = read_text(source, f"wmt16/{split}", md5)
     pairs = []
     for line in text.splitlines():
         parts = line.strip().split("\t")
@@ -140,21 +142,14 @@ def _dict_words(lang: str, dict_size: int) -> list[str]:
     """The first ``dict_size`` dictionary entries: marks, then training words by count."""
     column = 0 if lang == "en" else 1
     freq = collections.Counter(w for pair in corpus("train") for w in pair[column])
-    ranked = sorted(freq.items(), key=lambda x: (-x[1], x[0]))
-    return [START_MARK, END_MARK, UNK_MARK, *(w for w, _ in ranked)][:dict_size]
+    return [START_MARK, END_MARK, UNK_MARK, *common.ranked_words(freq)][:dict_size]
 
 
 def _write_atomic(path: str, lines: list[str]) -> None:
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".dict-", dir=folder)
-    try:
+    with temporary_beside(path, ".dict-") as (fd, tmp):
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write("".join(w + "\n" for w in lines))
         os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def _load_words(lang: str, dict_size: int) -> list[str]:
