@@ -81,7 +81,9 @@ class Softmax(BaseActivation):
 
 
 class SequenceSoftmax(BaseActivation):
-    """Softmax over the steps of a sequence of width-1 items ([batch, T, 1])."""
+    """Softmax over the steps of a sequence of width-1 items (``[batch, T, 1]``; for a
+    nested sequence ``[batch, S, T, 1]``, over the steps of each sub-sequence).
+    Padding steps get 0 and no gradient, also in fully padded sub-sequences."""
 
     name = "sequence_softmax"
 
@@ -89,7 +91,7 @@ class SequenceSoftmax(BaseActivation):
         if mask is None:
             return jax.nn.softmax(z, axis=-2)
         m = mask[..., None]
-        z = jnp.where(m, z, -jnp.inf)
+        z = jnp.where(m, z, jnp.finfo(z.dtype).min)
         return jnp.where(m, jax.nn.softmax(z, axis=-2), 0.0)
 
 

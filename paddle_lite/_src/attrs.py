@@ -222,7 +222,7 @@ class ExtraAttr:
         self.device = device
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if v is not None)
+        args = ", ".join(f"{k}={v!r}" for k, v in self.set_fields().items())
         return f"ExtraAttr({args})"
 
     def set_fields(self) -> dict[str, Any]:

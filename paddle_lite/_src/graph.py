@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
+import math
 import threading
 import weakref
 from collections.abc import Iterator, Mapping
@@ -126,10 +127,7 @@ class ParamSpec:
 
     @property
     def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)

@@ -12,8 +12,9 @@ A kind computes one family of layers. It defines exactly three things:
   True`` returns ``(value, {role: new_value})`` to update static state (batch-norm
   moving statistics) in training mode.
 
-The layer's activation and ``ExtraAttr(drop_rate)`` are applied after ``apply`` by
-:func:`run`, so kinds compute the pre-activation value (bias included).
+The layer's activation, ``ExtraAttr(drop_rate)`` and ``ExtraAttr(error_clipping_threshold)``
+are applied after ``apply`` by :func:`run`, so kinds compute the pre-activation value
+(bias included).
 Users may register their own kinds with :func:`register_kind`.
 """
 
@@ -29,7 +30,7 @@ import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError, did_you_mean
 from paddle_lite._src.graph import InitSpec, Layer, Spec
-from paddle_lite._src.typing import Seq, data_of, with_data
+from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,10 +87,6 @@ def get_kind(name: str) -> Kind:
         ) from None
 
 
-def registered_kinds() -> list[str]:
-    return sorted(_KINDS)
-
-
 def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, mode: str):
     """Compute ``layer``: its kind's ``apply``, then activation, dropout and error clipping.
 
@@ -136,8 +133,7 @@ clip_gradient.defvjp(_clip_fwd, _clip_bwd)
 
 def _apply_activation(act, out):  # noqa: ANN001, ANN202
     if isinstance(out, Seq):
-        mask = jnp.arange(out.data.shape[1])[None, :] < out.lengths[:, None]
-        return out._replace(data=act.apply(out.data, mask=mask))
+        return out._replace(data=act.apply(out.data, mask=step_mask(out)))
     return act.apply(out)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Union
 
 import jax
+import jax.numpy as jnp
 
 Array = jax.Array
 Shape = tuple[int, ...]
@@ -47,3 +48,13 @@ def data_of(value: Any) -> Any:
 def with_data(template: Any, data: Any) -> Any:
     """``data`` wrapped like ``template``: a sequence keeps its lengths."""
     return template._replace(data=data) if isinstance(template, Seq) else data
+
+
+def step_mask(seq: Seq) -> Any:
+    """Bool mask of the valid steps: ``[B, T]``, or ``[B, S, T]`` for nested sequences."""
+    if seq.sub_lengths is None:
+        return jnp.arange(seq.data.shape[1])[None, :] < seq.lengths[:, None]
+    n_sub, n_step = seq.data.shape[1], seq.data.shape[2]
+    outer = jnp.arange(n_sub)[None, :] < seq.lengths[:, None]
+    inner = jnp.arange(n_step)[None, None, :] < seq.sub_lengths[:, :, None]
+    return outer[:, :, None] & inner

@@ -62,3 +62,17 @@ def test_as_activation_accepts_class_and_refuses_strings():
     assert isinstance(as_activation(act.Relu, layer="l"), act.Relu)
     with pytest.raises(LayerTypeError, match="layer 'l'.*received 'relu'"):
         as_activation("relu", layer="l")
+
+
+def test_sequence_softmax_on_nested_sequences_and_fully_padded_rows():
+    import jax
+
+    from paddle_lite._src.typing import Seq, step_mask
+
+    z = np.array([[[[1.0], [2.0]], [[0.0], [0.0]]]], np.float32)  # [B=1, S=2, T=2, 1]
+    seq = Seq(z, np.array([1], np.int32), np.array([[2, 0]], np.int32))
+    got = np.asarray(act.SequenceSoftmax().apply(z, mask=step_mask(seq)))[..., 0]
+    np.testing.assert_allclose(got[0, 0], _softmax(np.array([1.0, 2.0])), rtol=1e-6)
+    np.testing.assert_array_equal(got[0, 1], [0.0, 0.0])
+    grad = jax.grad(lambda v: act.SequenceSoftmax().apply(v, mask=step_mask(seq))[0, 0, 0, 0])(z)
+    assert np.all(np.isfinite(np.asarray(grad))) and np.all(np.asarray(grad)[0, 1] == 0.0)

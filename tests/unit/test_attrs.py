@@ -95,6 +95,13 @@ def test_extra_attr_validation_and_support():
         )
 
 
+def test_extra_attr_repr_and_set_fields_list_only_set_fields():
+    extra = attr.Extra(drop_rate=0.5, device=1)
+    assert extra.set_fields() == {"drop_rate": 0.5, "device": 1}
+    assert repr(extra) == "ExtraAttr(drop_rate=0.5, device=1)"
+    assert repr(attr.Extra()) == "ExtraAttr()"
+
+
 def test_hook_attr():
     assert attr.Hook(type="pruning", sparsity_ratio=0.6).sparsity_ratio == 0.6
     with pytest.raises(ValueError, match="sparsity_ratio"):

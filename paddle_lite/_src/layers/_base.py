@@ -23,7 +23,7 @@ DEVICE_ONLY = ("device",)
 def layer_function(func: F) -> F:
     """Check keyword arguments before calling ``func``; unknown ones list the valid ones."""
     sig = inspect.signature(func)
-    valid = [p for p in sig.parameters if p != "kwargs"]
+    valid = list(sig.parameters)
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -120,13 +120,13 @@ def param_attr_list(param_attr: Any, n: int, *, layer: str) -> list[attrs_mod.Pa
             attrs_mod.as_param_attr(a, layer=layer, arg=f"param_attr[{i}]")
             for i, a in enumerate(param_attr)
         ]
-    attr = attrs_mod.as_param_attr(param_attr, layer=layer, arg="param_attr")
-    if n > 1 and attr.name is not None:
+    attrs = [attrs_mod.as_param_attr(param_attr, layer=layer, arg="param_attr") for _ in range(n)]
+    if n > 1 and attrs[0].name is not None:
         raise LayerConfigError(
-            f"layer '{layer}': one named param_attr ({attr.name!r}) cannot serve {n} inputs; "
+            f"layer '{layer}': one named param_attr ({attrs[0].name!r}) cannot serve {n} inputs; "
             "pass a list of paddle.attr.Param, one per input."
         )
-    return [attrs_mod.as_param_attr(param_attr, layer=layer, arg="param_attr") for _ in range(n)]
+    return attrs
 
 
 def _default_param_name(

@@ -127,8 +127,7 @@ class FcKind(Kind):
         out = sum(project(x, params[f"w{i}"]) for i, x in enumerate(inputs))
         if attrs["bias"]:
             out = out + params["wbias"][0]
-        seq = next((x for x in inputs if isinstance(x, Seq)), None)
-        return with_data(seq, out) if seq is not None else out
+        return with_data(inputs[0], out)  # the inputs share one sequence level
 
 
 register_kind(FcKind())

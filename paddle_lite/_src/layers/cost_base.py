@@ -19,7 +19,7 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer, Spec
 from paddle_lite._src.kinds import Kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.typing import Seq, data_of
+from paddle_lite._src.typing import Seq, data_of, step_mask
 
 TINY = 1e-37
 _WHAT = {
@@ -49,16 +49,6 @@ def expect(
         raise LayerConfigError(f"{arg} holds {_WHAT[spec.dtype]}; expected {wanted}.")
     if size is not None and spec.size != size:
         raise LayerConfigError(f"{arg} has size {spec.size}; expected {size}{why}.")
-
-
-def step_mask(seq: Seq) -> Any:
-    """Bool mask of the valid steps: ``[B, T]``, or ``[B, S, T]`` for nested sequences."""
-    if seq.sub_lengths is None:
-        return jnp.arange(seq.data.shape[1])[None, :] < seq.lengths[:, None]
-    n_sub, n_step = seq.data.shape[1], seq.data.shape[2]
-    outer = jnp.arange(n_sub)[None, :] < seq.lengths[:, None]
-    inner = jnp.arange(n_step)[None, None, :] < seq.sub_lengths[:, :, None]
-    return outer[:, :, None] & inner
 
 
 def per_sample(cost: Any, template: Any, weight: Any, coeff: float) -> Any:

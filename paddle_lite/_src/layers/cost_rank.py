@@ -1,8 +1,8 @@
 """Cost layers: ranking (rank, less_than, LambdaRank), binary judgements and robust costs.
 
 Same contract as :mod:`paddle_lite._src.layers.cost`: every cost outputs float32
-``[batch, 1]``, the per-sample cost times ``coeff`` (and ``weight`` where v2 has one),
-summed over the valid steps of a sequence.
+``[batch, 1]``, the per-sample cost (times ``weight`` where v2 has one), summed over
+the valid steps of a sequence; ``coeff`` scales only the gradient.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.core import project, same_seq_level
 from paddle_lite._src.layers.projections import Projection, _size_arg
-from paddle_lite._src.typing import Seq, data_of, with_data
+from paddle_lite._src.typing import data_of, with_data
 
 
 class AddToSealedMixedLayerException(LayerConfigError):
@@ -163,8 +163,7 @@ class MixedKind(Kind):
             out = sum(terms[1:], terms[0])
         if attrs["bias"]:
             out = out + params["wbias"][0]
-        seq = next((x for x in inputs if isinstance(x, Seq)), None)
-        return with_data(seq, out) if seq is not None else out
+        return with_data(inputs[0], out)  # the inputs share one sequence level
 
 
 register_kind(MixedKind())
@@ -228,7 +227,7 @@ class MixedLayer(Layer):
             "act": cfg["act"],
             **cfg["extra"],
         }
-        if cfg.get("combine"):
+        if cfg["combine"]:
             attrs["combine"] = cfg["combine"]
         node = _base.build(
             "mixed",
@@ -270,19 +269,11 @@ def mixed(size=0, input=None, name=None, act=None, bias_attr=False, layer_attr=N
         m = paddle.layer.mixed(input=[paddle.layer.dotmul_operator(a=x, b=y)])
     """
     name = _base.layer_name(name, "mixed")
-    config = {
-        "size": _size_arg(size, f"layer '{name}'"),
-        "act": as_activation(act, layer=name),
-        "bias": attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name),
-        "extra": _base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
-    }
-    layer = MixedLayer(name, config)
+    size = _size_arg(size, f"layer '{name}'")
+    layer = _open_mixed(name, size, act, bias_attr, layer_attr)
     if input is None:
         return layer
-    for item in input if isinstance(input, (list, tuple)) else [input]:
-        layer += item
-    layer._seal()
-    return layer
+    return _sealed(layer, input if isinstance(input, (list, tuple)) else [input])
 
 
 def concat_projections(
@@ -292,15 +283,27 @@ def concat_projections(
 
     Projection ``i`` owns ``_<name>.w{i}`` shaped for its own ``size``.
     """
+    layer = _open_mixed(name, 0, act, bias_attr, layer_attr, combine="concat")
+    return _sealed(layer, projections)
+
+
+def _open_mixed(
+    name: str, size: int, act: Any, bias_attr: Any, layer_attr: Any, combine: str | None = None
+) -> MixedLayer:
+    """A fresh mixed layer taking ``+=``, its arguments checked."""
     config = {
-        "size": 0,
+        "size": size,
         "act": as_activation(act, layer=name),
         "bias": attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name),
         "extra": _base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
-        "combine": "concat",
+        "combine": combine,
     }
-    layer = MixedLayer(name, config)
-    for item in projections:
+    return MixedLayer(name, config)
+
+
+def _sealed(layer: MixedLayer, items: Any) -> MixedLayer:
+    """``layer`` with ``items`` added, then sealed."""
+    for item in items:
         layer += item
     layer._seal()
     return layer

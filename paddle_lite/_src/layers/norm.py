@@ -184,7 +184,7 @@ def batch_norm(
     gamma = (
         attrs_mod.ParamAttr(initial_mean=1.0, initial_std=0.0)
         if param_attr is None
-        else (attrs_mod.as_param_attr(param_attr, layer=name, arg="param_attr"))
+        else attrs_mod.as_param_attr(param_attr, layer=name, arg="param_attr")
     )
     return _base.build(
         "batch_norm",
