@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,15 +15,15 @@ import optax
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import run
 from paddle_lite._src.topology import traverse
+from paddle_lite._src.typing import data_of
 
 
 def layer_key(key: Any, layer: Layer) -> Any:
     """A per-layer PRNG key, stable under graph edits elsewhere."""
-    if key is None:
-        return None
-    return jax.random.fold_in(key, zlib.crc32(layer.name.encode()) & 0x7FFFFFFF)
+    return None if key is None else name_key(key, layer.name)
 
 
 def forward(
@@ -60,8 +59,13 @@ def forward(
 
 def per_sample_cost(value: Any) -> Any:
     """A cost layer's value as ``[batch]`` (cost layers output ``[batch, 1]``)."""
-    data = value.data if hasattr(value, "data") else value
+    data = data_of(value)
     return data.reshape(data.shape[0], -1).sum(axis=1)
+
+
+def _cost_sum(values: Sequence[Any], n_costs: int) -> Any:
+    """The summed cost of the first ``n_costs`` values (the cost layers)."""
+    return sum(per_sample_cost(v).sum() for v in values[:n_costs])
 
 
 def _outputs(
@@ -100,8 +104,7 @@ def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
 
     def loss(trainable, fixed, feeds, key):
         values, updates = forward(outputs, {**fixed, **trainable}, feeds, key, "train")
-        total = sum(per_sample_cost(v).sum() for v in values[:n_costs])
-        return total, (values, updates)
+        return _cost_sum(values, n_costs), (values, updates)
 
     def step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id, masks):
         (total, (values, state)), grads = jax.value_and_grad(loss, has_aux=True)(
@@ -125,8 +128,7 @@ def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any]):
 
     def step(params, feeds):
         values, _ = forward(outputs, params, feeds, None, "test")
-        total = sum(per_sample_cost(v).sum() for v in values[: len(costs)])
-        return total, _evaluate(values, slots, evaluators)
+        return _cost_sum(values, len(costs)), _evaluate(values, slots, evaluators)
 
     return jax.jit(step)
 

@@ -69,11 +69,6 @@ def get(name: str, default: Any = None) -> Any:
     return _SETTINGS.get(name, default)
 
 
-def set_values(**kw: Any) -> None:
-    """Set several settings at once, e.g. ``set_values(seed=1)``."""
-    _SETTINGS.update(kw)
-
-
 def default_seed() -> int:
     """The seed parameters are initialised from when none is given (0 unless set)."""
     return int(_SETTINGS.get("seed") or 0)
@@ -157,11 +152,9 @@ def init(**kwargs: Any) -> dict[str, Any]:
             RuntimeWarning,
             stacklevel=2,
         )
-    cache = _SETTINGS.get("_compilation_cache")
+    internal = {k: v for k, v in _SETTINGS.items() if k.startswith("_")}  # kept across init
     _SETTINGS.clear()
-    _SETTINGS.update(flags)
-    if cache:
-        _SETTINGS["_compilation_cache"] = cache
+    _SETTINGS.update(flags, **internal)
     return {k: v for k, v in _SETTINGS.items() if not k.startswith("_")}
 
 

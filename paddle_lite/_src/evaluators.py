@@ -29,7 +29,6 @@ This module holds the contract, the shared helpers and ``classification_error``;
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -39,15 +38,9 @@ import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, current_scope, freeze
-from paddle_lite._src.layers import _base
-from paddle_lite._src.typing import Seq
-
-_WHAT = {
-    "float32": "dense float values",
-    "int32": "integer ids (paddle.data_type.integer_value)",
-    "sparse_binary": "a sparse binary vector",
-    "sparse_float": "a sparse float vector",
-}
+from paddle_lite._src.layers import _base, cost_base
+from paddle_lite._src.typing import Seq, data_of
+from paddle_lite._src.typing import step_mask as seq_step_mask
 
 
 class Evaluator:
@@ -109,16 +102,11 @@ def step_mask(value: Any) -> Any:
     """Bool mask of the valid rows of a value: ``[B]``, ``[B, T]`` or ``[B, S, T]``."""
     if not isinstance(value, Seq):
         return jnp.ones(value.shape[:1], bool)
-    if value.sub_lengths is None:
-        return jnp.arange(value.data.shape[1])[None, :] < value.lengths[:, None]
-    n_sub, n_step = value.data.shape[1], value.data.shape[2]
-    outer = jnp.arange(n_sub)[None, :] < value.lengths[:, None]
-    inner = jnp.arange(n_step)[None, None, :] < value.sub_lengths[:, :, None]
-    return outer[:, :, None] & inner
+    return seq_step_mask(value)
 
 
-def _fit_steps(data: Any, shape: tuple[int, ...]) -> Any:
-    """Pad with zeros or cut the step axes of ``data`` to ``shape`` (bucket mismatch)."""
+def fit_steps(data: Any, shape: tuple[int, ...], fill: Any = 0) -> Any:
+    """Pad (with ``fill``) or cut the step axes of ``data`` to ``shape`` (bucket mismatch)."""
     for axis, n in enumerate(shape[1:], start=1):
         have = data.shape[axis]
         if have > n:
@@ -126,7 +114,7 @@ def _fit_steps(data: Any, shape: tuple[int, ...]) -> Any:
         elif have < n:
             pad = [(0, 0)] * data.ndim
             pad[axis] = (0, n - have)
-            data = jnp.pad(data, pad)
+            data = jnp.pad(data, pad, constant_values=fill)
     return data
 
 
@@ -139,9 +127,9 @@ def rows(value: Any, like: Any = None, valid: Any = None) -> tuple[Any, Any]:
     """
     like = value if like is None else like
     n = _steps_axes(like)
-    data = value.data if isinstance(value, Seq) else value
+    data = data_of(value)
     if isinstance(like, Seq) and isinstance(value, Seq):
-        data = _fit_steps(data, like.data.shape[:n])
+        data = fit_steps(data, like.data.shape[:n])
     mask = step_mask(like)
     if valid is not None:
         mask = mask & jnp.asarray(valid, bool).reshape((-1,) + (1,) * (mask.ndim - 1))
@@ -199,17 +187,18 @@ def check_layer(
             f"{where}: {arg} must be a layer (the output of a paddle.layer function); "
             f"received {value!r} of type {type(value).__name__}."
         )
-    spec = value.spec
-    if spec.dtype not in dtypes:
-        wanted = " or ".join(_WHAT[d] for d in dtypes)
-        raise LayerConfigError(
-            f"{where}: {arg} '{value.name}' holds {_WHAT[spec.dtype]}; expected {wanted}."
-        )
-    if size is not None and spec.size != size:
-        raise LayerConfigError(
-            f"{where}: {arg} '{value.name}' has size {spec.size}; expected {size}{why}."
-        )
+    cost_base.expect(
+        value.spec, f"{where}: {arg} '{value.name}'", dtypes=dtypes, size=size, why=why
+    )
     return value
+
+
+def check_dense_label(label: Layer, where: str, expected: str) -> None:
+    """Refuse a dense ``label`` of size other than 1; ``expected`` ends the message."""
+    if label.spec.dtype == "float32" and label.spec.size != 1:
+        raise LayerConfigError(
+            f"{where}: label '{label.name}' has size {label.spec.size}; {expected}."
+        )
 
 
 def positive_int(value: Any, where: str, arg: str) -> int:
@@ -294,11 +283,7 @@ def _classification_error(input, label, name, weight, top_k, threshold) -> Evalu
     inp = check_layer(input, where, "input")
     if inp.spec.size == 1:
         lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
-        if lbl.spec.dtype == "float32" and lbl.spec.size != 1:
-            raise LayerConfigError(
-                f"{where}: label '{lbl.name}' has size {lbl.spec.size}; a size-1 input needs "
-                "0/1 ids or a size-1 dense label."
-            )
+        check_dense_label(lbl, where, "a size-1 input needs 0/1 ids or a size-1 dense label")
     else:
         lbl = check_layer(label, where, "label", dtypes=("int32",))
     same_level(where, inp, {"label": lbl})
@@ -401,4 +386,4 @@ def total_stats(batches: Sequence[Mapping[str, Any]]) -> dict[str, np.ndarray]:
         ev.result(total_stats([ev.batch_stats(v) for v in batch_values]))
     """
     keys = batches[0].keys() if batches else ()
-    return {k: builtins.sum(np.asarray(b[k], np.float64) for b in batches) for k in keys}
+    return {k: sum(np.asarray(b[k], np.float64) for b in batches) for k in keys}

@@ -14,6 +14,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.evaluators import (
     Evaluator,
     build,
+    check_dense_label,
     check_layer,
     check_weight,
     declare,
@@ -69,11 +70,7 @@ def make_auc(input, label, name, weight) -> Evaluator:  # noqa: A002
     where = where_of(name, "auc")
     inp = check_layer(input, where, "input")
     lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
-    if lbl.spec.dtype == "float32" and lbl.spec.size != 1:
-        raise LayerConfigError(
-            f"{where}: label '{lbl.name}' has size {lbl.spec.size}; expected 0/1 ids or a "
-            "size-1 dense label."
-        )
+    check_dense_label(lbl, where, "expected 0/1 ids or a size-1 dense label")
     same_level(where, inp, {"label": lbl})
     return build(Auc, name, [inp, lbl], {}, check_weight(weight, where, inp))
 
@@ -249,11 +246,7 @@ def _pnpair(input, label, query_id, weight, name) -> Evaluator:  # noqa: A002
     inp = check_layer(input, where, "input")
     lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
     qid = check_layer(query_id, where, "query_id", dtypes=("int32",))
-    if lbl.spec.dtype == "float32" and lbl.spec.size != 1:
-        raise LayerConfigError(
-            f"{where}: label '{lbl.name}' has size {lbl.spec.size}; expected ids or a size-1 "
-            "dense relevance."
-        )
+    check_dense_label(lbl, where, "expected ids or a size-1 dense relevance")
     same_level(where, inp, {"label": lbl, "query_id": qid})
     return build(PnPair, name, [inp, lbl, qid], {}, check_weight(weight, where, inp))
 

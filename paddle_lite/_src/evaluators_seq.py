@@ -20,6 +20,7 @@ from paddle_lite._src.evaluators import (
     check_layer,
     declare,
     evaluator_name,
+    fit_steps,
     positive_int,
     where_of,
 )
@@ -34,14 +35,6 @@ SCHEMES: Mapping[str, tuple[int, int, int, int, int]] = {
     "IOBES": (4, 0, 1, 2, 3),
     "plain": (1, -1, -1, -1, -1),
 }
-
-
-def _fit(data: Any, n_step: int, fill: int) -> Any:
-    """Pad (with ``fill``) or cut ``[B, T]`` ids to ``n_step`` steps."""
-    have = data.shape[1]
-    if have >= n_step:
-        return data[:, :n_step]
-    return jnp.pad(data, ((0, 0), (0, n_step - have)), constant_values=fill)
 
 
 def _is_end(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
@@ -101,8 +94,7 @@ class Chunk(Evaluator):
         pred = out.data
         if not jnp.issubdtype(pred.dtype, jnp.integer):
             pred = jnp.argmax(pred, axis=-1).astype(jnp.int32)
-        n_step = label.data.shape[1]
-        pred = _fit(pred.reshape(pred.shape[0], -1), n_step, n_types * scheme[0])
+        pred = fit_steps(pred.reshape(pred.shape[0], -1), label.data.shape[:2], n_types * scheme[0])
         o_end, o_start, o_type = chunk_segments(pred, lengths, scheme, n_types)
         l_end, l_start, l_type = chunk_segments(label.data, lengths, scheme, n_types)
         excluded = jnp.asarray(self.attrs["excluded_chunk_types"] + (-1,), jnp.int32)

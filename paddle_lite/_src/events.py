@@ -31,13 +31,11 @@ class WithMetric:
 
 
 class BeginTraining:
-    def __init__(self) -> None:
-        pass
+    """Sent once before the first pass."""
 
 
 class EndTraining:
-    def __init__(self) -> None:
-        pass
+    """Sent once after the last pass."""
 
 
 class BeginPass:

@@ -152,16 +152,16 @@ def _sequence(values: list[Any], field: _Field) -> Seq:
 
 def _nested(values: list[Any], field: _Field) -> Seq:
     subs = [[len(s) for s in v] for v in values]
-    s_max = bucket(max((len(s) for s in subs), default=1))
-    t_max = bucket(max((n for s in subs for n in s), default=1))
+    counts = [len(s) for s in subs]
+    steps_per_sub = [n for s in subs for n in s]
+    s_max = bucket(max(counts, default=1))
     flat = _items([item for v in values for s in v for item in s], field)
-    all_lengths = [n for s in subs for n in s]
-    steps = _pad_steps(flat, all_lengths, t_max)
+    steps = _pad_steps(flat, steps_per_sub, bucket(max(steps_per_sub, default=1)))
     sub_lengths = np.zeros((len(values), s_max), np.int32)
     for i, s in enumerate(subs):
         sub_lengths[i, : len(s)] = s
-    data = _pad_steps(steps, [len(s) for s in subs], s_max)
-    return Seq(data, np.asarray([len(s) for s in subs], np.int32), sub_lengths)
+    data = _pad_steps(steps, counts, s_max)
+    return Seq(data, np.asarray(counts, np.int32), sub_lengths)
 
 
 def convert_field(values: list[Any], name: str, index: int, tp: InputType) -> Any:

@@ -18,7 +18,7 @@ from paddle_lite._src.feeder import DataFeeder, bucket
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology, load_inference_topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.typing import Seq, data_of
 
 FIELDS = ("value", "id", "prob")
 
@@ -87,10 +87,12 @@ class Inference:
     ) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
         """Yield, for the (single) batch, one ``{field: array}`` per output layer."""
         values = self._run(input, feeding)
-        results = []
-        for i, layer in enumerate(self.outputs):
-            results.append(_fields(layer, values[i], values, self.outputs))
-        yield results
+        n = len(self.outputs)
+        sources = iter(values[n:])  # the input of each max_id output, in order (_needed)
+        yield [
+            _fields(layer, value, next(sources) if layer.kind == "maxid" else None)
+            for layer, value in zip(self.outputs, values[:n], strict=True)
+        ]
 
     def iter_infer_field(self, field: Any, **kwargs: Any) -> Iterator[list[Any]]:
         fields = _as_fields(field)
@@ -128,13 +130,12 @@ def _trim(value: Any, n: int) -> Any:
     return np.asarray(value)[:n]
 
 
-def _fields(layer: Layer, value: Any, values: list[Any], outputs: list[Layer]) -> dict[str, Any]:
+def _fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
+    """The fields of one output; ``source`` is the input of a ``max_id`` output."""
     if isinstance(value, Seq):
         value = np.concatenate([value.data[i, :k] for i, k in enumerate(value.lengths)], axis=0)
     if layer.kind == "maxid":
-        source = values[len(outputs) + [o for o in outputs if o.kind == "maxid"].index(layer)]
-        source = source.data if isinstance(source, Seq) else source
-        return {"id": value, "prob": np.max(source, axis=-1)}
+        return {"id": value, "prob": np.max(data_of(source), axis=-1)}
     if layer.spec.dtype == "int32":
         return {"id": value}
     return {"value": value}

@@ -2,7 +2,8 @@
 
 An initializer function has the signature ``fn(key, shape, dtype, **kwargs) -> array``.
 :func:`register_initializer` adds one under a name; ``Param(initializer="name")`` or
-an :class:`Initializer` object selects it. Fan-in / fan-out follow the parameter
+an :class:`Initializer` object (``msra()``, ``constant(0.5)`` ... build the built-in
+ones) selects it. Fan-in / fan-out follow the parameter
 layout: ``[in, out]`` for matrices and ``[out, in, kh, kw]`` for convolution filters.
 """
 
@@ -119,9 +120,58 @@ class Initializer:
         return InitSpec(strategy=self.name, kwargs=self.kwargs)
 
 
+def name_key(key: jax.Array, name: str) -> jax.Array:
+    """``key`` folded with a hash of ``name``: a key per name, stable under edits elsewhere."""
+    return jax.random.fold_in(key, zlib.crc32(name.encode()) & 0x7FFFFFFF)
+
+
+# the named initializers as objects (``paddle.initializer``) ------------------------
+def constant(value: float = 0.0) -> Initializer:
+    """Every element equals ``value``."""
+    return Initializer("constant", (("value", float(value)),))
+
+
+def gaussian(mean: float = 0.0, std: float = 1.0, value: float = 1.0) -> Initializer:
+    """``value * N(mean, std)``."""
+    return Initializer(
+        "gaussian", (("mean", float(mean)), ("std", float(std)), ("value", float(value)))
+    )
+
+
+def uniform(low: float = -1.0, high: float = 1.0, value: float = 1.0) -> Initializer:
+    """``value * U(low, high)``."""
+    return Initializer(
+        "uniform", (("low", float(low)), ("high", float(high)), ("value", float(value)))
+    )
+
+
+def gaussian_sqrt_fan_in(value: float = 1.0) -> Initializer:
+    """``value * N(0, 1/sqrt(fan_in))`` (v2's default "smart" init)."""
+    return Initializer("gaussian_sqrt_fan_in", (("value", float(value)),))
+
+
+def uniform_sqrt_fan_in(value: float = 1.0) -> Initializer:
+    """``value * U(-1/sqrt(fan_in), 1/sqrt(fan_in))``."""
+    return Initializer("uniform_sqrt_fan_in", (("value", float(value)),))
+
+
+def uniform_fan_in_out(value: float = 1.0) -> Initializer:
+    """Glorot: ``value * U(-r, r)`` with ``r = sqrt(6 / (fan_in + fan_out))``."""
+    return Initializer("uniform_fan_in_out", (("value", float(value)),))
+
+
+def msra(value: float = 1.0) -> Initializer:
+    """He / MSRA: ``value * N(0, sqrt(2 / fan_in))``."""
+    return Initializer("msra", (("value", float(value)),))
+
+
+glorot = xavier = uniform_fan_in_out
+he = msra
+
+
 def param_key(seed: int, name: str) -> jax.Array:
     """The PRNG key of parameter ``name``: independent of creation order."""
-    return jax.random.fold_in(jax.random.PRNGKey(seed), zlib.crc32(name.encode()) & 0x7FFFFFFF)
+    return name_key(jax.random.PRNGKey(seed), name)
 
 
 def initialize(spec: ParamSpec, seed: int) -> np.ndarray:

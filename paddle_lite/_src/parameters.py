@@ -111,6 +111,13 @@ class Parameters:
     def _changed(self) -> None:
         self._version += 1
 
+    def _write(self, values: Mapping[str, np.ndarray]) -> None:
+        """Store checked values: every host-side write goes through here, so a trainer
+        (or a cached inferer) holding older values reloads them."""
+        self._refresh()
+        self._values.update(values)
+        self._changed()
+
     def __repr__(self) -> str:
         total = sum(spec.size for spec in self._specs.values())
         return f"<Parameters {len(self._specs)} arrays, {total:,} values>"
@@ -197,9 +204,7 @@ class Parameters:
 
     def set(self, key: str, value: Any) -> None:
         """Replace parameter ``key`` by ``value`` (an ndarray of ``get_shape(key)``)."""
-        self._refresh()
-        self._values[key] = self._checked(key, value)
-        self._changed()
+        self._write({key: self._checked(key, value)})
 
     __setitem__ = set
 
@@ -210,10 +215,7 @@ class Parameters:
 
     def update(self, values: Mapping[str, Any]) -> None:
         """:meth:`set` several parameters; nothing changes when one value is refused."""
-        checked = {name: self._checked(name, value) for name, value in values.items()}
-        self._refresh()
-        self._values.update(checked)
-        self._changed()
+        self._write({name: self._checked(name, value) for name, value in values.items()})
 
     def _checked(self, key: str, value: Any) -> np.ndarray:
         shape = self.get_shape(key)
@@ -237,16 +239,17 @@ class Parameters:
     # v2 binary format --------------------------------------------------------------
     def serialize(self, name: str, f: IO[bytes]) -> None:
         """Write parameter ``name`` as the 16-byte ``<IIQ`` header and float32 values."""
+        self.get_shape(name)
+        self._refresh()
         f.write(self._member_bytes(name))
 
     def deserialize(self, name: str, f: IO[bytes]) -> None:
         """Read parameter ``name`` from the v2 binary format written by :meth:`serialize`."""
-        self._refresh()
-        self._values[name] = _read_values(name, self.get_shape(name), f)
-        self._changed()
+        self._write({name: _read_values(name, self.get_shape(name), f)})
 
     def _member_bytes(self, name: str) -> bytes:
-        value = self.get(name)
+        """The :meth:`serialize` bytes of the host value (refreshed by the caller)."""
+        value = self._values[name]
         return HEADER.pack(0, 4, value.size) + value.astype("<f4").tobytes()
 
     # tar ---------------------------------------------------------------------------
@@ -258,6 +261,7 @@ class Parameters:
         """
 
         def write(stream: IO[bytes]) -> None:
+            self._refresh()
             for name in self._specs:
                 _write_member(stream, name, self._member_bytes(name))
                 config_bytes = proto.encode(proto.from_spec(self._specs[name]))
@@ -300,13 +304,18 @@ class Parameters:
         """Copy the values of the parameters present both here and in the tar ``f``.
 
         Names in ``exclude_params`` and names on one side only are ignored; a value
-        whose element count matches but whose shape differs is reshaped.
+        whose element count matches but whose shape differs is reshaped. Nothing
+        changes when one value is refused.
         """
         excluded = {exclude_params} if isinstance(exclude_params, str) else set(exclude_params)
         other = Parameters.from_tar(f)
-        for name in other.names():
-            if name in self._specs and name not in excluded:
-                self._values[name] = self._fitted(name, other._values[name])
+        self._write(
+            {
+                name: self._fitted(name, value)
+                for name, value in other._values.items()
+                if name in self._specs and name not in excluded
+            }
+        )
 
     def _fitted(self, name: str, value: np.ndarray) -> np.ndarray:
         shape = self.get_shape(name)

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import jax
 
-_END = object()
-
-
-class _Failure:
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
+from paddle_lite._src.readers.parallel import buffered
 
 
 def prefetch(
@@ -29,48 +22,18 @@ def prefetch(
     (fresh arrays, so a reader reusing its buffers cannot change a queued batch); the
     jitted step copies them to the device itself, which measured cheaper than an
     explicit ``device_put`` here. An error in the reader or the conversion is
-    re-raised in the consumer.
+    re-raised in the consumer: the worker is ``paddle.reader.buffered`` over the
+    converted batches.
 
     ``background=None`` uses the thread when JAX computes on an accelerator. On a CPU
     backend the conversion runs inline: there the step's own thread pool uses every
     core, and a concurrent Python thread slowed each step more than the conversion
     costs (``bench/step_overhead.py``).
     """
+    converted = ((convert(batch), len(batch)) for batch in batches)
     if background is None:
         background = jax.default_backend() != "cpu"
     if not background:
-        for batch in batches:
-            yield convert(batch), len(batch)
+        yield from converted
         return
-    slots: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def work() -> None:
-        try:
-            for batch in batches:
-                if stop.is_set():
-                    return
-                item = (convert(batch), len(batch))
-                while not stop.is_set():
-                    try:
-                        slots.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-        except BaseException as error:  # noqa: BLE001 - handed to the consumer
-            slots.put(_Failure(error))
-            return
-        slots.put(_END)
-
-    thread = threading.Thread(target=work, name="paddle_lite-prefetch", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item = slots.get()
-            if item is _END:
-                return
-            if isinstance(item, _Failure):
-                raise item.error
-            yield item
-    finally:
-        stop.set()
+    yield from buffered(lambda: converted, depth)()

@@ -156,6 +156,11 @@ def _scalar(kind: str, value: Any) -> bytes:
     return _varint(int(value))
 
 
+def _field(num: int, kind: str, value: Any) -> bytes:
+    """One field on the wire: its key, then its value."""
+    return _varint((num << 3) | _WIRE[kind]) + _scalar(kind, value)
+
+
 def encode(config: ParameterConfig) -> bytes:
     """The proto2 serialization of ``config`` (set fields in field-number order).
 
@@ -175,7 +180,7 @@ def encode(config: ParameterConfig) -> bytes:
         value = getattr(config, attr)
         values = value if kind.startswith("repeated") else ([] if value is None else [value])
         for item in values:
-            out += _varint((num << 3) | _WIRE[kind]) + _scalar(kind, item)
+            out += _field(num, kind, item)
     return bytes(out)
 
 
@@ -297,19 +302,13 @@ def decode(data: bytes) -> ParameterConfig:
 # ParamSpec <-> ParameterConfig ------------------------------------------------------
 def _init_fields(spec: ParamSpec) -> dict[str, Any]:
     init = spec.init
-    if init.strategy == "uniform":
+    if init.strategy in ("uniform", "gaussian"):
+        uniform = init.strategy == "uniform"
         return {
             "initial_mean": init.mean,
             "initial_std": init.std,
-            "initial_strategy": 1,
-            "initial_smart": False,
-        }
-    if init.strategy == "gaussian":
-        return {
-            "initial_mean": init.mean,
-            "initial_std": init.std,
-            "initial_strategy": 0,
-            "initial_smart": init.smart,
+            "initial_strategy": int(uniform),
+            "initial_smart": not uniform and init.smart,
         }
     fan = spec.shape[0] if spec.shape else max(spec.size, 1)
     return {
@@ -354,8 +353,7 @@ def from_spec(spec: ParamSpec) -> ParameterConfig:
 
 def pruning_hook(sparsity_ratio: float) -> bytes:
     """A serialized ``ParameterUpdaterHookConfig`` ``{type: "pruning", sparsity_ratio}``."""
-    kind = b"pruning"
-    return b"\x0a" + _varint(len(kind)) + kind + b"\x11" + struct.pack("<d", sparsity_ratio)
+    return _field(1, "string", "pruning") + _field(2, "double", sparsity_ratio)
 
 
 def hook_sparsity(hooks: tuple[bytes, ...]) -> float | None:

@@ -18,11 +18,14 @@ import numpy as np
 from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, events
 from paddle_lite._src.errors import ConfigError, ParameterError
+from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.graph import Layer, current_scope
+from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.prefetch import prefetch
+from paddle_lite._src.regularizers import trainable_names
 from paddle_lite._src.topology import Topology
 
 
@@ -50,8 +53,6 @@ def frozen_names(immutable: Iterable[str] | None, names: Iterable[str]) -> froze
 
 def topology_evaluators(topology: Topology) -> list[Any]:
     """The automatic evaluators of its costs plus the declared ones it can compute."""
-    from paddle_lite._src.evaluators import auto_evaluators
-
     found = [ev for layer in topology.nodes for ev in auto_evaluators(layer)]
     present = {id(n) for n in topology.nodes}
     for ev in current_scope().evaluators:
@@ -163,12 +164,16 @@ class SGD:
         return self.__topology__.proto(specs)
 
     # device state -----------------------------------------------------------------
-    def _load(self) -> None:
+    def _host_values(self) -> dict[str, Any]:
+        """The topology's parameters as the user's ``Parameters`` holds them, on the device."""
         host = self._parameters
         if host._pull != self._pull:  # another trainer may hold newer values
             host._refresh()
-        self._device = {n: jax.device_put(host._values[n]) for n in self._specs}
-        self._version = host._version
+        return {n: jax.device_put(host._values[n]) for n in self._specs}
+
+    def _load(self) -> None:
+        self._device = self._host_values()
+        self._version = self._parameters._version
         if self._masks is None:
             self._masks = pruning_masks(self._specs, self._device)
         for name, mask in self._masks.items():
@@ -182,12 +187,10 @@ class SGD:
 
     def _compiled(self, frozen: frozenset[str]):  # noqa: ANN202
         if frozen not in self._steps:
-            trainable = {
-                n: s for n, s in self._specs.items() if n not in frozen and not s.is_static
-            }
-            tx = as_optax(self._update_equation, trainable)
+            names = trainable_names(self._specs, frozen)
+            tx = as_optax(self._update_equation, {n: self._specs[n] for n in names})
             step = compile_mod.make_train_step(self._costs, self._evaluators, tx)
-            self._steps[frozen] = (tx, step, tuple(trainable))
+            self._steps[frozen] = (tx, step, names)
         return self._steps[frozen]
 
     def _run_step(self, frozen: frozenset[str], feeds: Any, batch_size: int, pass_id: int):  # noqa: ANN202
@@ -279,18 +282,11 @@ class SGD:
     # evaluation -------------------------------------------------------------------
     def _eval_params(self) -> dict[str, Any]:
         """Current values (model-averaged when the optimizer averages)."""
-        if self._device is None:
-            host = self._parameters
-            host._refresh()
-            params = {n: jax.device_put(host._values[n]) for n in self._specs}
-        else:
-            params = dict(self._device)
-        if isinstance(self._update_equation, Optimizer):
-            for frozen, state in self._opt_states.items():
-                names = self._steps[frozen][2]
-                trainable = {n: params[n] for n in names}
-                params.update(self._update_equation.average_params(state, trainable))
-                break
+        params = self._host_values() if self._device is None else dict(self._device)
+        if isinstance(self._update_equation, Optimizer) and self._opt_states:
+            frozen, state = next(iter(self._opt_states.items()))
+            trainable = {n: params[n] for n in self._steps[frozen][2]}
+            params.update(self._update_equation.average_params(state, trainable))
         return params
 
     def test(self, reader: Callable[[], Iterable[Any]], feeding: Any = None) -> events.TestResult:
@@ -313,11 +309,10 @@ class SGD:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
         values = self._eval_params()
         snapshot = Parameters()
-        for name in self._parameters.keys():
-            value = values.get(name)
-            spec = self._parameters.spec(name)
+        for spec in self._parameters.specs():
+            value = values.get(spec.name)
             snapshot.append_spec(
-                spec, np.asarray(value) if value is not None else self._parameters.get(name)
+                spec, self._parameters.get(spec.name) if value is None else np.asarray(value)
             )
         snapshot.to_tar(f)
 
@@ -371,8 +366,6 @@ def _cached_trainer(topology: Any, parameters: Parameters, update_equation: Any)
     cache: Mapping[Any, SGD] = parameters.__dict__.setdefault("_trainers", {})
     key = (tuple(id(o) for o in outputs), id(update_equation))
     if key not in cache:
-        from paddle_lite._src.optimizer_rules import Momentum
-
         equation = Momentum(momentum=0.0) if update_equation is None else update_equation
         cache[key] = SGD(outputs, parameters, equation)  # type: ignore[index]
     return cache[key]

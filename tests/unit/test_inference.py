@@ -61,6 +61,19 @@ def test_several_outputs_concatenate_per_field_and_max_id_fields():
         paddle.infer(output_layer=prob, parameters=params, input=[(xs[0],)], field="values")
 
 
+def test_infer_sees_values_loaded_by_init_from_tar():
+    _, _, prob = _classifier()
+    params = paddle.parameters.create(prob)
+    other = paddle.parameters.create(prob, seed=5)
+    xs = RNG.normal(size=(3, 4)).astype(np.float32)
+    paddle.infer(output_layer=prob, parameters=params, input=[(x,) for x in xs])  # cached
+    buf = io.BytesIO()
+    other.to_tar(buf)
+    params.init_from_tar(io.BytesIO(buf.getvalue()))
+    got = paddle.infer(output_layer=prob, parameters=params, input=[(x,) for x in xs])
+    np.testing.assert_allclose(got, _np_forward(other, xs)[1], rtol=1e-5)
+
+
 def test_empty_input_gives_empty_list():
     _, _, prob = _classifier()
     assert (

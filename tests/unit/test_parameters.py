@@ -210,8 +210,10 @@ def test_init_from_tar_excludes_reshapes_and_refuses_count_mismatch():
     np.testing.assert_array_equal(dst.get("b"), np.zeros((1, 2)))
     bad = P.Parameters()
     bad.append_spec(ParamSpec("a", (5,), InitSpec("gaussian", 0.0, 0.0)))
+    bad.append_spec(ParamSpec("b", (2,), InitSpec("gaussian", 0.0, 0.0)))
     with pytest.raises(ParameterError, match="'a'.*6 values"):
         bad.init_from_tar(io.BytesIO(tar_bytes(src)))
+    np.testing.assert_array_equal(bad.get("b"), np.zeros(2))  # nothing changed
 
 
 # byte level ----------------------------------------------------------------------------
