@@ -11,6 +11,8 @@ import contextlib
 import dataclasses
 import itertools
 import math
+import os
+import sys
 import threading
 import weakref
 from collections.abc import Iterator, Mapping
@@ -210,6 +212,19 @@ def freeze(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(attrs))
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_site() -> str:
+    """``file:line`` of the innermost caller outside paddle_lite (empty if none)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
 class Layer:
     """An immutable layer node (v2 ``LayerOutput``).
 
@@ -221,9 +236,20 @@ class Layer:
         spec: what it produces per sample (:class:`Spec`).
         params: the parameters it owns (:class:`ParamSpec`), in declaration order.
         serial: creation order (v2 lists data layers in definition order).
+        where: ``file:line`` of the user code that created it, for error messages.
     """
 
-    __slots__ = ("name", "kind", "inputs", "attrs", "spec", "params", "serial", "__weakref__")
+    __slots__ = (
+        "name",
+        "kind",
+        "inputs",
+        "attrs",
+        "spec",
+        "params",
+        "serial",
+        "where",
+        "__weakref__",
+    )
 
     name: str
     kind: str
@@ -232,6 +258,7 @@ class Layer:
     spec: Spec
     params: tuple[ParamSpec, ...]
     serial: int
+    where: str
 
     def __init__(
         self,
@@ -253,6 +280,7 @@ class Layer:
             ("spec", spec),
             ("params", tuple(params)),
             ("serial", next(_serials)),
+            ("where", _user_site()),
         ):
             object.__setattr__(self, field, value)
         current_scope().layers[name] = self

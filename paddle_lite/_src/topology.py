@@ -56,15 +56,21 @@ def traverse(outputs: Iterable[Layer]) -> list[Layer]:
 def collect_params(nodes: Sequence[Layer]) -> dict[str, ParamSpec]:
     """Parameter specs by name, in creation order; conflicting declarations are refused."""
     specs: dict[str, ParamSpec] = {}
+    declared_by: dict[str, Layer] = {}
     for node in sorted(nodes, key=lambda n: n.serial):
         for spec in node.params:
             first = specs.setdefault(spec.name, spec)
+            declared_by.setdefault(spec.name, node)
             if first != spec:
-                raise ParameterError(_conflict(first, spec))
+                raise ParameterError(_conflict(first, spec, declared_by[spec.name], node))
     return specs
 
 
-def _conflict(a: ParamSpec, b: ParamSpec) -> str:
+def _at(layer: Layer) -> str:
+    return f" at {layer.where}" if layer.where else ""
+
+
+def _conflict(a: ParamSpec, b: ParamSpec, first: Layer, second: Layer) -> str:
     diffs = [
         f"{field}: {getattr(a, field)!r} vs {getattr(b, field)!r}"
         for field in (
@@ -81,9 +87,9 @@ def _conflict(a: ParamSpec, b: ParamSpec) -> str:
         if getattr(a, field) != getattr(b, field)
     ]
     return (
-        f"parameter '{a.name}' is declared differently by layer '{a.owner}' and layer "
-        f"'{b.owner}' ({'; '.join(diffs)}). Layers sharing a parameter must declare the same "
-        "shape, init and update settings."
+        f"parameter '{a.name}' is declared differently by layer '{a.owner}'{_at(first)} and "
+        f"layer '{b.owner}'{_at(second)} ({'; '.join(diffs)}). Layers sharing a parameter "
+        "must declare the same shape, init and update settings."
     )
 
 
@@ -107,8 +113,8 @@ class Topology:
             other = self._by_name.setdefault(node.name, node)
             if other is not node:
                 raise TopologyError(
-                    f"two different layers are named '{node.name}' ({other.kind} and "
-                    f"{node.kind}); layer names must be unique within a topology."
+                    f"two different layers are named '{node.name}' ({other.kind}{_at(other)} and "
+                    f"{node.kind}{_at(node)}); layer names must be unique within a topology."
                 )
         self.params = collect_params(self.nodes)
 

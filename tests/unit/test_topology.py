@@ -80,7 +80,10 @@ def test_conflicting_shared_parameter_names_both_layers():
     b = L.fc(input=x, size=4, name="b", param_attr=paddle.attr.Param(name="w"))
     with pytest.raises(
         ParameterError,
-        match=r"'w' is declared differently by layer 'a' and layer 'b'.*\(2, 3\) vs \(2, 4\)",
+        match=(
+            r"'w' is declared differently by layer 'a' at .*test_topology.py:\d+ and "
+            r"layer 'b' at .*\(2, 3\) vs \(2, 4\)"
+        ),
     ):
         Topology([a, b])
 
@@ -146,3 +149,15 @@ def test_parse_network_and_get_layer_v2():
     assert L.get_layer("pixel") is pixel and L.get_layer(hidden.name) is hidden
     with pytest.raises(TopologyError, match="no layer named 'pixl'.*Did you mean 'pixel'"):
         L.get_layer("pixl")
+
+
+def test_errors_point_at_the_user_lines_that_built_the_layers():
+    import inspect
+
+    x = L.data(name="x", type=DT.dense_vector(2))
+    line = inspect.currentframe().f_lineno + 1
+    a = L.fc(input=x, size=3, name="a", param_attr=paddle.attr.Param(name="w"))
+    assert a.where == f"{__file__}:{line}"
+    b = L.fc(input=a, size=3, name="a", param_attr=paddle.attr.Param(name="v"))
+    with pytest.raises(TopologyError, match=rf"fc at .*test_topology.py:{line} and fc at "):
+        Topology(b)
