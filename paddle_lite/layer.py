@@ -38,6 +38,7 @@ from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException, mixed
 from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
 from paddle_lite._src.layers.pool import img_pool, maxout, pad
 from paddle_lite._src.layers.projections import (
+    context_projection,
     dotmul_operator,
     dotmul_projection,
     full_matrix_projection,
@@ -46,18 +47,30 @@ from paddle_lite._src.layers.projections import (
     table_projection,
     trans_full_matrix_projection,
 )
+from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
+from paddle_lite._src.layers.sequence import (
+    AggregateLevel,
+    ExpandLevel,
+    first_seq,
+    last_seq,
+    pooling,
+)
+from paddle_lite._src.layers.sequence_reshape import expand, seq_concat, seq_reshape
 from paddle_lite._src.topology import get_layer, parse_network
 
 LayerOutput = Layer
 
 __all__ = [
     "AddToSealedMixedLayerException",
+    "AggregateLevel",
+    "ExpandLevel",
     "Layer",
     "LayerOutput",
     "addto",
     "batch_norm",
     "classification_cost",
     "concat",
+    "context_projection",
     "cos_sim",
     "cross_entropy",
     "cross_entropy_cost",
@@ -67,9 +80,12 @@ __all__ = [
     "dotmul_projection",
     "dropout",
     "embedding",
+    "expand",
     "fc",
+    "first_seq",
     "full_matrix_projection",
     "get_layer",
+    "grumemory",
     "huber_classification_cost",
     "huber_regression_cost",
     "identity_projection",
@@ -78,7 +94,9 @@ __all__ = [
     "img_pool",
     "interpolation",
     "lambda_cost",
+    "last_seq",
     "less_than",
+    "lstmemory",
     "max_id",
     "maxout",
     "mixed",
@@ -87,13 +105,17 @@ __all__ = [
     "name_scope",
     "pad",
     "parse_network",
+    "pooling",
     "power",
     "rank_cost",
+    "recurrent",
     "regression_cost",
     "repeat",
     "reset_names",
     "scaling",
     "scaling_projection",
+    "seq_concat",
+    "seq_reshape",
     "should_be_false",
     "should_be_true",
     "slope_intercept",

@@ -7,11 +7,15 @@ from paddle_lite._src.networks import (
     small_vgg,
     vgg_16_network,
 )
+from paddle_lite._src.networks_seq import sequence_conv_pool, simple_lstm, text_conv_pool
 
 __all__ = [
     "img_conv_bn_pool",
     "img_conv_group",
+    "sequence_conv_pool",
     "simple_img_conv_pool",
+    "simple_lstm",
     "small_vgg",
+    "text_conv_pool",
     "vgg_16_network",
 ]

@@ -310,7 +310,8 @@ class Layer:
 
     @property
     def activation(self) -> Any:
-        return self.attrs.get("act")
+        """The output activation (recurrent layers keep theirs as ``cell_act``)."""
+        return self.attrs.get("act", self.attrs.get("cell_act"))
 
     @property
     def num_filters(self) -> int | None:

@@ -86,3 +86,33 @@ def test_chapter1_infer_with_the_v2_pretrained_model(tmp_path, monkeypatch, caps
     labels = np.array([r[1][0] for r in rows])
     assert np.mean((probs[:, 0] - labels) ** 2) < 40  # v2's trained model fits the test split
     assert capsys.readouterr().out.count("Predicted price: $") == 102
+
+
+def _reviews(n, vocab, seed):
+    """Synthetic 'reviews': label 0 when most word ids are in the lower half."""
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(n):
+        label = int(rng.integers(0, 2))
+        low, high = (0, vocab // 2) if label == 0 else (vocab // 2, vocab)
+        words = rng.integers(low, high, int(rng.integers(3, 20))).tolist()
+        samples.append((words, label))
+    return lambda: iter(samples)
+
+
+@pytest.mark.parametrize("net", ["conv", "lstm"])
+def test_chapter6_understand_sentiment(net, tmp_path, capsys):
+    random.seed(0)
+    word_dict = {f"w{i}": i for i in range(50)}
+    word_dict["<unk>"] = 50
+    result = _chapter("06.understand_sentiment").main(
+        net,
+        num_passes=2,
+        word_dict=word_dict,
+        train_reader=_reviews(400, 50, 0),
+        test_reader=_reviews(100, 50, 1),
+        save_dir=str(tmp_path),
+    )
+    out = capsys.readouterr().out
+    assert "predicting probability is" in out and (tmp_path / "inference_topology.pkl").exists()
+    assert result.metrics["classification_error_evaluator"] < 0.3  # separable: well learned

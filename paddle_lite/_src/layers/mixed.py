@@ -21,6 +21,7 @@ from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.core import project, same_seq_level
 from paddle_lite._src.layers.projections import Projection, _size_arg
+from paddle_lite._src.layers.sequence_reshape import context_padding_rows, context_window
 from paddle_lite._src.typing import data_of, with_data
 
 
@@ -28,7 +29,7 @@ class AddToSealedMixedLayerException(LayerConfigError):
     """``+=`` on a mixed layer whose inputs are already fixed (v2's exception name)."""
 
 
-_DENSE_ONLY = ("identity", "identity_offset", "dotmul", "scaling", "dotmul_operator")
+_DENSE_ONLY = ("identity", "identity_offset", "dotmul", "scaling", "dotmul_operator", "context")
 
 
 # the kind -------------------------------------------------------------------------
@@ -54,6 +55,10 @@ def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
     if kind in _DENSE_ONLY and dtypes != {"float32"}:
         raise LayerConfigError(
             f"projection {i} ({kind}) needs dense values; received {sorted(dtypes)}."
+        )
+    if kind == "context" and specs[0].seq_level == 2:
+        raise LayerConfigError(
+            f"projection {i} (context) needs a plain sequence; received a nested sequence."
         )
     if kind == "dotmul_operator" and specs[0].size != specs[1].size:
         raise LayerConfigError(
@@ -100,6 +105,9 @@ def mixed_size(inputs, attrs) -> int:  # noqa: ANN001
 
 
 def _weight_shape(item: dict[str, Any], in_size: int, size: int) -> tuple[int, int] | None:
+    if item["type"] == "context":
+        rows = sum(context_padding_rows(item["context_start"], item["context_len"]))
+        return (rows, in_size) if item["trainable"] and rows else None
     return {
         "full_matrix": (in_size, size),
         "trans_full_matrix": (size, in_size),
@@ -117,6 +125,8 @@ def _term(item: dict[str, Any], w: Any, xs: list[Any]) -> Any:
         return project(xs[0], w.T)
     if kind == "table":
         return w[data_of(xs[0])]
+    if kind == "context":
+        return context_window(xs[0], item["context_start"], item["context_len"], w)
     x = data_of(xs[0])
     if kind == "identity":
         return x

@@ -32,6 +32,8 @@ class Projection:
     offset: int | None = None
     scale: float = 1.0
     param_attr: attrs_mod.ParamAttr | None = None
+    context_start: int = 0
+    context_len: int = 0
 
     @property
     def origin(self) -> Layer | list[Layer]:
@@ -49,6 +51,10 @@ class Projection:
             item["offset"] = self.offset
         if self.type == "dotmul_operator":
             item["scale"] = self.scale
+        if self.type == "context":
+            item["context_start"] = self.context_start
+            item["context_len"] = self.context_len
+            item["trainable"] = self.param_attr is not None
         return item
 
 
@@ -176,6 +182,54 @@ def scaling_projection(input, param_attr=None):  # noqa: A002
         proj = paddle.layer.scaling_projection(input=x)
     """
     return _projection("scaling_projection", "scaling", input, 0, param_attr)
+
+
+@_base.layer_function
+def context_projection(input, context_len, context_start=None, padding_attr=False):  # noqa: A002
+    """The window of ``context_len`` steps around each step, side by side:
+    ``out_t = [x_{t+s}, x_{t+s+1}, ..., x_{t+s+context_len-1}]`` with ``s = context_start``.
+
+    ``context_start`` defaults to ``-(context_len - 1) // 2`` (Python 2 floor: -1 for
+    3 and 4, -2 for 5). Positions outside the sequence are zero with
+    ``padding_attr=False``; otherwise they are trainable rows of a padding parameter
+    ``[before + after, input.size]`` (``before = max(0, -s)`` rows for positions
+    ``-before .. -1``, then ``after = max(0, s + context_len - 1)`` rows for positions
+    ``len .. len + after - 1``): ``True``/``None`` start it at zero, a ``Param`` sets it.
+    For ``[A B C D E F G]`` and ``context_len=3``: ``[0AB ABC BCD CDE DEF EFG FG0]``.
+
+    Args:
+        input: a dense sequence layer (a non-sequence counts as one-step sequences).
+        context_len: the window length, a positive int.
+        context_start: the window's first offset (an int; default above).
+        padding_attr: ``False`` (zero padding), ``True``/``None`` or a ``Param``.
+
+    Returns:
+        A projection of width ``input.size * context_len`` for :func:`mixed`.
+
+    Example::
+
+        m = paddle.layer.mixed(input=paddle.layer.context_projection(input=emb, context_len=3))
+    """
+    fn = "context_projection"
+    layer = _base.as_layer(input, layer=fn, arg="input")
+    length = _base.positive_int(context_len, layer=fn, arg="context_len")
+    start = -(length - 1) // 2 if context_start is None else context_start
+    if isinstance(start, bool) or not isinstance(start, int):
+        raise LayerTypeError(f"{fn}(): context_start must be an int; received {start!r}.")
+    if padding_attr is False:
+        attr = None
+    elif padding_attr is None or padding_attr is True:
+        attr = attrs_mod.ParamAttr(initial_mean=0.0, initial_std=0.0)
+    else:
+        attr = attrs_mod.as_param_attr(padding_attr, layer=fn, arg="padding_attr")
+    return Projection(
+        "context",
+        (layer,),
+        layer.size * length,
+        param_attr=attr,
+        context_start=start,
+        context_len=length,
+    )
 
 
 def dotmul_operator(a=None, b=None, scale=1, **kwargs):

@@ -1,0 +1,409 @@
+"""Recurrent layers over padded sequences: recurrent, lstmemory, grumemory.
+
+Each runs one ``lax.scan`` over time. Padding is ignored exactly: at a padded step
+the state is carried unchanged and the output is 0. ``reverse=True`` runs every
+sequence from its own last valid step back to its first (each sequence is reversed
+within its length, scanned forward and reversed back).
+
+Parameter memory layouts follow v2 so model tars interoperate: the ``w0`` array of
+``lstmemory`` (dims ``[H, H, 4]``) is read as a row-major ``[H, 4H]`` matrix;
+``grumemory``'s ``w0`` (dims ``[H, 3H]``) holds a row-major ``[H, 2H]`` gate matrix
+followed by a row-major ``[H, H]`` candidate matrix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import Sigmoid, Tanh, as_activation
+from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.typing import Seq, step_mask
+
+
+# shared machinery --------------------------------------------------------------------
+def _sequence_input(spec: Spec, multiple: int) -> int:
+    """The hidden width ``spec.size / multiple`` of a dense sequence input, checked."""
+    if spec.seq_level != 1:
+        raise LayerConfigError(
+            f"input must be a sequence (seq_level 1); received seq_level {spec.seq_level} "
+            f"(size {spec.size}). Feed it from a *_sequence data type, or the output of a "
+            "sequence layer."
+        )
+    if spec.dtype != "float32":
+        raise LayerConfigError(
+            f"input must hold dense values; received {spec.dtype}. Project ids or sparse "
+            "inputs first (paddle.layer.embedding, fc or mixed)."
+        )
+    if spec.size % multiple:
+        raise LayerConfigError(
+            f"input size must be a multiple of {multiple} (input.size = {multiple}·H); "
+            f"received {spec.size}."
+        )
+    return spec.size // multiple
+
+
+def _sequence_hidden(inp: Any, name: str, multiple: int) -> int:
+    """The hidden width, raising the kind's error (named) before other checks."""
+    try:
+        return _sequence_input(inp.spec, multiple)
+    except LayerConfigError as exc:
+        raise LayerConfigError(f"layer '{name}': {exc}") from None
+
+
+def reverse_within_length(data: Any, lengths: Any) -> Any:
+    """Reverse each sequence of ``data`` ``[B, T, ...]`` within its own length.
+
+    Step ``t < length`` takes step ``length - 1 - t``; padded steps stay in place, so
+    applying it twice gives back ``data``.
+    """
+    steps = jnp.arange(data.shape[1])[None, :]
+    idx = jnp.where(steps < lengths[:, None], lengths[:, None] - 1 - steps, steps)
+    idx = idx.reshape(idx.shape + (1,) * (data.ndim - 2))
+    return jnp.take_along_axis(data, idx, axis=1)
+
+
+def scan_sequence(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
+    """Run ``step(carry, x_t) -> (carry, out_t)`` over the valid steps of ``seq``.
+
+    Padded steps carry the state unchanged and output 0; their inputs are zeroed
+    first so garbage there reaches neither the values nor the gradients.
+
+    Returns:
+        The outputs ``[B, T, out]``, aligned with the input steps.
+    """
+    mask = step_mask(seq)
+    xs = jnp.where(mask[:, :, None], seq.data, 0.0)
+    if reverse:
+        xs = reverse_within_length(xs, seq.lengths)
+
+    def body(state, inp):  # noqa: ANN001, ANN202
+        x_t, m_t = inp
+        new_state, out = step(state, x_t)
+        keep = m_t[:, None]
+        state = jax.tree_util.tree_map(lambda n, o: jnp.where(keep, n, o), new_state, state)
+        return state, jnp.where(keep, out, 0.0)
+
+    _, outs = lax.scan(body, carry, (jnp.swapaxes(xs, 0, 1), mask.T))
+    outs = jnp.swapaxes(outs, 0, 1)
+    return reverse_within_length(outs, seq.lengths) if reverse else outs
+
+
+def _zeros(seq: Seq, width: int) -> Any:
+    return jnp.zeros((seq.data.shape[0], width), seq.data.dtype)
+
+
+def _hppl(act: Any, *, layer: str, arg: str, default: Any) -> Any:
+    """An activation usable inside LSTM/GRU cells (v2: sigmoid, relu, tanh or linear)."""
+    act = as_activation(default if act is None else act, layer=layer, arg=arg)
+    if not act.support_hppl:
+        raise LayerConfigError(
+            f"layer '{layer}': {arg} must be Sigmoid, Relu, Tanh or Linear inside a "
+            f"recurrent cell; received {act!r}."
+        )
+    return act
+
+
+def _check_size(size: Any, hidden: int, *, layer: str, multiple: int) -> None:
+    if size is None:
+        return
+    size = _base.positive_int(size, layer=layer, arg="size")
+    if size != hidden:
+        raise LayerConfigError(
+            f"layer '{layer}': size must equal input.size / {multiple} = {hidden}; received "
+            f"{size}. Leave size unset: it follows the input."
+        )
+
+
+def _common_attrs(name: str, reverse: Any, layer_attr: Any) -> dict[str, Any]:
+    if not isinstance(reverse, bool):
+        raise LayerConfigError(f"layer '{name}': reverse must be a bool; received {reverse!r}.")
+    return {
+        "reverse": reverse,
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+
+
+def _build(kind: str, name: str, inp: Any, attrs: dict, param_attr: Any, bias_attr: Any) -> Any:
+    return _base.build(
+        kind,
+        name=name,
+        inputs=[inp],
+        attrs=attrs,
+        param_attrs=_base.param_attr_list(param_attr, 1, layer=name),
+        bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
+    )
+
+
+# recurrent ---------------------------------------------------------------------------
+class RecurrentKind(Kind):
+    name = "recurrent"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(_sequence_input(inputs[0], 1), seq_level=1)
+
+    def param_specs(self, inputs, attrs):
+        size = inputs[0].size
+        decls = [ParamDecl("w0", (size, size), ("param", 0), attrs_mod.SMART)]
+        if attrs["bias"]:
+            decls.append(ParamDecl("wbias", (1, size), ("bias",), attrs_mod.SMART))
+        return decls
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        (seq,) = inputs
+        w, act = params["w0"], attrs["cell_act"]
+        bias = params["wbias"][0] if attrs["bias"] else 0.0
+
+        def step(h, x):  # noqa: ANN001, ANN202
+            h = act.apply(x + bias + h @ w)
+            return h, h
+
+        out = scan_sequence(step, _zeros(seq, w.shape[0]), seq, attrs["reverse"])
+        return seq._replace(data=out)
+
+
+register_kind(RecurrentKind())
+
+
+@_base.layer_function
+def recurrent(
+    input,  # noqa: A002
+    act=None,
+    bias_attr=None,
+    param_attr=None,
+    name=None,
+    reverse=False,
+    layer_attr=None,
+):
+    """A simple recurrent layer over a sequence whose input is already projected.
+
+    .. math::
+
+        out_t = act(in_t + out_{t-1} W + b), \\quad out_{-1} = 0
+
+    (with ``reverse=True`` the recurrence runs from each sequence's last step).
+
+    Args:
+        input: a dense sequence layer of size ``H``.
+        act: activation inside the recurrence (default ``Tanh``).
+        bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
+        param_attr: a ``Param`` for the recurrent weight ``W``.
+        reverse: run each sequence backwards.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A sequence layer of size ``H``; weight ``_<name>.w0`` ``[H, H]``, bias
+        ``_<name>.wbias`` ``[1, H]``.
+
+    Example::
+
+        rnn = paddle.layer.recurrent(input=paddle.layer.fc(input=emb, size=32))
+    """
+    name = _base.layer_name(name, "recurrent_layer")
+    (inp,) = _base.as_layers(input, layer=name)
+    attrs = {
+        "cell_act": as_activation(Tanh() if act is None else act, layer=name),
+        **_common_attrs(name, reverse, layer_attr),
+    }
+    return _build("recurrent", name, inp, attrs, param_attr, bias_attr)
+
+
+# lstmemory ---------------------------------------------------------------------------
+class LstmKind(Kind):
+    name = "lstmemory"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(_sequence_input(inputs[0], 4), seq_level=1)
+
+    def param_specs(self, inputs, attrs):
+        h = inputs[0].size // 4
+        decls = [ParamDecl("w0", (h, h, 4), ("param", 0), attrs_mod.SMART)]
+        if attrs["bias"]:
+            decls.append(ParamDecl("wbias", (1, 7 * h), ("bias",), attrs_mod.SMART))
+        return decls
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        (seq,) = inputs
+        h = seq.data.shape[-1] // 4
+        w = params["w0"].reshape(h, 4 * h)
+        bias = params["wbias"][0] if attrs["bias"] else jnp.zeros(7 * h, seq.data.dtype)
+        peep_i, peep_f, peep_o = bias[4 * h : 5 * h], bias[5 * h : 6 * h], bias[6 * h :]
+        act, gate, state_act = attrs["cell_act"], attrs["gate_act"], attrs["state_act"]
+
+        def step(carry, x):  # noqa: ANN001, ANN202
+            out, cell = carry
+            z = x + bias[: 4 * h] + out @ w
+            cand, in_g, forget_g, out_g = jnp.split(z, 4, axis=-1)
+            in_g = gate.apply(in_g + cell * peep_i)
+            forget_g = gate.apply(forget_g + cell * peep_f)
+            cell = act.apply(cand) * in_g + cell * forget_g
+            out = gate.apply(out_g + cell * peep_o) * state_act.apply(cell)
+            return (out, cell), out
+
+        init = (_zeros(seq, h), _zeros(seq, h))
+        return seq._replace(data=scan_sequence(step, init, seq, attrs["reverse"]))
+
+
+register_kind(LstmKind())
+
+
+@_base.layer_function
+def lstmemory(
+    input,  # noqa: A002
+    name=None,
+    size=None,
+    reverse=False,
+    act=None,
+    gate_act=None,
+    state_act=None,
+    bias_attr=None,
+    param_attr=None,
+    layer_attr=None,
+):
+    """An LSTM with peephole connections over a sequence already projected to 4·H.
+
+    The input step holds ``[a, i, f, o]`` pre-activations (candidate, input gate,
+    forget gate, output gate, ``H`` each; v2's order). With ``W`` the ``[H, 4H]``
+    recurrent weight, ``b`` the first 4·H bias values and ``c_i, c_f, c_o`` the three
+    peephole vectors that follow them:
+
+    .. math::
+
+        [a, i, f, o] &= x_t + h_{t-1} W + b \\\\
+        i_t &= gate(i + c_{t-1} \\odot c_i), \\quad f_t = gate(f + c_{t-1} \\odot c_f) \\\\
+        c_t &= act(a) \\odot i_t + c_{t-1} \\odot f_t \\\\
+        h_t &= gate(o + c_t \\odot c_o) \\odot state\\_act(c_t)
+
+    Args:
+        input: a dense sequence layer of size ``4·H`` (e.g. a mixed layer with a
+            ``full_matrix_projection``).
+        size: deprecated; when given it must equal ``input.size / 4``.
+        reverse: run each sequence backwards.
+        act: candidate activation (default ``Tanh``).
+        gate_act: gate activation (default ``Sigmoid``).
+        state_act: cell-output activation (default ``Tanh``).
+        bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
+        param_attr: a ``Param`` for the recurrent weight.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A sequence layer of size ``H``; weight ``_<name>.w0`` with dims ``[H, H, 4]``
+        (read as ``[H, 4H]``), bias ``_<name>.wbias`` ``[1, 7H]``.
+
+    Example::
+
+        proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        lstm = paddle.layer.lstmemory(input=proj)
+    """
+    name = _base.layer_name(name, "lstmemory")
+    (inp,) = _base.as_layers(input, layer=name)
+    hidden = _sequence_hidden(inp, name, 4)
+    _check_size(size, hidden, layer=name, multiple=4)
+    attrs = {
+        "cell_act": _hppl(act, layer=name, arg="act", default=Tanh()),
+        "gate_act": _hppl(gate_act, layer=name, arg="gate_act", default=Sigmoid()),
+        "state_act": _hppl(state_act, layer=name, arg="state_act", default=Tanh()),
+        **_common_attrs(name, reverse, layer_attr),
+    }
+    return _build("lstmemory", name, inp, attrs, param_attr, bias_attr)
+
+
+# grumemory ---------------------------------------------------------------------------
+class GruKind(Kind):
+    name = "gated_recurrent"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(_sequence_input(inputs[0], 3), seq_level=1)
+
+    def param_specs(self, inputs, attrs):
+        h = inputs[0].size // 3
+        decls = [ParamDecl("w0", (h, 3 * h), ("param", 0), attrs_mod.SMART)]
+        if attrs["bias"]:
+            decls.append(ParamDecl("wbias", (1, 3 * h), ("bias",), attrs_mod.SMART))
+        return decls
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        (seq,) = inputs
+        h = seq.data.shape[-1] // 3
+        flat = params["w0"].reshape(-1)
+        w_gates = flat[: 2 * h * h].reshape(h, 2 * h)
+        w_cand = flat[2 * h * h :].reshape(h, h)
+        bias = params["wbias"][0] if attrs["bias"] else 0.0
+        act, gate = attrs["cell_act"], attrs["gate_act"]
+
+        def step(out, x):  # noqa: ANN001, ANN202
+            x = x + bias
+            gates = x[:, : 2 * h] + out @ w_gates
+            update, reset = gate.apply(gates[:, :h]), gate.apply(gates[:, h:])
+            cand = act.apply(x[:, 2 * h :] + (reset * out) @ w_cand)
+            out = out - update * out + update * cand
+            return out, out
+
+        return seq._replace(data=scan_sequence(step, _zeros(seq, h), seq, attrs["reverse"]))
+
+
+register_kind(GruKind())
+
+
+@_base.layer_function
+def grumemory(
+    input,  # noqa: A002
+    size=None,
+    name=None,
+    reverse=False,
+    act=None,
+    gate_act=None,
+    bias_attr=None,
+    param_attr=None,
+    layer_attr=None,
+):
+    """A GRU over a sequence already projected to 3·H.
+
+    The input step holds ``[z, r, c]`` pre-activations (update gate, reset gate,
+    candidate; v2's order). ``W_g`` ``[H, 2H]`` and ``W_c`` ``[H, H]`` are the two
+    parts of the recurrent weight, ``b`` the ``3H`` bias:
+
+    .. math::
+
+        [z, r] &= gate([x^z_t, x^r_t] + b_{zr} + h_{t-1} W_g) \\\\
+        \\tilde h_t &= act(x^c_t + b_c + (r \\odot h_{t-1}) W_c) \\\\
+        h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h_t
+
+    Args:
+        input: a dense sequence layer of size ``3·H``.
+        size: optional; when given it must equal ``input.size / 3``.
+        reverse: run each sequence backwards.
+        act: candidate activation (default ``Tanh``).
+        gate_act: gate activation (default ``Sigmoid``).
+        bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
+        param_attr: a ``Param`` for the recurrent weight.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A sequence layer of size ``H``; weight ``_<name>.w0`` ``[H, 3H]`` (memory: the
+        ``[H, 2H]`` gate matrix, then the ``[H, H]`` candidate matrix), bias
+        ``_<name>.wbias`` ``[1, 3H]``.
+
+    Example::
+
+        proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
+        gru = paddle.layer.grumemory(input=proj)
+    """
+    name = _base.layer_name(name, "gru")
+    (inp,) = _base.as_layers(input, layer=name)
+    hidden = _sequence_hidden(inp, name, 3)
+    _check_size(size, hidden, layer=name, multiple=3)
+    attrs = {
+        "cell_act": _hppl(act, layer=name, arg="act", default=Tanh()),
+        "gate_act": _hppl(gate_act, layer=name, arg="gate_act", default=Sigmoid()),
+        **_common_attrs(name, reverse, layer_attr),
+    }
+    return _build("gated_recurrent", name, inp, attrs, param_attr, bias_attr)

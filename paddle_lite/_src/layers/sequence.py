@@ -1,0 +1,360 @@
+"""Sequence aggregation: pooling over time, and the first or last step of a sequence.
+
+Sequences are padded ``Seq(data [B, T, D], lengths [B])`` (nested: ``data [B, S, T, D]``
+with ``sub_lengths [B, S]``); every reduction here reads only the valid steps, so the
+padding may hold anything. A non-sequence input counts as a batch of one-step
+sequences (v2's convention), so these layers return it unchanged (plus a bias).
+An empty sequence aggregates to 0.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import jax.numpy as jnp
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src import poolings
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
+
+_LOG = logging.getLogger(__name__)
+
+
+class AggregateLevel:
+    """What a sequence aggregates to: ``TO_NO_SEQUENCE`` one vector per sample;
+    ``TO_SEQUENCE`` one vector per sub-sequence of a nested sequence."""
+
+    TO_NO_SEQUENCE = "non-seq"
+    TO_SEQUENCE = "seq"
+    EACH_TIMESTEP = TO_NO_SEQUENCE  # v0.10 names
+    EACH_SEQUENCE = TO_SEQUENCE
+
+
+class ExpandLevel:
+    """What ``expand`` repeats: ``FROM_NO_SEQUENCE`` a per-sample vector;
+    ``FROM_SEQUENCE`` a per-sub-sequence vector (a sequence) over a nested sequence."""
+
+    FROM_NO_SEQUENCE = AggregateLevel.TO_NO_SEQUENCE
+    FROM_SEQUENCE = AggregateLevel.TO_SEQUENCE
+    FROM_TIMESTEP = FROM_NO_SEQUENCE  # v0.10 name
+
+
+_LEVELS = (AggregateLevel.TO_NO_SEQUENCE, AggregateLevel.TO_SEQUENCE)
+
+
+def bucket(n: int) -> int:
+    """The smallest power of two >= max(n, 1) (padded time lengths)."""
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def dense_input(spec: Spec, arg: str = "input") -> None:
+    """Refuse ids and sparse values: sequence layers move dense vectors."""
+    if spec.dtype != "float32":
+        raise LayerConfigError(
+            f"{arg} holds {spec.dtype} values (size {spec.size}); this layer needs dense "
+            "float values. Feed ids through paddle.layer.embedding first."
+        )
+
+
+# masked reductions ------------------------------------------------------------------
+def masked_reduce(op: str, x: Any, mask: Any) -> Any:
+    """Reduce ``x [..., K, D]`` over its valid steps ``mask [..., K]`` to ``[..., D]``.
+
+    ``op`` is ``max``, ``sum``, ``average``, ``squarerootn``, ``first`` or ``last``;
+    a row with no valid step gives 0. Padding never reaches the result (nor its gradient).
+    """
+    any_valid = mask.any(axis=-1)[..., None]
+    if op in ("first", "last"):
+        if op == "first":
+            idx = jnp.argmax(mask, axis=-1)
+        else:
+            idx = mask.shape[-1] - 1 - jnp.argmax(mask[..., ::-1], axis=-1)
+        picked = jnp.take_along_axis(x, idx[..., None, None], axis=-2)[..., 0, :]
+        return jnp.where(any_valid, picked, 0.0)
+    m = mask[..., None]
+    if op == "max":
+        return jnp.where(any_valid, jnp.max(jnp.where(m, x, -jnp.inf), axis=-2), 0.0)
+    total = jnp.sum(jnp.where(m, x, 0.0), axis=-2)
+    count = jnp.maximum(mask.sum(axis=-1), 1).astype(x.dtype)[..., None]
+    if op == "average":
+        return total / count
+    if op == "squarerootn":
+        return total / jnp.sqrt(count)
+    return total
+
+
+def _steps(value: Any, level: int, agg: str) -> tuple[Any, Any, Any]:
+    """``(x [B, ..., K, D], mask [B, ..., K], lengths)``: the steps each output reduces.
+
+    ``lengths`` is None when the result is one vector per sample, else the lengths of
+    the resulting sequence (nested ``TO_SEQUENCE``: one vector per sub-sequence).
+    """
+    if level == 0:
+        x = value[:, None, :]
+        return x, jnp.ones(x.shape[:2], bool), None
+    mask = step_mask(value)
+    if level == 2 and agg == AggregateLevel.TO_SEQUENCE:
+        return value.data, mask, value.lengths
+    b, d = value.data.shape[0], value.data.shape[-1]
+    return value.data.reshape(b, -1, d), mask.reshape(b, -1), None
+
+
+def _windows(seq: Seq, stride: int, from_end: bool) -> tuple[Any, Any, Any]:
+    """Windows of ``stride`` steps: ``(x [B, W, stride, D], mask [B, W, stride], counts)``.
+
+    Sample ``b`` has ``ceil(len_b / stride)`` windows; the short one is the last
+    (``from_end=False``) or the first (``from_end=True``, v2's first_seq).
+    """
+    b, t, d = seq.data.shape
+    lengths = seq.lengths.astype(jnp.int32)
+    counts = (lengths + stride - 1) // stride
+    shift = counts * stride - lengths if from_end else jnp.zeros_like(lengths)
+    n_win = bucket(-(-t // stride))
+    src = jnp.arange(n_win * stride)[None, :] - shift[:, None]
+    valid = (src >= 0) & (src < lengths[:, None])
+    x = seq.data[jnp.arange(b)[:, None], jnp.clip(src, 0, t - 1)]
+    return x.reshape(b, n_win, stride, d), valid.reshape(b, n_win, stride), counts
+
+
+def aggregate(op: str, value: Any, attrs: Any, level: int, *, from_end: bool = False) -> Any:
+    """The value of an aggregation layer (before its bias)."""
+    if attrs["stride"] > 0:
+        x, mask, lengths = _windows(value, attrs["stride"], from_end)
+    else:
+        x, mask, lengths = _steps(value, level, attrs["agg_level"])
+    out = masked_reduce(op, x, mask)
+    return out if lengths is None else Seq(out, lengths)
+
+
+def aggregate_spec(spec: Spec, attrs: Any) -> Spec:
+    """The output spec of an aggregation over ``spec``, checking level and stride."""
+    dense_input(spec)
+    agg, stride, level = attrs["agg_level"], attrs["stride"], spec.seq_level
+    if stride > 0:
+        if agg != AggregateLevel.TO_NO_SEQUENCE or level != 1:
+            raise LayerConfigError(
+                f"stride={stride} pools windows of a plain sequence with agg_level "
+                f"TO_NO_SEQUENCE; received seq_level {level} and agg_level {agg!r}. Use "
+                "stride=-1 for nested sequences."
+            )
+        return Spec(spec.size, seq_level=1)
+    if agg == AggregateLevel.TO_SEQUENCE and level == 1:
+        raise LayerConfigError(
+            "agg_level TO_SEQUENCE aggregates each sub-sequence of a nested sequence; the "
+            "input is a plain sequence (seq_level 1). Use TO_NO_SEQUENCE, or feed a nested "
+            "sequence."
+        )
+    return Spec(spec.size, seq_level=1 if level == 2 and agg == AggregateLevel.TO_SEQUENCE else 0)
+
+
+def _agg_args(agg_level: Any, stride: Any, *, layer: str) -> dict[str, Any]:
+    if agg_level not in _LEVELS:
+        raise LayerTypeError(
+            f"layer '{layer}': agg_level must be AggregateLevel.TO_NO_SEQUENCE ('non-seq') or "
+            f"AggregateLevel.TO_SEQUENCE ('seq'); received {agg_level!r}."
+        )
+    if isinstance(stride, bool) or not isinstance(stride, int) or (stride <= 0 and stride != -1):
+        raise LayerTypeError(
+            f"layer '{layer}': stride must be -1 (no windows) or a positive int; "
+            f"received {stride!r}."
+        )
+    if stride > 0 and agg_level == AggregateLevel.TO_SEQUENCE:
+        raise LayerConfigError(
+            f"layer '{layer}': stride={stride} needs agg_level TO_NO_SEQUENCE; sub-sequences "
+            "do not support stride windows (v2)."
+        )
+    return {"agg_level": agg_level, "stride": stride}
+
+
+# pooling ---------------------------------------------------------------------------
+class SeqPoolKind(Kind):
+    """Pooling over time; v2's layer types ``max`` and ``average``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def infer_spec(self, inputs, attrs):
+        return aggregate_spec(inputs[0], attrs)
+
+    def param_specs(self, inputs, attrs):
+        if not attrs["bias"]:
+            return []
+        return [ParamDecl("wbias", (1, inputs[0].size), ("bias",), attrs_mod.SMART)]
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        pool = attrs["pooling_type"]
+        op = "max" if isinstance(pool, poolings.Max) else pool.strategy
+        out = aggregate(op, inputs[0], attrs, attrs["level"])
+        if attrs["bias"]:
+            out = with_data(out, data_of(out) + params["wbias"][0])
+        return out
+
+
+register_kind(SeqPoolKind("max"))
+register_kind(SeqPoolKind("average"))
+
+
+def _pooling_type(pooling_type: Any, layer: str) -> poolings.BasePoolingType:
+    pool = poolings.as_pooling(
+        poolings.Max() if pooling_type is None else pooling_type, layer=layer, arg="pooling_type"
+    )
+    if isinstance(pool, poolings.Max) and pool.output_max_index:
+        raise LayerConfigError(
+            f"layer '{layer}': Max(output_max_index=True) is not supported yet; received "
+            f"{pool!r}. Use Max() for the pooled values."
+        )
+    if type(pool) not in (poolings.Max, poolings.Avg, poolings.Sum, poolings.SquareRootN):
+        raise LayerConfigError(
+            f"layer '{layer}': sequence pooling takes Max, Avg, Sum or SquareRootN; received "
+            f"{pool!r} (an image pooling type)."
+        )
+    return pool
+
+
+@_base.layer_function
+def pooling(
+    input,  # noqa: A002
+    pooling_type=None,
+    name=None,
+    bias_attr=False,
+    agg_level=AggregateLevel.TO_NO_SEQUENCE,
+    stride=-1,
+    layer_attr=None,
+):
+    """Pool a sequence over its valid steps: ``out = pool_{t < len} x_t + b``.
+
+    ``Max`` takes the elementwise maximum, ``Avg()`` the mean ``sum_t x_t / len``,
+    ``Avg('sum')``/``Sum`` the sum, ``Avg('squarerootn')``/``SquareRootN``
+    ``sum_t x_t / sqrt(len)``. An empty sequence pools to 0 (before the bias).
+
+    Args:
+        input: a dense sequence layer (a non-sequence counts as one-step sequences).
+        pooling_type: ``paddle.pooling.Max()`` (default), ``Avg()``, ``Sum()``,
+            ``SquareRootN()``.
+        bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
+        agg_level: ``AggregateLevel.TO_NO_SEQUENCE`` one vector per sample;
+            ``TO_SEQUENCE`` one per sub-sequence of a nested sequence.
+        stride: -1, or ``s > 0`` to pool each window of ``s`` steps of a plain
+            sequence, giving a sequence of ``ceil(len / s)`` steps.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A layer of size ``input.size``: non-sequence, or a sequence for nested
+        ``TO_SEQUENCE`` and for ``stride > 0``; bias ``[1, size]``.
+
+    Example::
+
+        vec = paddle.layer.pooling(input=emb, pooling_type=paddle.pooling.Avg())
+    """
+    name = _base.layer_name(name, "seq_pooling")
+    inp = _base.as_layer(input, layer=name, arg="input")
+    pool = _pooling_type(pooling_type, name)
+    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    attrs = {
+        "pooling_type": pool,
+        "level": inp.spec.seq_level,
+        **_agg_args(agg_level, stride, layer=name),
+    }
+    kind = "max" if isinstance(pool, poolings.Max) else "average"
+    bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
+    return _base.build(kind, name=name, inputs=[inp], attrs=attrs, bias=bias)
+
+
+# first / last step -----------------------------------------------------------------
+class SeqInstanceKind(Kind):
+    """The first or last valid step; v2's ``seqfirstins`` and ``seqlastins``."""
+
+    def __init__(self, name: str, op: str) -> None:
+        self.name, self.op = name, op
+
+    def infer_spec(self, inputs, attrs):
+        return aggregate_spec(inputs[0], attrs)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        return aggregate(self.op, inputs[0], attrs, attrs["level"], from_end=self.op == "first")
+
+
+register_kind(SeqInstanceKind("seqlastins", "last"))
+register_kind(SeqInstanceKind("seqfirstins", "first"))
+
+
+def _instance(kind: str, prefix: str, input, name, agg_level, stride, layer_attr):  # noqa: A002, ANN001, ANN202
+    name = _base.layer_name(name, prefix)
+    inp = _base.as_layer(input, layer=name, arg="input")
+    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    if "reverse" in inp.attrs and inp.reverse == (prefix == "last_seq"):
+        _LOG.warning(
+            "layer '%s': %s of '%s', a %s recurrent layer, carries no time-series information; "
+            "maybe you want %s.",
+            name,
+            prefix,
+            inp.name,
+            "reversed" if inp.reverse else "forward",
+            "first_seq" if prefix == "last_seq" else "last_seq",
+        )
+    attrs = {"level": inp.spec.seq_level, **_agg_args(agg_level, stride, layer=name)}
+    return _base.build(kind, name=name, inputs=[inp], attrs=attrs)
+
+
+@_base.layer_function
+def last_seq(
+    input,  # noqa: A002
+    name=None,
+    agg_level=AggregateLevel.TO_NO_SEQUENCE,
+    stride=-1,
+    layer_attr=None,
+):
+    """The last valid step of each sequence: ``out = x_{len - 1}``.
+
+    Args:
+        input: a dense sequence layer (a non-sequence counts as one-step sequences).
+        agg_level: ``TO_NO_SEQUENCE`` the last step of the whole sequence (of its last
+            non-empty sub-sequence when nested); ``TO_SEQUENCE`` the last step of each
+            sub-sequence of a nested sequence.
+        stride: -1, or ``s > 0`` for the last step of each window of ``s`` steps
+            (windows start at step 0).
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A layer of size ``input.size``: non-sequence, or a sequence for nested
+        ``TO_SEQUENCE`` and for ``stride > 0``. An empty sequence gives 0.
+
+    Example::
+
+        last = paddle.layer.last_seq(input=lstm)
+    """
+    return _instance("seqlastins", "last_seq", input, name, agg_level, stride, layer_attr)
+
+
+@_base.layer_function
+def first_seq(
+    input,  # noqa: A002
+    name=None,
+    agg_level=AggregateLevel.TO_NO_SEQUENCE,
+    stride=-1,
+    layer_attr=None,
+):
+    """The first valid step of each sequence: ``out = x_0``.
+
+    Args:
+        input: a dense sequence layer (a non-sequence counts as one-step sequences).
+        agg_level: ``TO_NO_SEQUENCE`` the first step of the whole sequence;
+            ``TO_SEQUENCE`` the first step of each sub-sequence of a nested sequence.
+        stride: -1, or ``s > 0`` for the first step of each window of ``s`` steps
+            (v2: windows end at the last step, so the short window comes first).
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A layer of size ``input.size``: non-sequence, or a sequence for nested
+        ``TO_SEQUENCE`` and for ``stride > 0``. An empty sequence gives 0.
+
+    Example::
+
+        first = paddle.layer.first_seq(input=backward_gru)
+    """
+    return _instance("seqfirstins", "first_seq", input, name, agg_level, stride, layer_attr)

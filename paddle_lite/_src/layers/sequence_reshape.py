@@ -1,0 +1,307 @@
+"""Sequence reshaping: concatenation in time, expansion over steps, reshaping of steps,
+and the sliding context window of ``context_projection``.
+
+As in :mod:`sequence`, only the valid steps are read (the padding may hold anything)
+and a non-sequence input counts as a batch of one-step sequences.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import as_activation
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.sequence import ExpandLevel, bucket, dense_input
+from paddle_lite._src.typing import Seq, Sparse, data_of, with_data
+
+
+def as_steps(value: Any) -> Seq:
+    """A plain sequence: a non-sequence ``[B, D]`` becomes one-step sequences."""
+    if isinstance(value, Seq):
+        return value
+    return Seq(value[:, None, :], jnp.ones(value.shape[:1], jnp.int32))
+
+
+def _bias_decl(attrs: Any, size: int) -> list[ParamDecl]:
+    if not attrs["bias"]:
+        return []
+    return [ParamDecl("wbias", (1, size), ("bias",), attrs_mod.SMART)]
+
+
+def _add_bias(params: Any, attrs: Any, out: Any) -> Any:
+    if not attrs["bias"]:
+        return out
+    return with_data(out, data_of(out) + params["wbias"][0])
+
+
+def _not_nested(spec: Spec, arg: str) -> None:
+    if spec.seq_level == 2:
+        raise LayerConfigError(
+            f"{arg} is a nested sequence (seq_level 2); this layer takes plain sequences "
+            "(seq_level 1) or non-sequences."
+        )
+
+
+# seq_concat ------------------------------------------------------------------------
+class SeqConcatKind(Kind):
+    name = "seqconcat"
+
+    def infer_spec(self, inputs, attrs):
+        a, b = inputs
+        for spec, arg in ((a, "a"), (b, "b")):
+            dense_input(spec, arg)
+            _not_nested(spec, arg)
+        if a.size != b.size:
+            raise LayerConfigError(
+                f"a and b must have the same size; received a.size={a.size}, b.size={b.size}."
+            )
+        return Spec(a.size, seq_level=1)
+
+    def param_specs(self, inputs, attrs):
+        return _bias_decl(attrs, inputs[0].size)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        a, b = (as_steps(v) for v in inputs)
+        ta, tb = a.data.shape[1], b.data.shape[1]
+        la = a.lengths[:, None]
+        t = jnp.arange(bucket(ta + tb))[None, :]
+        rows = jnp.arange(a.data.shape[0])[:, None]
+        from_a = a.data[rows, jnp.clip(t, 0, ta - 1)]
+        from_b = b.data[rows, jnp.clip(t - la, 0, tb - 1)]
+        out = jnp.where((t < la)[..., None], from_a, from_b)
+        return _add_bias(params, attrs, Seq(out, a.lengths + b.lengths))
+
+
+register_kind(SeqConcatKind())
+
+
+@_base.layer_function
+def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=False):
+    """Concatenate two sequences in time: the valid steps of ``a``, then those of ``b``.
+
+    ``out_b = act([a_b,0 .. a_b,la-1, b_b,0 .. b_b,lb-1] + bias)``, of length
+    ``la + lb``; the padded length is the power of two >= ``T_a + T_b``.
+
+    Args:
+        a, b: dense sequence layers of equal size (a non-sequence counts as
+            one-step sequences).
+        act: activation (default ``Identity``).
+        bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+
+    Returns:
+        A sequence layer of size ``a.size``; bias ``[1, size]``.
+
+    Example::
+
+        both = paddle.layer.seq_concat(a=question, b=answer)
+    """
+    name = _base.layer_name(name, "seqconcat")
+    inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
+    attrs = {
+        "act": as_activation(act, layer=name),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
+    return _base.build("seqconcat", name=name, inputs=inputs, attrs=attrs, bias=bias)
+
+
+# expand ----------------------------------------------------------------------------
+def _steps_shape(value: Any) -> tuple[int, ...]:
+    """The time axes ``(B, T)`` or ``(B, S, T)`` of a sequence value of any dtype."""
+    data = value.data.ids if isinstance(value.data, Sparse) else value.data
+    return tuple(data.shape[: 3 if value.sub_lengths is not None else 2])
+
+
+class ExpandKind(Kind):
+    name = "expand"
+
+    def infer_spec(self, inputs, attrs):
+        inp, like = inputs
+        dense_input(inp)
+        want = (0, None) if attrs["expand_level"] == ExpandLevel.FROM_NO_SEQUENCE else (1, 2)
+        if inp.seq_level != want[0] or (want[1] is not None and like.seq_level != want[1]):
+            raise LayerConfigError(
+                f"expand_level {attrs['expand_level']!r} expands a "
+                + (
+                    "non-sequence input (seq_level 0)"
+                    if want[1] is None
+                    else "sequence input (seq_level 1) over a nested expand_as (seq_level 2)"
+                )
+                + f"; received input seq_level {inp.seq_level}, expand_as seq_level "
+                f"{like.seq_level}."
+            )
+        return Spec(inp.size, seq_level=like.seq_level)
+
+    def param_specs(self, inputs, attrs):
+        return _bias_decl(attrs, inputs[0].size)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        x, like = inputs
+        if not isinstance(like, Seq):
+            return _add_bias(params, attrs, x)
+        shape = _steps_shape(like)
+        if attrs["expand_level"] == ExpandLevel.FROM_NO_SEQUENCE:
+            rows = x.reshape(x.shape[:1] + (1,) * (len(shape) - 1) + x.shape[-1:])
+        else:
+            sub = jnp.clip(jnp.arange(shape[1]), 0, x.data.shape[1] - 1)
+            rows = x.data[:, sub, None, :]
+        out = jnp.broadcast_to(rows, shape + rows.shape[-1:])
+        return _add_bias(params, attrs, Seq(out, like.lengths, like.sub_lengths))
+
+
+register_kind(ExpandKind())
+
+
+@_base.layer_function
+def expand(
+    input,  # noqa: A002
+    expand_as,
+    name=None,
+    bias_attr=False,
+    expand_level=ExpandLevel.FROM_NO_SEQUENCE,
+    layer_attr=None,
+):
+    """Repeat a vector over the steps of another layer: ``out_{b,t} = x_b + bias``.
+
+    With ``FROM_NO_SEQUENCE`` each sample's vector fills every step of ``expand_as``
+    (a sequence or a nested sequence); with ``FROM_SEQUENCE`` step ``s`` of the
+    sequence ``input`` fills every step of sub-sequence ``s`` of the nested
+    ``expand_as`` (``input`` needs one step per sub-sequence).
+
+    Args:
+        input: a dense layer (a sequence for ``FROM_SEQUENCE``).
+        expand_as: the layer whose sequence structure the output takes.
+        bias_attr: only a ``Param`` adds a bias (v2: ``True`` does not).
+        expand_level: ``ExpandLevel.FROM_NO_SEQUENCE`` (default) or ``FROM_SEQUENCE``.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A layer of size ``input.size`` with ``expand_as``'s lengths and sequence level.
+
+    Example::
+
+        tiled = paddle.layer.expand(input=state, expand_as=encoded)
+    """
+    name = _base.layer_name(name, "expand_layer")
+    inputs = [
+        _base.as_layer(input, layer=name, arg="input"),
+        _base.as_layer(expand_as, layer=name, arg="expand_as"),
+    ]
+    if expand_level not in (ExpandLevel.FROM_NO_SEQUENCE, ExpandLevel.FROM_SEQUENCE):
+        raise LayerTypeError(
+            f"layer '{name}': expand_level must be ExpandLevel.FROM_NO_SEQUENCE ('non-seq') or "
+            f"ExpandLevel.FROM_SEQUENCE ('seq'); received {expand_level!r}."
+        )
+    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    bias = None
+    if isinstance(bias_attr, attrs_mod.ParamAttr):
+        bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
+    attrs = {"expand_level": expand_level}
+    return _base.build("expand", name=name, inputs=inputs, attrs=attrs, bias=bias)
+
+
+# seq_reshape -----------------------------------------------------------------------
+class SeqReshapeKind(Kind):
+    name = "seqreshape"
+
+    def infer_spec(self, inputs, attrs):
+        (inp,) = inputs
+        dense_input(inp)
+        _not_nested(inp, "input")
+        n = attrs["reshape_size"]
+        if inp.seq_level == 0 and inp.size % n:
+            raise LayerConfigError(
+                f"a non-sequence input of size {inp.size} cannot be cut into steps of "
+                f"reshape_size {n}; expected a divisor of {inp.size}."
+            )
+        return Spec(n, seq_level=1)
+
+    def param_specs(self, inputs, attrs):
+        return _bias_decl(attrs, attrs["reshape_size"])
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        seq, n = as_steps(inputs[0]), attrs["reshape_size"]
+        b, t, m = seq.data.shape
+        steps = bucket(-(-t * m // n))
+        flat = seq.data.reshape(b, t * m)
+        flat = jnp.pad(flat, ((0, 0), (0, steps * n - t * m)))
+        out = Seq(flat.reshape(b, steps, n), seq.lengths * m // n)
+        return _add_bias(params, attrs, out)
+
+
+register_kind(SeqReshapeKind())
+
+
+@_base.layer_function
+def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_attr=False):  # noqa: A002
+    """Re-cut each sequence's values into steps of width ``N = reshape_size``.
+
+    A sequence of ``T`` steps of width ``M`` holds ``T*M`` values in step order; the
+    output holds the same values as ``T*M/N`` steps of width ``N``. v2 requires
+    ``T*M`` to be a multiple of ``N`` for every sequence; here a trailing partial
+    step is dropped (the length is ``floor(T*M/N)``).
+
+    Args:
+        input: a dense sequence layer (a non-sequence is one step: its size must be a
+            multiple of ``reshape_size``).
+        reshape_size: the new step width ``N``.
+        act: activation (default ``Identity``).
+        bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+
+    Returns:
+        A sequence layer of size ``reshape_size``; bias ``[1, reshape_size]``.
+
+    Example::
+
+        pairs = paddle.layer.seq_reshape(input=words, reshape_size=2 * words.size)
+    """
+    name = _base.layer_name(name, "seqreshape")
+    inp = _base.as_layer(input, layer=name, arg="input")
+    attrs = {
+        "reshape_size": _base.positive_int(reshape_size, layer=name, arg="reshape_size"),
+        "act": as_activation(act, layer=name),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
+    return _base.build("seqreshape", name=name, inputs=[inp], attrs=attrs, bias=bias)
+
+
+# context window (the "context" projection of a mixed layer) ------------------------
+def context_padding_rows(context_start: int, context_len: int) -> tuple[int, int]:
+    """``(rows before the start, rows after the end)`` of trainable context padding."""
+    return max(0, -context_start), max(0, context_start + context_len - 1)
+
+
+def context_window(x: Any, context_start: int, context_len: int, padding: Any = None) -> Any:
+    """The context of every step: ``out_t = [x_{t+s}, ..., x_{t+s+len-1}]``, ``s = context_start``.
+
+    A position ``p`` outside ``[0, len_b)`` gives zeros, or with ``padding`` (rows
+    ``[before + after, D]``) the row ``p + before`` when ``p < 0`` and
+    ``before + p - len_b`` when ``p >= len_b`` (v2's ContextProjection).
+
+    Returns:
+        The data ``[B, T, context_len * D]`` (``[B, context_len * D]`` for a non-sequence).
+    """
+    seq = as_steps(x)
+    b, t, d = seq.data.shape
+    lengths = seq.lengths.astype(jnp.int32)[:, None, None]
+    pos = jnp.arange(t)[:, None] + jnp.arange(context_start, context_start + context_len)[None]
+    src = seq.data[:, jnp.clip(pos, 0, t - 1)]  # [B, T, len, D]
+    inside = (pos >= 0)[None] & (pos[None] < lengths)
+    if padding is None:
+        out = jnp.where(inside[..., None], src, 0.0)
+    else:
+        before = context_padding_rows(context_start, context_len)[0]
+        row = jnp.where(pos[None] < 0, pos[None] + before, before + pos[None] - lengths)
+        pad = padding[jnp.clip(row, 0, padding.shape[0] - 1)]
+        out = jnp.where(inside[..., None], src, pad)
+    out = out.reshape(b, t, context_len * d)
+    return out if isinstance(x, Seq) else out[:, 0]

@@ -1,0 +1,148 @@
+"""Composite sequence networks (v2 ``paddle.networks``) built only from public layer
+functions."""
+
+from __future__ import annotations
+
+from paddle_lite._src.activations import Linear
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.core import fc
+from paddle_lite._src.layers.mixed import mixed
+from paddle_lite._src.layers.projections import context_projection, full_matrix_projection
+from paddle_lite._src.layers.recurrent import lstmemory
+from paddle_lite._src.layers.sequence import pooling
+
+
+@_base.layer_function
+def simple_lstm(
+    input,  # noqa: A002
+    size,
+    name=None,
+    reverse=False,
+    mat_param_attr=None,
+    bias_param_attr=None,
+    inner_param_attr=None,
+    act=None,
+    gate_act=None,
+    state_act=None,
+    mixed_layer_attr=None,
+    lstm_cell_attr=None,
+) -> Layer:
+    """An input projection to 4·size followed by ``lstmemory`` (v2's simple LSTM).
+
+    .. math::
+
+        x'_t = x_t W_x \\quad (\\text{mixed layer } lstm\\_transform\\_<name>,
+        \\text{ no bias}), \\qquad h = lstmemory(x')
+
+    See :func:`paddle_lite._src.layers.recurrent.lstmemory` for the cell equations
+    (peepholes included).
+
+    Args:
+        input: a dense sequence layer.
+        size: the LSTM width ``H``.
+        name: the LSTM layer's name (default ``__lstm_<n>__``); the projection layer
+            is ``lstm_transform_<name>``.
+        reverse: run each sequence backwards.
+        mat_param_attr: ``Param`` of the projection weight ``[input.size, 4H]``.
+        bias_param_attr: ``Param`` of the LSTM bias ``[1, 7H]``; ``False`` none.
+        inner_param_attr: ``Param`` of the LSTM recurrent weight.
+        act, gate_act, state_act: the LSTM activations (defaults Tanh, Sigmoid, Tanh).
+        mixed_layer_attr: ``Extra`` of the projection layer.
+        lstm_cell_attr: ``Extra`` of the LSTM layer.
+
+    Returns:
+        The LSTM sequence layer of size ``size``.
+
+    Example::
+
+        lstm = paddle.networks.simple_lstm(input=emb, size=32)
+    """
+    name = _base.layer_name(name, "lstm")
+    size = _base.positive_int(size, layer=name, arg="size")
+    transform = mixed(
+        name=f"lstm_transform_{name}",
+        size=size * 4,
+        act=Linear(),
+        layer_attr=mixed_layer_attr,
+        bias_attr=False,
+        input=[full_matrix_projection(input=input, param_attr=mat_param_attr)],
+    )
+    return lstmemory(
+        name=name,
+        input=transform,
+        reverse=reverse,
+        bias_attr=bias_param_attr,
+        param_attr=inner_param_attr,
+        act=act,
+        gate_act=gate_act,
+        state_act=state_act,
+        layer_attr=lstm_cell_attr,
+    )
+
+
+@_base.layer_function
+def sequence_conv_pool(
+    input,  # noqa: A002
+    context_len,
+    hidden_size,
+    name=None,
+    context_start=None,
+    pool_type=None,
+    context_proj_layer_name=None,
+    context_proj_param_attr=False,
+    fc_layer_name=None,
+    fc_param_attr=None,
+    fc_bias_attr=None,
+    fc_act=None,
+    pool_bias_attr=None,
+    fc_attr=None,
+    context_attr=None,
+    pool_attr=None,
+) -> Layer:
+    """A text convolution: context projection → fc → pooling over time (v2's
+    ``sequence_conv_pool``, alias ``text_conv_pool``).
+
+    Layers: ``<name>_conv_proj`` (a mixed layer of size ``input.size * context_len``
+    holding ``context_projection``), ``<name>_conv_fc`` (``fc`` of ``hidden_size``,
+    ``fc_act`` default Tanh) and ``<name>`` (sequence ``pooling``, default Max).
+
+    Returns:
+        A non-sequence layer of size ``hidden_size``.
+
+    Example::
+
+        conv3 = paddle.networks.sequence_conv_pool(input=emb, context_len=3, hidden_size=128)
+    """
+    name = _base.layer_name(name, "sequence_conv_pooling")
+    with mixed(
+        name=context_proj_layer_name or f"{name}_conv_proj",
+        size=input.size * context_len,
+        act=Linear(),
+        layer_attr=context_attr,
+    ) as proj:
+        proj += context_projection(
+            input=input,
+            context_len=context_len,
+            context_start=context_start,
+            padding_attr=context_proj_param_attr,
+        )
+    hidden = fc(
+        name=fc_layer_name or f"{name}_conv_fc",
+        input=proj,
+        size=hidden_size,
+        act=fc_act,
+        layer_attr=fc_attr,
+        param_attr=fc_param_attr,
+        bias_attr=fc_bias_attr,
+    )
+    return pooling(
+        name=name,
+        input=hidden,
+        pooling_type=pool_type,
+        bias_attr=pool_bias_attr,
+        layer_attr=pool_attr,
+    )
+
+
+text_conv_pool = sequence_conv_pool
