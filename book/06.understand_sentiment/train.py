@@ -17,8 +17,9 @@ def convolution_net(input_dim, class_dim=2, emb_dim=128, hid_dim=128):
     emb = paddle.layer.embedding(input=data, size=emb_dim)
     conv_3 = paddle.networks.sequence_conv_pool(input=emb, context_len=3, hidden_size=hid_dim)
     conv_4 = paddle.networks.sequence_conv_pool(input=emb, context_len=4, hidden_size=hid_dim)
-    output = paddle.layer.fc(input=[conv_3, conv_4], size=class_dim,
-                             act=paddle.activation.Softmax())
+    output = paddle.layer.fc(
+        input=[conv_3, conv_4], size=class_dim, act=paddle.activation.Softmax()
+    )
     lbl = paddle.layer.data("label", paddle.data_type.integer_value(2))
     cost = paddle.layer.classification_cost(input=output, label=lbl)
     return cost, output
@@ -43,25 +44,30 @@ def stacked_lstm_net(input_dim, class_dim=2, emb_dim=128, hid_dim=512, stacked_n
 
     inputs = [fc1, lstm1]
     for i in range(2, stacked_num + 1):
-        fc = paddle.layer.fc(input=inputs, size=hid_dim, act=linear, param_attr=para_attr,
-                             bias_attr=bias_attr)
-        lstm = paddle.layer.lstmemory(input=fc, reverse=(i % 2) == 0, act=relu,
-                                      bias_attr=bias_attr)
+        fc = paddle.layer.fc(
+            input=inputs, size=hid_dim, act=linear, param_attr=para_attr, bias_attr=bias_attr
+        )
+        lstm = paddle.layer.lstmemory(input=fc, reverse=(i % 2) == 0, act=relu, bias_attr=bias_attr)
         inputs = [fc, lstm]
 
     fc_last = paddle.layer.pooling(input=inputs[0], pooling_type=paddle.pooling.Max())
     lstm_last = paddle.layer.pooling(input=inputs[1], pooling_type=paddle.pooling.Max())
-    output = paddle.layer.fc(input=[fc_last, lstm_last], size=class_dim,
-                             act=paddle.activation.Softmax(), bias_attr=bias_attr,
-                             param_attr=para_attr)
+    output = paddle.layer.fc(
+        input=[fc_last, lstm_last],
+        size=class_dim,
+        act=paddle.activation.Softmax(),
+        bias_attr=bias_attr,
+        param_attr=para_attr,
+    )
 
     lbl = paddle.layer.data("label", paddle.data_type.integer_value(2))
     cost = paddle.layer.classification_cost(input=output, label=lbl)
     return cost, output
 
 
-def main(net="conv", num_passes=20, word_dict=None, train_reader=None, test_reader=None,
-         save_dir="."):
+def main(
+    net="conv", num_passes=20, word_dict=None, train_reader=None, test_reader=None, save_dir="."
+):
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
     # network config
@@ -86,18 +92,20 @@ def main(net="conv", num_passes=20, word_dict=None, train_reader=None, test_read
     adam_optimizer = paddle.optimizer.Adam(
         learning_rate=2e-3,
         regularization=paddle.optimizer.L2Regularization(rate=8e-4),
-        model_average=paddle.optimizer.ModelAverage(average_window=0.5))
+        model_average=paddle.optimizer.ModelAverage(average_window=0.5),
+    )
 
     # create trainer
-    trainer = paddle.trainer.SGD(cost=cost, parameters=parameters,
-                                 update_equation=adam_optimizer)
+    trainer = paddle.trainer.SGD(cost=cost, parameters=parameters, update_equation=adam_optimizer)
 
     # End batch and end pass event handler
     def event_handler(event):
         if isinstance(event, paddle.event.EndIteration):
             if event.batch_id % 100 == 0:
-                print("\nPass %d, Batch %d, Cost %f, %s" % (
-                    event.pass_id, event.batch_id, event.cost, event.metrics))
+                print(
+                    "\nPass %d, Batch %d, Cost %f, %s"
+                    % (event.pass_id, event.batch_id, event.cost, event.metrics)
+                )
             else:
                 sys.stdout.write(".")
                 sys.stdout.flush()
@@ -105,8 +113,7 @@ def main(net="conv", num_passes=20, word_dict=None, train_reader=None, test_read
             with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
                 trainer.save_parameter_to_tar(f)
 
-            result = trainer.test(reader=paddle.batch(test_reader, batch_size=100),
-                                  feeding=feeding)
+            result = trainer.test(reader=paddle.batch(test_reader, batch_size=100), feeding=feeding)
             print("\nTest with Pass %d, %s" % (event.pass_id, result.metrics))
 
     feeding = {"word": 0, "label": 1}
@@ -114,7 +121,8 @@ def main(net="conv", num_passes=20, word_dict=None, train_reader=None, test_read
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=1000), batch_size=100),
         event_handler=event_handler,
         feeding=feeding,
-        num_passes=num_passes)
+        num_passes=num_passes,
+    )
 
     # Save the inference topology to protobuf.
     inference_topology = paddle.topology.Topology(layers=output)
@@ -125,11 +133,14 @@ def main(net="conv", num_passes=20, word_dict=None, train_reader=None, test_read
     reviews = ["read the book forget the movie", "this is a great movie"]
     unk = word_dict["<unk>"]
     input = [([word_dict.get(w, unk) for w in r.split()],) for r in reviews]
-    probs = paddle.infer(output_layer=output, parameters=parameters, input=input,
-                         feeding={"word": 0})
+    probs = paddle.infer(
+        output_layer=output, parameters=parameters, input=input, feeding={"word": 0}
+    )
     for review, prob in zip(reviews, probs, strict=True):
-        print("%s: predicting probability is %s, label is %s" % (
-            review, prob, "pos" if prob[0] > prob[1] else "neg"))
+        print(
+            "%s: predicting probability is %s, label is %s"
+            % (review, prob, "pos" if prob[0] > prob[1] else "neg")
+        )
     return trainer.test(reader=paddle.batch(test_reader, batch_size=100), feeding=feeding)
 
 

@@ -116,3 +116,43 @@ def test_chapter6_understand_sentiment(net, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "predicting probability is" in out and (tmp_path / "inference_topology.pkl").exists()
     assert result.metrics["classification_error_evaluator"] < 0.3  # separable: well learned
+
+
+def test_chapter4_word2vec(tmp_path, monkeypatch, capsys):
+    if (SHARED / "imikolov" / "simple-examples" / "data" / "ptb.train.txt").exists():
+        monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(SHARED))
+        word_dict = paddle.dataset.imikolov.build_dict()
+        train = paddle.reader.firstn(paddle.dataset.imikolov.train(word_dict, 5), 3200)
+        test = paddle.reader.firstn(paddle.dataset.imikolov.test(word_dict, 5), 640)
+    else:  # no PTB files: a small synthetic corpus with the same record format
+        word_dict = {f"w{i}": i for i in range(60)}
+        rng = np.random.default_rng(0)
+        grams = [tuple(int(v) for v in rng.integers(0, 60, 5)) for _ in range(3200)]
+        train, test = (lambda: iter(grams)), (lambda: iter(grams[:640]))
+    with pytest.warns(RuntimeWarning, match="runs on one device"):  # the book's trainer_count=3
+        result, embeddings = _chapter("04.word2vec").main(
+            num_passes=1,
+            word_dict=word_dict,
+            train_reader=train,
+            test_reader=test,
+            save_dir=str(tmp_path),
+        )
+    assert embeddings.shape == (len(word_dict), 32)
+    assert np.isfinite(result.cost) and "classification_error_evaluator" in result.metrics
+    assert (tmp_path / "model_0.tar").exists() and (tmp_path / "embedding_table").exists()
+    assert "Testing metrics" in capsys.readouterr().out
+
+
+def test_chapter5_recommender_system(monkeypatch, capsys):
+    if not (SHARED / "movielens" / "ml-1m" / "ratings.dat").exists():
+        pytest.skip(f"the MovieLens files are not in {SHARED / 'movielens'}")
+    random.seed(0)
+    monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(SHARED))
+    train = paddle.reader.firstn(paddle.dataset.movielens.train(), 2560)
+    test = paddle.reader.firstn(paddle.dataset.movielens.test(), 512)
+    result, score = _chapter("05.recommender_system").main(
+        num_passes=2, train_reader=train, test_reader=test
+    )
+    assert 0.0 < result.cost < 12.0  # scores lie in [-3, 5]; the untrained start is ~10
+    assert 0.0 <= score <= 5.0
+    assert "[Predict] User 234 Rating Movie 345 With Score" in capsys.readouterr().out

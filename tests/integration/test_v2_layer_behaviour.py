@@ -178,3 +178,37 @@ def test_small_vgg_like_stack_sizes():
     pool = L.img_pool(input=conv, pool_size=2, stride=2)
     assert conv.spec.image == (20, 24, 24) and pool.spec.image == (20, 12, 12)
     assert conv.params[0].shape == (20, 1, 5, 5) and conv.params[1].shape == (20, 1)
+
+
+def test_aggregate_layer(net):
+    pixel = net["pixel"]
+    pool = L.pooling(input=pixel, pooling_type=P.Avg(), agg_level=L.AggregateLevel.TO_SEQUENCE)
+    last = L.last_seq(input=pixel)
+    first = L.first_seq(input=pixel)
+    concat = L.concat(input=[last, first])
+    seq_concat = L.seq_concat(a=last, b=first)
+    L.parse_network([pool, last, first, concat, seq_concat])
+    assert concat.size == 256 and seq_concat.size == 128
+
+
+def test_recurrent_layer():
+    feature = L.data(name="feature", type=DT.integer_value(12))
+    recurrent = L.recurrent(input=feature)
+    lstm = L.lstmemory(input=feature)
+    gru = L.grumemory(input=feature)
+    conf = L.parse_network([recurrent, lstm, gru])
+    assert [layer.name for layer in conf.layers][1:] == [
+        "__recurrent_layer_0__",
+        "__lstmemory_0__",
+        "__gru_0__",
+    ]
+    assert (recurrent.size, lstm.size, gru.size) == (12, 3, 4)
+
+
+def test_reshape_layer(net):
+    pixel, weight = net["pixel"], net["weight"]
+    expand = L.expand(input=weight, expand_as=pixel, expand_level=L.ExpandLevel.FROM_NO_SEQUENCE)
+    repeat = L.repeat(input=pixel, num_repeats=4)
+    reshape = L.seq_reshape(input=pixel, reshape_size=4)
+    L.parse_network([expand, repeat, reshape])
+    assert (expand.size, repeat.size, reshape.size) == (1, 512, 4)

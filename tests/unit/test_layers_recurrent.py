@@ -322,17 +322,27 @@ def test_named_parameters_are_shared():
 
 
 # errors -----------------------------------------------------------------------------------
-def test_non_sequence_input_is_refused():
+def test_plain_input_is_a_batch_of_one_step_sequences():
     dense = L.data(name="d", type=DT.dense_vector(8))
-    for fn in (R.recurrent, R.lstmemory, R.grumemory):
-        with pytest.raises(LayerConfigError, match="must be a sequence.*seq_level 0"):
-            fn(input=dense)
+    out = R.recurrent(input=dense, act=paddle.activation.Tanh())
+    assert out.spec.seq_level == 0 and out.size == 8
+    params = {s.name: initialize(s, 0) for s in Topology(out).param_specs()}
+    params["___recurrent_layer_0__.wbias"] = np.full((1, 8), 0.5, np.float32)
+    x = np.random.default_rng(0).normal(size=(3, 8)).astype(np.float32)
+    (got,), _ = forward([out], params, {"d": x})
+    np.testing.assert_allclose(got, np.tanh(x + 0.5), rtol=1e-5)  # h_0 = 0: one step
+    nested = L.data(name="n", type=DT.dense_vector_sub_sequence(8))
+    with pytest.raises(LayerConfigError, match="Nested sequences are not supported"):
+        R.lstmemory(input=nested)
 
 
-def test_integer_sequence_is_refused():
-    ids = L.data(name="w", type=DT.integer_value_sequence(12))
-    with pytest.raises(LayerConfigError, match="dense values"):
-        R.lstmemory(input=ids, name="l")
+def test_integer_input_builds_as_in_v2_but_does_not_run():
+    ids = L.data(name="w", type=DT.integer_value(12))  # v2 test_layer.test_recurrent_layer
+    layers = [R.recurrent(input=ids), R.lstmemory(input=ids), R.grumemory(input=ids)]
+    assert [layer.size for layer in layers] == [12, 3, 4]
+    params = {s.name: initialize(s, 0) for s in Topology(layers[1]).param_specs()}
+    with pytest.raises(LayerConfigError, match="integer ids"):
+        forward([layers[1]], params, {"w": np.array([1, 2], np.int32)})
 
 
 @pytest.mark.parametrize(("fn", "width", "multiple"), [(R.lstmemory, 10, 4), (R.grumemory, 10, 3)])

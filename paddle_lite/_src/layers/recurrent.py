@@ -31,17 +31,21 @@ from paddle_lite._src.typing import Seq, step_mask
 
 # shared machinery --------------------------------------------------------------------
 def _sequence_input(spec: Spec, multiple: int) -> int:
-    """The hidden width ``spec.size / multiple`` of a dense sequence input, checked."""
-    if spec.seq_level != 1:
+    """The hidden width ``spec.size / multiple`` of a sequence input, checked.
+
+    A non-sequence input counts as a batch of one-step sequences (v2's rule for
+    sequence layers). Like v2's config parser, only the size is checked when the layer
+    is built: integer ids are refused when the network runs (:func:`as_sequence`).
+    """
+    if spec.seq_level not in (0, 1):
         raise LayerConfigError(
-            f"input must be a sequence (seq_level 1); received seq_level {spec.seq_level} "
-            f"(size {spec.size}). Feed it from a *_sequence data type, or the output of a "
-            "sequence layer."
+            f"input must be a sequence (seq_level 1) or plain values; received seq_level "
+            f"{spec.seq_level} (size {spec.size}). Nested sequences are not supported."
         )
-    if spec.dtype != "float32":
+    if spec.dtype not in ("float32", "int32"):
         raise LayerConfigError(
-            f"input must hold dense values; received {spec.dtype}. Project ids or sparse "
-            "inputs first (paddle.layer.embedding, fc or mixed)."
+            f"input must hold dense values; received {spec.dtype}. Project sparse inputs "
+            "first (paddle.layer.fc or mixed)."
         )
     if spec.size % multiple:
         raise LayerConfigError(
@@ -57,6 +61,24 @@ def _sequence_hidden(inp: Any, name: str, multiple: int) -> int:
         return _sequence_input(inp.spec, multiple)
     except LayerConfigError as exc:
         raise LayerConfigError(f"layer '{name}': {exc}") from None
+
+
+def as_sequence(value: Any) -> Seq:
+    """``value`` as a sequence: a plain ``[B, n]`` array becomes one-step sequences."""
+    data = value.data if isinstance(value, Seq) else value
+    if not jnp.issubdtype(data.dtype, jnp.floating):
+        raise LayerConfigError(
+            "a recurrent layer received integer ids; it needs dense values. Project the ids "
+            "first (paddle.layer.embedding, fc or mixed)."
+        )
+    if isinstance(value, Seq):
+        return value
+    return Seq(value[:, None, :], jnp.ones(value.shape[:1], jnp.int32))
+
+
+def like_input(value: Any, out: Seq) -> Any:
+    """``out`` shaped like the layer's input: plain values stay plain."""
+    return out if isinstance(value, Seq) else out.data[:, 0, :]
 
 
 def reverse_within_length(data: Any, lengths: Any) -> Any:
@@ -148,7 +170,7 @@ class RecurrentKind(Kind):
     name = "recurrent"
 
     def infer_spec(self, inputs, attrs):
-        return Spec(_sequence_input(inputs[0], 1), seq_level=1)
+        return Spec(_sequence_input(inputs[0], 1), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         size = inputs[0].size
@@ -158,7 +180,7 @@ class RecurrentKind(Kind):
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        (seq,) = inputs
+        seq = as_sequence(inputs[0])
         w, act = params["w0"], attrs["cell_act"]
         bias = params["wbias"][0] if attrs["bias"] else 0.0
 
@@ -167,7 +189,7 @@ class RecurrentKind(Kind):
             return h, h
 
         out = scan_sequence(step, _zeros(seq, w.shape[0]), seq, attrs["reverse"])
-        return seq._replace(data=out)
+        return like_input(inputs[0], seq._replace(data=out))
 
 
 register_kind(RecurrentKind())
@@ -221,7 +243,7 @@ class LstmKind(Kind):
     name = "lstmemory"
 
     def infer_spec(self, inputs, attrs):
-        return Spec(_sequence_input(inputs[0], 4), seq_level=1)
+        return Spec(_sequence_input(inputs[0], 4), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         h = inputs[0].size // 4
@@ -231,7 +253,7 @@ class LstmKind(Kind):
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        (seq,) = inputs
+        seq = as_sequence(inputs[0])
         h = seq.data.shape[-1] // 4
         w = params["w0"].reshape(h, 4 * h)
         bias = params["wbias"][0] if attrs["bias"] else jnp.zeros(7 * h, seq.data.dtype)
@@ -249,7 +271,8 @@ class LstmKind(Kind):
             return (out, cell), out
 
         init = (_zeros(seq, h), _zeros(seq, h))
-        return seq._replace(data=scan_sequence(step, init, seq, attrs["reverse"]))
+        out = seq._replace(data=scan_sequence(step, init, seq, attrs["reverse"]))
+        return like_input(inputs[0], out)
 
 
 register_kind(LstmKind())
@@ -321,7 +344,7 @@ class GruKind(Kind):
     name = "gated_recurrent"
 
     def infer_spec(self, inputs, attrs):
-        return Spec(_sequence_input(inputs[0], 3), seq_level=1)
+        return Spec(_sequence_input(inputs[0], 3), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         h = inputs[0].size // 3
@@ -331,7 +354,7 @@ class GruKind(Kind):
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        (seq,) = inputs
+        seq = as_sequence(inputs[0])
         h = seq.data.shape[-1] // 3
         flat = params["w0"].reshape(-1)
         w_gates = flat[: 2 * h * h].reshape(h, 2 * h)
@@ -347,7 +370,8 @@ class GruKind(Kind):
             out = out - update * out + update * cand
             return out, out
 
-        return seq._replace(data=scan_sequence(step, _zeros(seq, h), seq, attrs["reverse"]))
+        out = seq._replace(data=scan_sequence(step, _zeros(seq, h), seq, attrs["reverse"]))
+        return like_input(inputs[0], out)
 
 
 register_kind(GruKind())
