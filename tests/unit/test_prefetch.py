@@ -1,7 +1,6 @@
 """Background batch conversion: order, errors reaching the consumer, early stop."""
 
 import threading
-import time
 
 import pytest
 
@@ -31,12 +30,11 @@ def test_reader_and_conversion_errors_reach_the_consumer(background):
 
 
 def test_early_stop_ends_the_worker():
-    before = threading.active_count()
+    before = set(threading.enumerate())
     gen = prefetch(iter([[i] for i in range(1000)]), lambda b: b, depth=2, background=True)
     assert next(gen) == ([0], 1)
-    assert threading.active_count() == before + 1
+    workers = [t for t in threading.enumerate() if t not in before]
+    assert len(workers) == 1
     gen.close()
-    deadline = time.monotonic() + 5.0
-    while threading.active_count() > before and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert threading.active_count() == before
+    workers[0].join(timeout=5.0)
+    assert not workers[0].is_alive()
