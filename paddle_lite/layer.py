@@ -24,6 +24,7 @@ from paddle_lite._src.layers.cost_rank import (
     should_be_true,
     smooth_l1_cost,
 )
+from paddle_lite._src.layers.crf import crf, crf_decoding
 from paddle_lite._src.layers.math import (
     cos_sim,
     interpolation,
@@ -72,6 +73,8 @@ __all__ = [
     "concat",
     "context_projection",
     "cos_sim",
+    "crf",
+    "crf_decoding",
     "cross_entropy",
     "cross_entropy_cost",
     "cross_entropy_with_selfnorm_cost",

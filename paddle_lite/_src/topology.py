@@ -54,16 +54,41 @@ def traverse(outputs: Iterable[Layer]) -> list[Layer]:
 
 
 def collect_params(nodes: Sequence[Layer]) -> dict[str, ParamSpec]:
-    """Parameter specs by name, in creation order; conflicting declarations are refused."""
+    """Parameter specs by name, in creation order; conflicting declarations are refused.
+
+    A declaration that only names a parameter defers to a fuller one of the same shape
+    (v2 book chapter 7 shares ``Param(name="crfw", initial_std=...)`` with a bare
+    ``Param(name="crfw")``); two different full declarations are an error.
+    """
     specs: dict[str, ParamSpec] = {}
     declared_by: dict[str, Layer] = {}
     for node in sorted(nodes, key=lambda n: n.serial):
         for spec in node.params:
             first = specs.setdefault(spec.name, spec)
             declared_by.setdefault(spec.name, node)
-            if first != spec:
-                raise ParameterError(_conflict(first, spec, declared_by[spec.name], node))
+            if first == spec or (first.shape == spec.shape and _name_only(spec)):
+                continue
+            if first.shape == spec.shape and _name_only(first):
+                specs[spec.name], declared_by[spec.name] = spec, node
+                continue
+            raise ParameterError(_conflict(first, spec, declared_by[spec.name], node))
     return specs
+
+
+def _name_only(spec: ParamSpec) -> bool:
+    """True for a declaration that only names the parameter (``Param(name="w")``): it
+    takes the settings of a fuller declaration of the same name, as in v2."""
+    return (
+        spec.init.smart
+        and spec.learning_rate == 1.0
+        and spec.momentum is None
+        and spec.decay_rate is None
+        and spec.decay_rate_l1 is None
+        and spec.gradient_clipping_threshold is None
+        and not spec.is_static
+        and not spec.sparse_update
+        and spec.sparsity_ratio is None
+    )
 
 
 def _at(layer: Layer) -> str:

@@ -352,10 +352,17 @@ def test_conflicting_declarations_name_both_layers():
             name="other",
             param_attr=ParamAttr(name="shared", initial_std=0.5),
         )
+        d = fc(
+            input=data(name="d", type=dense_vector(4)),
+            size=2,
+            name="third",
+            param_attr=ParamAttr(name="shared", initial_std=0.1),
+        )
     with pytest.raises(ParameterError, match="'shared'.*'left'.*'right'.*shape"):
         P.create([a, b])
-    with pytest.raises(ParameterError, match="'left'.*'other'.*init"):
-        P.create([Topology(a), Topology(c)])
+    with pytest.raises(ParameterError, match="'other'.*'third'.*init"):
+        P.create([Topology(c), Topology(d)])
+    assert P.create([Topology(a), Topology(c)]).spec("shared").init.std == 0.5
 
 
 def build_pair(first_is_a: bool):

@@ -161,3 +161,16 @@ def test_errors_point_at_the_user_lines_that_built_the_layers():
     b = L.fc(input=a, size=3, name="a", param_attr=paddle.attr.Param(name="v"))
     with pytest.raises(TopologyError, match=rf"fc at .*test_topology.py:{line} and fc at "):
         Topology(b)
+
+
+def test_a_name_only_declaration_defers_to_the_full_one_in_either_order():
+    x = L.data(name="x", type=DT.dense_vector(2))
+    full = paddle.attr.Param(name="w", initial_std=0.5, learning_rate=1e-3)
+    for first, second in ((full, paddle.attr.Param(name="w")), (paddle.attr.Param(name="w"), full)):
+        a = L.fc(input=x, size=3, param_attr=first, bias_attr=False)
+        b = L.fc(input=x, size=3, param_attr=second, bias_attr=False)
+        spec = Topology([a, b]).params["w"]
+        assert (spec.init.std, spec.learning_rate) == (0.5, 1e-3)
+    c = L.fc(input=x, size=4, param_attr=paddle.attr.Param(name="w"), bias_attr=False)
+    with pytest.raises(ParameterError, match=r"\(2, 3\) vs \(2, 4\)"):
+        Topology([a, c])
