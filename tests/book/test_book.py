@@ -156,3 +156,24 @@ def test_chapter5_recommender_system(monkeypatch, capsys):
     assert 0.0 < result.cost < 12.0  # scores lie in [-3, 5]; the untrained start is ~10
     assert 0.0 <= score <= 5.0
     assert "[Predict] User 234 Rating Movie 345 With Score" in capsys.readouterr().out
+
+
+def test_chapter7_label_semantic_roles(tmp_path, monkeypatch, capsys):
+    if not (SHARED / "conll05" / "verbDict.txt").exists():
+        pytest.skip(f"the CoNLL-2005 files are not in {SHARED / 'conll05'}")
+    random.seed(0)
+    monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(SHARED))
+    monkeypatch.chdir(tmp_path)
+    word_dict, _, label_dict = paddle.dataset.conll05.get_dict()
+    embedding = np.random.default_rng(0).normal(0, 0.1, (len(word_dict), 32)).astype(np.float32)
+    labels = _chapter("07.label_semantic_roles").main(
+        num_passes=1,
+        reader=paddle.reader.firstn(paddle.dataset.conll05.test(), 40),
+        embedding=embedding,
+        hidden_dim=64,
+        depth=2,
+    )
+    assert labels and set(labels) <= set(label_dict)
+    assert (tmp_path / "params_pass_0.tar").exists()
+    out = capsys.readouterr().out
+    assert "Test with Pass 0" in out and "__sum_evaluator_0__" in out
