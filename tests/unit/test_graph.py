@@ -65,3 +65,28 @@ def test_v2_layer_output_attributes():
 def test_spec_rejects_inconsistent_image():
     with pytest.raises(LayerConfigError, match="image shape"):
         Spec(10, image=(1, 3, 3))
+
+
+def test_a_kind_declaring_a_static_parameter_keeps_the_users_init():
+    from paddle_lite._src import attrs as attrs_mod
+    from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+    from paddle_lite._src.layers import _base
+
+    class FrozenScale(Kind):
+        name = "test_frozen_scale"
+
+        def infer_spec(self, inputs, attrs):
+            return Spec(inputs[0].size)
+
+        def param_specs(self, inputs, attrs):
+            return [ParamDecl("w0", (1, inputs[0].size), ("param", 0), attrs_mod.SMART, True)]
+
+        def apply(self, params, inputs, attrs, *, key, mode):
+            return inputs[0] * params["w0"][0]
+
+    register_kind(FrozenScale())
+    attr = paddle.attr.Param(initial_std=0.5, initial_mean=2.0)
+    layer = _base.build("test_frozen_scale", name="s", inputs=[_x()], attrs={}, param_attrs=[attr])
+    (spec,) = layer.params
+    assert spec.is_static and (spec.init.mean, spec.init.std) == (2.0, 0.5)
+    assert not attr.is_static  # the user's attribute object is left alone

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
@@ -156,8 +157,9 @@ def resolve_params(
             attr = bias if bias is not None else attrs_mod.ParamAttr()
         else:
             attr = attrs_mod.ParamAttr(is_static=decl.static)
-        if decl.static and not attr.is_static:
-            attr = attrs_mod.ParamAttr(name=attr.name, is_static=True, initializer=attr.initializer)
+        if decl.static and not attr.is_static:  # the kind forces it; the user's init stays
+            attr = copy.copy(attr)
+            attr.is_static = True
         default = _default_param_name(name, decl, parameter_name, n_weights)
         specs.append(attr.to_spec(default, decl.shape, decl.default, name, decl.role))
     return tuple(specs)
