@@ -9,8 +9,13 @@ import pytest
 
 import paddle_lite as paddle
 
+try:
+    from tests.unit._dataset_fixtures import shared_datasets
+except ImportError:  # pragma: no cover - run from inside tests/
+    from unit._dataset_fixtures import shared_datasets
+
 BOOK = pathlib.Path(__file__).resolve().parents[2] / "book"
-SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "datasets"
+SHARED = shared_datasets()
 
 
 def _chapter(folder, name="train"):
@@ -20,12 +25,17 @@ def _chapter(folder, name="train"):
     return module
 
 
-def _images(n, dim, classes, seed):
+def _images(n_train, n_test, dim, classes, seed):
+    """Train and test readers of separable synthetic images drawn around the same class centres.
+
+    Values lie in [-1, 1] like v2's scaled MNIST pixels.
+    """
     rng = np.random.default_rng(seed)
-    labels = rng.integers(0, classes, n)
-    centers = rng.normal(size=(classes, dim)).astype(np.float32)
-    x = centers[labels] + 0.1 * rng.normal(size=(n, dim)).astype(np.float32)
-    return lambda: iter(list(zip(x, labels.tolist(), strict=True)))
+    centers = rng.uniform(-0.8, 0.8, size=(classes, dim))
+    labels = rng.integers(0, classes, n_train + n_test)
+    x = np.clip(centers[labels] + 0.1 * rng.normal(size=(len(labels), dim)), -1, 1)
+    samples = list(zip(x.astype(np.float32), labels.tolist(), strict=True))
+    return (lambda: iter(samples[:n_train])), (lambda: iter(samples[n_train:]))
 
 
 def test_chapter1_fit_a_line(tmp_path, capsys):
@@ -47,7 +57,7 @@ def test_chapter2_recognize_digits(net, tmp_path, monkeypatch, capsys):
         test = paddle.reader.firstn(paddle.dataset.mnist.test(), 512)
         train = paddle.reader.firstn(paddle.dataset.mnist.test(), 1024)
     else:  # no MNIST files: separable synthetic digits of the same shape
-        train, test = _images(1024, 784, 10, 0), _images(512, 784, 10, 0)
+        train, test = _images(1024, 512, 784, 10, 0)
     best = _chapter("02.recognize_digits").main(
         net, num_passes=2, train_reader=train, test_reader=test, save_dir=str(tmp_path)
     )
@@ -60,7 +70,7 @@ def test_chapter2_recognize_digits(net, tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("net", ["vgg", "resnet"])
 def test_chapter3_image_classification(net, tmp_path, capsys):
-    train, test = _images(128, 3072, 10, 1), _images(32, 3072, 10, 1)
+    train, test = _images(128, 32, 3072, 10, 1)
     result = _chapter("03.image_classification").main(
         net, num_passes=1, train_reader=train, test_reader=test, save_dir=str(tmp_path), depth=8
     )

@@ -17,12 +17,21 @@ import pytest
 from paddle_lite._src.dataset import download as download_mod
 
 
-def shared_datasets() -> Path:
-    """Return the folder of real data sets (it may not exist)."""
-    env = os.environ.get("PADDLE_LITE_SHARED_DATASETS")
+def shared_root() -> Path:
+    """Return the shared folder of real data and v2 model files (it may not exist).
+
+    ``PADDLE_LITE_SHARED`` overrides the default ``../shared`` beside the checkout; pointing
+    it at a missing folder runs the suite as a fresh clone on a new machine would.
+    """
+    env = os.environ.get("PADDLE_LITE_SHARED")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "datasets"
+    return Path(__file__).resolve().parents[3] / "shared"
+
+
+def shared_datasets() -> Path:
+    """Return the folder of real data sets (it may not exist)."""
+    return shared_root() / "datasets"
 
 
 def shared_or_skip(*parts: str) -> Path:

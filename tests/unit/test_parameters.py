@@ -8,7 +8,6 @@ import math
 import os
 import struct
 import tarfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,7 +22,12 @@ from paddle_lite._src.graph import InitSpec, ParamSpec, name_scope
 from paddle_lite._src.layers.core import data, fc
 from paddle_lite._src.topology import Topology
 
-REAL_TAR = str(Path(__file__).resolve().parents[3] / "shared" / "v2_models" / "fit_a_line.tar")
+try:
+    from tests.unit._dataset_fixtures import shared_root
+except ImportError:  # pragma: no cover - run from inside tests/unit
+    from _dataset_fixtures import shared_root
+
+REAL_TAR = str(shared_root() / "v2_models" / "fit_a_line.tar")
 W0, WBIAS = "___fc_layer_0__.w0", "___fc_layer_0__.wbias"
 REAL_W0_PROTO = (
     b"\x0a\x12"
