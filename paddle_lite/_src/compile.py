@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax
-import optax
 
+from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
@@ -32,8 +32,12 @@ def forward(
     feeds: Mapping[str, Any],
     key: Any = None,
     mode: str = "test",
+    float32_layers: frozenset[str] = frozenset(),
 ) -> tuple[list[Any], dict[str, Any]]:
     """Compute ``outputs`` from ``feeds`` (``{data layer name: value}``).
+
+    The layers named in ``float32_layers`` (the costs, under mixed precision) receive
+    their inputs cast to float32.
 
     Returns:
         ``(values, state_updates)``: one value per output, and the new values of
@@ -51,6 +55,8 @@ def forward(
             values[id(node)] = feeds[node.name]
             continue
         inputs = [values[id(i)] for i in node.inputs]
+        if node.name in float32_layers:
+            inputs = precision_mod.to_float32(inputs)
         out, state = run(node, params, inputs, key=layer_key(key, node), mode=mode)
         values[id(node)] = out
         updates.update(state)
@@ -63,12 +69,12 @@ def per_sample_cost(value: Any) -> Any:
     return data.reshape(data.shape[0], -1).sum(axis=1)
 
 
-def _cost_sum(values: Sequence[Any], n_costs: int) -> Any:
+def cost_sum(values: Sequence[Any], n_costs: int) -> Any:
     """The summed cost of the first ``n_costs`` values (the cost layers)."""
     return sum(per_sample_cost(v).sum() for v in values[:n_costs])
 
 
-def _outputs(
+def outputs_for(
     costs: Sequence[Layer], evaluators: Sequence[Any]
 ) -> tuple[list[Layer], list[list[int]]]:
     """The layers to compute (costs first) and, per evaluator, the indices of its inputs."""
@@ -84,57 +90,23 @@ def _outputs(
     return outputs, slots
 
 
-def _evaluate(values: Sequence[Any], slots, evaluators) -> list[Any]:
+def evaluate(values: Sequence[Any], slots, evaluators) -> list[Any]:
     return [ev.batch_stats([values[i] for i in s]) for ev, s in zip(evaluators, slots, strict=True)]
 
 
-def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any):
-    """One jitted training step: cost, gradients of the summed cost, update, metrics.
-
-    ``step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id, masks)``
-    returns ``(trainable, opt_state, fixed, cost_sum, stats)``; the step's PRNG key is
-    ``key`` folded with ``step_id``, and each updated parameter named in ``masks`` is
-    multiplied by its 0/1 mask (pruning hooks). Only ``trainable`` is
-    differentiated; ``fixed`` (static and frozen parameters) only receives the
-    batch-norm moving statistics. The parameter and optimizer buffers are donated.
-    """
-    enable_compilation_cache()
-    outputs, slots = _outputs(costs, evaluators)
-    n_costs = len(costs)
-
-    def loss(trainable, fixed, feeds, key):
-        values, updates = forward(outputs, {**fixed, **trainable}, feeds, key, "train")
-        return _cost_sum(values, n_costs), (values, updates)
-
-    def step(trainable, opt_state, fixed, feeds, key, step_id, batch_size, pass_id, masks):
-        (total, (values, state)), grads = jax.value_and_grad(loss, has_aux=True)(
-            trainable, fixed, feeds, jax.random.fold_in(key, step_id)
-        )
-        updates, opt_state = tx.update(
-            grads, opt_state, trainable, batch_size=batch_size, pass_id=pass_id
-        )
-        trainable = optax.apply_updates(trainable, updates)
-        trainable = {n: v * masks[n] if n in masks else v for n, v in trainable.items()}
-        fixed = {name: state.get(name, value) for name, value in fixed.items()}
-        return trainable, opt_state, fixed, total, _evaluate(values, slots, evaluators)
-
-    return jax.jit(step, donate_argnums=(0, 1, 2))
-
-
-def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any]):
-    """Jitted ``(params, feeds) -> (cost_sum, stats)`` in test mode."""
-    enable_compilation_cache()
-    outputs, slots = _outputs(costs, evaluators)
-
-    def step(params, feeds):
-        values, _ = forward(outputs, params, feeds, None, "test")
-        return _cost_sum(values, len(costs)), _evaluate(values, slots, evaluators)
-
-    return jax.jit(step)
-
-
-def make_infer(outputs: Sequence[Layer]):
-    """Jitted ``(params, feeds) -> [value per output]`` in test mode."""
+def make_infer(outputs: Sequence[Layer], precision: str = "float32"):
+    """Jitted ``(params, feeds) -> [value per output]`` in test mode, at ``precision``
+    (float outputs come back as float32)."""
     enable_compilation_cache()
     outputs = list(outputs)
-    return jax.jit(lambda params, feeds: forward(outputs, params, feeds, None, "test")[0])
+    dtype = precision_mod.compute_dtype(precision)
+    matmul = precision_mod.matmul_precision(precision)
+
+    def infer(params, feeds):
+        params = precision_mod.cast_floats(params, dtype)
+        feeds = precision_mod.cast_floats(feeds, dtype)
+        with jax.default_matmul_precision(matmul):
+            values, _ = forward(outputs, params, feeds, None, "test")
+        return precision_mod.to_float32(values)
+
+    return jax.jit(infer)

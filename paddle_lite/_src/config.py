@@ -14,9 +14,11 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from paddle_lite._src import buckets, precision
 from paddle_lite._src.errors import ConfigError, did_you_mean
 
 _BOOL, _INT, _STR, _FLOAT = "bool", "int", "str", "float"
+_PRECISION, _BUCKETS = "precision", "seq_buckets"
 
 # v2 flag -> type. Distributed flags matter once the trainer runs several processes.
 FLAGS: dict[str, str] = {
@@ -59,6 +61,9 @@ FLAGS: dict[str, str] = {
     "show_check_sparse_distribution_log": _BOOL,
     "trainer_role": _STR,
     "learning_rate": _FLOAT,
+    # paddle_lite's own settings
+    "precision": _PRECISION,
+    "seq_buckets": _BUCKETS,
 }
 
 _SETTINGS: dict[str, Any] = {}
@@ -76,6 +81,10 @@ def default_seed() -> int:
 
 def _convert(name: str, value: Any, source: str) -> Any:
     kind = FLAGS[name]
+    if kind == _PRECISION:
+        return precision.check(value)
+    if kind == _BUCKETS:
+        return _seq_buckets(value, source)
     try:
         if kind == _BOOL:
             if isinstance(value, str):
@@ -95,6 +104,21 @@ def _convert(name: str, value: Any, source: str) -> Any:
         raise ConfigError(
             f"{source}: flag '{name}' expects a {kind}; received {value!r}."
         ) from None
+
+
+def _seq_buckets(value: Any, source: str) -> Any:
+    """A ``seq_buckets`` value, checked; from the environment: ``16`` or ``32,64,128``."""
+    if isinstance(value, str) and value not in ("default", "pow2"):
+        try:
+            parts = [int(p) for p in value.split(",")]
+        except ValueError:
+            raise ConfigError(
+                f"{source}: seq_buckets {value!r} is not 'default', 'pow2', an int or "
+                "comma-separated ints."
+            ) from None
+        value = parts[0] if len(parts) == 1 else parts
+    buckets.make_policy(value)
+    return value
 
 
 def _check_name(name: str, source: str) -> None:
@@ -126,6 +150,11 @@ def init(**kwargs: Any) -> dict[str, Any]:
         trainer_count: local data-parallel replicas (default 1; recorded, but training
             runs on one device for now, with a warning when it is above 1).
         seed: default seed of ``parameters.create`` and of training randomness.
+        precision: ``"float32"`` (default; v2's numerics), ``"tf32"`` or ``"bfloat16"``
+            (mixed precision); see ``paddle_lite._src.precision``.
+        seq_buckets: how the sequence time axis is padded: ``"default"`` (a tight
+            ladder), ``"pow2"``, an int ``m`` (multiples of ``m``), a list of lengths or a
+            callable; see ``paddle_lite._src.buckets``.
         **kwargs: any other v2 flag; ``PADDLE_INIT_<NAME>`` environment variables
             supply flags too, and explicit keywords override them.
 

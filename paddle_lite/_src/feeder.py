@@ -1,10 +1,19 @@
-"""Convert minibatches of samples into device-ready numpy arrays (v2 ``DataFeeder``).
+"""Convert minibatches into device-ready numpy arrays (v2 ``DataFeeder``).
 
-A sample is a tuple of fields; ``feeding`` says which field feeds which data
-layer. Dense fields become float32 ``[batch, dim]``, ids int32 ``[batch]``, sparse
-fields :class:`Sparse`, sequences :class:`Seq` padded to a power-of-two length
-bucket so a pass over ragged data compiles a handful of times. Errors name the data
-layer, the field and the sample, with what was received and what was expected.
+A v2 minibatch is a list of samples, each a tuple of fields; ``feeding`` says which
+field feeds which data layer. Dense fields become float32 ``[batch, dim]``, ids int32
+``[batch]``, sparse fields :class:`Sparse`, sequences :class:`Seq` padded to a length
+bucket (``paddle.init(seq_buckets=...)``, see ``buckets``) so a pass over ragged data
+compiles a handful of times.
+
+A minibatch may also arrive as whole columns, as tf.data or grain pipelines produce
+them: a dict ``{data layer name: array}`` or a tuple of arrays in ``feeding`` order,
+each array holding the batch on its leading axis. Dense and id columns then skip the
+per-sample conversion (they are checked and copied once); sequence and sparse columns
+are given per sample (a list, or an array ``[batch, T, ...]`` of equal lengths).
+
+Errors name the data layer, the field and the sample, with what was received and what
+was expected.
 """
 
 from __future__ import annotations
@@ -14,15 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from paddle_lite._src import config
+from paddle_lite._src.buckets import Policy, make_policy, pow2
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.typing import Seq, Sparse
-
-
-def bucket(n: int, minimum: int = 1) -> int:
-    """The smallest power of two >= max(n, minimum)."""
-    n = max(int(n), minimum, 1)
-    return 1 << (n - 1).bit_length()
 
 
 def feeding_index(data_types: Sequence[tuple[str, InputType]], feeding: Any) -> dict[str, int]:
@@ -95,7 +100,7 @@ def _ids(values: list[Any], field: _Field) -> np.ndarray:
 
 def _sparse(values: list[Any], field: _Field) -> Sparse:
     with_values = field.type.type == DataType.SparseValue
-    k = bucket(max((len(v) for v in values), default=1))
+    k = pow2(max((len(v) for v in values), default=1))
     ids = np.zeros((len(values), k), np.int32)
     vals = np.zeros((len(values), k), np.float32)
     for i, row in enumerate(values):
@@ -138,7 +143,7 @@ def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
     return out
 
 
-def _sequence(values: list[Any], field: _Field) -> Seq:
+def _sequence(values: list[Any], field: _Field, bucket: Policy) -> Seq:
     for i, v in enumerate(values):
         if not isinstance(v, (list, tuple, np.ndarray)):
             raise field.error(
@@ -150,7 +155,7 @@ def _sequence(values: list[Any], field: _Field) -> Seq:
     return Seq(data, np.asarray(lengths, np.int32))
 
 
-def _nested(values: list[Any], field: _Field) -> Seq:
+def _nested(values: list[Any], field: _Field, bucket: Policy) -> Seq:
     subs = [[len(s) for s in v] for v in values]
     counts = [len(s) for s in subs]
     steps_per_sub = [n for s in subs for n in s]
@@ -164,14 +169,46 @@ def _nested(values: list[Any], field: _Field) -> Seq:
     return Seq(data, np.asarray(counts, np.int32), sub_lengths)
 
 
-def convert_field(values: list[Any], name: str, index: int, tp: InputType) -> Any:
-    """Convert one field of every sample of a batch."""
+def convert_field(
+    values: list[Any], name: str, index: int, tp: InputType, bucket: Policy | None = None
+) -> Any:
+    """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths."""
     field = _Field(name, index, tp)
+    bucket = bucket or make_policy(None)
     if tp.seq_type == SequenceType.SEQUENCE:
-        return _sequence(values, field)
+        return _sequence(values, field, bucket)
     if tp.seq_type == SequenceType.SUB_SEQUENCE:
-        return _nested(values, field)
+        return _nested(values, field, bucket)
     return _items(values, field)
+
+
+def _column(column: Any, field: _Field, bucket: Policy) -> Any:
+    """Convert a whole column of a pre-collated batch."""
+    tp = field.type
+    if not isinstance(column, np.ndarray) or tp.seq_type != SequenceType.NO_SEQUENCE:
+        return convert_field(list(column), field.name, field.index, tp, bucket)
+    if tp.type == DataType.Dense:
+        if column.ndim < 1 or column[0].size != tp.dim:
+            raise field.error(
+                f"received a column of shape {column.shape}, expected [batch, {tp.dim}]"
+            )
+        return column.astype(np.float32).reshape(len(column), tp.dim)  # a copy
+    if tp.type == DataType.Index:
+        if column.ndim != 1 and column.shape[1:] != (1,):
+            raise field.error(f"received a column of shape {column.shape}, expected [batch] ids")
+        return _ids(column.reshape(-1), field).copy()
+    return convert_field(list(column), field.name, field.index, tp, bucket)
+
+
+def _is_columns(batch: Any, n_fields: int) -> bool:
+    """Whether ``batch`` is columns (a dict, or a tuple of arrays) rather than samples."""
+    if isinstance(batch, Mapping):
+        return True
+    return (
+        isinstance(batch, tuple)
+        and len(batch) >= n_fields
+        and all(isinstance(c, np.ndarray) and c.ndim >= 1 for c in batch)
+    )
 
 
 class DataFeeder:
@@ -183,7 +220,12 @@ class DataFeeder:
         feeds = feeder([([0.1, 0.2], 1), ([0.3, 0.4], 2)])
     """
 
-    def __init__(self, data_types: Sequence[tuple[str, InputType]], feeding: Any = None) -> None:
+    def __init__(
+        self,
+        data_types: Sequence[tuple[str, InputType]],
+        feeding: Any = None,
+        seq_buckets: Any = None,
+    ) -> None:
         for item in data_types:
             if not (
                 isinstance(item, (tuple, list))
@@ -193,6 +235,8 @@ class DataFeeder:
                 raise TypeError(f"data_types entries must be (name, InputType); received {item!r}.")
         self.data_types = list(data_types)
         self.feeding = feeding_index(self.data_types, feeding)
+        spec = config.get("seq_buckets") if seq_buckets is None else seq_buckets
+        self.bucket = make_policy(spec)
 
     def __len__(self) -> int:
         return len(self.data_types)
@@ -200,11 +244,34 @@ class DataFeeder:
     def __call__(self, batch: Sequence[Any]) -> dict[str, Any]:
         return self.convert(batch)
 
-    def convert(self, batch: Sequence[Any]) -> dict[str, Any]:
+    def convert(self, batch: Any) -> dict[str, Any]:
+        """``{data layer name: array}`` for a list of samples or a batch of columns."""
+        if _is_columns(batch, len(self.data_types)):
+            return self._convert_columns(batch)
         feeds = {}
         for name, tp in self.data_types:
             index = self.feeding[name]
-            feeds[name] = convert_field(self._column(batch, name, index), name, index, tp)
+            values = self._column(batch, name, index)
+            feeds[name] = convert_field(values, name, index, tp, self.bucket)
+        return feeds
+
+    def _convert_columns(self, batch: Any) -> dict[str, Any]:
+        feeds, sizes = {}, set()
+        for name, tp in self.data_types:
+            index = self.feeding[name]
+            if isinstance(batch, Mapping):
+                if name not in batch:
+                    raise DataError(
+                        f"the batch dict has no column for data layer '{name}'; its keys are "
+                        f"{sorted(batch)}."
+                    )
+                column = batch[name]
+            else:
+                column = batch[index]
+            feeds[name] = _column(column, _Field(name, index, tp), self.bucket)
+            sizes.add(len(column))
+        if len(sizes) > 1:
+            raise DataError(f"the batch's columns have different lengths {sorted(sizes)}.")
         return feeds
 
     @staticmethod

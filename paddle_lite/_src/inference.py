@@ -13,8 +13,10 @@ import jax
 import numpy as np
 
 from paddle_lite._src import compile as compile_mod
+from paddle_lite._src import config
+from paddle_lite._src.buckets import pow2
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
-from paddle_lite._src.feeder import DataFeeder, bucket
+from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology, load_inference_topology
@@ -64,7 +66,7 @@ class Inference:
             )
         self._params: dict[str, Any] = {}
         self.load(parameters)
-        self._forward = compile_mod.make_infer(self._needed())
+        self._forward = compile_mod.make_infer(self._needed(), config.get("precision", "float32"))
 
     def load(self, parameters: Parameters) -> None:
         """Copy the values the outputs need from ``parameters`` (no recompilation)."""
@@ -78,7 +80,7 @@ class Inference:
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
         feeder = DataFeeder(self.topology.data_type(), feeding)
         n = len(input)
-        padded = list(input) + [input[-1]] * (bucket(n) - n)
+        padded = list(input) + [input[-1]] * (pow2(n) - n)
         values = self._forward(self._params, feeder.convert(padded))
         return [_trim(v, n) for v in values]
 

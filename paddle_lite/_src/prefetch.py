@@ -1,39 +1,96 @@
-"""Convert batches on a background thread so the step never waits for Python."""
+"""Batches converted and on the device before the step that uses them.
+
+``device_batches`` turns a reader's minibatches into :class:`Chunk` s: the feeds of
+one batch, or of ``k`` consecutive batches of one signature stacked on a new leading
+axis (``trainer.train(steps_per_dispatch=k)``), already handed to the device with an
+explicit ``jax.device_put``. On an accelerator a background thread converts and puts
+them ahead (a bounded queue of ``depth`` chunks), so the copy overlaps the running
+step; on a CPU backend the work runs inline, because there XLA's own thread pool uses
+every core and a concurrent Python thread slowed each step more than the conversion
+costs (``bench/step_overhead.py``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
+import numpy as np
 
 from paddle_lite._src.readers.parallel import buffered
 
 
-def prefetch(
+class Chunk(NamedTuple):
+    """Device feeds of ``len(sizes)`` batches (stacked on axis 0 when ``stacked``)."""
+
+    feeds: Any
+    sizes: tuple[int, ...]
+    stacked: bool
+
+
+def signature(feeds: Any) -> tuple[Any, ...]:
+    """What decides the compiled program: tree structure, shapes and dtypes."""
+    leaves, tree = jax.tree_util.tree_flatten(feeds)
+    return (tree, tuple((np.shape(x), np.asarray(x).dtype.str) for x in leaves))
+
+
+def _size(feeds: Any) -> int:
+    """Samples in a batch: the leading dimension of its feeds."""
+    return int(np.shape(jax.tree_util.tree_leaves(feeds)[0])[0])
+
+
+def _stack(group: list[Any]) -> Any:
+    return jax.tree_util.tree_map(lambda *xs: np.stack(xs), *group)
+
+
+def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
+    """Group ``(numpy feeds, size)`` pairs into chunks of ``k`` same-signature batches.
+
+    A run of fewer than ``k`` batches of one signature (a pass's end, a change of
+    sequence bucket or a short last batch) leaves as single batches.
+    """
+    group: list[tuple[Any, int]] = []
+    sig = None
+
+    def flush() -> Iterator[Chunk]:
+        if len(group) == k and k > 1:
+            yield Chunk(_stack([f for f, _ in group]), tuple(n for _, n in group), True)
+        else:
+            yield from (Chunk(f, (n,), False) for f, n in group)
+        group.clear()
+
+    for feeds, size in converted:
+        new = signature(feeds) if k > 1 else None
+        if group and new != sig:
+            yield from flush()
+        sig = new
+        group.append((feeds, size))
+        if len(group) == k:
+            yield from flush()
+    yield from flush()
+
+
+def device_batches(
     batches: Iterable[Any],
     convert: Callable[[Any], Any],
+    k: int = 1,
     depth: int = 2,
     background: bool | None = None,
-) -> Iterator[tuple[Any, int]]:
-    """Yield ``(feeds, batch size)`` for each batch, converted ahead of use.
+) -> Iterator[Chunk]:
+    """Yield the :class:`Chunk` s of ``batches``, converted and put on the device ahead.
 
-    ``convert`` turns a list of samples into fresh numpy feeds on the worker thread
-    (fresh arrays, so a reader reusing its buffers cannot change a queued batch); the
-    jitted step copies them to the device itself, which measured cheaper than an
-    explicit ``device_put`` here. An error in the reader or the conversion is
-    re-raised in the consumer: the worker is ``paddle.reader.buffered`` over the
-    converted batches.
+    ``convert`` turns a batch into fresh numpy feeds (fresh arrays, so a reader that
+    reuses its buffers cannot change a queued batch). An error in the reader or the
+    conversion is re-raised in the consumer, after the batches before it.
 
-    ``background=None`` uses the thread when JAX computes on an accelerator. On a CPU
-    backend the conversion runs inline: there the step's own thread pool uses every
-    core, and a concurrent Python thread slowed each step more than the conversion
-    costs (``bench/step_overhead.py``).
+    ``background=None`` uses the thread when JAX computes on an accelerator.
     """
-    converted = ((convert(batch), len(batch)) for batch in batches)
+    converted = ((feeds, _size(feeds)) for feeds in map(convert, batches))
+    put = (c._replace(feeds=jax.device_put(c.feeds)) for c in chunks(converted, k))
     if background is None:
         background = jax.default_backend() != "cpu"
     if not background:
-        yield from converted
+        yield from put
         return
-    yield from buffered(lambda: converted, depth)()
+    yield from buffered(lambda: put, depth)()

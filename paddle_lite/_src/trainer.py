@@ -8,15 +8,14 @@ at the next step.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from paddle_lite._src import compile as compile_mod
-from paddle_lite._src import config, events
+from paddle_lite._src import config, events, steps
 from paddle_lite._src.errors import ConfigError, ParameterError
 from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.feeder import DataFeeder
@@ -24,7 +23,7 @@ from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.prefetch import prefetch
+from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.regularizers import trainable_names
 from paddle_lite._src.topology import Topology
 
@@ -72,34 +71,47 @@ def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[s
         keep = int(flat.size * (1.0 - spec.sparsity_ratio))
         mask = np.zeros(flat.size, np.float32)
         mask[np.argsort(-flat, kind="stable")[:keep]] = 1.0
-        masks[name] = jax.device_put(mask.reshape(spec.shape))
+        masks[name] = mask.reshape(spec.shape)
     return masks
 
 
-@jax.jit
-def _add_stats(total: Any, stats: Any) -> Any:
-    """Running sums of evaluator statistics: one dispatch per batch, not one per array."""
-    return jax.tree_util.tree_map(jnp.add, total, stats)
+class _Fetched:
+    """Outputs of one dispatch, copied to the host once, when an event handler reads them."""
+
+    def __init__(self, value: Any) -> None:
+        self._value, self._host = value, None
+
+    def get(self) -> Any:
+        if self._host is None:
+            self._host = jax.device_get(self._value)
+        return self._host
 
 
-class _Metrics:
-    """Evaluator statistics summed over batches; results computed on demand."""
+def _results(evaluators: list[Any], stats: Any) -> dict[str, float]:
+    """Metrics of ``evaluators`` from their (host or device) summed statistics."""
+    out: dict[str, float] = {}
+    for ev, s in zip(evaluators, stats, strict=True):
+        out.update(ev.result(jax.tree_util.tree_map(np.asarray, s)))
+    return out
 
-    def __init__(self, evaluators: list[Any]) -> None:
-        self.evaluators = evaluators
-        self.total: list[Any] | None = None
 
-    def add(self, stats: list[Any]) -> None:
-        self.total = stats if self.total is None else _add_stats(self.total, stats)
+class _Program:
+    """The compiled steps of one (frozen set, precision): single and ``K``-stacked."""
 
-    def results(self, stats: list[Any] | None = None) -> dict[str, float]:
-        stats = self.total if stats is None else stats
-        out: dict[str, float] = {}
-        if stats is None:
-            return out
-        for ev, s in zip(self.evaluators, stats, strict=True):
-            out.update(ev.result(jax.tree_util.tree_map(np.asarray, s)))
-        return out
+    def __init__(self, trainer: SGD, frozen: frozenset[str], precision: str) -> None:
+        self.names = trainable_names(trainer._specs, frozen)
+        self.tx = as_optax(trainer._update_equation, {n: trainer._specs[n] for n in self.names})
+        self.init = jax.jit(self.tx.init)
+        args = (trainer._costs, trainer._evaluators, self.tx, precision)
+        self.step = steps.make_train_step(*args)
+        self._args = args
+        self._steps = None
+
+    @property
+    def steps(self) -> Any:
+        if self._steps is None:
+            self._steps = steps.make_train_steps(*self._args)
+        return self._steps
 
 
 class SGD:
@@ -146,14 +158,18 @@ class SGD:
         self._update_equation = update_equation
         self._evaluators = topology_evaluators(self.__topology__)
         self._specs = dict(self.__topology__.params)
-        self._steps: dict[frozenset[str], tuple[Any, Any, tuple[str, ...]]] = {}
+        self._programs: dict[tuple[frozenset[str], str], _Program] = {}
         self._opt_states: dict[frozenset[str], Any] = {}
-        self._test_step = None
-        self._device: dict[str, Any] | None = None  # parameters while training
+        self._zeros = steps.make_zeros(self._costs, self._evaluators)
+        self._test_steps: dict[str, Any] = {}
+        self._state: steps.TrainState | None = None  # the device state while training
+        self._program: _Program | None = None
+        self._frozen: frozenset[str] = frozenset()
         self._masks: dict[str, Any] | None = None  # pruning hooks, fixed at first load
         self._version = -1
-        self._step_id = 0
-        self._key = jax.random.PRNGKey(config.default_seed())
+        self._step_count: Any = np.int32(0)  # steps run, carried across train() calls
+        # On the host: each train() puts a fresh copy in the (donated) device state.
+        self._key = np.asarray(jax.random.PRNGKey(config.default_seed()))
 
     def get_topology_proto(self) -> Any:
         """The topology's ModelConfig with each parameter's update settings as the
@@ -169,55 +185,84 @@ class SGD:
         host = self._parameters
         if host._pull != self._pull:  # another trainer may hold newer values
             host._refresh()
-        return {n: jax.device_put(host._values[n]) for n in self._specs}
-
-    def _load(self) -> None:
-        self._device = self._host_values()
-        self._version = self._parameters._version
+        values = {n: np.array(host._values[n]) for n in self._specs}
         if self._masks is None:
-            self._masks = pruning_masks(self._specs, self._device)
+            self._masks = pruning_masks(self._specs, values)
         for name, mask in self._masks.items():
-            self._device[name] = self._device[name] * mask
+            values[name] = values[name] * mask
+        return jax.device_put(values)
+
+    def _start(self, frozen: frozenset[str]) -> None:
+        """Put the parameters and the optimizer state of ``frozen`` on the device."""
+        precision = config.get("precision", "float32")
+        key = (frozen, precision)
+        if key not in self._programs:
+            self._programs[key] = _Program(self, frozen, precision)
+        self._program, self._frozen = self._programs[key], frozen
+        values = self._host_values()
+        self._version = self._parameters._version
+        trainable = {n: values[n] for n in self._program.names}
+        if frozen not in self._opt_states:
+            self._opt_states[frozen] = self._program.init(trainable)
+        self._state = steps.TrainState(
+            trainable=trainable,
+            fixed={n: v for n, v in values.items() if n not in trainable},
+            opt_state=self._opt_states[frozen],
+            totals=None,
+            step=jax.device_put(np.int32(self._step_count)),
+            pass_id=jax.device_put(np.int32(0)),
+            key=jax.device_put(self._key),
+            masks=jax.device_put({n: m for n, m in self._masks.items() if n in trainable}),
+        )
+
+    def _reload(self) -> None:
+        """Take parameter values ``set`` on the host since the last step."""
+        values = self._host_values()
+        self._version = self._parameters._version
+        state = self._state
+        self._state = state._replace(
+            trainable={n: values[n] for n in state.trainable},
+            fixed={n: values[n] for n in state.fixed},
+        )
+
+    def _stop(self) -> None:
+        """Keep the optimizer state and step count; let go of the device parameters."""
+        state = self._state
+        if state is not None:
+            self._opt_states[self._frozen] = state.opt_state
+            self._step_count = state.step
+        self._state = None
+
+    def _device_params(self) -> dict[str, Any] | None:
+        state = self._state
+        return None if state is None else {**state.fixed, **state.trainable}
 
     def _pull(self) -> None:
-        if self._device is not None:
-            for name, value in self._device.items():
+        params = self._device_params()
+        if params is not None:
+            host = jax.device_get(params)
+            for name, value in host.items():
                 # A copy: the device buffer is donated to the next step.
                 self._parameters._values[name] = np.array(value)
 
-    def _compiled(self, frozen: frozenset[str]):  # noqa: ANN202
-        if frozen not in self._steps:
-            names = trainable_names(self._specs, frozen)
-            tx = as_optax(self._update_equation, {n: self._specs[n] for n in names})
-            step = compile_mod.make_train_step(self._costs, self._evaluators, tx)
-            self._steps[frozen] = (tx, step, names)
-        return self._steps[frozen]
-
-    def _run_step(self, frozen: frozenset[str], feeds: Any, batch_size: int, pass_id: int):  # noqa: ANN202
-        if self._parameters._version != self._version:
-            self._load()
-        tx, step, names = self._compiled(frozen)
-        trainable = {n: self._device[n] for n in names}
-        fixed = {n: v for n, v in self._device.items() if n not in trainable}
-        if frozen not in self._opt_states:
-            # Distinct buffers: the step donates the state, and an init may share arrays.
-            self._opt_states[frozen] = jax.tree_util.tree_map(jnp.array, tx.init(trainable))
-        masks = {n: m for n, m in self._masks.items() if n in trainable}
-        trainable, opt_state, fixed, total, stats = step(
-            trainable,
-            self._opt_states[frozen],
-            fixed,
-            feeds,
-            self._key,
-            self._step_id,
-            batch_size,
-            pass_id,
-            masks,
+    def _begin_pass(self, pass_id: int, feeds: Any, stacked: bool) -> None:
+        """Zero the pass totals (shaped from the first batch) and set the pass id."""
+        if stacked:
+            feeds = jax.tree_util.tree_map(
+                lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), feeds
+            )
+        self._state = self._state._replace(
+            totals=self._zeros(self._device_params(), feeds),
+            pass_id=jax.device_put(np.int32(pass_id)),
         )
-        self._opt_states[frozen] = opt_state
-        self._device = {**fixed, **trainable}
-        self._step_id += 1
-        return total, stats
+
+    def _dispatch(self, chunk: Any) -> Any:
+        """Run the steps of ``chunk`` (one device call); returns ``(costs, stats)``."""
+        if self._parameters._version != self._version:
+            self._reload()
+        run = self._program.steps if chunk.stacked else self._program.step
+        self._state, out = run(self._state, chunk.feeds)
+        return out
 
     # training ---------------------------------------------------------------------
     def train(
@@ -227,17 +272,27 @@ class SGD:
         event_handler: Callable[[Any], None] | None = None,
         feeding: Any = None,
         immutable_parameters: Iterable[str] | None = None,
+        steps_per_dispatch: int = 1,
     ) -> None:
         """Train for ``num_passes`` over ``reader`` (a reader of minibatches).
 
+        Each batch is one jitted call that computes the cost, the gradients, the
+        update and the evaluator statistics; nothing is read back from the device
+        unless the event handler reads ``event.cost`` or ``event.metrics``.
+
         Args:
             reader: a no-argument callable returning an iterable of batches (lists of
-                samples), e.g. ``paddle.batch(paddle.reader.shuffle(r, 500), 32)``.
+                samples), e.g. ``paddle.batch(paddle.reader.shuffle(r, 500), 32)``; a
+                batch may also be columns of whole arrays (see ``paddle.data_feeder``).
             num_passes: passes over the data.
             event_handler: called with each ``paddle.event`` event.
             feeding: ``{data layer name: field index}`` or a list of names.
             immutable_parameters: parameter names or name prefixes left unchanged
                 (not differentiated at all).
+            steps_per_dispatch: run this many consecutive batches of one shape as one
+                device call (a ``lax.scan``: the same updates in the same order). Their
+                ``BeginIteration``, ``EndForwardBackward`` and ``EndIteration`` events
+                then fire after the call, in order, each with its own cost and metrics.
         """
         if not callable(reader):
             raise TypeError(
@@ -246,68 +301,94 @@ class SGD:
         handler = event_handler or (lambda event: None)
         if not callable(handler):
             raise TypeError(f"event_handler must be callable; received {event_handler!r}.")
+        k = _steps_per_dispatch(steps_per_dispatch)
         frozen = frozen_names(immutable_parameters, self._specs)
         feeder = DataFeeder(self.__topology__.data_type(), feeding)
-        self._load()
+        self._start(frozen)
         self._parameters._pull = self._pull
         try:
             handler(events.BeginTraining())
             for pass_id in range(num_passes):
-                self._train_pass(reader, feeder, handler, frozen, pass_id)
+                self._train_pass(reader, feeder, handler, pass_id, k)
             handler(events.EndTraining())
         finally:
             self._pull()
+            self._stop()
             self._parameters._pull = None
             self._parameters._changed()
-            self._device = None
 
-    def _train_pass(self, reader, feeder, handler, frozen, pass_id) -> None:  # noqa: ANN001
+    def _train_pass(self, reader, feeder, handler, pass_id, k) -> None:  # noqa: ANN001
         handler(events.BeginPass(pass_id))
-        metrics = _Metrics(self._evaluators)
-        for batch_id, (feeds, size) in enumerate(prefetch(reader(), feeder.convert)):
-            handler(events.BeginIteration(pass_id, batch_id))
-            total, stats = self._run_step(frozen, feeds, size, pass_id)
-            handler(events.EndForwardBackward(pass_id, batch_id))
-            metrics.add(stats)
-            handler(
-                events.EndIteration(
-                    pass_id,
-                    batch_id,
-                    cost=lambda t=total, n=size: float(t) / n,
-                    evaluator=lambda s=stats, m=metrics: m.results(s),
+        batch_id = 0
+        for chunk in device_batches(reader(), feeder.convert, k):
+            if batch_id == 0:
+                self._begin_pass(pass_id, chunk.feeds, chunk.stacked)
+            if not chunk.stacked:
+                handler(events.BeginIteration(pass_id, batch_id))
+            out = _Fetched(self._dispatch(chunk))
+            for i, size in enumerate(chunk.sizes):
+                pick = _pick(out, i if chunk.stacked else None)
+                if chunk.stacked:
+                    handler(events.BeginIteration(pass_id, batch_id))
+                handler(events.EndForwardBackward(pass_id, batch_id))
+                handler(
+                    events.EndIteration(
+                        pass_id,
+                        batch_id,
+                        cost=lambda p=pick, n=size: float(p()[0]) / n,
+                        evaluator=lambda p=pick: _results(self._evaluators, p()[1]),
+                    )
                 )
-            )
-        handler(events.EndPass(pass_id, evaluator=metrics.results))
+                batch_id += 1
+        totals = None if batch_id == 0 else self._state.totals[1]
+
+        def metrics() -> dict[str, float]:
+            return {} if totals is None else _results(self._evaluators, totals)
+
+        handler(events.EndPass(pass_id, evaluator=metrics))
 
     # evaluation -------------------------------------------------------------------
     def _eval_params(self) -> dict[str, Any]:
         """Current values (model-averaged when the optimizer averages)."""
-        params = self._host_values() if self._device is None else dict(self._device)
+        params = self._device_params() or self._host_values()
         if isinstance(self._update_equation, Optimizer) and self._opt_states:
-            frozen, state = next(iter(self._opt_states.items()))
-            trainable = {n: params[n] for n in self._steps[frozen][2]}
-            params.update(self._update_equation.average_params(state, trainable))
+            frozen = self._frozen if self._state is not None else next(iter(self._opt_states))
+            state = self._state.opt_state if self._state is not None else self._opt_states[frozen]
+            names = trainable_names(self._specs, frozen)
+            averaged = _average(self._update_equation, state, {n: params[n] for n in names})
+            params = {**params, **averaged}
         return params
 
     def test(self, reader: Callable[[], Iterable[Any]], feeding: Any = None) -> events.TestResult:
-        """Cost (total / samples) and metrics of the topology over ``reader``, in test mode."""
-        if self._test_step is None:
-            self._test_step = compile_mod.make_test_step(self._costs, self._evaluators)
+        """Cost (total / samples) and metrics of the topology over ``reader``, in test mode.
+
+        One jitted call per batch sums the cost and the evaluator statistics on the
+        device; they are read back once, at the end.
+        """
+        precision = config.get("precision", "float32")
+        if precision not in self._test_steps:
+            self._test_steps[precision] = steps.make_test_step(
+                self._costs, self._evaluators, precision
+            )
+        step = self._test_steps[precision]
         params = self._eval_params()
         feeder = DataFeeder(self.__topology__.data_type(), feeding)
-        metrics = _Metrics(self._evaluators)
-        total, count = 0.0, 0
-        for feeds, size in prefetch(reader(), feeder.convert):
-            cost, stats = self._test_step(params, feeds)
-            total += cost
-            count += size
-            metrics.add(stats)
-        cost = float(total) / count if count else 0.0
-        return events.TestResult(evaluator=metrics.results(), cost=cost)
+        totals, count = None, 0
+        for chunk in device_batches(reader(), feeder.convert):
+            if totals is None:
+                totals = self._zeros(params, chunk.feeds)
+            totals = step(params, chunk.feeds, totals)
+            count += chunk.sizes[0]
+        if totals is None:
+            return events.TestResult(evaluator={}, cost=0.0)
+        cost, stats = jax.device_get(totals)
+        return events.TestResult(
+            evaluator=_results(self._evaluators, stats), cost=float(cost) / count
+        )
 
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
-        values = self._eval_params()
+        values = jax.device_get(self._eval_params())
         snapshot = Parameters()
         for spec in self._parameters.specs():
             value = values.get(spec.name)
@@ -315,6 +396,24 @@ class SGD:
                 spec, self._parameters.get(spec.name) if value is None else np.asarray(value)
             )
         snapshot.to_tar(f)
+
+
+def _pick(out: _Fetched, i: int | None) -> Callable[[], Any]:
+    """The ``(cost_sum, stats)`` of batch ``i`` of a stacked dispatch (all when None)."""
+    if i is None:
+        return out.get
+    return lambda: jax.tree_util.tree_map(lambda x: x[i], out.get())
+
+
+def _steps_per_dispatch(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"train(): steps_per_dispatch must be an int >= 1; received {k!r}.")
+    return k
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _average(equation: Optimizer, state: Any, params: dict[str, Any]) -> dict[str, Any]:
+    return equation.average_params(state, params)
 
 
 def train_fn(

@@ -4,6 +4,7 @@ A reader is a no-argument callable returning an iterable of samples; a creator r
 reader; a decorator maps readers to a reader.
 """
 
+from paddle_lite._src.readers.bucketing import bucket_by_length
 from paddle_lite.reader import creator, decorator
 from paddle_lite.reader.decorator import (
     ComposeNotAligned,
@@ -26,6 +27,7 @@ __all__ = [
     "Fake",
     "PipeReader",
     "ReaderProcessError",
+    "bucket_by_length",
     "buffered",
     "cache",
     "chain",

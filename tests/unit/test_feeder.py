@@ -5,7 +5,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.feeder import DataFeeder, bucket
+from paddle_lite._src.feeder import DataFeeder
 
 DT = paddle.data_type
 RNG = np.random.default_rng(3)
@@ -47,7 +47,7 @@ def test_integer_and_integer_sequence():
     assert out.dtype == np.int32 and out.tolist() == labels
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]
     s = DataFeeder([("w", DT.integer_value_sequence(10))])([(q,) for q in seqs])["w"]
-    assert s.lengths.tolist() == [3, 1, 5] and s.data.shape == (3, 8)
+    assert s.lengths.tolist() == [3, 1, 5] and s.data.shape == (3, 8)  # bucket of 5: 8
     starts = np.concatenate([[0], np.cumsum(s.lengths)])
     assert starts.tolist() == [0, 3, 4, 9]
     flat = np.concatenate([s.data[i, :n] for i, n in enumerate(s.lengths)])
@@ -94,5 +94,52 @@ def test_feeding_errors():
         DataFeeder([("x", 3)])
 
 
-def test_bucket():
-    assert [bucket(n) for n in (0, 1, 2, 3, 5, 8, 9)] == [1, 1, 2, 4, 8, 8, 16]
+def test_sequences_pad_to_the_configured_bucket():
+    seqs = [([1] * 20,), ([2] * 3,)]
+    tp = [("w", DT.integer_value_sequence(10))]
+    assert DataFeeder(tp)(seqs)["w"].data.shape == (2, 32)  # default: multiples of 16
+    assert DataFeeder(tp, seq_buckets="pow2")(seqs)["w"].data.shape == (2, 32)
+    assert DataFeeder(tp, seq_buckets=[10, 25, 50])(seqs)["w"].data.shape == (2, 25)
+    assert DataFeeder(tp, seq_buckets=7)(seqs)["w"].data.shape == (2, 21)
+    paddle.init(seq_buckets=[21])
+    try:
+        assert DataFeeder(tp)(seqs)["w"].data.shape == (2, 21)
+    finally:
+        paddle.init()
+
+
+def test_columns_of_arrays_skip_per_sample_conversion():
+    x = RNG.random((5, 6)).astype(np.float32)
+    y = RNG.integers(0, 4, 5)
+    types = [("x", DT.dense_vector(6)), ("y", DT.integer_value(4))]
+    want = DataFeeder(types)(list(zip(x, y, strict=True)))
+    for batch in ({"x": x, "y": y}, (x, y), {"y": y[:, None], "x": x.reshape(5, 2, 3)}):
+        got = DataFeeder(types)(batch)
+        np.testing.assert_array_equal(got["x"], want["x"])
+        np.testing.assert_array_equal(got["y"], want["y"])
+        assert got["x"].dtype == np.float32 and got["y"].dtype == np.int32
+    out = DataFeeder(types)({"x": x, "y": y})
+    x[:] = 0  # the reader reuses its buffer: the converted batch keeps its values
+    assert out["x"].any()
+
+
+def test_sequence_columns_are_given_per_sample():
+    types = [("w", DT.integer_value_sequence(10)), ("y", DT.integer_value(2))]
+    batch = {"w": [[1, 2, 3], [4]], "y": np.array([0, 1])}
+    out = DataFeeder(types)(batch)
+    assert out["w"].lengths.tolist() == [3, 1] and out["w"].data[0, :3].tolist() == [1, 2, 3]
+    equal = DataFeeder(types)({"w": np.array([[1, 2], [3, 4]]), "y": np.array([0, 1])})
+    assert equal["w"].lengths.tolist() == [2, 2]
+
+
+def test_column_errors_name_the_layer():
+    types = [("x", DT.dense_vector(6)), ("y", DT.integer_value(4))]
+    feeder = DataFeeder(types)
+    with pytest.raises(DataError, match=r"no column for data layer 'y'"):
+        feeder({"x": np.zeros((2, 6))})
+    with pytest.raises(DataError, match=r"data layer 'x' \(field 0\): received a column of shape"):
+        feeder({"x": np.zeros((2, 5)), "y": np.zeros(2, int)})
+    with pytest.raises(DataError, match=r"data layer 'y' \(field 1\): id 7 is outside"):
+        feeder({"x": np.zeros((2, 6)), "y": np.array([1, 7])})
+    with pytest.raises(DataError, match=r"different lengths \[2, 3\]"):
+        feeder({"x": np.zeros((2, 6)), "y": np.zeros(3, int)})

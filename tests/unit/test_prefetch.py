@@ -1,17 +1,45 @@
-"""Background batch conversion: order, errors reaching the consumer, early stop."""
+"""Batches put on the device ahead: order, grouping into chunks, errors, early stop."""
 
 import threading
 
+import jax
+import numpy as np
 import pytest
 
-from paddle_lite._src.prefetch import prefetch
+from paddle_lite._src.prefetch import chunks, device_batches
+
+
+def _feeds(values):
+    return {"x": np.asarray(values, np.float32)}
 
 
 @pytest.mark.parametrize("background", [True, False])
-def test_yields_converted_batches_in_order(background):
+def test_yields_device_batches_in_order(background):
     batches = iter([[1, 2], [3], [4, 5, 6]])
-    out = list(prefetch(batches, lambda b: [x * 10 for x in b], background=background))
-    assert out == [([10, 20], 2), ([30], 1), ([40, 50, 60], 3)]
+    out = list(device_batches(batches, _feeds, background=background))
+    assert [c.sizes for c in out] == [(2,), (1,), (3,)]
+    assert all(isinstance(c.feeds["x"], jax.Array) and not c.stacked for c in out)
+    np.testing.assert_array_equal(np.asarray(out[2].feeds["x"]), [4, 5, 6])
+
+
+def test_chunks_stack_runs_of_one_signature_and_leave_the_rest_single():
+    sizes = [2, 2, 2, 2, 2, 1, 3, 3]
+    converted = [(_feeds(np.full(n, i)), n) for i, n in enumerate(sizes)]
+    out = list(chunks(converted, 2))
+    assert [(c.sizes, c.stacked) for c in out] == [
+        ((2, 2), True),
+        ((2, 2), True),
+        ((2,), False),  # its partner has another shape
+        ((1,), False),
+        ((3, 3), True),
+    ]
+    np.testing.assert_array_equal(out[1].feeds["x"], [[2, 2], [3, 3]])
+    np.testing.assert_array_equal(out[2].feeds["x"], [4, 4])
+
+
+def test_chunks_of_one_are_the_batches_themselves():
+    converted = [(_feeds([i]), 1) for i in range(3)]
+    assert [c.feeds["x"].tolist() for c in chunks(converted, 1)] == [[0], [1], [2]]
 
 
 @pytest.mark.parametrize("background", [True, False])
@@ -24,15 +52,15 @@ def test_reader_and_conversion_errors_reach_the_consumer(background):
         raise ValueError("bad sample")
 
     with pytest.raises(OSError, match="disk gone"):
-        list(prefetch(reader(), lambda b: b, background=background))
+        list(device_batches(reader(), _feeds, background=background))
     with pytest.raises(ValueError, match="bad sample"):
-        list(prefetch(iter([[1]]), bad, background=background))
+        list(device_batches(iter([[1]]), bad, background=background))
 
 
 def test_early_stop_ends_the_worker():
     before = set(threading.enumerate())
-    gen = prefetch(iter([[i] for i in range(1000)]), lambda b: b, depth=2, background=True)
-    assert next(gen) == ([0], 1)
+    gen = device_batches(iter([[i] for i in range(1000)]), _feeds, depth=2, background=True)
+    assert next(gen).sizes == (1,)
     workers = [t for t in threading.enumerate() if t not in before]
     assert len(workers) == 1
     gen.close()

@@ -1,0 +1,152 @@
+"""The jitted training and test steps: all of a step's device work in one call.
+
+A training step maps ``(TrainState, feeds)`` to ``(TrainState, (cost_sum, stats))``:
+forward, gradients of the summed cost, the optimizer update, pruning masks, the
+batch-norm statistics, the batch's evaluator statistics and their running totals
+over the pass, and the step counter that positions the PRNG stream. The state lives
+on the device and its buffers are donated, so a step passes no Python scalar and
+reads nothing back; the batch size is the feeds' leading dimension (static).
+
+``make_train_steps`` runs ``K`` such steps over ``K`` stacked batches in one
+``lax.scan`` (``trainer.train(steps_per_dispatch=K)``): the same updates in the same
+order, one dispatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from paddle_lite._src import precision as precision_mod
+from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
+from paddle_lite._src.config import enable_compilation_cache
+from paddle_lite._src.graph import Layer
+
+
+class TrainState(NamedTuple):
+    """What a training step reads and writes on the device (a jax pytree)."""
+
+    trainable: dict[str, Any]  # differentiated and updated parameters
+    fixed: dict[str, Any]  # static and frozen parameters (batch-norm statistics change)
+    opt_state: Any
+    totals: tuple[Any, list[Any]]  # (cost_sum, evaluator statistics) summed over the pass
+    step: Any  # int32: steps run by this trainer (folds into the PRNG key)
+    pass_id: Any  # int32
+    key: Any  # the trainer's PRNG key
+    masks: dict[str, Any]  # 0/1 pruning masks of trainable parameters
+
+
+def batch_size(feeds: Any) -> int:
+    """The number of samples in ``feeds``: the leading dimension of its first array."""
+    return jax.tree_util.tree_leaves(feeds)[0].shape[0]
+
+
+def _train_body(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any, precision: str):
+    """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats))`` of one step."""
+    outputs, slots = outputs_for(costs, evaluators)
+    dtype = precision_mod.compute_dtype(precision)
+    matmul = precision_mod.matmul_precision(precision)
+    cost_names = frozenset(c.name for c in costs)
+
+    def loss(trainable, fixed, feeds, key):
+        params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
+        feeds = precision_mod.cast_floats(feeds, dtype)
+        values, updates = forward(outputs, params, feeds, key, "train", cost_names)
+        return cost_sum(values, len(costs)), (values, updates)
+
+    def body(state: TrainState, feeds: Any):
+        key = jax.random.fold_in(state.key, state.step)
+        with jax.default_matmul_precision(matmul):
+            (total, (values, updates)), grads = jax.value_and_grad(loss, has_aux=True)(
+                state.trainable, state.fixed, feeds, key
+            )
+            stats = evaluate(precision_mod.to_float32(values), slots, evaluators)
+        deltas, opt_state = tx.update(
+            grads,
+            state.opt_state,
+            state.trainable,
+            batch_size=batch_size(feeds),
+            pass_id=state.pass_id,
+        )
+        trainable = optax.apply_updates(state.trainable, deltas)
+        trainable = {n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()}
+        fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
+        new = state._replace(
+            trainable=trainable,
+            fixed=fixed,
+            opt_state=opt_state,
+            totals=jax.tree_util.tree_map(jnp.add, state.totals, (total, stats)),
+            step=state.step + 1,
+        )
+        return new, (total, stats)
+
+    return body
+
+
+def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any, precision: str):
+    """Jitted ``step(state, feeds) -> (state, (cost_sum, stats))``; ``state`` is donated."""
+    enable_compilation_cache()
+    return jax.jit(_train_body(costs, evaluators, tx, precision), donate_argnums=(0,))
+
+
+def make_train_steps(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any, precision: str):
+    """Jitted ``steps(state, stacked) -> (state, (cost_sums [K], stats [K, ...]))``.
+
+    ``stacked`` holds ``K`` batches of one signature stacked on a new leading axis;
+    the ``K`` steps run in order inside one ``lax.scan``.
+    """
+    enable_compilation_cache()
+    body = _train_body(costs, evaluators, tx, precision)
+    return jax.jit(lambda state, stacked: jax.lax.scan(body, state, stacked), donate_argnums=(0,))
+
+
+def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
+    """``zeros(params, feeds)``: zero totals shaped like one batch's ``(cost_sum, stats)``.
+
+    Their shapes are found by tracing the test forward on ``feeds`` (no compilation of
+    it); the zeros themselves come from one small jitted program per shape set.
+    """
+    outputs, slots = outputs_for(costs, evaluators)
+
+    def stats(params, feeds):
+        values, _ = forward(outputs, params, feeds, None, "test")
+        return cost_sum(values, len(costs)), evaluate(values, slots, evaluators)
+
+    cache: dict[Any, Any] = {}
+
+    def zeros(params: Any, feeds: Any) -> tuple[Any, list[Any]]:
+        shapes = jax.eval_shape(stats, params, feeds)
+        leaves, tree = jax.tree_util.tree_flatten(shapes)
+        sig = (tree, tuple((s.shape, s.dtype) for s in leaves))
+        if sig not in cache:
+            cache[sig] = jax.jit(
+                lambda: jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+            )
+        return cache[sig]()
+
+    return zeros
+
+
+def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any], precision: str):
+    """Jitted ``step(params, feeds, totals) -> totals`` in test mode; ``totals`` is
+    ``(cost_sum, stats)`` summed over the batches so far, and is donated."""
+    enable_compilation_cache()
+    outputs, slots = outputs_for(costs, evaluators)
+    dtype = precision_mod.compute_dtype(precision)
+    matmul = precision_mod.matmul_precision(precision)
+    cost_names = frozenset(c.name for c in costs)
+
+    def step(params, feeds, totals):
+        params = precision_mod.cast_floats(params, dtype)
+        feeds = precision_mod.cast_floats(feeds, dtype)
+        with jax.default_matmul_precision(matmul):
+            values, _ = forward(outputs, params, feeds, None, "test", cost_names)
+            stats = evaluate(precision_mod.to_float32(values), slots, evaluators)
+        batch = (cost_sum(values, len(costs)), stats)
+        return jax.tree_util.tree_map(jnp.add, totals, batch)
+
+    return jax.jit(step, donate_argnums=(2,))

@@ -1,0 +1,141 @@
+"""The training loop's device traffic: one call per step, no implicit transfers, few
+compilations, and several steps per call giving the very same parameters."""
+
+import contextlib
+
+import jax
+import jax.monitoring
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import ConfigError
+
+L, DT, A = paddle.layer, paddle.data_type, paddle.activation
+RNG = np.random.default_rng(3)
+SAMPLES = [(RNG.normal(size=12).astype(np.float32), int(RNG.integers(4))) for _ in range(100)]
+
+
+def _reader():
+    return iter(SAMPLES)
+
+
+def _mlp(dropout=0.0):
+    x = L.data(name="x", type=DT.dense_vector(12))
+    y = L.data(name="y", type=DT.integer_value(4))
+    extra = paddle.attr.Extra(drop_rate=dropout) if dropout else None
+    h = L.fc(input=x, size=16, act=A.Relu(), layer_attr=extra)
+    h = L.batch_norm(input=h, act=A.Relu())
+    p = L.fc(input=h, size=4, act=A.Softmax())
+    return L.classification_cost(input=p, label=y)
+
+
+def _trainer(cost, **opt):
+    params = paddle.parameters.create(cost, seed=1)
+    optimizer = paddle.optimizer.Momentum(
+        momentum=0.9, learning_rate=0.01, regularization=paddle.optimizer.L2Regularization(1e-3)
+    )
+    return params, paddle.trainer.SGD(cost, params, optimizer)
+
+
+class _Counted:
+    """A jitted function that counts its calls."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.fn(*args)
+
+
+@contextlib.contextmanager
+def _lowerings():
+    """Count the XLA programs built (compiled or taken from the persistent cache)."""
+    seen = []
+
+    def listen(name, *args, **kwargs):
+        if name == "/jax/core/compile/jaxpr_to_mlir_module_duration":
+            seen.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield seen
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+
+
+def test_one_device_call_per_step_and_no_implicit_transfer():
+    cost = _mlp()
+    _, trainer = _trainer(cost)
+    reader = paddle.batch(_reader, 10)
+    trainer.train(reader, num_passes=1)  # compile
+    program = trainer._programs[(frozenset(), "float32")]
+    program.step = _Counted(program.step)
+    # Python scalars or numpy arrays reaching a jitted call, and values read back, are
+    # implicit transfers: any of them would raise here.
+    with jax.transfer_guard("disallow"), _lowerings() as built:
+        trainer.train(reader, num_passes=2)
+    assert program.step.calls == 20
+    assert built == []
+
+
+def test_first_pass_compiles_one_program_per_signature_plus_a_few():
+    cost = _mlp()
+    _, trainer = _trainer(cost)
+    with _lowerings() as built:
+        trainer.train(paddle.batch(_reader, 32), num_passes=1)  # sizes 32, 32, 32, 4
+    # two step signatures, the optimizer state's init and the pass totals' zeros
+    assert len(built) <= 2 + 2
+
+
+def _run(k, cost_fn, passes=2, batch=8):
+    cost = cost_fn()
+    params, trainer = _trainer(cost)
+    costs, metrics = [], []
+
+    def handler(event):
+        if isinstance(event, paddle.event.EndIteration):
+            costs.append(event.cost)
+        if isinstance(event, paddle.event.EndPass):
+            metrics.append(event.metrics)
+
+    trainer.train(
+        paddle.batch(_reader, batch), num_passes=passes, event_handler=handler, steps_per_dispatch=k
+    )
+    return {n: params.get(n) for n in params.keys()}, costs, metrics
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_steps_per_dispatch_gives_bit_identical_training(k):
+    want, want_costs, want_metrics = _run(1, lambda: _mlp(dropout=0.3))
+    paddle.layer.reset_names()
+    got, got_costs, got_metrics = _run(k, lambda: _mlp(dropout=0.3))
+    assert want.keys() == got.keys()
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    assert got_costs == want_costs and len(got_costs) == 2 * 13
+    assert got_metrics == want_metrics
+
+
+def test_steps_per_dispatch_keeps_the_v2_event_order():
+    cost = _mlp()
+    _, trainer = _trainer(cost)
+    names = []
+    trainer.train(
+        paddle.batch(_reader, 30),
+        event_handler=lambda e: names.append((type(e).__name__, getattr(e, "batch_id", None))),
+        steps_per_dispatch=2,
+    )
+    per_batch = ["BeginIteration", "EndForwardBackward", "EndIteration"]
+    want = [("BeginTraining", None), ("BeginPass", None)]
+    want += [(n, b) for b in range(4) for n in per_batch]
+    want += [("EndPass", None), ("EndTraining", None)]
+    assert names == want
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, True])
+def test_steps_per_dispatch_must_be_a_positive_int(k):
+    _, trainer = _trainer(_mlp())
+    with pytest.raises(ConfigError, match="steps_per_dispatch"):
+        trainer.train(paddle.batch(_reader, 10), steps_per_dispatch=k)
