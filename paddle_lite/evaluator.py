@@ -4,7 +4,8 @@ Declared evaluators whose inputs are all in the trained topology report their
 values in ``event.metrics`` under their names.
 """
 
-from paddle_lite._src.evaluators import Evaluator, classification_error
+from paddle_lite._src.evaluator_base import Evaluator
+from paddle_lite._src.evaluators import classification_error
 from paddle_lite._src.evaluators_scores import auc, column_sum, pnpair, precision_recall, sum
 from paddle_lite._src.evaluators_seq import chunk, ctc_error
 

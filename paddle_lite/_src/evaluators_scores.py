@@ -1,6 +1,6 @@
 """Evaluators of scores and values: auc, precision_recall, pnpair, sum, column_sum.
 
-Each follows the contract of :class:`paddle_lite._src.evaluators.Evaluator`: additive
+Each follows the contract of :class:`paddle_lite._src.evaluator_base.Evaluator`: additive
 per-batch statistics in pure jax, metrics from their sums on the host.
 """
 
@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.evaluators import (
+from paddle_lite._src.evaluator_base import (
     Evaluator,
     build,
     check_dense_label,

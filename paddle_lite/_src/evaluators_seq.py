@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.evaluators import (
+from paddle_lite._src.evaluator_base import (
     Evaluator,
     build,
     check_layer,

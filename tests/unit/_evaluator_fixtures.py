@@ -6,7 +6,7 @@ import jax
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.evaluators import total_stats
+from paddle_lite._src.evaluator_base import total_stats
 from paddle_lite._src.typing import Seq
 
 RTOL = 1e-5

@@ -10,7 +10,8 @@ import paddle_lite as paddle
 from paddle_lite import evaluator as E
 from paddle_lite._src import graph
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.evaluators import auto_evaluators, total_stats
+from paddle_lite._src.evaluator_base import total_stats
+from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.typing import Seq
 
 try:
