@@ -27,8 +27,9 @@ class Momentum(Optimizer):
 
     Args:
         momentum: global default momentum (None: 0).
-        sparse: v2 ``sparse_momentum``; identical for dense updates, which are all
-            paddle_lite does.
+        sparse: v2 ``sparse_momentum``: dense momentum evaluated lazily, so even
+            ``sparse_update`` parameters then move every row as dense momentum does
+            (see ``sparse_rows``).
         **settings: the shared settings (see :class:`Optimizer`).
 
     Returns:
@@ -37,6 +38,8 @@ class Momentum(Optimizer):
     Example:
         >>> opt = Momentum(momentum=0.9, learning_rate=0.1 / 128)
     """
+
+    sparse_rows = True
 
     def __init__(self, momentum: float | None = None, sparse: bool = False, **settings: Any):
         super().__init__(**settings)
@@ -136,11 +139,16 @@ class AdaGrad(Optimizer):
     slot_names = ("sum_sq",)
     scheduled = False
     rate_vector = True
+    sparse_rows = True
     epsilon = 1e-6
 
     def precondition(self, g, slots, step):
         total = slots["sum_sq"] + g * g
         return 1.0 / jnp.sqrt(total + self.epsilon), {"sum_sq": total}
+
+    def current_rate(self, slots):
+        """The per-element rate of the last update (v2's learning-rate vector)."""
+        return 1.0 / jnp.sqrt(slots["sum_sq"] + self.epsilon)
 
 
 class _Decayed(Optimizer):
@@ -176,10 +184,16 @@ class DecayedAdaGrad(_Decayed):
     """
 
     slot_names = ("mean_sq",)
+    sparse_rows = True
+    decayed_slots = ("mean_sq",)
 
     def precondition(self, g, slots, step):
         mean_sq = self._mean_sq(slots["mean_sq"], g, step)
-        return 1.0 / jnp.sqrt(mean_sq + self.epsilon), {"mean_sq": mean_sq}
+        return self.current_rate({"mean_sq": mean_sq}), {"mean_sq": mean_sq}
+
+    def current_rate(self, slots):
+        """The per-element rate of the last update (v2's learning-rate vector)."""
+        return 1.0 / jnp.sqrt(slots["mean_sq"] + self.epsilon)
 
 
 class RMSProp(_Decayed):
@@ -201,12 +215,19 @@ class RMSProp(_Decayed):
     """
 
     slot_names = ("mean_sq", "mean")
+    sparse_rows = True
+    decayed_slots = ("mean_sq", "mean")
 
     def precondition(self, g, slots, step):
-        mean_sq = self._mean_sq(slots["mean_sq"], g, step)
-        mean = self.rho * slots["mean"] + (1.0 - self.rho) * g
-        rate = 1.0 / jnp.sqrt(mean_sq - mean * mean + self.epsilon)
-        return rate, {"mean_sq": mean_sq, "mean": mean}
+        new = {
+            "mean_sq": self._mean_sq(slots["mean_sq"], g, step),
+            "mean": self.rho * slots["mean"] + (1.0 - self.rho) * g,
+        }
+        return self.current_rate(new), new
+
+    def current_rate(self, slots):
+        """The per-element rate of the last update (v2's learning-rate vector)."""
+        return 1.0 / jnp.sqrt(slots["mean_sq"] - slots["mean"] ** 2 + self.epsilon)
 
 
 class AdaDelta(_Decayed):

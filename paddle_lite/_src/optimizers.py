@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import optax
 
-from paddle_lite._src import regularizers
+from paddle_lite._src import regularizers, sparse_rows
 from paddle_lite._src.errors import did_you_mean
 from paddle_lite._src.graph import ParamSpec
 from paddle_lite._src.lr_schedules import make_schedule
@@ -78,6 +78,7 @@ class ParamHyper:
     l2: float
     l1: float
     clip: float
+    sparse: bool = False  # row-sparse updates (``sparse_update``; see ``sparse_rows``)
 
 
 class RuleState(NamedTuple):
@@ -110,6 +111,8 @@ class Optimizer:
     scheduled = True
     momentum_form = True
     rate_vector = False
+    sparse_rows = False  # v2 can update sparse_update parameters row by row
+    decayed_slots: tuple[str, ...] = ()  # slots that decay by rho per update
 
     def __init__(self, **settings: Any) -> None:
         self._check_keywords(settings)
@@ -166,13 +169,17 @@ class Optimizer:
 
     def resolve(self, spec: ParamSpec) -> ParamHyper:
         """The update settings of ``spec`` with the global defaults filled in."""
-        return ParamHyper(
+        h = ParamHyper(
             lr_scale=float(spec.learning_rate),
             momentum=_unset(spec.momentum, self.momentum),
             l2=_unset(spec.decay_rate, self.l2_rate),
             l1=_unset(spec.decay_rate_l1, self.l1_rate),
             clip=_unset(spec.gradient_clipping_threshold, self.gradient_clipping_threshold or 0.0),
         )
+        if not sparse_rows.is_sparse(self, spec):
+            return h
+        sparse_rows.check_decay(spec.name, h.momentum, h.l1, h.l2)
+        return dataclasses.replace(h, sparse=True)
 
     def with_global_defaults(self, specs: Mapping[str, ParamSpec]) -> dict[str, ParamSpec]:
         """``specs`` as v2 stores them after training starts: unset values filled in.
@@ -235,6 +242,37 @@ class Optimizer:
                 return regularizers.averaged_params(part, dict(params))
         return dict(params)
 
+    def catch_up(
+        self, state: Any, params: Mapping[str, Any], specs: Mapping[str, ParamSpec], pass_id: Any
+    ) -> tuple[dict[str, Any], Any]:
+        """v2 ``catchUpWith``: the L1/L2 decay every row of a ``sparse_update``
+        parameter missed, applied now (at a pass's end, and before testing).
+
+        Args:
+            state: the state of ``to_optax(specs)``.
+            params: the trained parameters ``{name: array}``.
+            specs: the specs ``to_optax`` was built from.
+            pass_id: the current pass (for the learning-rate schedule).
+
+        Returns:
+            ``(params, state)`` with the decay applied and the rows' clocks reset. Pure jax.
+        """
+        parts = list(state) if isinstance(state, tuple) else []
+        for i, part in enumerate(parts):
+            clocks = part.slots.get(sparse_rows.DECAYED) if isinstance(part, RuleState) else None
+            if not clocks:
+                continue
+            params, slots = dict(params), {s: dict(v) for s, v in part.slots.items()}
+            lr = self._schedule(part.samples, pass_id) if self.scheduled else self.learning_rate
+            for name in clocks:
+                h = self.resolve(specs[name])
+                own = {s: tree[name] for s, tree in part.slots.items() if name in tree}
+                params[name], slots[sparse_rows.DECAYED][name] = sparse_rows.catch_up(
+                    self, params[name], own, lr * h.lr_scale, h, part.step
+                )
+            parts[i] = part._replace(slots=slots)
+        return dict(params), tuple(parts) if parts else state
+
     def slots_for(self, hyper: ParamHyper) -> tuple[str, ...]:
         """Slot arrays one parameter needs (``velocity`` only with momentum)."""
         velocity = ("velocity",) if self.momentum_form and hyper.momentum != 0 else ()
@@ -275,10 +313,14 @@ def _rule(opt: Optimizer, hypers: dict[str, ParamHyper]) -> optax.GradientTransf
     constant_lr = jnp.float32(opt.learning_rate)
 
     def init(params):
-        slots = {s: {} for s in opt.slot_names + ("velocity",)}
+        names = opt.slot_names + ("velocity",) + sparse_rows.CLOCKS
+        slots = {s: {} for s in names}
         for k, h in hypers.items():
             for s in opt.slots_for(h):
                 slots[s][k] = jnp.zeros_like(params[k])
+            if h.sparse:
+                for s, clock in sparse_rows.init_slots(opt, params[k], h).items():
+                    slots[s][k] = clock
         return RuleState(jnp.int32(0), jnp.int32(0), {s: v for s, v in slots.items() if v})
 
     def update(grads, state, params=None, *, batch_size=None, pass_id=0, **extra):
@@ -294,9 +336,8 @@ def _rule(opt: Optimizer, hypers: dict[str, ParamHyper]) -> optax.GradientTransf
         deltas, slots = {}, {s: {} for s in state.slots}
         for k, h in hypers.items():
             own = {s: tree[k] for s, tree in state.slots.items() if k in tree}
-            deltas[k], new = opt.param_update(
-                grads[k], params[k], own, lr * h.lr_scale, h, state.step
-            )
+            rule = sparse_rows.update if h.sparse else Optimizer.param_update
+            deltas[k], new = rule(opt, grads[k], params[k], own, lr * h.lr_scale, h, state.step)
             for s, value in new.items():
                 slots[s][k] = value
         return deltas, RuleState(state.step + 1, samples, slots)

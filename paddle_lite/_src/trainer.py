@@ -8,7 +8,6 @@ at the next step.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -24,7 +23,7 @@ from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.prefetch import device_batches
-from paddle_lite._src.regularizers import trainable_names
+from paddle_lite._src.programs import TrainProgram
 from paddle_lite._src.topology import Topology
 
 
@@ -95,25 +94,6 @@ def _results(evaluators: list[Any], stats: Any) -> dict[str, float]:
     return out
 
 
-class _Program:
-    """The compiled steps of one (frozen set, precision): single and ``K``-stacked."""
-
-    def __init__(self, trainer: SGD, frozen: frozenset[str], precision: str) -> None:
-        self.names = trainable_names(trainer._specs, frozen)
-        self.tx = as_optax(trainer._update_equation, {n: trainer._specs[n] for n in self.names})
-        self.init = jax.jit(self.tx.init)
-        args = (trainer._costs, trainer._evaluators, self.tx, precision)
-        self.step = steps.make_train_step(*args)
-        self._args = args
-        self._steps = None
-
-    @property
-    def steps(self) -> Any:
-        if self._steps is None:
-            self._steps = steps.make_train_steps(*self._args)
-        return self._steps
-
-
 class SGD:
     """Trains ``cost`` (a cost layer or a list, summed) with ``update_equation``.
 
@@ -143,7 +123,6 @@ class SGD:
     ) -> None:
         if not isinstance(parameters, Parameters):
             raise TypeError("parameters should be parameters")
-        as_optax(update_equation, {})  # type check only
         if not is_local or pserver_spec is not None:
             raise ConfigError("parameter servers are not supported: use is_local=True.")
         self._costs = list(cost) if isinstance(cost, (list, tuple)) else [cost]
@@ -158,16 +137,18 @@ class SGD:
         self._update_equation = update_equation
         self._evaluators = topology_evaluators(self.__topology__)
         self._specs = dict(self.__topology__.params)
-        self._programs: dict[tuple[frozenset[str], str], _Program] = {}
+        as_optax(update_equation, self._specs)  # checks the equation against the parameters
+        self._programs: dict[tuple[frozenset[str], str], TrainProgram] = {}
         self._opt_states: dict[frozenset[str], Any] = {}
         self._zeros = steps.make_zeros(self._costs, self._evaluators)
         self._test_steps: dict[str, Any] = {}
         self._state: steps.TrainState | None = None  # the device state while training
-        self._program: _Program | None = None
+        self._program: TrainProgram | None = None
         self._frozen: frozenset[str] = frozenset()
         self._masks: dict[str, Any] | None = None  # pruning hooks, fixed at first load
         self._version = -1
         self._step_count: Any = np.int32(0)  # steps run, carried across train() calls
+        self._pass_id: Any = np.int32(0)  # the last pass trained
         # On the host: each train() puts a fresh copy in the (donated) device state.
         self._key = np.asarray(jax.random.PRNGKey(config.default_seed()))
 
@@ -197,7 +178,9 @@ class SGD:
         precision = config.get("precision", "float32")
         key = (frozen, precision)
         if key not in self._programs:
-            self._programs[key] = _Program(self, frozen, precision)
+            self._programs[key] = TrainProgram(
+                self._costs, self._evaluators, self._update_equation, self._specs, frozen, precision
+            )
         self._program, self._frozen = self._programs[key], frozen
         values = self._host_values()
         self._version = self._parameters._version
@@ -231,6 +214,7 @@ class SGD:
         if state is not None:
             self._opt_states[self._frozen] = state.opt_state
             self._step_count = state.step
+            self._pass_id = state.pass_id
         self._state = None
 
     def _device_params(self) -> dict[str, Any] | None:
@@ -340,6 +324,8 @@ class SGD:
                     )
                 )
                 batch_id += 1
+        if self._program.lazy_decay:
+            self._state = self._program.catch_up(self._state)
         totals = None if batch_id == 0 else self._state.totals[1]
 
         def metrics() -> dict[str, float]:
@@ -349,15 +335,17 @@ class SGD:
 
     # evaluation -------------------------------------------------------------------
     def _eval_params(self) -> dict[str, Any]:
-        """Current values (model-averaged when the optimizer averages)."""
+        """Current values to test and save with: sparse rows' missed decay applied and
+        model-averaged when the optimizer averages (the training state is untouched)."""
+        state = self._state
         params = self._device_params() or self._host_values()
-        if isinstance(self._update_equation, Optimizer) and self._opt_states:
-            frozen = self._frozen if self._state is not None else next(iter(self._opt_states))
-            state = self._state.opt_state if self._state is not None else self._opt_states[frozen]
-            names = trainable_names(self._specs, frozen)
-            averaged = _average(self._update_equation, state, {n: params[n] for n in names})
-            params = {**params, **averaged}
-        return params
+        if state is not None:
+            return self._program.eval_view(state.opt_state, params, state.pass_id)
+        if not self._opt_states:
+            return params
+        frozen, opt_state = next(iter(self._opt_states.items()))
+        program = next(p for (f, _), p in self._programs.items() if f == frozen)
+        return program.eval_view(opt_state, params, jax.device_put(np.int32(self._pass_id)))
 
     def test(self, reader: Callable[[], Iterable[Any]], feeding: Any = None) -> events.TestResult:
         """Cost (total / samples) and metrics of the topology over ``reader``, in test mode.
@@ -409,11 +397,6 @@ def _steps_per_dispatch(k: Any) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"train(): steps_per_dispatch must be an int >= 1; received {k!r}.")
     return k
-
-
-@functools.partial(jax.jit, static_argnums=0)
-def _average(equation: Optimizer, state: Any, params: dict[str, Any]) -> dict[str, Any]:
-    return equation.average_params(state, params)
 
 
 def train_fn(
