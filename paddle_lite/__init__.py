@@ -29,9 +29,8 @@ from paddle_lite._src.config import init
 from paddle_lite._src.functional import test_fn as test
 from paddle_lite._src.functional import train_fn as train
 from paddle_lite._src.inference import infer
+from paddle_lite._src.version import __version__ as __version__
 from paddle_lite.minibatch import batch
-
-__version__ = "0.1.0"
 
 __all__ = [
     "activation",

@@ -38,3 +38,7 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """Return a ``" Did you mean 'x'?"`` suffix, or an empty string."""
     close = difflib.get_close_matches(name, list(candidates), n=1)
     return f" Did you mean '{close[0]}'?" if close else ""
+
+
+class NonFiniteError(PaddleLiteError, FloatingPointError):
+    """A training step's cost or gradients were not finite (NaN or infinity)."""

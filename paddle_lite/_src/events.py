@@ -67,17 +67,30 @@ class EndIteration(WithMetric):
     """``cost`` is the batch's summed cost divided by its number of samples."""
 
     def __init__(
-        self, pass_id: int, batch_id: int, cost: Any, evaluator: Any = None, gm: Any = None
+        self,
+        pass_id: int,
+        batch_id: int,
+        cost: Any,
+        evaluator: Any = None,
+        gm: Any = None,
+        skipped: Any = False,
     ) -> None:
         super().__init__(evaluator)
         self.pass_id = pass_id
         self.batch_id = batch_id
         self.gm = gm
         self._cost = cost
+        self._skipped = skipped
 
     @property
     def cost(self) -> float:
         return float(self._cost() if callable(self._cost) else self._cost)
+
+    @property
+    def skipped(self) -> bool:
+        """True when the batch's cost or gradients were not finite and, under
+        ``train(on_nan="skip")``, its update was dropped."""
+        return bool(self._skipped() if callable(self._skipped) else self._skipped)
 
 
 class TestResult(WithMetric):

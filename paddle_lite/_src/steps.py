@@ -38,6 +38,7 @@ class TrainState(NamedTuple):
     pass_id: Any  # int32
     key: Any  # the trainer's PRNG key
     masks: dict[str, Any]  # 0/1 pruning masks of trainable parameters
+    bad: Any  # int32: the step whose cost or gradients were first not finite, or -1
 
 
 def batch_size(feeds: Any) -> int:
@@ -45,8 +46,22 @@ def batch_size(feeds: Any) -> int:
     return jax.tree_util.tree_leaves(feeds)[0].shape[0]
 
 
-def _train_body(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any, precision: str):
-    """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats))`` of one step."""
+ON_NAN = ("raise", "skip")
+
+
+def _all_finite(tree: Any) -> Any:
+    leaves = [jnp.all(jnp.isfinite(x)) for x in jax.tree_util.tree_leaves(tree)]
+    return jnp.all(jnp.stack(leaves)) if leaves else jnp.bool_(True)
+
+
+def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: ANN001
+    """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
+
+    A step whose cost or gradients are not all finite changes nothing but the step
+    counter and ``bad`` (the first such step). With ``on_nan="raise"`` every later
+    step changes nothing either, so the state holds the last good parameters until
+    the trainer notices ``bad`` and raises; with ``"skip"`` training goes on.
+    """
     outputs, slots = outputs_for(costs, evaluators)
     dtype = precision_mod.compute_dtype(precision)
     matmul = precision_mod.matmul_precision(precision)
@@ -75,32 +90,43 @@ def _train_body(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any, prec
         trainable = optax.apply_updates(state.trainable, deltas)
         trainable = {n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()}
         fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
+        totals = jax.tree_util.tree_map(jnp.add, state.totals, (total, stats))
+        finite = jnp.isfinite(total) & _all_finite(grads)
+        apply = finite if on_nan == "skip" else finite & (state.bad < 0)
+        changed = (trainable, fixed, opt_state, totals)
+        kept = (state.trainable, state.fixed, state.opt_state, state.totals)
+        # selects, not a lax.cond: they fuse into the updates and never stall the host
+        trainable, fixed, opt_state, totals = jax.tree_util.tree_map(
+            lambda n, o: jnp.where(apply, n, o), changed, kept
+        )
         new = state._replace(
             trainable=trainable,
             fixed=fixed,
             opt_state=opt_state,
-            totals=jax.tree_util.tree_map(jnp.add, state.totals, (total, stats)),
+            totals=totals,
             step=state.step + 1,
+            bad=jnp.where(finite | (state.bad >= 0), state.bad, state.step),
         )
-        return new, (total, stats)
+        return new, (total, stats, finite)
 
     return body
 
 
-def make_train_step(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any, precision: str):
-    """Jitted ``step(state, feeds) -> (state, (cost_sum, stats))``; ``state`` is donated."""
+def make_train_step(costs, evaluators, tx, precision: str, on_nan: str = "raise"):  # noqa: ANN001
+    """Jitted ``step(state, feeds) -> (state, (cost_sum, stats, finite))``; ``state`` is
+    donated."""
     enable_compilation_cache()
-    return jax.jit(_train_body(costs, evaluators, tx, precision), donate_argnums=(0,))
+    return jax.jit(_train_body(costs, evaluators, tx, precision, on_nan), donate_argnums=(0,))
 
 
-def make_train_steps(costs: Sequence[Layer], evaluators: Sequence[Any], tx: Any, precision: str):
-    """Jitted ``steps(state, stacked) -> (state, (cost_sums [K], stats [K, ...]))``.
+def make_train_steps(costs, evaluators, tx, precision: str, on_nan: str = "raise"):  # noqa: ANN001
+    """Jitted ``steps(state, stacked) -> (state, (cost_sums [K], stats [K, ...], finite [K]))``.
 
     ``stacked`` holds ``K`` batches of one signature stacked on a new leading axis;
     the ``K`` steps run in order inside one ``lax.scan``.
     """
     enable_compilation_cache()
-    body = _train_body(costs, evaluators, tx, precision)
+    body = _train_body(costs, evaluators, tx, precision, on_nan)
     return jax.jit(lambda state, stacked: jax.lax.scan(body, state, stacked), donate_argnums=(0,))
 
 

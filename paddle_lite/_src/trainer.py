@@ -1,20 +1,24 @@
 """Training (v2 ``paddle.trainer.SGD``): a loop around one jitted step per batch.
 
-The trainer keeps the parameters on the device while it trains; the user's
-``Parameters`` object is refreshed from the device whenever it is read (inside an
-event handler too) and when ``train`` returns. Values ``set`` on it are picked up
-at the next step.
+The trainer keeps the parameters on the device while it trains (``device_state``);
+the user's ``Parameters`` object is refreshed from the device whenever it is read
+(inside an event handler too) and when ``train`` returns. Values ``set`` on it are
+picked up at the next step. Checkpoints (``save_checkpoint`` / ``load_checkpoint``,
+or ``train(checkpoint_dir=...)``) hold all a run needs to resume exactly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import itertools
+import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import jax
 import numpy as np
 
-from paddle_lite._src import config, events, steps
+from paddle_lite._src import checkpoints, config, events, steps
+from paddle_lite._src.device_state import DeviceState
 from paddle_lite._src.errors import ConfigError, ParameterError
 from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.feeder import DataFeeder
@@ -22,8 +26,9 @@ from paddle_lite._src.graph import current_scope
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.prefetch import device_batches
-from paddle_lite._src.programs import TrainProgram
 from paddle_lite._src.topology import Topology
+from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
+from paddle_lite._src.version import __version__
 
 
 def frozen_names(immutable: Iterable[str] | None, names: Iterable[str]) -> frozenset[str]:
@@ -56,41 +61,6 @@ def topology_evaluators(topology: Topology) -> list[Any]:
         if all(id(layer) in present for layer in ev.inputs) and ev not in found:
             found.append(ev)
     return found
-
-
-def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-    """0/1 masks keeping, per pruned parameter, its largest ``(1 - ratio) * size``
-    values by magnitude (v2's static pruning hook, computed when training starts)."""
-    masks = {}
-    for name, spec in specs.items():
-        if spec.sparsity_ratio is None or spec.is_static:
-            continue
-        flat = np.abs(np.asarray(values[name])).ravel()
-        keep = int(flat.size * (1.0 - spec.sparsity_ratio))
-        mask = np.zeros(flat.size, np.float32)
-        mask[np.argsort(-flat, kind="stable")[:keep]] = 1.0
-        masks[name] = mask.reshape(spec.shape)
-    return masks
-
-
-class _Fetched:
-    """Outputs of one dispatch, copied to the host once, when an event handler reads them."""
-
-    def __init__(self, value: Any) -> None:
-        self._value, self._host = value, None
-
-    def get(self) -> Any:
-        if self._host is None:
-            self._host = jax.device_get(self._value)
-        return self._host
-
-
-def _results(evaluators: list[Any], stats: Any) -> dict[str, float]:
-    """Metrics of ``evaluators`` from their (host or device) summed statistics."""
-    out: dict[str, float] = {}
-    for ev, s in zip(evaluators, stats, strict=True):
-        out.update(ev.result(jax.tree_util.tree_map(np.asarray, s)))
-    return out
 
 
 class SGD:
@@ -137,19 +107,13 @@ class SGD:
         self._evaluators = topology_evaluators(self.__topology__)
         self._specs = dict(self.__topology__.params)
         as_optax(update_equation, self._specs)  # checks the equation against the parameters
-        self._programs: dict[tuple[frozenset[str], str], TrainProgram] = {}
-        self._opt_states: dict[frozenset[str], Any] = {}
-        self._zeros = steps.make_zeros(self._costs, self._evaluators)
+        self._device = DeviceState(
+            self._costs, self._evaluators, update_equation, self._specs, parameters
+        )
         self._test_steps: dict[str, Any] = {}
-        self._state: steps.TrainState | None = None  # the device state while training
-        self._program: TrainProgram | None = None
-        self._frozen: frozenset[str] = frozenset()
-        self._masks: dict[str, Any] | None = None  # pruning hooks, fixed at first load
-        self._version = -1
-        self._step_count: Any = np.int32(0)  # steps run, carried across train() calls
-        self._pass_id: Any = np.int32(0)  # the last pass trained
-        # On the host: each train() puts a fresh copy in the (donated) device state.
-        self._key = np.asarray(jax.random.PRNGKey(config.default_seed()))
+        self._position = (0, 0)  # (pass, batch) the next step trains
+        self._pass_random: dict[str, Any] | None = None  # random states at the pass start
+        self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
 
     def get_topology_proto(self) -> Any:
         """The topology's ModelConfig with each parameter's update settings as the
@@ -158,94 +122,6 @@ class SGD:
         if isinstance(self._update_equation, Optimizer):
             specs = self._update_equation.with_global_defaults(specs)
         return self.__topology__.proto(specs)
-
-    # device state -----------------------------------------------------------------
-    def _host_values(self) -> dict[str, Any]:
-        """The topology's parameters as the user's ``Parameters`` holds them, on the device."""
-        host = self._parameters
-        if host._pull != self._pull:  # another trainer may hold newer values
-            host._refresh()
-        values = {n: np.array(host._values[n]) for n in self._specs}
-        if self._masks is None:
-            self._masks = pruning_masks(self._specs, values)
-        for name, mask in self._masks.items():
-            values[name] = values[name] * mask
-        return jax.device_put(values)
-
-    def _start(self, frozen: frozenset[str]) -> None:
-        """Put the parameters and the optimizer state of ``frozen`` on the device."""
-        precision = config.get("precision", "float32")
-        key = (frozen, precision)
-        if key not in self._programs:
-            self._programs[key] = TrainProgram(
-                self._costs, self._evaluators, self._update_equation, self._specs, frozen, precision
-            )
-        self._program, self._frozen = self._programs[key], frozen
-        values = self._host_values()
-        self._version = self._parameters._version
-        trainable = {n: values[n] for n in self._program.names}
-        if frozen not in self._opt_states:
-            self._opt_states[frozen] = self._program.init(trainable)
-        self._state = steps.TrainState(
-            trainable=trainable,
-            fixed={n: v for n, v in values.items() if n not in trainable},
-            opt_state=self._opt_states[frozen],
-            totals=None,
-            step=jax.device_put(np.int32(self._step_count)),
-            pass_id=jax.device_put(np.int32(0)),
-            key=jax.device_put(self._key),
-            masks=jax.device_put({n: m for n, m in self._masks.items() if n in trainable}),
-        )
-
-    def _reload(self) -> None:
-        """Take parameter values ``set`` on the host since the last step."""
-        values = self._host_values()
-        self._version = self._parameters._version
-        state = self._state
-        self._state = state._replace(
-            trainable={n: values[n] for n in state.trainable},
-            fixed={n: values[n] for n in state.fixed},
-        )
-
-    def _stop(self) -> None:
-        """Keep the optimizer state and step count; let go of the device parameters."""
-        state = self._state
-        if state is not None:
-            self._opt_states[self._frozen] = state.opt_state
-            self._step_count = state.step
-            self._pass_id = state.pass_id
-        self._state = None
-
-    def _device_params(self) -> dict[str, Any] | None:
-        state = self._state
-        return None if state is None else {**state.fixed, **state.trainable}
-
-    def _pull(self) -> None:
-        params = self._device_params()
-        if params is not None:
-            host = jax.device_get(params)
-            for name, value in host.items():
-                # A copy: the device buffer is donated to the next step.
-                self._parameters._values[name] = np.array(value)
-
-    def _begin_pass(self, pass_id: int, feeds: Any, stacked: bool) -> None:
-        """Zero the pass totals (shaped from the first batch) and set the pass id."""
-        if stacked:
-            feeds = jax.tree_util.tree_map(
-                lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), feeds
-            )
-        self._state = self._state._replace(
-            totals=self._zeros(self._device_params(), feeds),
-            pass_id=jax.device_put(np.int32(pass_id)),
-        )
-
-    def _dispatch(self, chunk: Any) -> Any:
-        """Run the steps of ``chunk`` (one device call); returns ``(costs, stats)``."""
-        if self._parameters._version != self._version:
-            self._reload()
-        run = self._program.steps if chunk.stacked else self._program.step
-        self._state, out = run(self._state, chunk.feeds)
-        return out
 
     # training ---------------------------------------------------------------------
     def train(
@@ -256,18 +132,24 @@ class SGD:
         feeding: Any = None,
         immutable_parameters: Iterable[str] | None = None,
         steps_per_dispatch: int = 1,
+        on_nan: str = "raise",
+        checkpoint_dir: str | None = None,
+        checkpoint_every: int | None = None,
+        checkpoints_kept: int = 3,
     ) -> None:
         """Train for ``num_passes`` over ``reader`` (a reader of minibatches).
 
         Each batch is one jitted call that computes the cost, the gradients, the
         update and the evaluator statistics; nothing is read back from the device
-        unless the event handler reads ``event.cost`` or ``event.metrics``.
+        unless the event handler reads ``event.cost`` or ``event.metrics`` (and, every
+        32 calls, one flag that says whether a step went non-finite).
 
         Args:
             reader: a no-argument callable returning an iterable of batches (lists of
                 samples), e.g. ``paddle.batch(paddle.reader.shuffle(r, 500), 32)``; a
                 batch may also be columns of whole arrays (see ``paddle.data_feeder``).
-            num_passes: passes over the data.
+            num_passes: passes over the data (after ``load_checkpoint``: the passes of
+                the whole run, so the resumed run ends where an uninterrupted one would).
             event_handler: called with each ``paddle.event`` event.
             feeding: ``{data layer name: field index}`` or a list of names.
             immutable_parameters: parameter names or name prefixes left unchanged
@@ -276,75 +158,148 @@ class SGD:
                 device call (a ``lax.scan``: the same updates in the same order). Their
                 ``BeginIteration``, ``EndForwardBackward`` and ``EndIteration`` events
                 then fire after the call, in order, each with its own cost and metrics.
+            on_nan: ``"raise"`` (default): the first batch whose cost or gradients are
+                not finite raises :class:`NonFiniteError` naming the pass, the batch and
+                the first layer whose output went non-finite, and the parameters keep
+                their values from before it; ``"skip"``: such a batch's update is
+                dropped and its ``EndIteration`` event has ``skipped == True``.
+            checkpoint_dir: write checkpoints there (``ckpt-<steps>`` folders) at each
+                pass end and every ``checkpoint_every`` batches, keeping the newest
+                ``checkpoints_kept``.
         """
-        if not callable(reader):
-            raise TypeError(
-                f"train() reader must be callable (a reader creator's result); received {reader!r}."
-            )
-        handler = event_handler or (lambda event: None)
-        if not callable(handler):
-            raise TypeError(f"event_handler must be callable; received {event_handler!r}.")
-        k = _steps_per_dispatch(steps_per_dispatch)
+        handler = _checked_handler(reader, event_handler)
+        run = _Run(
+            handler=handler,
+            feeder=DataFeeder(self.__topology__.data_type(), feeding),
+            k=_positive("steps_per_dispatch", steps_per_dispatch),
+            on_nan=_on_nan(on_nan),
+            checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
+        )
         frozen = frozen_names(immutable_parameters, self._specs)
-        feeder = DataFeeder(self.__topology__.data_type(), feeding)
-        self._start(frozen)
-        self._parameters._pull = self._pull
+        start_pass, skip = self._resume_point()
+        self._device.start(frozen, run.on_nan)
+        self._parameters._pull = self._device.pull
+        run.watch = Watch(self._costs, self._device, int(self._device.step_count), run.on_nan)
         try:
             handler(events.BeginTraining())
-            for pass_id in range(num_passes):
-                self._train_pass(reader, feeder, handler, pass_id, k)
+            for pass_id in range(start_pass, num_passes):
+                self._train_pass(reader, run, pass_id, skip if pass_id == start_pass else 0)
             handler(events.EndTraining())
         finally:
-            self._pull()
-            self._stop()
+            self._device.pull()
+            self._device.stop()
             self._parameters._pull = None
             self._parameters._changed()
 
-    def _train_pass(self, reader, feeder, handler, pass_id, k) -> None:  # noqa: ANN001
-        handler(events.BeginPass(pass_id))
-        batch_id = 0
-        for chunk in device_batches(reader(), feeder.convert, k):
-            if batch_id == 0:
-                self._begin_pass(pass_id, chunk.feeds, chunk.stacked)
+    def _resume_point(self) -> tuple[int, int]:
+        """The (pass, batch) a train() call starts at; a checkpoint's random states."""
+        resume, self._resume = self._resume, None
+        if resume is None:
+            return 0, 0
+        checkpoints.restore_random(resume["random"])
+        return resume["pass_id"], resume["batch_id"]
+
+    def _train_pass(self, reader, run, pass_id: int, skip: int) -> None:  # noqa: ANN001
+        run.handler(events.BeginPass(pass_id))
+        self._pass_random = checkpoints.random_states()
+        batches = reader()
+        if skip:
+            batches = itertools.islice(batches, skip, None)
+        batch_id = skip
+        self._position = (pass_id, batch_id)
+        for chunk in device_batches(batches, run.feeder.convert, run.k):
+            if batch_id == skip:
+                self._device.begin_pass(pass_id, chunk.feeds, chunk.stacked)
             if not chunk.stacked:
-                handler(events.BeginIteration(pass_id, batch_id))
-            out = _Fetched(self._dispatch(chunk))
-            for i, size in enumerate(chunk.sizes):
-                pick = _pick(out, i if chunk.stacked else None)
-                if chunk.stacked:
-                    handler(events.BeginIteration(pass_id, batch_id))
-                handler(events.EndForwardBackward(pass_id, batch_id))
-                handler(
-                    events.EndIteration(
-                        pass_id,
-                        batch_id,
-                        cost=lambda p=pick, n=size: float(p()[0]) / n,
-                        evaluator=lambda p=pick: _results(self._evaluators, p()[1]),
-                    )
-                )
-                batch_id += 1
-        if self._program.lazy_decay:
-            self._state = self._program.catch_up(self._state)
-        totals = None if batch_id == 0 else self._state.totals[1]
+                run.handler(events.BeginIteration(pass_id, batch_id))
+            out = Fetched(self._device.dispatch(chunk))
+            run.watch.record(chunk, out, pass_id, batch_id)
+            fire_iterations(run.handler, self._evaluators, chunk, out, pass_id, batch_id)
+            if run.watch.due():
+                run.watch.check()
+            batch_id += len(chunk.sizes)
+            self._position = (pass_id, batch_id)
+            if run.checkpoints and run.checkpoints.due(len(chunk.sizes)):
+                self._auto_checkpoint(run)
+        run.watch.check()
+        self._end_pass(run, pass_id, batch_id > skip)
+
+    def _end_pass(self, run, pass_id: int, trained: bool) -> None:  # noqa: ANN001
+        self._device.end_pass()
+        self._position = (pass_id + 1, 0)
+        totals = self._device.state.totals[1] if trained else None
 
         def metrics() -> dict[str, float]:
-            return {} if totals is None else _results(self._evaluators, totals)
+            return {} if totals is None else results(self._evaluators, totals)
 
-        handler(events.EndPass(pass_id, evaluator=metrics))
+        run.handler(events.EndPass(pass_id, evaluator=metrics))
+        if run.checkpoints:
+            self._auto_checkpoint(run)
+
+    def _auto_checkpoint(self, run) -> None:  # noqa: ANN001
+        step = run.watch.step
+        self.save_checkpoint(os.path.join(run.checkpoints.folder, checkpoints.name_for(step)))
+        checkpoints.prune(run.checkpoints.folder, run.checkpoints.kept)
+        run.checkpoints.saved()
+
+    # checkpoints --------------------------------------------------------------------
+    def save_checkpoint(self, dirname: str) -> None:
+        """Write everything a resume needs into the folder ``dirname`` (atomically).
+
+        The folder holds the parameters as a v2 tar (``parameters.tar``, readable alone
+        by ``Parameters.from_tar``), the optimizer state of every frozen set (momenta,
+        Adam moments, ModelAverage buffers, schedule counters), the pass and batch to
+        continue from, the random states readers shuffle with, the PRNG key, a
+        fingerprint of the topology and the library version. Call it inside an event
+        handler or between ``train`` calls.
+        """
+        pass_id, batch_id = self._position
+        arrays, meta = self._device.export(mid_pass=batch_id > 0)
+        self._device.pull()
+        meta.update(
+            pass_id=pass_id,
+            batch_id=batch_id,
+            random=self._pass_random if batch_id else checkpoints.random_states(),
+            fingerprint=checkpoints.fingerprint(self.__topology__),
+            parameters={n: list(s.shape) for n, s in self._specs.items()},
+            version=__version__,
+        )
+        checkpoints.save(dirname, self._parameters, arrays, meta)
+
+    def load_checkpoint(self, dirname: str, missing_ok: bool = False) -> bool:
+        """Restore a checkpoint: ``dirname`` itself, or the newest one inside it.
+
+        The parameters, optimizer state, step count and PRNG key are restored, and the
+        next ``train`` call continues from the saved pass and batch (skipping the
+        batches already trained, with the readers' random states as they were), so the
+        run ends as an uninterrupted one would. Returns False when ``missing_ok`` and
+        there is no checkpoint yet; a checkpoint of another topology is an error that
+        names the parameters that differ.
+        """
+        if self._device.state is not None:
+            raise checkpoints.CheckpointError("load_checkpoint cannot run inside train().")
+        path = checkpoints.latest(dirname)
+        if path is None:
+            if missing_ok:
+                return False
+            raise checkpoints.CheckpointError(f"no checkpoint in {dirname!r}.")
+        params, arrays, meta = checkpoints.load(path)
+        checkpoints.check_parameters(meta, {n: s.shape for n, s in self._specs.items()}, path)
+        if meta["fingerprint"] != checkpoints.fingerprint(self.__topology__):
+            raise checkpoints.CheckpointError(
+                f"checkpoint {path!r} has this topology's parameters but its layers differ "
+                "(another network shares the parameter names); load its parameters.tar with "
+                "Parameters.from_tar instead."
+            )
+        self._parameters.update({n: params.get(n) for n in self._specs})
+        self._device.restore(arrays, meta)
+        self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
+        self._position = (meta["pass_id"], meta["batch_id"])
+        return True
 
     # evaluation -------------------------------------------------------------------
     def _eval_params(self) -> dict[str, Any]:
-        """Current values to test and save with: sparse rows' missed decay applied and
-        model-averaged when the optimizer averages (the training state is untouched)."""
-        state = self._state
-        params = self._device_params() or self._host_values()
-        if state is not None:
-            return self._program.eval_view(state.opt_state, params, state.pass_id)
-        if not self._opt_states:
-            return params
-        frozen, opt_state = next(iter(self._opt_states.items()))
-        program = next(p for (f, _), p in self._programs.items() if f == frozen)
-        return program.eval_view(opt_state, params, jax.device_put(np.int32(self._pass_id)))
+        return self._device.eval_params()
 
     def test(self, reader: Callable[[], Iterable[Any]], feeding: Any = None) -> events.TestResult:
         """Cost (total / samples) and metrics of the topology over ``reader``, in test mode.
@@ -363,14 +318,14 @@ class SGD:
         totals, count = None, 0
         for chunk in device_batches(reader(), feeder.convert):
             if totals is None:
-                totals = self._zeros(params, chunk.feeds)
+                totals = self._device.zeros(params, chunk.feeds)
             totals = step(params, chunk.feeds, totals)
             count += chunk.sizes[0]
         if totals is None:
             return events.TestResult(evaluator={}, cost=0.0)
         cost, stats = jax.device_get(totals)
         return events.TestResult(
-            evaluator=_results(self._evaluators, stats), cost=float(cost) / count
+            evaluator=results(self._evaluators, stats), cost=float(cost) / count
         )
 
     def save_parameter_to_tar(self, f: Any) -> None:
@@ -385,14 +340,59 @@ class SGD:
         snapshot.to_tar(f)
 
 
-def _pick(out: _Fetched, i: int | None) -> Callable[[], Any]:
-    """The ``(cost_sum, stats)`` of batch ``i`` of a stacked dispatch (all when None)."""
-    if i is None:
-        return out.get
-    return lambda: jax.tree_util.tree_map(lambda x: x[i], out.get())
+class _Checkpointing:
+    """Where and how often ``train`` writes checkpoints."""
+
+    def __init__(self, folder: str, every: int | None, kept: int) -> None:
+        self.folder, self.every, self.kept = folder, every, kept
+        self.batches = 0
+
+    def due(self, batches: int) -> bool:
+        self.batches += batches
+        return self.every is not None and self.batches >= self.every
+
+    def saved(self) -> None:
+        self.batches = 0
 
 
-def _steps_per_dispatch(k: Any) -> int:
+class _Run:
+    """The settings of one ``train`` call."""
+
+    def __init__(self, handler, feeder, k, on_nan, checkpoints) -> None:  # noqa: ANN001
+        self.handler, self.feeder, self.k = handler, feeder, k
+        self.on_nan, self.checkpoints = on_nan, checkpoints
+        self.watch: Watch | None = None
+
+
+def _checked_handler(reader: Any, event_handler: Any) -> Callable[[Any], None]:
+    if not callable(reader):
+        raise TypeError(
+            f"train() reader must be callable (a reader creator's result); received {reader!r}."
+        )
+    handler = event_handler or (lambda event: None)
+    if not callable(handler):
+        raise TypeError(f"event_handler must be callable; received {event_handler!r}.")
+    return handler
+
+
+def _positive(name: str, k: Any) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ConfigError(f"train(): steps_per_dispatch must be an int >= 1; received {k!r}.")
+        raise ConfigError(f"train(): {name} must be an int >= 1; received {k!r}.")
     return k
+
+
+def _on_nan(value: Any) -> str:
+    if value not in steps.ON_NAN:
+        raise ConfigError(
+            f"train(): on_nan must be one of {list(steps.ON_NAN)}; received {value!r}."
+        )
+    return value
+
+
+def _checkpointing(folder: Any, every: Any, kept: Any) -> _Checkpointing | None:
+    if folder is None:
+        if every is not None:
+            raise ConfigError("train(): checkpoint_every needs a checkpoint_dir.")
+        return None
+    every = None if every is None else _positive("checkpoint_every", every)
+    return _Checkpointing(os.fspath(folder), every, _positive("checkpoints_kept", kept))

@@ -43,12 +43,12 @@ def _train(precision, passes=3):
 
 
 def _step_jaxpr(trainer):
-    program = next(iter(trainer._programs.values()))
-    trainer._start(frozenset())
+    device = trainer._device
+    device.start(frozenset(), "raise")
     feeds = next(device_batches(iter([SAMPLES[:8]]), trainer_feeder(trainer).convert)).feeds
-    trainer._begin_pass(0, feeds, False)
-    text = str(jax.make_jaxpr(program.step)(trainer._state, feeds))
-    trainer._stop()
+    device.begin_pass(0, feeds, False)
+    text = str(jax.make_jaxpr(device.program.step)(device.state, feeds))
+    device.stop()
     return text
 
 

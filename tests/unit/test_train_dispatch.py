@@ -70,7 +70,7 @@ def test_one_device_call_per_step_and_no_implicit_transfer():
     _, trainer = _trainer(cost)
     reader = paddle.batch(_reader, 10)
     trainer.train(reader, num_passes=1)  # compile
-    program = trainer._programs[(frozenset(), "float32")]
+    program = trainer._device.programs[(frozenset(), "float32", "raise")]
     program.step = _Counted(program.step)
     # Python scalars or numpy arrays reaching a jitted call, and values read back, are
     # implicit transfers: any of them would raise here.

@@ -178,7 +178,7 @@ def test_second_train_and_infer_compile_nothing_new():
     opt = paddle.optimizer.Momentum(learning_rate=1e-3)
     paddle.train(cost, params, paddle.batch(_reader, 16), update_equation=opt)
     trainer = params._trainers[((id(cost),), id(opt))]
-    step = trainer._programs[(frozenset(), "float32")].step
+    step = trainer._device.programs[(frozenset(), "float32", "raise")].step
     size = step._cache_size()
     paddle.train(cost, params, paddle.batch(_reader, 16), update_equation=opt)
     assert step._cache_size() == size == 1

@@ -1,0 +1,72 @@
+"""Where a non-finite training step went wrong: the first layer whose output is not finite.
+
+The fast path only flags a step whose cost or gradients are not finite (inside the
+jitted step, see ``steps``). Once the trainer sees the flag it re-runs that one batch
+here, eagerly, with the parameters the step started from (the state keeps them), and
+names the first layer in topological order whose output holds a NaN or an infinity
+on a valid (non-padding) step, or, when every output is finite, the parameters
+whose gradients are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from paddle_lite._src.compile import cost_sum, forward
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.topology import traverse
+from paddle_lite._src.typing import Seq, Sparse, step_mask
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, Sparse):
+        return bool(np.all(np.isfinite(np.asarray(value.values))))
+    if isinstance(value, Seq):
+        valid = np.asarray(value.data)[np.asarray(step_mask(value))]  # padding may hold anything
+        return bool(np.all(np.isfinite(valid)))
+    data = np.asarray(value)
+    return not np.issubdtype(data.dtype, np.floating) or bool(np.all(np.isfinite(data)))
+
+
+def _layer_report(node: Layer, values: dict[str, Any], params: dict[str, Any]) -> str:
+    inputs = [
+        f"'{i.name}' ({'finite' if _finite(values[i.name]) else 'not finite'})" for i in node.inputs
+    ]
+    bad_params = [p.name for p in node.params if not _finite(params[p.name])]
+    text = f"the first layer whose output is not finite is '{node.name}' ({node.kind})"
+    text += f"; its inputs: {', '.join(inputs) or 'none'}"
+    if bad_params:
+        text += f"; its parameters {bad_params} are not finite"
+    return text
+
+
+def diagnose(costs: Sequence[Layer], params: dict[str, Any], feeds: Any, key: Any) -> str:
+    """A sentence naming where the step over ``feeds`` first went non-finite."""
+    nodes = list(traverse(costs))
+    cost_names = frozenset(c.name for c in costs)
+    computed = [n for n in nodes if n.kind != "data"]
+    outs, _ = forward(computed, params, feeds, key, "train", cost_names)
+    values = {
+        **{n.name: feeds[n.name] for n in nodes if n.kind == "data"},
+        **{n.name: v for n, v in zip(computed, outs, strict=True)},
+    }
+    for node in computed:
+        if not _finite(values[node.name]):
+            return _layer_report(node, values, params)
+
+    def loss(p):  # noqa: ANN001, ANN202
+        vals, _ = forward(list(costs), {**params, **p}, feeds, key, "train", cost_names)
+        return cost_sum(vals, len(costs))
+
+    trainable = {n: v for n, v in params.items() if jnp.issubdtype(v.dtype, jnp.floating)}
+    grads = jax.grad(loss)(trainable)
+    bad = [n for n, g in grads.items() if not _finite(g)]
+    return (
+        "every layer's output is finite but the gradients of the parameters "
+        f"{bad} are not (a derivative overflowed, e.g. of sqrt or log at 0)"
+    )

@@ -1,0 +1,144 @@
+"""Checkpoints: exact resume (in process and after SIGKILL), their files, their checks."""
+
+import os
+import pathlib
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.checkpoints import CheckpointError
+from paddle_lite._src.errors import ParameterError
+
+SCRIPT = pathlib.Path(__file__).parent / "scripts" / "checkpointed_training.py"
+sys.path.insert(0, str(SCRIPT.parent))
+import checkpointed_training as run  # noqa: E402
+
+
+class _Crash(Exception):
+    pass
+
+
+def _setup():
+    paddle.layer.reset_names()
+    paddle.init(seed=3)
+    random.seed(7)
+    cost = run.network()
+    params = paddle.parameters.create(cost)
+    optimizer = paddle.optimizer.Adam(
+        learning_rate=0.01, model_average=paddle.optimizer.ModelAverage(average_window=0.5)
+    )
+    data = run.samples()
+    reader = paddle.batch(paddle.reader.shuffle(lambda: iter(data), buf_size=100), 8)
+    return params, paddle.trainer.SGD(cost, params, optimizer), reader
+
+
+def _values(params):
+    return {n: params.get(n).copy() for n in params.keys()}
+
+
+def _assert_same(got, want):
+    assert got.keys() == want.keys()
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+@pytest.fixture(autouse=True)
+def _default_settings():
+    yield
+    paddle.init()
+
+
+def test_a_run_crashed_mid_pass_resumes_bit_identically(tmp_path):
+    params, trainer, reader = _setup()
+    trainer.train(reader, num_passes=3)
+    want = _values(params)
+
+    params, trainer, reader = _setup()
+
+    def crash(event):
+        if isinstance(event, paddle.event.EndIteration) and (event.pass_id, event.batch_id) == (
+            1,
+            5,
+        ):
+            raise _Crash
+
+    with pytest.raises(_Crash):
+        trainer.train(reader, 3, crash, checkpoint_dir=str(tmp_path), checkpoint_every=3)
+    names = sorted(os.listdir(tmp_path))
+    assert len(names) == 3 and all(n.startswith("ckpt-") for n in names)  # the newest three
+
+    params, trainer, reader = _setup()
+    passes = []
+    assert trainer.load_checkpoint(str(tmp_path))
+    trainer.train(reader, 3, lambda e: passes.append(getattr(e, "pass_id", None)))
+    assert passes[1] == 1  # it went on inside pass 1
+    _assert_same(_values(params), want)
+
+
+def test_save_and_load_between_train_calls(tmp_path):
+    params, trainer, reader = _setup()
+    trainer.train(reader, num_passes=1)
+    trainer.save_checkpoint(str(tmp_path / "ck"))
+    trainer.train(reader, num_passes=1)
+    want = _values(params)
+    alone = paddle.parameters.Parameters.from_tar(str(tmp_path / "ck" / "parameters.tar"))
+    assert sorted(alone.keys()) == sorted(params.keys())
+
+    params, trainer, reader = _setup()
+    trainer.load_checkpoint(str(tmp_path / "ck"))
+    trainer.train(reader, num_passes=2)  # the whole run had two passes
+    _assert_same(_values(params), want)
+
+
+def test_another_topology_is_refused_naming_the_parameters(tmp_path):
+    params, trainer, reader = _setup()
+    trainer.train(reader, num_passes=1)
+    trainer.save_checkpoint(str(tmp_path / "ck"))
+    paddle.layer.reset_names()
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(6))
+    y = paddle.layer.data(name="y", type=paddle.data_type.integer_value(3))
+    cost = paddle.layer.classification_cost(
+        input=paddle.layer.fc(input=x, size=3, act=paddle.activation.Softmax()), label=y
+    )
+    other = paddle.trainer.SGD(cost, paddle.parameters.create(cost), paddle.optimizer.Adam())
+    with pytest.raises(ParameterError, match=r"another topology.*missing from it \[\]"):
+        other.load_checkpoint(str(tmp_path / "ck"))
+    with pytest.raises(CheckpointError, match="no checkpoint in"):
+        other.load_checkpoint(str(tmp_path / "empty"))
+    assert other.load_checkpoint(str(tmp_path / "empty"), missing_ok=True) is False
+
+
+def _python(log, *args):
+    with open(log, "wb") as stderr:
+        return subprocess.Popen(
+            [sys.executable, str(SCRIPT), *map(str, args)],
+            env={**os.environ, "JAX_PLATFORMS": "cpu"},
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+
+
+def test_sigkill_at_any_point_then_resume_ends_bit_identically(tmp_path):
+    logs = {name: tmp_path / f"{name}.log" for name in ("reference", "victim", "resumed")}
+    reference = _python(logs["reference"], tmp_path / "uninterrupted", tmp_path / "want.npz")
+    folder = tmp_path / "killed"
+    victim = _python(logs["victim"], folder, tmp_path / "never.npz", 0.05)
+    rng = np.random.default_rng()
+    deadline = time.time() + 120
+    while not (folder.exists() and len(os.listdir(folder)) >= 1 + rng.integers(0, 3)):
+        assert victim.poll() is None and time.time() < deadline, logs["victim"].read_text()
+        time.sleep(0.02)
+    time.sleep(rng.uniform(0, 0.2))  # anywhere: mid-step, mid-save
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    resumed = _python(logs["resumed"], folder, tmp_path / "got.npz")
+    for name, proc in (("reference", reference), ("resumed", resumed)):
+        assert proc.wait(timeout=300) == 0, logs[name].read_text()
+    with np.load(tmp_path / "want.npz") as want, np.load(tmp_path / "got.npz") as got:
+        _assert_same(dict(got), dict(want))

@@ -1,0 +1,96 @@
+"""Non-finite steps: named and diagnosed (raise), or dropped and reported (skip)."""
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import ConfigError, NonFiniteError
+
+L, DT, A = paddle.layer, paddle.data_type, paddle.activation
+RNG = np.random.default_rng(5)
+X = RNG.normal(size=(40, 4)).astype(np.float32)
+Y = RNG.normal(size=(40, 1)).astype(np.float32)
+
+
+def _samples(bad_row=None, value=np.nan):
+    x = X.copy()
+    if bad_row is not None:
+        x[bad_row, 2] = value
+    return list(zip(x, Y, strict=True))
+
+
+def _net(sqrt=False):
+    x = L.data(name="x", type=DT.dense_vector(4))
+    y = L.data(name="y", type=DT.dense_vector(1))
+    h = L.fc(input=x, size=3, act=A.Tanh(), name="hidden")
+    if sqrt:
+        h = paddle.op.sqrt(L.fc(input=h, size=3, act=A.Relu(), name="relu"))
+    p = L.fc(input=h, size=1, act=A.Linear(), name="out")
+    return L.square_error_cost(input=p, label=y)
+
+
+def _trainer(cost):
+    params = paddle.parameters.create(cost, seed=2)
+    return params, paddle.trainer.SGD(
+        cost, params, paddle.optimizer.Momentum(0.9, learning_rate=0.01)
+    )
+
+
+def _values(params):
+    return {n: params.get(n).copy() for n in params.keys()}
+
+
+def test_a_nan_input_names_the_batch_and_the_first_layer_and_keeps_the_last_good_values():
+    samples = _samples(bad_row=17)  # batch 3 of batches of 5
+    params, trainer = _trainer(_net())
+    with pytest.raises(NonFiniteError) as err:
+        trainer.train(paddle.batch(lambda: iter(samples), 5), num_passes=2)
+    text = str(err.value)
+    assert "pass 0, batch 3" in text
+    assert "first layer whose output is not finite is 'hidden' (fc)" in text
+    assert "inputs: 'x' (not finite)" in text and "on_nan='skip'" in text
+    paddle.layer.reset_names()
+    want_params, good = _trainer(_net())
+    good.train(paddle.batch(lambda: iter(samples[:15]), 5), num_passes=1)
+    for name, value in _values(want_params).items():
+        np.testing.assert_array_equal(params.get(name), value)
+
+
+def test_a_gradient_that_overflows_names_the_parameters():
+    _, trainer = _trainer(_net(sqrt=True))
+    # relu outputs exact zeros for some samples: sqrt's derivative there is infinite
+    with pytest.raises(NonFiniteError, match="every layer's output is finite but the gradients"):
+        trainer.train(paddle.batch(lambda: iter(_samples()), 5), num_passes=1)
+
+
+def test_skip_drops_the_batch_and_reports_it():
+    samples = _samples(bad_row=17)
+    params, trainer = _trainer(_net())
+    seen = []
+
+    def handler(event):
+        if isinstance(event, paddle.event.EndIteration):
+            seen.append((event.batch_id, event.skipped, np.isfinite(event.cost)))
+
+    trainer.train(paddle.batch(lambda: iter(samples), 5), event_handler=handler, on_nan="skip")
+    assert [s for s in seen if s[1]] == [(3, True, False)]
+    assert all(finite for _, skipped, finite in seen if not skipped)
+    paddle.layer.reset_names()
+    want_params, good = _trainer(_net())
+    without = samples[:15] + samples[20:]
+    good.train(paddle.batch(lambda: iter(without), 5))
+    for name, value in _values(want_params).items():
+        np.testing.assert_array_equal(params.get(name), value)
+
+
+def test_the_flag_is_read_even_when_no_handler_reads_anything():
+    samples = _samples(bad_row=38, value=np.inf)  # the last batch of the pass
+    _, trainer = _trainer(_net())
+    with pytest.raises(NonFiniteError, match="pass 0, batch 7"):
+        trainer.train(paddle.batch(lambda: iter(samples), 5), steps_per_dispatch=4)
+
+
+def test_on_nan_must_be_known():
+    _, trainer = _trainer(_net())
+    with pytest.raises(ConfigError, match=r"on_nan must be one of \['raise', 'skip'\]"):
+        trainer.train(paddle.batch(lambda: iter(_samples()), 5), on_nan="ignore")
