@@ -26,6 +26,7 @@ from paddle_lite import (
     trainer,
 )
 from paddle_lite._src.config import init
+from paddle_lite._src.dist_train import dist_train
 from paddle_lite._src.functional import test_fn as test
 from paddle_lite._src.functional import train_fn as train
 from paddle_lite._src.inference import infer
@@ -39,6 +40,7 @@ __all__ = [
     "data_feeder",
     "data_type",
     "dataset",
+    "dist_train",
     "evaluator",
     "event",
     "infer",

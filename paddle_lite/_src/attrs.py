@@ -33,6 +33,9 @@ class ParamAttr:
         momentum: per-parameter momentum (0 or None: global value).
         gradient_clipping_threshold: per-parameter elementwise gradient clip.
         sparse_update: update only the rows touched by a batch.
+        sharding: ``"rows"`` to split a 2-D parameter (an embedding table) by rows over
+            the devices of ``paddle.init(trainer_count=...)`` instead of copying it to
+            each, so a table larger than one device's memory trains.
         update_hooks: a ``HookAttr`` or list of them.
         initializer: ``callable(name) -> ndarray``, an ``Initializer`` object, or
             the name of a registered initializer.
@@ -57,6 +60,7 @@ class ParamAttr:
         sparse_update: bool = False,
         update_hooks: Any = None,
         initializer: Any = None,
+        sharding: str | None = None,
     ) -> None:
         if name is not None and (not isinstance(name, str) or not name):
             raise LayerTypeError(f"ParamAttr name must be a non-empty str; received {name!r}.")
@@ -74,6 +78,10 @@ class ParamAttr:
             )
         if isinstance(initializer, str):
             lookup(initializer)
+        if sharding not in (None, "rows"):
+            raise LayerConfigError(
+                f"ParamAttr sharding must be None or 'rows'; received {sharding!r}."
+            )
         self.name = name
         self.is_static = bool(is_static)
         self.initial_std = initial_std
@@ -88,6 +96,7 @@ class ParamAttr:
         self.sparse_update = bool(sparse_update)
         self.update_hooks = _hooks(update_hooks)
         self.initializer = initializer
+        self.sharding = sharding
 
     def __repr__(self) -> str:
         set_fields = {k: v for k, v in vars(self).items() if v not in (None, False)}
@@ -135,6 +144,7 @@ class ParamAttr:
             is_static=static,
             sparse_update=self.sparse_update,
             sparsity_ratio=_sparsity(self.update_hooks),
+            sharding=self.sharding,
             owner=owner,
             role=role,
         )

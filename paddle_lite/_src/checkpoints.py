@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from paddle_lite._src.distributed import is_writer
 from paddle_lite._src.errors import PaddleLiteError, ParameterError
 
 FORMAT = 1
@@ -82,7 +83,10 @@ def _new_folder(dirname: str) -> Iterator[str]:
 
 
 def save(dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict) -> None:
-    """Write one checkpoint folder atomically (see the module docstring)."""
+    """Write one checkpoint folder atomically (see the module docstring); in a
+    multi-process job only process 0 writes."""
+    if not is_writer():
+        return
     with _new_folder(dirname) as tmp:
         buffer = io.BytesIO()
         parameters.to_tar(buffer)
@@ -147,6 +151,8 @@ def latest(dirname: str) -> str | None:
 
 def prune(checkpoint_dir: str, keep: int) -> None:
     """Delete all but the newest ``keep`` checkpoints (and abandoned temporary folders)."""
+    if not is_writer():
+        return
     for path in listed(checkpoint_dir)[:-keep]:
         shutil.rmtree(path, ignore_errors=True)
     for name in os.listdir(checkpoint_dir):

@@ -69,9 +69,12 @@ def per_sample_cost(value: Any) -> Any:
     return data.reshape(data.shape[0], -1).sum(axis=1)
 
 
-def cost_sum(values: Sequence[Any], n_costs: int) -> Any:
-    """The summed cost of the first ``n_costs`` values (the cost layers)."""
-    return sum(per_sample_cost(v).sum() for v in values[:n_costs])
+def cost_sum(values: Sequence[Any], n_costs: int, weights: Any = None) -> Any:
+    """The summed cost of the first ``n_costs`` values (the cost layers); ``weights``
+    (``[batch]``, optional) weigh the samples (0 for padding rows)."""
+    if weights is None:
+        return sum(per_sample_cost(v).sum() for v in values[:n_costs])
+    return sum((per_sample_cost(v) * weights).sum() for v in values[:n_costs])
 
 
 def outputs_for(
@@ -90,8 +93,13 @@ def outputs_for(
     return outputs, slots
 
 
-def evaluate(values: Sequence[Any], slots, evaluators) -> list[Any]:
-    return [ev.batch_stats([values[i] for i in s]) for ev, s in zip(evaluators, slots, strict=True)]
+def evaluate(values: Sequence[Any], slots, evaluators, weights: Any = None) -> list[Any]:
+    """Each evaluator's statistics of the batch; rows of ``weights`` 0 count nowhere."""
+    valid = None if weights is None else weights > 0
+    return [
+        ev.batch_stats([values[i] for i in s], valid=valid)
+        for ev, s in zip(evaluators, slots, strict=True)
+    ]
 
 
 def make_infer(outputs: Sequence[Layer], precision: str = "float32"):

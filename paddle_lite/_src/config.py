@@ -10,11 +10,10 @@ for compatibility and recorded.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from paddle_lite._src import buckets, precision
+from paddle_lite._src import buckets, distributed, precision
 from paddle_lite._src.errors import ConfigError, did_you_mean
 
 _BOOL, _INT, _STR, _FLOAT = "bool", "int", "str", "float"
@@ -64,6 +63,9 @@ FLAGS: dict[str, str] = {
     # paddle_lite's own settings
     "precision": _PRECISION,
     "seq_buckets": _BUCKETS,
+    "coordinator_address": _STR,
+    "num_processes": _INT,
+    "process_id": _INT,
 }
 
 _SETTINGS: dict[str, Any] = {}
@@ -147,8 +149,11 @@ def init(**kwargs: Any) -> dict[str, Any]:
 
     Args:
         use_gpu: run on the GPU (an error when JAX sees none).
-        trainer_count: local data-parallel replicas (default 1; recorded, but training
-            runs on one device for now, with a warning when it is above 1).
+        trainer_count: local devices to train on, data-parallel (default 1): GPUs, or
+            CPU host devices (then call ``init`` before any JAX work).
+        coordinator_address, num_processes, process_id: join a multi-process job
+            (also ``PADDLE_LITE_COORDINATOR_ADDRESS`` ... variables; see
+            ``paddle_lite._src.distributed``).
         seed: default seed of ``parameters.create`` and of training randomness.
         precision: ``"float32"`` (default; v2's numerics), ``"tf32"`` or ``"bfloat16"``
             (mixed precision); see ``paddle_lite._src.precision``.
@@ -174,14 +179,8 @@ def init(**kwargs: Any) -> dict[str, Any]:
         )
     if flags["use_gpu"]:
         _require_gpu()
-    if flags["trainer_count"] > 1:
-        warnings.warn(
-            f"paddle.init(trainer_count={flags['trainer_count']}): training runs on one device; "
-            "data-parallel training over several local devices is not implemented yet.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
     internal = {k: v for k, v in _SETTINGS.items() if k.startswith("_")}  # kept across init
+    distributed.setup(flags)
     _SETTINGS.clear()
     _SETTINGS.update(flags, **internal)
     return {k: v for k, v in _SETTINGS.items() if not k.startswith("_")}

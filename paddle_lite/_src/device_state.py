@@ -19,6 +19,7 @@ import numpy as np
 
 from paddle_lite._src import config, steps
 from paddle_lite._src.checkpoints import CheckpointError
+from paddle_lite._src.distributed import put_params, put_replicated, row_shardings, to_host
 from paddle_lite._src.programs import TrainProgram
 
 
@@ -58,7 +59,7 @@ def fill(template: Any, paths: list[str], leaves: list[Any], what: str) -> Any:
                 f"trainer needs {tuple(spec.shape)}."
             )
     tree = jax.tree_util.tree_structure(template)
-    return jax.device_put(jax.tree_util.tree_unflatten(tree, [np.asarray(x) for x in leaves]))
+    return put_replicated(jax.tree_util.tree_unflatten(tree, [np.asarray(x) for x in leaves]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +106,7 @@ class DeviceState:
             self.masks = pruning_masks(self.specs, values)
         for name, mask in self.masks.items():
             values[name] = values[name] * mask
-        return jax.device_put(values)
+        return put_params(values, row_shardings(self.specs))
 
     def start(self, frozen: frozenset[str], on_nan: str) -> None:
         """Put the parameters and the optimizer state of ``frozen`` on the device."""
@@ -124,11 +125,11 @@ class DeviceState:
             fixed={n: v for n, v in values.items() if n not in trainable},
             opt_state=self.opt_states[frozen],
             totals=None,
-            step=jax.device_put(np.int32(self.step_count)),
-            pass_id=jax.device_put(np.int32(0)),
-            key=jax.device_put(self.key),
-            masks=jax.device_put({n: m for n, m in self.masks.items() if n in trainable}),
-            bad=jax.device_put(np.int32(-1)),
+            step=put_replicated(np.int32(self.step_count)),
+            pass_id=put_replicated(np.int32(0)),
+            key=put_replicated(self.key),
+            masks=put_replicated({n: m for n, m in self.masks.items() if n in trainable}),
+            bad=put_replicated(np.int32(-1)),
         )
 
     def reload(self) -> None:
@@ -158,7 +159,7 @@ class DeviceState:
         """Copy the device parameters into the user's ``Parameters``."""
         params = self.params()
         if params is not None:
-            for name, value in jax.device_get(params).items():
+            for name, value in to_host(params).items():
                 # A copy: the device buffer is donated to the next step.
                 self.parameters._values[name] = np.array(value)
 
@@ -172,7 +173,9 @@ class DeviceState:
         if self.saved_totals is not None:
             totals = fill(totals, *self.saved_totals, "pass totals")
             self.saved_totals = None
-        self.state = self.state._replace(totals=totals, pass_id=jax.device_put(np.int32(pass_id)))
+        self.state = self.state._replace(
+            totals=put_replicated(totals), pass_id=put_replicated(np.int32(pass_id))
+        )
 
     def dispatch(self, chunk: Any) -> Any:
         """Run the steps of ``chunk`` (one device call); returns ``(costs, stats, finite)``."""
@@ -189,7 +192,7 @@ class DeviceState:
 
     def bad_step(self) -> int:
         """The first step whose cost or gradients were not finite, or -1 (a host read)."""
-        return int(self.state.bad)
+        return int(to_host(self.state.bad))
 
     def eval_params(self) -> dict[str, Any]:
         """Values to test and save with: sparse rows' missed decay applied and
@@ -203,7 +206,7 @@ class DeviceState:
             return params
         frozen, opt_state = ready[0]
         program = next(p for (f, *_), p in self.programs.items() if f == frozen)
-        return program.eval_view(opt_state, params, jax.device_put(np.int32(self.pass_id)))
+        return program.eval_view(opt_state, params, put_replicated(np.int32(self.pass_id)))
 
     # checkpoints ----------------------------------------------------------------------
     def export(self, mid_pass: bool) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -230,7 +233,7 @@ class DeviceState:
             arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
         state = self.state
         meta["step"] = int(self.step_count if state is None else state.step)
-        return jax.device_get(arrays), meta
+        return to_host(arrays), meta
 
     def restore(self, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
         """Take the state :meth:`export` wrote (the parameters are restored by the caller)."""

@@ -109,7 +109,8 @@ class ParamSpec:
     ``gradient_clipping_threshold`` means "unset: take the optimizer's global value"
     (v2 treats 0 the same way for l2 and momentum). ``sparsity_ratio`` comes from a
     pruning ``HookAttr``: that fraction of the weights, the smallest in magnitude when
-    training starts, is held at zero. ``owner`` (the layer that
+    training starts, is held at zero. ``sharding="rows"`` splits a 2-D parameter by rows
+    over the devices of the data mesh (see ``distributed``). ``owner`` (the layer that
     declared it) and ``role`` (``w0``, ``wbias`` ...) are for messages and lookup.
     """
 
@@ -124,6 +125,7 @@ class ParamSpec:
     is_static: bool = False
     sparse_update: bool = False
     sparsity_ratio: float | None = None
+    sharding: str | None = None  # "rows": split by rows over the devices of the data mesh
     owner: str = dataclasses.field(default="", compare=False)
     role: str = dataclasses.field(default="", compare=False)
 
@@ -133,6 +135,8 @@ class ParamSpec:
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
+        if out["sharding"] is None:
+            del out["sharding"]
         out["shape"] = list(self.shape)
         out["init"] = self.init.to_json()
         return out

@@ -20,6 +20,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from paddle_lite._src.distributed import is_writer
 from paddle_lite._src.errors import ParameterError
 
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
@@ -119,7 +120,13 @@ def _binary(f: Any) -> Any:
 
 
 def _write_output(f: Any, write: Callable[[IO[bytes]], None]) -> None:
-    """Run ``write`` on ``f``; for a path, atomically through a temporary file."""
+    """Run ``write`` on ``f``; for a path, atomically through a temporary file.
+
+    In a multi-process job only process 0 writes (the others would write the same
+    bytes to the same place).
+    """
+    if not is_writer():
+        return
     if not isinstance(f, (str, os.PathLike)):
         stream = _binary(f)
         write(stream)

@@ -3,7 +3,8 @@
 ``device_batches`` turns a reader's minibatches into :class:`Chunk` s: the feeds of
 one batch, or of ``k`` consecutive batches of one signature stacked on a new leading
 axis (``trainer.train(steps_per_dispatch=k)``), already handed to the device with an
-explicit ``jax.device_put``. On an accelerator a background thread converts and puts
+explicit ``jax.device_put`` (split along the data axis when training runs on several
+devices, see ``distributed``). On an accelerator a background thread converts and puts
 them ahead (a bounded queue of ``depth`` chunks), so the copy overlaps the running
 step; on a CPU backend the work runs inline, because there XLA's own thread pool uses
 every core and a concurrent Python thread slowed each step more than the conversion
@@ -18,6 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
+from paddle_lite._src.distributed import put_batch
 from paddle_lite._src.readers.parallel import buffered
 
 
@@ -87,7 +89,7 @@ def device_batches(
     ``background=None`` uses the thread when JAX computes on an accelerator.
     """
     converted = ((feeds, _size(feeds)) for feeds in map(convert, batches))
-    put = (c._replace(feeds=jax.device_put(c.feeds)) for c in chunks(converted, k))
+    put = (c._replace(feeds=put_batch(c.feeds, c.stacked)) for c in chunks(converted, k))
     if background is None:
         background = jax.default_backend() != "cpu"
     if not background:

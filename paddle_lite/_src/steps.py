@@ -19,12 +19,15 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
+from paddle_lite._src.distributed import VALID, row_shardings
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.topology import collect_params, traverse
 
 
 class TrainState(NamedTuple):
@@ -41,8 +44,11 @@ class TrainState(NamedTuple):
     bad: Any  # int32: the step whose cost or gradients were first not finite, or -1
 
 
-def batch_size(feeds: Any) -> int:
-    """The number of samples in ``feeds``: the leading dimension of its first array."""
+def batch_size(feeds: Any) -> Any:
+    """The number of samples in ``feeds``: the leading dimension of its arrays (static),
+    or the sum of the row weights of a batch padded for several devices."""
+    if VALID in feeds:
+        return jnp.sum(feeds[VALID]).astype(jnp.int32)
     return jax.tree_util.tree_leaves(feeds)[0].shape[0]
 
 
@@ -66,12 +72,13 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
     dtype = precision_mod.compute_dtype(precision)
     matmul = precision_mod.matmul_precision(precision)
     cost_names = frozenset(c.name for c in costs)
+    rows = row_shardings(collect_params(traverse(costs)))
 
     def loss(trainable, fixed, feeds, key):
         params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
         values, updates = forward(outputs, params, feeds, key, "train", cost_names)
-        return cost_sum(values, len(costs)), (values, updates)
+        return cost_sum(values, len(costs), feeds.get(VALID)), (values, updates)
 
     def body(state: TrainState, feeds: Any):
         key = jax.random.fold_in(state.key, state.step)
@@ -79,7 +86,7 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
             (total, (values, updates)), grads = jax.value_and_grad(loss, has_aux=True)(
                 state.trainable, state.fixed, feeds, key
             )
-            stats = evaluate(precision_mod.to_float32(values), slots, evaluators)
+            stats = evaluate(precision_mod.to_float32(values), slots, evaluators, feeds.get(VALID))
         deltas, opt_state = tx.update(
             grads,
             state.opt_state,
@@ -89,6 +96,10 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
         )
         trainable = optax.apply_updates(state.trainable, deltas)
         trainable = {n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()}
+        trainable = {  # row-split parameters stay split (see distributed.row_shardings)
+            n: jax.lax.with_sharding_constraint(v, rows[n]) if n in rows else v
+            for n, v in trainable.items()
+        }
         fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
         totals = jax.tree_util.tree_map(jnp.add, state.totals, (total, stats))
         finite = jnp.isfinite(total) & _all_finite(grads)
@@ -131,10 +142,10 @@ def make_train_steps(costs, evaluators, tx, precision: str, on_nan: str = "raise
 
 
 def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
-    """``zeros(params, feeds)``: zero totals shaped like one batch's ``(cost_sum, stats)``.
+    """``zeros(params, feeds)``: host zeros shaped like one batch's ``(cost_sum, stats)``.
 
-    Their shapes are found by tracing the test forward on ``feeds`` (no compilation of
-    it); the zeros themselves come from one small jitted program per shape set.
+    Their shapes are found by tracing the test forward on ``feeds`` (no compilation),
+    once per feeds signature.
     """
     outputs, slots = outputs_for(costs, evaluators)
 
@@ -145,14 +156,11 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
     cache: dict[Any, Any] = {}
 
     def zeros(params: Any, feeds: Any) -> tuple[Any, list[Any]]:
-        shapes = jax.eval_shape(stats, params, feeds)
-        leaves, tree = jax.tree_util.tree_flatten(shapes)
-        sig = (tree, tuple((s.shape, s.dtype) for s in leaves))
+        leaves, tree = jax.tree_util.tree_flatten(feeds)
+        sig = (tree, tuple((x.shape, x.dtype) for x in leaves))
         if sig not in cache:
-            cache[sig] = jax.jit(
-                lambda: jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
-            )
-        return cache[sig]()
+            cache[sig] = jax.eval_shape(stats, params, feeds)
+        return jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), cache[sig])
 
     return zeros
 
@@ -169,10 +177,11 @@ def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any], precision:
     def step(params, feeds, totals):
         params = precision_mod.cast_floats(params, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
+        weights = feeds.get(VALID)
         with jax.default_matmul_precision(matmul):
             values, _ = forward(outputs, params, feeds, None, "test", cost_names)
-            stats = evaluate(precision_mod.to_float32(values), slots, evaluators)
-        batch = (cost_sum(values, len(costs)), stats)
+            stats = evaluate(precision_mod.to_float32(values), slots, evaluators, weights)
+        batch = (cost_sum(values, len(costs), weights), stats)
         return jax.tree_util.tree_map(jnp.add, totals, batch)
 
     return jax.jit(step, donate_argnums=(2,))

@@ -17,10 +17,11 @@ import jax
 import numpy as np
 
 from paddle_lite._src import events
+from paddle_lite._src.distributed import to_host
 from paddle_lite._src.errors import NonFiniteError
 from paddle_lite._src.nonfinite import diagnose
 
-CHECK_EVERY = 32
+CHECK_EVERY = 16  # also the most steps a CPU mesh may run ahead (a JAX 0.10 deadlock)
 
 
 class Fetched:
@@ -35,7 +36,7 @@ class Fetched:
 
     def get(self) -> Any:
         if self._host is None:
-            self._host = jax.device_get(self._value)
+            self._host = to_host(self._value)
         return self._host
 
     def pick(self, i: int | None) -> Callable[[], Any]:
@@ -101,7 +102,7 @@ class Watch:
         self.since_check = 0
         if self.on_nan != "raise" or not self.recent:
             return
-        bad = int(jax.device_get(self.device.state.bad))
+        bad = self.device.bad_step()
         if bad < 0:
             return
         for first, chunk, pass_id, batch_id, _ in self.recent:

@@ -14,11 +14,11 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import jax
 import numpy as np
 
 from paddle_lite._src import checkpoints, config, events, steps
 from paddle_lite._src.device_state import DeviceState
+from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError, ParameterError
 from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.feeder import DataFeeder
@@ -142,7 +142,7 @@ class SGD:
         Each batch is one jitted call that computes the cost, the gradients, the
         update and the evaluator statistics; nothing is read back from the device
         unless the event handler reads ``event.cost`` or ``event.metrics`` (and, every
-        32 calls, one flag that says whether a step went non-finite).
+        16 calls, one flag that says whether a step went non-finite).
 
         Args:
             reader: a no-argument callable returning an iterable of batches (lists of
@@ -318,19 +318,19 @@ class SGD:
         totals, count = None, 0
         for chunk in device_batches(reader(), feeder.convert):
             if totals is None:
-                totals = self._device.zeros(params, chunk.feeds)
+                totals = put_replicated(self._device.zeros(params, chunk.feeds))
             totals = step(params, chunk.feeds, totals)
             count += chunk.sizes[0]
         if totals is None:
             return events.TestResult(evaluator={}, cost=0.0)
-        cost, stats = jax.device_get(totals)
+        cost, stats = to_host(totals)
         return events.TestResult(
             evaluator=results(self._evaluators, stats), cost=float(cost) / count
         )
 
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
-        values = jax.device_get(self._eval_params())
+        values = to_host(self._eval_params())
         snapshot = Parameters()
         for spec in self._parameters.specs():
             value = values.get(spec.name)

@@ -5,6 +5,7 @@ reader; a decorator maps readers to a reader.
 """
 
 from paddle_lite._src.readers.bucketing import bucket_by_length
+from paddle_lite._src.readers.sharding import shard
 from paddle_lite.reader import creator, decorator
 from paddle_lite.reader.decorator import (
     ComposeNotAligned,
@@ -37,6 +38,7 @@ __all__ = [
     "firstn",
     "map_readers",
     "multiprocess_reader",
+    "shard",
     "shuffle",
     "xmap_readers",
 ]

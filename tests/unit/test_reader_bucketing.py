@@ -1,4 +1,5 @@
-"""bucket_by_length: every sample once, similar lengths per batch, seeded order, less padding."""
+"""bucket_by_length (every sample once, similar lengths per batch, seeded, less padding)
+and shard."""
 
 import numpy as np
 import pytest
@@ -62,3 +63,10 @@ def test_errors_name_the_argument():
         paddle.reader.bucket_by_length(_reader(), 4)
     with pytest.raises(ReaderTypeError, match="length must be a function"):
         paddle.reader.bucket_by_length(_reader, 4, length=3)
+
+
+def test_shards_are_disjoint_ordered_and_complete():
+    parts = [list(paddle.reader.shard(lambda: iter(range(10)), 3, i)()) for i in range(3)]
+    assert parts == [[0, 3, 6, 9], [1, 4, 7], [2, 5, 8]]
+    with pytest.raises(ValueError, match="index must be below num_shards=3"):
+        paddle.reader.shard(lambda: iter(()), 3, 3)

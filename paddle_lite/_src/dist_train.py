@@ -1,0 +1,153 @@
+"""``paddle.dist_train``: the v2 design doc's distributed training call, on Kubernetes.
+
+Outside a cluster it writes a manifest: a headless Service and an Indexed Job of
+``num_workers`` pods that run this same script. Each pod gets
+``PADDLE_LITE_COORDINATOR_ADDRESS`` (pod 0 through the Service's DNS name),
+``PADDLE_LITE_NUM_PROCESSES`` and ``PADDLE_LITE_PROCESS_ID`` (the pod's completion
+index), so the script's ``paddle.init()`` joins the job. Apply it with ``kubectl apply
+-f <manifest>``. Inside one of those pods (``PADDLE_LITE_K8S_JOB`` names the job) the
+same call trains.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from typing import Any
+
+from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.functional import train_fn
+from paddle_lite._src.param_files import _write_output
+
+PORT = 29500
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$")
+
+
+def _env(job: str, workers: int) -> list[dict[str, Any]]:
+    index = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+    return [
+        {"name": "PADDLE_LITE_K8S_JOB", "value": job},
+        {"name": "PADDLE_LITE_COORDINATOR_ADDRESS", "value": f"{job}-0.{job}:{PORT}"},
+        {"name": "PADDLE_LITE_NUM_PROCESSES", "value": str(workers)},
+        {"name": "PADDLE_LITE_PROCESS_ID", "valueFrom": {"fieldRef": {"fieldPath": index}}},
+    ]
+
+
+def manifest(
+    job: str,
+    image: str,
+    workers: int,
+    command: list[str],
+    gpus: int = 0,
+    workdir: str = "/workspace",
+) -> dict[str, Any]:
+    """The Service + Indexed Job manifest (a ``kind: List``) of a ``workers``-pod job."""
+    labels = {"app.kubernetes.io/name": "paddle-lite", "paddle-lite/job": job}
+    container = {
+        "name": "trainer",
+        "image": image,
+        "command": command,
+        "workingDir": workdir,
+        "env": _env(job, workers),
+        "ports": [{"containerPort": PORT, "name": "coordinator"}],
+    }
+    if gpus:
+        container["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": job, "labels": labels},
+        "spec": {
+            "clusterIP": "None",
+            "selector": labels,
+            "ports": [{"port": PORT, "name": "coordinator"}],
+        },
+    }
+    pod = {
+        "metadata": {"labels": labels},
+        "spec": {"subdomain": job, "restartPolicy": "Never", "containers": [container]},
+    }
+    job_spec = {
+        "completionMode": "Indexed",
+        "completions": workers,
+        "parallelism": workers,
+        "backoffLimit": 0,  # a lost pod ends the job: restart it from the last checkpoint
+        "template": pod,
+    }
+    batch = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": job, "labels": labels},
+        "spec": job_spec,
+    }
+    return {"apiVersion": "v1", "kind": "List", "items": [service, batch]}
+
+
+def _check(k8s_job: Any, image: Any, num_workers: Any) -> None:
+    if not isinstance(k8s_job, str) or not _NAME.match(k8s_job):
+        raise ConfigError(
+            f"dist_train: k8s_job must be a DNS-1123 label (lowercase letters, digits and "
+            f"'-', at most 52 characters); received {k8s_job!r}."
+        )
+    if not isinstance(image, str) or not image:
+        raise ConfigError(f"dist_train: image must name a container image; received {image!r}.")
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
+        raise ConfigError(f"dist_train: num_workers must be an int >= 1; received {num_workers!r}.")
+
+
+def dist_train(
+    topology: Any,
+    parameters: Any,
+    trainer: Any = None,
+    reader: Any = None,
+    num_workers: int = 1,
+    image: str | None = None,
+    k8s_job: str | None = None,
+    num_passes: int = 1,
+    event_handler: Any = None,
+    feeding: Any = None,
+    update_equation: Any = None,
+    manifest_path: str | None = None,
+    gpus_per_worker: int = 0,
+    workdir: str = "/workspace",
+) -> str | None:
+    """Train ``topology`` on ``num_workers`` Kubernetes pods (v2 design doc).
+
+    Args:
+        topology, parameters: the cost layer(s) and their ``Parameters``.
+        trainer: a ``paddle.trainer.SGD`` to train with (default: ``paddle.train``'s
+            cached trainer, with ``update_equation``).
+        reader, num_passes, event_handler, feeding: as for ``train``.
+        num_workers: pods (processes) in the job.
+        image: the container image holding this script (at ``workdir``) and paddle_lite.
+        k8s_job: the job's name (a DNS label); also the Service's.
+        manifest_path: where to write the manifest (default ``<k8s_job>.k8s.json``).
+        gpus_per_worker: GPUs each pod asks for.
+
+    Returns:
+        Outside the cluster, the manifest's path (train with ``kubectl apply -f``);
+        inside a pod, None after training.
+
+    Example::
+
+        paddle.dist_train(cost, params, reader=train_reader, num_workers=4,
+                          image="registry.example.com/mnist:1", k8s_job="mnist")
+    """
+    _check(k8s_job, image, num_workers)
+    if os.environ.get("PADDLE_LITE_K8S_JOB") == k8s_job:
+        args = {"num_passes": num_passes, "event_handler": event_handler, "feeding": feeding}
+        if trainer is not None:
+            trainer.train(reader, **args)
+        else:
+            train_fn(topology, parameters, reader, update_equation=update_equation, **args)
+        return None
+    command = ["python", sys.argv[0], *sys.argv[1:]]
+    path = manifest_path or f"{k8s_job}.k8s.json"
+    text = json.dumps(
+        manifest(k8s_job, image, num_workers, command, gpus_per_worker, workdir), indent=2
+    )
+    _write_output(path, lambda stream: stream.write(text.encode()))
+    print(f"paddle_lite: wrote {path}; start the job with: kubectl apply -f {path}")
+    return path

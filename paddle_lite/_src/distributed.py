@@ -1,0 +1,239 @@
+"""Data parallelism over local devices and over processes, on JAX's own runtime.
+
+``paddle.init(trainer_count=N)`` trains on ``N`` local devices (GPUs, or ``N`` CPU
+host devices made before JAX starts); ``paddle.init(coordinator_address="host:port",
+num_processes=P, process_id=i)`` (or the ``PADDLE_LITE_COORDINATOR_ADDRESS``,
+``PADDLE_LITE_NUM_PROCESSES`` and ``PADDLE_LITE_PROCESS_ID`` variables, or nothing
+under Slurm or Open MPI, which JAX detects) joins ``P`` processes with
+``jax.distributed.initialize``. All the devices form one mesh with a ``data`` axis:
+parameters and optimizer state are replicated, every batch is split along that axis,
+and XLA inserts the gradient all-reduce into the one jitted step.
+
+Every process reads the same global batches and converts only its own rows (padded
+to the sequence lengths of the whole batch), so the processes always agree on shapes
+and on the number of steps, and training equals one process training on the same
+global batches, up to float reduction order. A batch whose size is not a multiple of
+the device count is padded with rows of weight 0 (costs, metrics and the optimizer's
+sample count ignore them; batch-norm statistics do see them).
+
+A dead process always ends the job (JAX aborts the others after
+``heartbeat_timeout_seconds``); collectives time out after ``COLLECTIVE_TIMEOUT_S``
+instead of XLA's 30 minutes. Restart from the last checkpoint (``paddle_lite.launch
+--max-restarts``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from paddle_lite._src.errors import ConfigError
+
+HEARTBEAT_TIMEOUT_S = 10
+COLLECTIVE_TIMEOUT_S = 60
+ENV = {
+    "coordinator_address": "PADDLE_LITE_COORDINATOR_ADDRESS",
+    "num_processes": "PADDLE_LITE_NUM_PROCESSES",
+    "process_id": "PADDLE_LITE_PROCESS_ID",
+}
+VALID = "__valid__"  # the feed of per-row weights (1 real, 0 padding) of padded batches
+
+_MESH: dict[str, Any] = {}  # the data mesh, made once per process
+
+
+def _backend_started() -> bool:
+    from jax._src import xla_bridge
+
+    return xla_bridge.backends_are_initialized()
+
+
+def cluster_args(flags: dict[str, Any]) -> dict[str, Any] | None:
+    """``jax.distributed.initialize`` arguments from ``flags`` and the environment, or
+    None for a single process; ``{}`` lets JAX detect a Slurm or Open MPI job."""
+    args = {k: flags[k] for k in ENV if flags.get(k) is not None}
+    for key, var in ENV.items():
+        if key not in args and os.environ.get(var):
+            args[key] = os.environ[var] if key == "coordinator_address" else int(os.environ[var])
+    if args:
+        missing = [k for k in ENV if k not in args]
+        if missing:
+            raise ConfigError(
+                f"multi-process training needs coordinator_address, num_processes and "
+                f"process_id; missing {missing} (arguments of paddle.init or the "
+                f"{', '.join(ENV[k] for k in missing)} variables)."
+            )
+        return None if args["num_processes"] == 1 else args
+    slurm = int(os.environ.get("SLURM_NTASKS", "1")) > 1 and "SLURM_PROCID" in os.environ
+    ompi = int(os.environ.get("OMPI_COMM_WORLD_SIZE", "1")) > 1
+    return {} if slurm or ompi else None
+
+
+def _start_processes(args: dict[str, Any]) -> None:
+    import jax
+
+    if jax.distributed.is_initialized():
+        return
+    if _backend_started():
+        raise ConfigError(
+            "paddle.init(): multi-process training must start before JAX does; call "
+            "paddle.init(...) first thing in the program."
+        )
+    flag = f"--xla_cpu_collective_timeout_seconds={COLLECTIVE_TIMEOUT_S}"
+    if "xla_cpu_collective_timeout_seconds" not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
+    jax.distributed.initialize(**args, heartbeat_timeout_seconds=HEARTBEAT_TIMEOUT_S)
+
+
+def _local_devices(count: int, use_gpu: bool) -> list[Any]:
+    import jax
+
+    if not use_gpu and not _backend_started() and count > 1:
+        jax.config.update("jax_num_cpu_devices", count)
+    devices = jax.local_devices()
+    if len(devices) < count:
+        raise ConfigError(
+            f"paddle.init(trainer_count={count}): JAX has {len(devices)} {devices[0].platform} "
+            f"device(s) here. On CPU, call paddle.init before any JAX work (or set "
+            f"JAX_NUM_CPU_DEVICES={count}); on GPUs, use at most the GPUs you have."
+        )
+    return devices[:count]
+
+
+def setup(flags: dict[str, Any]) -> None:
+    """Join the processes and build the data mesh that ``flags`` ask for."""
+    args = cluster_args(flags)
+    count = int(flags.get("trainer_count", 1))
+    if args is None and count == 1:
+        _MESH.clear()
+        return
+    if args is not None:
+        _start_processes(args)
+    import jax
+    from jax.sharding import Mesh
+
+    _local_devices(count, bool(flags.get("use_gpu")))
+    by_process: dict[int, list[Any]] = {}
+    for device in sorted(jax.devices(), key=lambda d: (d.process_index, d.id)):
+        by_process.setdefault(device.process_index, []).append(device)
+    # every process trains on its first trainer_count devices
+    devices = [d for p in sorted(by_process) for d in by_process[p][:count]]
+    _MESH.clear()
+    _MESH["mesh"] = Mesh(np.array(devices), ("data",))
+
+
+def mesh() -> Any:
+    """The data mesh, or None when training runs on one device."""
+    return _MESH.get("mesh")
+
+
+def process_index() -> int:
+    import jax
+
+    return jax.process_index() if mesh() is not None else 0
+
+
+def is_writer() -> bool:
+    """Whether this process writes files (only process 0 of a multi-process job)."""
+    return process_index() == 0
+
+
+def _pad_rows(feeds: Any, axis: int, n: int) -> Any:
+    """``feeds`` with rows repeated up to a multiple of ``n`` and a ``VALID`` weight feed.
+
+    Padding repeats the first rows (always valid values: an empty padding sequence
+    could turn a mean into 0/0); their weight 0 keeps them out of costs and metrics.
+    """
+    import jax
+
+    rows = np.shape(jax.tree_util.tree_leaves(feeds)[0])[axis]
+    extra = -rows % n
+    if not extra:
+        return feeds
+    take = np.concatenate([np.arange(rows), np.arange(extra) % rows])
+    padded = jax.tree_util.tree_map(lambda x: np.take(x, take, axis=axis), feeds)
+    weights = np.concatenate([np.ones(rows, np.float32), np.zeros(extra, np.float32)])
+    if axis == 1:  # stacked batches share one padding pattern
+        lead = np.shape(jax.tree_util.tree_leaves(feeds)[0])[0]
+        weights = np.broadcast_to(weights, (lead, rows + extra)).copy()
+    return {**padded, VALID: weights}
+
+
+def put_batch(feeds: Any, stacked: bool) -> Any:
+    """Numpy feeds on the device: whole on one device, or split along the data axis."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    m = mesh()
+    if m is None:
+        return jax.device_put(feeds)
+    axis = 1 if stacked else 0
+    feeds = _pad_rows(feeds, axis, m.devices.size)
+    sharding = NamedSharding(m, PartitionSpec(*([None] * axis), "data"))
+    if jax.process_count() == 1:
+        return jax.device_put(feeds, sharding)
+    part, parts = jax.process_index(), jax.process_count()
+
+    def local(x: Any) -> Any:
+        rows = np.shape(x)[axis] // parts
+        block = np.take(x, np.arange(part * rows, (part + 1) * rows), axis=axis)
+        return jax.make_array_from_process_local_data(sharding, block, np.shape(x))
+
+    return jax.tree_util.tree_map(local, feeds)
+
+
+def put_replicated(tree: Any) -> Any:
+    """Host values (the same on every process) on every device of the mesh."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    m = mesh()
+    if m is None:
+        return jax.device_put(tree)
+    return jax.device_put(tree, NamedSharding(m, PartitionSpec()))
+
+
+def to_host(tree: Any) -> Any:
+    """Numpy copies of device values; a replicated global array reads its local copy."""
+    import jax
+
+    def local(x: Any) -> Any:
+        if isinstance(x, jax.Array) and not x.is_fully_addressable:
+            return x.addressable_data(0)
+        return x
+
+    return jax.device_get(jax.tree_util.tree_map(local, tree))
+
+
+def row_shardings(specs: Any) -> dict[str, Any]:
+    """``{name: sharding}`` of the parameters declared ``sharding="rows"``, split by rows
+    over the data mesh (none without a mesh, where the setting changes nothing)."""
+    m = mesh()
+    if m is None:
+        return {}
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    out = {}
+    n = m.devices.size
+    for name, spec in specs.items():
+        if spec.sharding != "rows":
+            continue
+        if len(spec.shape) != 2 or spec.shape[0] % n:
+            raise ConfigError(
+                f"parameter '{name}' has sharding='rows' and shape {spec.shape}; splitting "
+                f"by rows over {n} devices needs a 2-D parameter whose row count divides by "
+                f"{n} (pad the vocabulary, or pick another trainer_count)."
+            )
+        out[name] = NamedSharding(m, PartitionSpec("data", None))
+    return out
+
+
+def put_params(values: Any, shardings: dict[str, Any]) -> Any:
+    """Parameter values on the mesh: row-split where ``shardings`` says, else replicated."""
+    import jax
+
+    rows = {n: v for n, v in values.items() if n in shardings}
+    placed = put_replicated({n: v for n, v in values.items() if n not in shardings})
+    placed.update({n: jax.device_put(v, shardings[n]) for n, v in rows.items()})
+    return {n: placed[n] for n in values}
