@@ -127,6 +127,9 @@ def test_memory_checks():
 
     with pytest.raises(LayerConfigError, match="boot_layer 'h@g2' is built inside the step"):
         L.recurrent_group(name="g2", step=inner_boot, input=x)
+    boot = L.data(name="boot", type=paddle.data_type.dense_vector(2))
+    with pytest.raises(LayerConfigError, match="boot_layer 'boot' has size 2; they must match"):
+        L.recurrent_group(step=lambda y: L.memory(name="h", size=3, boot_layer=boot), input=x)
     with pytest.raises(LayerConfigError, match="one option at most"):
         L.recurrent_group(step=two_boots, input=x)
     with pytest.raises(LayerTypeError, match="must return a layer"):
