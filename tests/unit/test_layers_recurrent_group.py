@@ -128,8 +128,15 @@ def test_memory_checks():
     with pytest.raises(LayerConfigError, match="boot_layer 'h@g2' is built inside the step"):
         L.recurrent_group(name="g2", step=inner_boot, input=x)
     boot = L.data(name="boot", type=paddle.data_type.dense_vector(2))
-    with pytest.raises(LayerConfigError, match="boot_layer 'boot' has size 2; they must match"):
-        L.recurrent_group(step=lambda y: L.memory(name="h", size=3, boot_layer=boot), input=x)
+
+    def boot_size(y):
+        mem = L.memory(name="h3", size=3, boot_layer=boot)
+        return L.fc(input=[y, mem], size=3, name="h3")
+
+    out = L.recurrent_group(step=boot_size, input=x)  # v2 parses this; it fails when run
+    feeds = {"x": seq_value([2], t=2, d=3), "boot": np.zeros((1, 2), np.float32)}
+    with pytest.raises(LayerConfigError, match=r"shape \(2,\) per sample but remembers"):
+        forward([out], _params(out), feeds)
     with pytest.raises(LayerConfigError, match="one option at most"):
         L.recurrent_group(step=two_boots, input=x)
     with pytest.raises(LayerTypeError, match="must return a layer"):

@@ -331,7 +331,7 @@ def beam_fields(result: BeamResult) -> dict[str, Any]:
                 flat_ids += [n, *ids[i, j, :n].tolist(), -1]
                 flat_words += [*words[i, j, :n].tolist(), -1.0]
     return {
-        "id": np.asarray(flat_ids, np.int64),
+        "id": np.asarray(flat_ids, np.int32),
         "prob": scores,
         "value": np.asarray(flat_words, np.float32)[:, None],
     }

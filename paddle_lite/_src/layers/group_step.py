@@ -213,11 +213,6 @@ def memory(
         )
     size = _base.positive_int(size, layer=label, arg="size")
     boot, boot_arg, bias = _boot(boot_layer, boot_bias, boot_with_const_id, label)
-    if boot == "layer" and boot_arg.size != size:
-        raise LayerConfigError(
-            f"memory '{label}' has size {size} but its boot_layer '{boot_arg.name}' has size "
-            f"{boot_arg.size}; they must match."
-        )
     attrs = {
         **_spec_attrs(Spec(size, "int32" if boot == "id" else "float32"), 0),
         "boot_act": as_activation(boot_bias_active_type, layer=label, arg="boot_bias_active_type"),

@@ -66,7 +66,14 @@ def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -
     """A memory's value at the first step."""
     target = graph.node(link.target).spec
     if link.boot == "layer":
-        return boots[link.name]
+        boot = boots[link.name]
+        if boot.shape[1:] != (target.size,):  # v2 parses this and fails when it runs
+            raise LayerConfigError(
+                f"memory '{link.name}' boots from a layer of shape {tuple(boot.shape[1:])} "
+                f"per sample but remembers '{link.target}' of size {target.size}; give "
+                "memory and boot_layer the same size."
+            )
+        return boot
     if link.boot == "id":
         return jnp.full((batch,), link.boot_id, jnp.int32)
     if link.boot == "bias":

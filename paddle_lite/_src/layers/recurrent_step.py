@@ -192,6 +192,12 @@ def get_output(input, arg_name, name=None, layer_attr=None):  # noqa: A002
     Only ``lstm_step`` has a second output, ``'state'`` (its cell state ``c_t``);
     ``'default'`` is the layer's ordinary value.
 
+    Args:
+        input: the layer with several outputs (``input.outputs`` lists them).
+        arg_name: the output to take.
+        name: default ``__get_output_layer_<n>__``; name it like a memory to remember it.
+        layer_attr: ``Extra(device=...)`` only.
+
     Returns:
         A layer of ``input.size``.
 
@@ -339,10 +345,21 @@ def gru_step_naive(
     ``error_clipping_threshold`` (v2's ``gru_step_naive_layer``).
 
     Layers ``<name>_update``, ``<name>_reset`` (gates), ``<name>_reset_output``,
-    ``<name>_output_candidate`` and ``<name>``; same maths as :func:`gru_step`.
+    ``<name>_output_candidate`` and ``<name>``; same maths as :func:`gru_step`, with
+    ``U_g`` split by gate and each part's own bias.
+
+    Args:
+        input, output_mem, size, act, gate_act: as :func:`gru_step`.
+        bias_attr: the biases of the gate and candidate layers (default on).
+        param_attr: ``Param`` of the three recurrent matrices (one name shares them).
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
     Returns:
         ``h_t``, size ``input.size / 3``.
+
+    Example::
+
+        h = paddle.layer.gru_step_naive(name="gru", input=proj, output_mem=mem)
     """
     name = _base.layer_name(name, "gru_step_naive")
     inp, mem, size = _gru_args(input, output_mem, size, name)
