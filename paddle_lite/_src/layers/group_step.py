@@ -162,6 +162,7 @@ def _boot(boot_layer, boot_bias, boot_with_const_id, name) -> tuple[str, Any, An
     return "zeros", None, None
 
 
+@_base.layer_function
 def memory(
     name,
     size,
