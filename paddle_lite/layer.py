@@ -25,6 +25,14 @@ from paddle_lite._src.layers.cost_rank import (
     smooth_l1_cost,
 )
 from paddle_lite._src.layers.crf import crf, crf_decoding
+from paddle_lite._src.layers.generation import (
+    BaseGeneratedInput,
+    GeneratedInput,
+    beam_search,
+    eos,
+    sampling_id,
+)
+from paddle_lite._src.layers.group_step import StaticInput, SubsequenceInput, memory
 from paddle_lite._src.layers.math import (
     cos_sim,
     interpolation,
@@ -49,6 +57,13 @@ from paddle_lite._src.layers.projections import (
     trans_full_matrix_projection,
 )
 from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
+from paddle_lite._src.layers.recurrent_group import recurrent_group
+from paddle_lite._src.layers.recurrent_step import (
+    get_output,
+    gru_step,
+    gru_step_naive,
+    lstm_step,
+)
 from paddle_lite._src.layers.sequence import (
     AggregateLevel,
     ExpandLevel,
@@ -64,11 +79,16 @@ LayerOutput = Layer
 __all__ = [
     "AddToSealedMixedLayerException",
     "AggregateLevel",
+    "BaseGeneratedInput",
     "ExpandLevel",
+    "GeneratedInput",
     "Layer",
     "LayerOutput",
+    "StaticInput",
+    "SubsequenceInput",
     "addto",
     "batch_norm",
+    "beam_search",
     "classification_cost",
     "concat",
     "context_projection",
@@ -83,11 +103,15 @@ __all__ = [
     "dotmul_projection",
     "dropout",
     "embedding",
+    "eos",
     "expand",
     "fc",
     "first_seq",
     "full_matrix_projection",
     "get_layer",
+    "get_output",
+    "gru_step",
+    "gru_step_naive",
     "grumemory",
     "huber_classification_cost",
     "huber_regression_cost",
@@ -99,9 +123,11 @@ __all__ = [
     "lambda_cost",
     "last_seq",
     "less_than",
+    "lstm_step",
     "lstmemory",
     "max_id",
     "maxout",
+    "memory",
     "mixed",
     "mse_cost",
     "multi_binary_label_cross_entropy_cost",
@@ -112,9 +138,11 @@ __all__ = [
     "power",
     "rank_cost",
     "recurrent",
+    "recurrent_group",
     "regression_cost",
     "repeat",
     "reset_names",
+    "sampling_id",
     "scaling",
     "scaling_projection",
     "seq_concat",

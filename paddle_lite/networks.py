@@ -7,12 +7,34 @@ from paddle_lite._src.networks import (
     small_vgg,
     vgg_16_network,
 )
+from paddle_lite._src.networks_attention import (
+    bidirectional_gru,
+    bidirectional_lstm,
+    simple_attention,
+)
+from paddle_lite._src.networks_rnn import (
+    gru_group,
+    gru_unit,
+    lstmemory_group,
+    lstmemory_unit,
+    simple_gru,
+    simple_gru2,
+)
 from paddle_lite._src.networks_seq import sequence_conv_pool, simple_lstm, text_conv_pool
 
 __all__ = [
+    "bidirectional_gru",
+    "bidirectional_lstm",
+    "gru_group",
+    "gru_unit",
     "img_conv_bn_pool",
     "img_conv_group",
+    "lstmemory_group",
+    "lstmemory_unit",
     "sequence_conv_pool",
+    "simple_attention",
+    "simple_gru",
+    "simple_gru2",
     "simple_img_conv_pool",
     "simple_lstm",
     "small_vgg",

@@ -1,7 +1,7 @@
 """JSON encoding of layer attributes (no pickle anywhere).
 
 Plain values pass through; lists and tuples both become JSON lists and decode as
-tuples; activations, poolings and input types are tagged objects.
+tuples; activations, poolings, input types and recurrent-group steps are tagged objects.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from paddle_lite._src.activations import BaseActivation, activation_from_json
 from paddle_lite._src.data_types import InputType
 from paddle_lite._src.errors import TopologyError
 from paddle_lite._src.poolings import BasePoolingType, pooling_from_json
+from paddle_lite._src.step_graph import StepGraph
 
 
 def encode(value: Any, where: str = "attribute") -> Any:
@@ -28,6 +29,8 @@ def encode(value: Any, where: str = "attribute") -> Any:
         return {"__pooling__": value.to_json()}
     if isinstance(value, InputType):
         return {"__input_type__": value.to_json()}
+    if isinstance(value, StepGraph):
+        return {"__step_graph__": value.to_json(encode_attrs)}
     raise TopologyError(f"{where}: cannot serialize {value!r} of type {type(value).__name__}.")
 
 
@@ -44,6 +47,8 @@ def decode(value: Any) -> Any:
         return pooling_from_json(value["__pooling__"])
     if "__input_type__" in value:
         return InputType.from_json(value["__input_type__"])
+    if "__step_graph__" in value:
+        return StepGraph.from_json(value["__step_graph__"], decode_attrs)
     raise TopologyError(f"cannot decode attribute {value!r}.")
 
 

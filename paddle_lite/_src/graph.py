@@ -157,6 +157,7 @@ class NameScope:
         self._lock = threading.Lock()
         self.evaluators: list[Any] = []  # evaluators declared in this scope (v2 globals)
         self.layers: weakref.WeakValueDictionary[str, Layer] = weakref.WeakValueDictionary()
+        self.submodels: list[Any] = []  # recurrent-group steps being defined, innermost last
 
     def next_name(self, prefix: str) -> str:
         with self._lock:
@@ -209,6 +210,35 @@ def name_scope() -> Iterator[NameScope]:
         yield scope
     finally:
         _scope_stack.pop()
+
+
+def current_submodel() -> Any:
+    """The innermost recurrent-group step being defined now, or None."""
+    models = _scope_stack[-1].submodels
+    return models[-1] if models else None
+
+
+@contextlib.contextmanager
+def submodel(model: Any) -> Iterator[Any]:
+    """Define layers inside ``model``, a recurrent group's step (v2 sub-model).
+
+    ``model`` has a ``name`` and a ``layers`` list: every layer created inside the
+    block is appended to it, and :func:`qualified_name` gives ``<name>@<model.name>``.
+    """
+    scope = _scope_stack[-1]
+    scope.submodels.append(model)
+    try:
+        yield model
+    finally:
+        scope.submodels.pop()
+
+
+def qualified_name(name: str) -> str:
+    """v2's full name: ``name@<group>`` inside a recurrent group's step, else ``name``."""
+    model = current_submodel()
+    if model is None or name.endswith("@" + model.name):
+        return name
+    return f"{name}@{model.name}"
 
 
 def freeze(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -288,6 +318,9 @@ class Layer:
         ):
             object.__setattr__(self, field, value)
         current_scope().layers[name] = self
+        model = current_submodel()
+        if model is not None:
+            model.layers.append(self)
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"layer '{self.name}' is immutable; cannot set '{key}'.")

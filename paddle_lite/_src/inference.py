@@ -18,6 +18,8 @@ from paddle_lite._src.buckets import pow2
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
 from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.layers.beam_search import BeamResult
+from paddle_lite._src.layers.generation import beam_fields
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology, load_inference_topology
 from paddle_lite._src.typing import Seq, data_of
@@ -127,6 +129,8 @@ class Inference:
 
 
 def _trim(value: Any, n: int) -> Any:
+    if isinstance(value, BeamResult):
+        return BeamResult(*(np.asarray(v)[:n] for v in value))
     if isinstance(value, Seq):
         return Seq(np.asarray(value.data)[:n], np.asarray(value.lengths)[:n])
     return np.asarray(value)[:n]
@@ -134,10 +138,15 @@ def _trim(value: Any, n: int) -> Any:
 
 def _fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
     """The fields of one output; ``source`` is the input of a ``max_id`` output."""
+    if isinstance(value, BeamResult):
+        return beam_fields(value)
     if isinstance(value, Seq):
         value = np.concatenate([value.data[i, :k] for i, k in enumerate(value.lengths)], axis=0)
     if layer.kind == "maxid":
-        return {"id": value, "prob": np.max(data_of(source), axis=-1)}
+        probs = np.asarray(data_of(source))
+        if isinstance(source, Seq):
+            probs = np.concatenate([probs[i, :k] for i, k in enumerate(source.lengths)], axis=0)
+        return {"id": value, "prob": np.max(probs, axis=-1, keepdims=True)}
     if layer.spec.dtype == "int32":
         return {"id": value}
     return {"value": value}

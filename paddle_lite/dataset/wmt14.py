@@ -6,6 +6,7 @@ from paddle_lite._src.dataset.wmt14 import (
     fetch,
     gen,
     get_dict,
+    model,
     test,
     train,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "fetch",
     "gen",
     "get_dict",
+    "model",
     "test",
     "train",
 ]

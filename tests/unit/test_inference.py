@@ -54,7 +54,7 @@ def test_several_outputs_concatenate_per_field_and_max_id_fields():
         output_layer=ids, parameters=params, input=[(x,) for x in xs], field=["id", "prob"]
     )
     np.testing.assert_array_equal(np.asarray(got_ids).ravel(), p.argmax(1))
-    np.testing.assert_allclose(got_prob, p.max(1), rtol=1e-5)
+    np.testing.assert_allclose(got_prob, p.max(1, keepdims=True), rtol=1e-5)  # v2: [batch, 1]
     with pytest.raises(TopologyError, match="has no 'value' output"):
         paddle.infer(output_layer=ids, parameters=params, input=[(xs[0],)])
     with pytest.raises(DataError, match="infer field must be one of"):

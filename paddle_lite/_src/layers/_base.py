@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
-from paddle_lite._src.graph import Layer, ParamSpec, auto_name
+from paddle_lite._src.graph import Layer, ParamSpec, auto_name, qualified_name
 from paddle_lite._src.kinds import ParamDecl, get_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -175,7 +175,12 @@ def build(
     bias: attrs_mod.ParamAttr | None = None,
     parameter_name: str | None = None,
 ) -> Layer:
-    """Create the node: infer its spec and resolve its parameters, naming the layer on error."""
+    """Create the node: infer its spec and resolve its parameters, naming the layer on error.
+
+    Inside a recurrent group's step the name becomes v2's full name ``<name>@<group>``,
+    and so do the default parameter names (``_<name>@<group>.w0``).
+    """
+    name = qualified_name(name)
     if parameter_name is not None and (not isinstance(parameter_name, str) or not parameter_name):
         raise LayerTypeError(
             f"layer '{name}': parameter_name must be a non-empty str; received {parameter_name!r}."

@@ -1,0 +1,270 @@
+"""``recurrent_group``: a step function run over the time steps of sequences.
+
+The step is defined once (:func:`~paddle_lite._src.layers.group_step.define_step`)
+and compiled into the body of one ``lax.scan`` over the padded time axis. At a padded
+step (``t >= length``) the memories keep their values and the outputs are 0; with
+``reverse=True`` every sequence runs from its own last step back to its first. A
+nested-sequence input runs the group over its sub-sequences: each step sees one
+whole sub-sequence.
+
+The group is one layer (v2 type ``recurrent_layer_group``) that owns the parameters
+of every layer of its step; each step output comes out of it through a
+``gather_agent`` layer named like the step layer it gathers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer, Spec, freeze, qualified_name
+from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.group_step import base_name, define_step
+from paddle_lite._src.layers.recurrent import reverse_within_length
+from paddle_lite._src.step_graph import MemoryLink, StepGraph, run_step
+from paddle_lite._src.typing import Seq
+
+
+# the scan ------------------------------------------------------------------------------
+def _as_seq(value: Any) -> Seq:
+    """A group input as a sequence: a plain ``[B, ...]`` value is one step per sample."""
+    if isinstance(value, Seq):
+        return value
+    return Seq(value[:, None], jnp.ones(value.shape[:1], jnp.int32))
+
+
+def _time_major(seq: Seq, lengths: Any, reverse: bool) -> Any:
+    """The steps of ``seq`` along axis 0: arrays, or ``Seq`` sub-sequences when nested."""
+    mask = jnp.arange(seq.data.shape[1])[None, :] < lengths[:, None]
+    data = jnp.where(mask.reshape(mask.shape + (1,) * (seq.data.ndim - 2)), seq.data, 0)
+    if reverse:
+        data = reverse_within_length(data, lengths)
+    if seq.sub_lengths is None:
+        return jnp.swapaxes(data, 0, 1)
+    sub = jnp.where(mask, seq.sub_lengths, 0)
+    if reverse:
+        sub = reverse_within_length(sub[..., None], lengths)[..., 0]
+    return Seq(jnp.swapaxes(data, 0, 1), sub.T)
+
+
+def _keep(mask: Any, new: Any, old: Any) -> Any:
+    """``new`` where ``mask [B]`` holds, else ``old`` (any pytree of ``[B, ...]`` leaves)."""
+
+    def pick(n, o):  # noqa: ANN001, ANN202
+        m = mask.reshape(mask.shape + (1,) * (o.ndim - 1))
+        return jnp.where(m, n.astype(o.dtype), o)
+
+    return jax.tree_util.tree_map(pick, new, old)
+
+
+def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -> Any:  # noqa: ANN001
+    """A memory's value at the first step."""
+    target = graph.node(link.target).spec
+    if link.boot == "layer":
+        boot = boots[link.name]
+        if boot.shape[1:] != (target.size,):  # v2 parses this and fails when it runs
+            raise LayerConfigError(
+                f"memory '{link.name}' boots from a layer of shape {tuple(boot.shape[1:])} "
+                f"per sample but remembers '{link.target}' of size {target.size}; give "
+                "memory and boot_layer the same size."
+            )
+        return boot
+    if link.boot == "id":
+        return jnp.full((batch,), link.boot_id, jnp.int32)
+    if link.boot == "bias":
+        node = graph.node(link.name)
+        bias = node.attrs["boot_act"].apply(params[node.params[0].name][0])
+        return jnp.broadcast_to(bias, (batch, target.size))
+    if target.dtype == "int32":
+        return jnp.zeros((batch,), jnp.int32)
+    return jnp.zeros((batch, target.size), jnp.float32)
+
+
+def split_inputs(graph: StepGraph, inputs: list[Any]) -> tuple[list[Any], dict, dict]:
+    """``(in-link values, {placeholder or outer name: value}, {memory: boot value})``."""
+    n_in, n_st, n_boot = len(graph.inlinks), len(graph.statics), len(graph.boot_layers)
+    env = dict(zip(graph.statics, inputs[n_in : n_in + n_st], strict=True))
+    env.update(zip(graph.outer, inputs[n_in + n_st + n_boot :], strict=True))
+    boots = dict(zip(graph.boot_layers, inputs[n_in + n_st : n_in + n_st + n_boot], strict=True))
+    return list(inputs[:n_in]), env, boots
+
+
+def boot_memories(graph: StepGraph, params, boots, batch: int) -> dict[str, Any]:  # noqa: ANN001
+    return {m.name: _boot_value(m, graph, params, boots, batch) for m in graph.memories}
+
+
+def _zero_padded(value: Any, keep: Any) -> Any:
+    """A step output with padded steps zeroed (an empty sub-sequence for sequences)."""
+    if isinstance(value, Seq):
+        m = keep.reshape(keep.shape + (1,) * (value.data.ndim - 1))
+        return Seq(jnp.where(m, value.data, 0), jnp.where(keep, value.lengths, 0))
+    return jnp.where(keep.reshape(keep.shape + (1,) * (value.ndim - 1)), value, 0)
+
+
+def _gathered(out: Any, lengths: Any, reverse: bool) -> Seq:
+    """Time-major step outputs as a sequence (nested when each step gave a sequence)."""
+    if isinstance(out, Seq):
+        data, sub = jnp.swapaxes(out.data, 0, 1), out.lengths.T
+        if reverse:
+            data = reverse_within_length(data, lengths)
+            sub = reverse_within_length(sub[..., None], lengths)[..., 0]
+        return Seq(data, lengths, sub)
+    data = jnp.swapaxes(out, 0, 1)
+    return Seq(reverse_within_length(data, lengths) if reverse else data, lengths)
+
+
+def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: str) -> tuple:  # noqa: ANN001
+    """Run ``graph`` over the steps of its in-links; one ``Seq`` per step output."""
+    params = {name: jnp.asarray(value) for name, value in params.items()}  # traced in the loop
+    links, env, boots = split_inputs(graph, inputs)
+    seqs = [_as_seq(v) for v in links]
+    lengths = seqs[0].lengths
+    xs = [_time_major(s, lengths, reverse) for s in seqs]
+    n_steps = seqs[0].data.shape[1]
+    mask = jnp.arange(n_steps)[None, :] < lengths[:, None]
+    carry = boot_memories(graph, params, boots, lengths.shape[0])
+
+    def body(carry, inp):  # noqa: ANN001, ANN202
+        t, keep, x_t = inp
+        step_key = None if key is None else jax.random.fold_in(key, t)
+        step_env = {**env, **carry, **dict(zip(graph.inlinks, x_t, strict=True))}
+        values = run_step(graph, step_env, params, key=step_key, mode=mode)
+        new = {m.name: values[m.target] for m in graph.memories}
+        outs = tuple(_zero_padded(values[o], keep) for o in graph.outputs)
+        return _keep(keep, new, carry), outs
+
+    _, outs = lax.scan(body, carry, (jnp.arange(n_steps), mask.T, xs))
+    return tuple(_gathered(o, lengths, reverse) for o in outs)
+
+
+# kinds -----------------------------------------------------------------------------------
+def output_spec(graph: StepGraph, index: int) -> Spec:
+    spec = graph.node(graph.outputs[index]).spec
+    return Spec(spec.size, spec.dtype, spec.seq_level + 1)
+
+
+class RecurrentGroupKind(Kind):
+    """The group: its value is a tuple, one sequence per step output."""
+
+    name = "recurrent_layer_group"
+
+    def infer_spec(self, inputs, attrs):
+        return output_spec(attrs["step"], 0)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        return scan_group(
+            attrs["step"], params, inputs, reverse=attrs["reverse"], key=key, mode=mode
+        )
+
+
+class GatherAgentKind(Kind):
+    """One output of a group (v2's gather agent)."""
+
+    name = "gather_agent"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(attrs["size"], attrs["dtype"], attrs["seq_level"])
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        return inputs[0][attrs["index"]]
+
+
+register_kind(RecurrentGroupKind())
+register_kind(GatherAgentKind())
+
+
+def group_layer(kind: str, group: str, graph: StepGraph, inputs: list, attrs: dict) -> Layer:
+    """The group layer: it owns every parameter of its step's layers."""
+    spec = output_spec(graph, 0)
+    return Layer(group, kind, tuple(inputs), freeze({"step": graph, **attrs}), spec, graph.params())
+
+
+def gather_agents(node: Layer, outs: list[Layer], reverse: bool) -> list[Layer]:
+    """One ``gather_agent`` per step output, named like the step layer it gathers."""
+    agents = []
+    for i, out in enumerate(outs):
+        spec = output_spec(node.attrs["step"], i)
+        attrs = {"index": i, "size": spec.size, "dtype": spec.dtype, "seq_level": spec.seq_level}
+        attrs["reverse"] = reverse
+        if out.activation is not None:
+            attrs["cell_act"] = out.activation  # the layer's activation, read by costs
+        agents.append(
+            _base.build("gather_agent", name=base_name(out.name), inputs=[node], attrs=attrs)
+        )
+    return agents
+
+
+def _check_levels(group: str, graph: StepGraph, inlinks: list[Layer]) -> None:
+    if not inlinks:
+        raise LayerConfigError(
+            f"recurrent_group '{group}' needs at least one input split into steps (a layer, "
+            "not only StaticInput)."
+        )
+    levels = {layer.spec.seq_level for layer in inlinks}
+    if len(levels) > 1:
+        raise LayerConfigError(
+            f"recurrent_group '{group}': the inputs split into steps must share one sequence "
+            f"level; received {[(x.name, x.spec.seq_level) for x in inlinks]}."
+        )
+    for name in graph.outputs:
+        if graph.node(name).spec.seq_level > 1:
+            raise LayerConfigError(
+                f"recurrent_group '{group}': step output '{name}' is a nested sequence; a step "
+                "may return vectors or sequences."
+            )
+
+
+@_base.layer_function
+def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  # noqa: A002, N803
+    """Run ``step`` at every time step of the input sequences (v2's recurrent group).
+
+    ``step`` is called once, when the network is defined, with one placeholder per
+    input: a plain layer is split into time steps (a nested sequence into its
+    sub-sequences), a ``StaticInput`` is passed whole. Inside, ``paddle.layer.memory``
+    reads the previous step's value of a named layer. What ``step`` returns, gathered
+    over time, is the group's output:
+
+    .. math::
+
+        (out_t, state_t) = step(x_t, state_{t-1}), \\quad t = 0 .. len - 1
+
+    Layers built in the step are named ``<name>@<group>`` and own the parameters
+    ``_<name>@<group>.w0`` (v2's names); parameters named with ``paddle.attr.Param``
+    are shared across the group boundary and across topologies as anywhere else.
+
+    Args:
+        step: a function of the placeholders returning a layer or a list of layers.
+        input: a layer, ``StaticInput`` or a list of them.
+        reverse: run each sequence from its last step to its first.
+        name: the group's name (default ``__recurrent_group_<n>__``).
+        targetInlink: deprecated (v2); ignored.
+
+    Returns:
+        The gathered output (a list when ``step`` returns several layers): a sequence
+        with the input's lengths, nested when each step returns a sequence.
+
+    Example::
+
+        def step(y):
+            mem = paddle.layer.memory(name="rnn_state", size=32)
+            return paddle.layer.fc(input=[y, mem], size=32, name="rnn_state")
+
+        rnn = paddle.layer.recurrent_group(step=step, input=emb)
+    """
+    name = _base.layer_name(name, "recurrent_group")
+    if not callable(step):
+        raise LayerTypeError(f"recurrent_group '{name}': step must be callable; got {step!r}.")
+    if not isinstance(reverse, bool):
+        raise LayerTypeError(f"recurrent_group '{name}': reverse must be a bool; got {reverse!r}.")
+    group = qualified_name(name)
+    items = list(input) if isinstance(input, (list, tuple)) else [input]
+    graph, inputs, outs = define_step(group, step, items)
+    _check_levels(group, graph, inputs[: len(graph.inlinks)])
+    node = group_layer("recurrent_layer_group", group, graph, inputs, {"reverse": reverse})
+    agents = gather_agents(node, outs, reverse)
+    return agents[0] if len(agents) == 1 else agents

@@ -1,0 +1,404 @@
+"""One step of an LSTM or a GRU, for recurrent groups: lstm_step, gru_step,
+gru_step_naive and get_output.
+
+These compute a single time step from the step's input and a ``memory`` of the
+previous state, with v2's parameter layouts: ``lstm_step`` owns only the three
+peephole vectors (``wbias`` ``[1, 3H]``; the recurrent weight lives in the mixed
+layer that feeds it), ``gru_step`` owns ``w0`` ``[H, 3H]`` (the ``[H, 2H]`` gate
+matrix then the ``[H, H]`` candidate matrix, row-major, as ``grumemory``) and
+``wbias`` ``[1, 3H]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import Linear, Sigmoid, Tanh, as_activation
+from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer, Spec, qualified_name
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.mixed import mixed
+from paddle_lite._src.layers.projections import (
+    dotmul_operator,
+    full_matrix_projection,
+    identity_projection,
+)
+
+
+def _cell_act(act: Any, default: Any, *, layer: str, arg: str) -> Any:
+    act = as_activation(default if act is None else act, layer=layer, arg=arg)
+    if not act.support_hppl:
+        raise LayerConfigError(
+            f"layer '{layer}': {arg} must be Sigmoid, Relu, Tanh or Linear inside a "
+            f"recurrent cell; received {act!r}."
+        )
+    return act
+
+
+def _dense_step(spec: Spec, multiple: int, arg: str) -> int:
+    if spec.seq_level != 0 or spec.dtype != "float32":
+        raise LayerConfigError(
+            f"{arg} must hold one dense vector per sample (a layer inside a recurrent group's "
+            f"step); received {spec.dtype} with seq_level {spec.seq_level}."
+        )
+    if spec.size % multiple:
+        raise LayerConfigError(f"{arg} size must be a multiple of {multiple}; got {spec.size}.")
+    return spec.size // multiple
+
+
+def _check_state(inputs: Any, multiple: int) -> int:
+    hidden = _dense_step(inputs[0], multiple, "input")
+    _dense_step(inputs[1], 1, "the state")
+    if inputs[1].size != hidden:
+        raise LayerConfigError(
+            f"input size {inputs[0].size} needs a state of size {hidden} (input.size / "
+            f"{multiple}); the state has size {inputs[1].size}."
+        )
+    return hidden
+
+
+# lstm_step -----------------------------------------------------------------------------
+def lstm_cell(x: Any, c_prev: Any, peep: Any, attrs: Any) -> tuple[Any, Any]:
+    """``(h_t, c_t)`` from the projected input ``x = [a, i, f, o]`` and ``c_{t-1}``."""
+    act, gate, state_act = attrs["cell_act"], attrs["gate_act"], attrs["state_act"]
+    h = c_prev.shape[-1]
+    peep_i, peep_f, peep_o = peep[:h], peep[h : 2 * h], peep[2 * h :]
+    cand, in_g, forget_g, out_g = jnp.split(x, 4, axis=-1)
+    in_g = gate.apply(in_g + c_prev * peep_i)
+    forget_g = gate.apply(forget_g + c_prev * peep_f)
+    cell = act.apply(cand) * in_g + c_prev * forget_g
+    out = gate.apply(out_g + cell * peep_o) * state_act.apply(cell)
+    return out, cell
+
+
+def _peepholes(params: Any, attrs: Any, hidden: int) -> Any:
+    return params["wbias"][0] if attrs["bias"] else jnp.zeros(3 * hidden, jnp.float32)
+
+
+class LstmStepKind(Kind):
+    """Its value is ``h_t``; ``get_output(..., 'state')`` gives ``c_t``."""
+
+    name = "lstm_step"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(_check_state(inputs, 4))
+
+    def param_specs(self, inputs, attrs):
+        if not attrs["bias"]:
+            return []
+        return [ParamDecl("wbias", (1, 3 * inputs[1].size), ("bias",), attrs_mod.SMART)]
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        peep = _peepholes(params, attrs, inputs[1].shape[-1])
+        return lstm_cell(inputs[0], inputs[1], peep, attrs)[0]
+
+
+class LstmStateKind(LstmStepKind):
+    """``c_t`` of an ``lstm_step``: its inputs are the step and the step's two inputs."""
+
+    name = "lstm_step_state"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(inputs[0].size)
+
+    def param_specs(self, inputs, attrs):
+        return super().param_specs(inputs[1:], attrs)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        peep = _peepholes(params, attrs, inputs[2].shape[-1])
+        return lstm_cell(inputs[1], inputs[2], peep, attrs)[1]
+
+
+register_kind(LstmStepKind())
+register_kind(LstmStateKind())
+
+
+class _StepLayer(Layer):
+    """An ``lstm_step`` layer: it has a second output, ``state``."""
+
+    __slots__ = ()
+
+    @property
+    def outputs(self) -> list[str]:
+        return ["default", "state"]
+
+
+@_base.layer_function
+def lstm_step(
+    input,  # noqa: A002
+    state,
+    size=None,
+    act=None,
+    name=None,
+    gate_act=None,
+    state_act=None,
+    bias_attr=None,
+    layer_attr=None,
+):
+    """One LSTM step inside a recurrent group (v2's ``lstm_step_layer``).
+
+    ``input`` holds ``[a, i, f, o] = W x_t + U h_{t-1} (+ b)`` (computed by a mixed
+    layer), ``state`` is a memory of ``c_{t-1}``; ``c_i, c_f, c_o`` are the peepholes:
+
+    .. math::
+
+        i_t &= gate(i + c_{t-1} \\odot c_i), \\quad f_t = gate(f + c_{t-1} \\odot c_f) \\\\
+        c_t &= act(a) \\odot i_t + c_{t-1} \\odot f_t \\\\
+        h_t &= gate(o + c_t \\odot c_o) \\odot state\\_act(c_t)
+
+    Args:
+        input: a dense layer of size ``4·H``.
+        state: the memory of the cell state, size ``H``.
+        size: when given it must equal ``state.size``.
+        act, gate_act, state_act: Tanh, Sigmoid, Tanh by default.
+        bias_attr: the peepholes ``_<name>.wbias`` ``[1, 3H]``; ``False`` none.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        ``h_t`` (size ``H``); ``get_output(input=this, arg_name='state')`` is ``c_t``.
+
+    Example::
+
+        c = paddle.layer.memory(name="lstm_c", size=32)
+        h = paddle.layer.lstm_step(input=gates, state=c, name="lstm")
+        paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+    """
+    name = _base.layer_name(name, "lstm_step")
+    inp = _base.as_layer(input, layer=name, arg="input")
+    st = _base.as_layer(state, layer=name, arg="state")
+    if size is not None and size != st.size:
+        raise LayerConfigError(
+            f"layer '{name}': size={size} must equal the state's size {st.size}."
+        )
+    attrs = {
+        "cell_act": _cell_act(act, Tanh(), layer=name, arg="act"),
+        "gate_act": _cell_act(gate_act, Sigmoid(), layer=name, arg="gate_act"),
+        "state_act": _cell_act(state_act, Tanh(), layer=name, arg="state_act"),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    bias = attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name)
+    node = _base.build("lstm_step", name=name, inputs=[inp, st], attrs=attrs, bias=bias)
+    return _StepLayer(node.name, node.kind, node.inputs, node.attrs, node.spec, node.params)
+
+
+@_base.layer_function
+def get_output(input, arg_name, name=None, layer_attr=None):  # noqa: A002
+    """One named output of a layer with several (v2's ``get_output_layer``).
+
+    Only ``lstm_step`` has a second output, ``'state'`` (its cell state ``c_t``);
+    ``'default'`` is the layer's ordinary value.
+
+    Args:
+        input: the layer with several outputs (``input.outputs`` lists them).
+        arg_name: the output to take.
+        name: default ``__get_output_layer_<n>__``; name it like a memory to remember it.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A layer of ``input.size``.
+
+    Example::
+
+        c = paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+    """
+    name = _base.layer_name(name, "get_output_layer")
+    inp = _base.as_layer(input, layer=name, arg="input")
+    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    if arg_name not in inp.outputs:
+        raise LayerConfigError(
+            f"layer '{name}': '{inp.name}' has no output {arg_name!r}; its outputs are "
+            f"{inp.outputs}."
+        )
+    if arg_name == "default":
+        return mixed(name=name, input=[identity_projection(input=inp)])
+    if inp.kind != "lstm_step":
+        raise LayerConfigError(f"layer '{name}': only lstm_step has a 'state' output.")
+    spec = Spec(inp.size)
+    return Layer(
+        qualified_name(name), "lstm_step_state", (inp, *inp.inputs), inp.attrs, spec, inp.params
+    )
+
+
+# gru_step ------------------------------------------------------------------------------
+def gru_cell(x: Any, h_prev: Any, w: Any, bias: Any, attrs: Any) -> Any:
+    """``h_t`` from ``x = [z, r, c]`` pre-activations and ``h_{t-1}`` (v2's GRU)."""
+    h = h_prev.shape[-1]
+    flat = w.reshape(-1)
+    w_gates, w_cand = flat[: 2 * h * h].reshape(h, 2 * h), flat[2 * h * h :].reshape(h, h)
+    act, gate = attrs["cell_act"], attrs["gate_act"]
+    x = x + bias
+    gates = x[:, : 2 * h] + h_prev @ w_gates
+    update, reset = gate.apply(gates[:, :h]), gate.apply(gates[:, h:])
+    cand = act.apply(x[:, 2 * h :] + (reset * h_prev) @ w_cand)
+    return h_prev - update * h_prev + update * cand
+
+
+class GruStepKind(Kind):
+    name = "gru_step"
+
+    def infer_spec(self, inputs, attrs):
+        return Spec(_check_state(inputs, 3))
+
+    def param_specs(self, inputs, attrs):
+        h = inputs[1].size
+        decls = [ParamDecl("w0", (h, 3 * h), ("param", 0), attrs_mod.SMART)]
+        if attrs["bias"]:
+            decls.append(ParamDecl("wbias", (1, 3 * h), ("bias",), attrs_mod.SMART))
+        return decls
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        bias = params["wbias"][0] if attrs["bias"] else 0.0
+        return gru_cell(inputs[0], inputs[1], params["w0"], bias, attrs)
+
+
+register_kind(GruStepKind())
+
+
+def _gru_args(input, output_mem, size, name):  # noqa: A002, ANN001, ANN202
+    inp = _base.as_layer(input, layer=name, arg="input")
+    mem = _base.as_layer(output_mem, layer=name, arg="output_mem")
+    if inp.size % 3:
+        raise LayerConfigError(
+            f"layer '{name}': input size must be a multiple of 3; received {inp.size}."
+        )
+    if size is not None and size != inp.size // 3:
+        raise LayerConfigError(
+            f"layer '{name}': size={size} must equal input.size / 3 = {inp.size // 3}."
+        )
+    return inp, mem, inp.size // 3
+
+
+@_base.layer_function
+def gru_step(
+    input,  # noqa: A002
+    output_mem,
+    size=None,
+    act=None,
+    name=None,
+    gate_act=None,
+    bias_attr=None,
+    param_attr=None,
+    layer_attr=None,
+):
+    """One GRU step inside a recurrent group (v2's ``gru_step_layer``).
+
+    ``input`` holds ``[z, r, c]`` pre-activations ``W x_t`` (size ``3H``),
+    ``output_mem`` a memory of ``h_{t-1}``:
+
+    .. math::
+
+        [z, r] &= gate([x^z, x^r] + b_{zr} + h_{t-1} U_g) \\\\
+        \\tilde h &= act(x^c + b_c + (r \\odot h_{t-1}) U_c) \\\\
+        h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h
+
+    Args:
+        input: a dense layer of size ``3H``.
+        output_mem: the memory of this layer's previous output (name it like this layer).
+        size: when given it must equal ``input.size / 3``.
+        act, gate_act: Tanh and Sigmoid by default.
+        bias_attr: ``_<name>.wbias`` ``[1, 3H]``; ``False`` none.
+        param_attr: ``_<name>.w0`` ``[H, 3H]`` (``U_g`` then ``U_c``).
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        ``h_t``, size ``H``.
+
+    Example::
+
+        mem = paddle.layer.memory(name="gru_decoder", size=32)
+        h = paddle.layer.gru_step(name="gru_decoder", input=proj, output_mem=mem)
+    """
+    name = _base.layer_name(name, "gru_step")
+    inp, mem, _ = _gru_args(input, output_mem, size, name)
+    attrs = {
+        "cell_act": _cell_act(act, Tanh(), layer=name, arg="act"),
+        "gate_act": _cell_act(gate_act, Sigmoid(), layer=name, arg="gate_act"),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    return _base.build(
+        "gru_step",
+        name=name,
+        inputs=[inp, mem],
+        attrs=attrs,
+        param_attrs=_base.param_attr_list(param_attr, 1, layer=name),
+        bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
+    )
+
+
+@_base.layer_function
+def gru_step_naive(
+    input,  # noqa: A002
+    output_mem,
+    size=None,
+    name=None,
+    act=None,
+    gate_act=None,
+    bias_attr=None,
+    param_attr=None,
+    layer_attr=None,
+):
+    """``gru_step`` built from mixed layers, so it takes ``drop_rate`` and
+    ``error_clipping_threshold`` (v2's ``gru_step_naive_layer``).
+
+    Layers ``<name>_update``, ``<name>_reset`` (gates), ``<name>_reset_output``,
+    ``<name>_output_candidate`` and ``<name>``; same maths as :func:`gru_step`, with
+    ``U_g`` split by gate and each part's own bias.
+
+    Args:
+        input, output_mem, size, act, gate_act: as :func:`gru_step`.
+        bias_attr: the biases of the gate and candidate layers (default on).
+        param_attr: ``Param`` of the three recurrent matrices (one name shares them).
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+
+    Returns:
+        ``h_t``, size ``input.size / 3``.
+
+    Example::
+
+        h = paddle.layer.gru_step_naive(name="gru", input=proj, output_mem=mem)
+    """
+    name = _base.layer_name(name, "gru_step_naive")
+    inp, mem, size = _gru_args(input, output_mem, size, name)
+    bias_attr = True if bias_attr is None else bias_attr  # v2: a bias unless False
+    gate_act = as_activation(Sigmoid() if gate_act is None else gate_act, layer=name)
+    act = as_activation(Tanh() if act is None else act, layer=name)
+
+    def gate(which: str, offset: int) -> Layer:
+        return mixed(
+            name=f"{name}_{which}",
+            size=size,
+            act=gate_act,
+            bias_attr=bias_attr,
+            layer_attr=layer_attr,
+            input=[
+                identity_projection(input=inp, offset=offset, size=size),
+                full_matrix_projection(input=mem, param_attr=param_attr),
+            ],
+        )
+
+    update, reset = gate("update", 0), gate("reset", size)
+    reset_out = mixed(name=f"{name}_reset_output", input=[dotmul_operator(a=mem, b=reset)])
+    candidate = mixed(
+        name=f"{name}_output_candidate",
+        size=size,
+        act=act,
+        bias_attr=bias_attr,
+        layer_attr=layer_attr,
+        input=[
+            identity_projection(input=inp, offset=2 * size, size=size),
+            full_matrix_projection(input=reset_out, param_attr=param_attr),
+        ],
+    )
+    return mixed(
+        name=name,
+        act=Linear(),
+        input=[
+            identity_projection(input=mem),
+            dotmul_operator(a=mem, b=update, scale=-1.0),
+            dotmul_operator(a=candidate, b=update),
+        ],
+    )

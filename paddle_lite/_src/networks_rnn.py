@@ -1,0 +1,344 @@
+"""Recurrent networks of v2's ``paddle.networks`` built on recurrent groups:
+lstmemory_unit / lstmemory_group, gru_unit / gru_group, simple_gru, simple_gru2.
+
+Built only from public layer functions, with v2's layer names (``<name>_state``,
+``<name>_input_recurrent``, ``<name>_transform``, ``<name>_recurrent_group``) so
+parameter names, and v2 model tars, line up.
+"""
+
+from __future__ import annotations
+
+from paddle_lite._src.activations import Linear
+from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.group_step import memory
+from paddle_lite._src.layers.mixed import mixed
+from paddle_lite._src.layers.projections import full_matrix_projection, identity_projection
+from paddle_lite._src.layers.recurrent import grumemory
+from paddle_lite._src.layers.recurrent_group import recurrent_group
+from paddle_lite._src.layers.recurrent_step import get_output, gru_step, gru_step_naive, lstm_step
+
+
+def _unit_size(input, size, multiple: int, name: str) -> int:  # noqa: A002, ANN001
+    layer = _base.as_layer(input, layer=name, arg="input")
+    if size is None:
+        if layer.size % multiple:
+            raise LayerConfigError(
+                f"'{name}': input size {layer.size} is not a multiple of {multiple}; pass size."
+            )
+        return layer.size // multiple
+    return _base.positive_int(size, layer=name, arg="size")
+
+
+@_base.layer_function
+def lstmemory_unit(
+    input,  # noqa: A002
+    out_memory=None,
+    name=None,
+    size=None,
+    param_attr=None,
+    act=None,
+    gate_act=None,
+    state_act=None,
+    input_proj_bias_attr=None,
+    input_proj_layer_attr=None,
+    lstm_bias_attr=None,
+    lstm_layer_attr=None,
+) -> Layer:
+    """One LSTM step for use inside a recurrent group (v2's ``lstmemory_unit``).
+
+    Memories ``<name>`` (``h_{t-1}``) and ``<name>_state`` (``c_{t-1}``); a mixed layer
+    ``<name>_input_recurrent`` = ``x_t + h_{t-1} U`` (``U``: ``[H, 4H]``, its ``.w1``);
+    then ``lstm_step`` ``<name>`` and ``get_output`` ``<name>_state``:
+
+    .. math::
+
+        [a, i, f, o] = x_t + h_{t-1} U, \\qquad (h_t, c_t) = lstm\\_step([a, i, f, o], c_{t-1})
+
+    Args:
+        input: the step's input, already projected to ``4H`` (``W x_t``).
+        out_memory: a memory to use for ``h_{t-1}`` instead of ``<name>``.
+        name: default ``__lstm_unit_<n>__``.
+        size: ``H`` (default ``input.size / 4``).
+        param_attr: ``Param`` of ``U``.
+        act, gate_act, state_act: the LSTM activations (Tanh, Sigmoid, Tanh).
+        input_proj_bias_attr: a bias of the mixed layer (default none).
+        input_proj_layer_attr: ``Extra`` of the mixed layer.
+        lstm_bias_attr: the peepholes of ``lstm_step`` (default on).
+        lstm_layer_attr: ``Extra`` of ``lstm_step``.
+
+    Returns:
+        ``h_t`` (size ``H``).
+
+    Example::
+
+        h = paddle.networks.lstmemory_unit(input=x_t, size=32)  # inside a step
+    """
+    name = _base.layer_name(name, "lstm_unit")
+    size = _unit_size(input, size, 4, name)
+    out_mem = memory(name=name, size=size) if out_memory is None else out_memory
+    state_mem = memory(name=f"{name}_state", size=size)
+    with mixed(
+        name=f"{name}_input_recurrent",
+        size=size * 4,
+        bias_attr=input_proj_bias_attr,
+        layer_attr=input_proj_layer_attr,
+        act=Linear(),
+    ) as m:
+        m += identity_projection(input=input)
+        m += full_matrix_projection(input=out_mem, param_attr=param_attr)
+    lstm_out = lstm_step(
+        name=name,
+        input=m,
+        state=state_mem,
+        size=size,
+        bias_attr=lstm_bias_attr,
+        act=act,
+        gate_act=gate_act,
+        state_act=state_act,
+        layer_attr=lstm_layer_attr,
+    )
+    get_output(name=f"{name}_state", input=lstm_out, arg_name="state")
+    return lstm_out
+
+
+@_base.layer_function
+def lstmemory_group(
+    input,  # noqa: A002
+    size=None,
+    name=None,
+    out_memory=None,
+    reverse=False,
+    param_attr=None,
+    act=None,
+    gate_act=None,
+    state_act=None,
+    input_proj_bias_attr=None,
+    input_proj_layer_attr=None,
+    lstm_bias_attr=None,
+    lstm_layer_attr=None,
+) -> Layer:
+    """An LSTM as a recurrent group of :func:`lstmemory_unit` (v2's ``lstmemory_group``).
+
+    Computes what ``lstmemory`` computes (the gate bias comes from
+    ``input_proj_bias_attr``; ``lstm_bias_attr`` holds the three peepholes), with every
+    step's cell state reachable as ``<name>_state``. The group is
+    ``<name>_recurrent_group``.
+
+    Args:
+        input: a sequence projected to ``4H``.
+        size: ``H`` (default ``input.size / 4``).
+        name: default ``__lstm_group_<n>__``.
+        reverse: run each sequence backwards.
+        The other arguments are those of :func:`lstmemory_unit`.
+
+    Returns:
+        The sequence of ``h_t`` (size ``H``), named ``<name>``.
+
+    Example::
+
+        proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        lstm = paddle.networks.lstmemory_group(input=proj, size=32)
+    """
+    name = _base.layer_name(name, "lstm_group")
+
+    def lstm_step_fn(ipt: Layer) -> Layer:
+        return lstmemory_unit(
+            input=ipt,
+            name=name,
+            size=size,
+            act=act,
+            gate_act=gate_act,
+            state_act=state_act,
+            out_memory=out_memory,
+            input_proj_bias_attr=input_proj_bias_attr,
+            input_proj_layer_attr=input_proj_layer_attr,
+            param_attr=param_attr,
+            lstm_layer_attr=lstm_layer_attr,
+            lstm_bias_attr=lstm_bias_attr,
+        )
+
+    return recurrent_group(
+        name=f"{name}_recurrent_group", step=lstm_step_fn, reverse=reverse, input=input
+    )
+
+
+@_base.layer_function
+def gru_unit(
+    input,  # noqa: A002
+    memory_boot=None,
+    size=None,
+    name=None,
+    gru_bias_attr=None,
+    gru_param_attr=None,
+    act=None,
+    gate_act=None,
+    gru_layer_attr=None,
+    naive=False,
+) -> Layer:
+    """One GRU step for use inside a recurrent group (v2's ``gru_unit``): a memory
+    ``<name>`` (booted from ``memory_boot`` when given) and a ``gru_step`` ``<name>``
+    (``gru_step_naive`` when ``naive``).
+
+    Returns:
+        ``h_t`` (size ``input.size / 3``).
+
+    Example::
+
+        h = paddle.networks.gru_unit(input=x_t, size=32)  # inside a step
+    """
+    name = _base.layer_name(name, "gru_unit")
+    size = _unit_size(input, size, 3, name)
+    out_mem = memory(name=name, size=size, boot_layer=memory_boot)
+    step = gru_step_naive if naive else gru_step
+    return step(
+        name=name,
+        input=input,
+        output_mem=out_mem,
+        size=size,
+        bias_attr=gru_bias_attr,
+        param_attr=gru_param_attr,
+        act=act,
+        gate_act=gate_act,
+        layer_attr=gru_layer_attr,
+    )
+
+
+@_base.layer_function
+def gru_group(
+    input,  # noqa: A002
+    memory_boot=None,
+    size=None,
+    name=None,
+    reverse=False,
+    gru_bias_attr=None,
+    gru_param_attr=None,
+    act=None,
+    gate_act=None,
+    gru_layer_attr=None,
+    naive=False,
+) -> Layer:
+    """A GRU as a recurrent group of :func:`gru_unit` (v2's ``gru_group``); computes
+    what ``grumemory`` computes. The group is ``<name>_recurrent_group``.
+
+    Returns:
+        The sequence of ``h_t``, named ``<name>``.
+
+    Example::
+
+        gru = paddle.networks.gru_group(input=proj, size=32)
+    """
+    name = _base.layer_name(name, "gru_group")
+
+    def gru_step_fn(ipt: Layer) -> Layer:
+        return gru_unit(
+            input=ipt,
+            memory_boot=memory_boot,
+            name=name,
+            size=size,
+            gru_bias_attr=gru_bias_attr,
+            gru_param_attr=gru_param_attr,
+            act=act,
+            gate_act=gate_act,
+            gru_layer_attr=gru_layer_attr,
+            naive=naive,
+        )
+
+    return recurrent_group(
+        name=f"{name}_recurrent_group", step=gru_step_fn, reverse=reverse, input=input
+    )
+
+
+@_base.layer_function
+def simple_gru(
+    input,  # noqa: A002
+    size,
+    name=None,
+    reverse=False,
+    mixed_param_attr=None,
+    mixed_bias_param_attr=None,
+    mixed_layer_attr=None,
+    gru_bias_attr=None,
+    gru_param_attr=None,
+    act=None,
+    gate_act=None,
+    gru_layer_attr=None,
+    naive=False,
+) -> Layer:
+    """A projection ``<name>_transform`` (``x W``, ``3·size``) and a :func:`gru_group`
+    (v2's ``simple_gru``; chapter 8's encoder).
+
+    Returns:
+        The GRU's output sequence (size ``size``).
+
+    Example::
+
+        fwd = paddle.networks.simple_gru(input=emb, size=32)
+        bwd = paddle.networks.simple_gru(input=emb, size=32, reverse=True)
+    """
+    name = _base.layer_name(name, "simple_gru")
+    with mixed(
+        name=f"{name}_transform",
+        size=size * 3,
+        bias_attr=mixed_bias_param_attr,
+        layer_attr=mixed_layer_attr,
+    ) as m:
+        m += full_matrix_projection(input=input, param_attr=mixed_param_attr)
+    return gru_group(
+        name=name,
+        size=size,
+        input=m,
+        reverse=reverse,
+        gru_bias_attr=gru_bias_attr,
+        gru_param_attr=gru_param_attr,
+        act=act,
+        gate_act=gate_act,
+        gru_layer_attr=gru_layer_attr,
+        naive=naive,
+    )
+
+
+@_base.layer_function
+def simple_gru2(
+    input,  # noqa: A002
+    size,
+    name=None,
+    reverse=False,
+    mixed_param_attr=None,
+    mixed_bias_attr=None,
+    gru_param_attr=None,
+    gru_bias_attr=None,
+    act=None,
+    gate_act=None,
+    mixed_layer_attr=None,
+    gru_cell_attr=None,
+) -> Layer:
+    """:func:`simple_gru` with ``grumemory`` instead of a group (v2's ``simple_gru2``):
+    the same maths, one fused layer.
+
+    Returns:
+        The GRU's output sequence (size ``size``).
+
+    Example::
+
+        gru = paddle.networks.simple_gru2(input=emb, size=32)
+    """
+    name = _base.layer_name(name, "simple_gru2")
+    with mixed(
+        name=f"{name}_transform",
+        size=size * 3,
+        bias_attr=mixed_bias_attr,
+        layer_attr=mixed_layer_attr,
+    ) as m:
+        m += full_matrix_projection(input=input, param_attr=mixed_param_attr)
+    return grumemory(
+        name=name,
+        input=m,
+        reverse=reverse,
+        bias_attr=gru_bias_attr,
+        param_attr=gru_param_attr,
+        act=act,
+        gate_act=gate_act,
+        layer_attr=gru_cell_attr,
+    )
