@@ -38,7 +38,7 @@ import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, current_scope, freeze
-from paddle_lite._src.layers import _base, cost_base
+from paddle_lite._src.layers import _base
 from paddle_lite._src.typing import Seq, data_of
 from paddle_lite._src.typing import step_mask as seq_step_mask
 
@@ -177,19 +177,18 @@ def check_layer(
     where: str,
     arg: str,
     *,
-    dtypes: Sequence[str] = ("float32",),
+    mode: str = "dense",
     size: int | None = None,
     why: str = "",
 ) -> Layer:
-    """``value`` as a layer whose spec has one of ``dtypes`` (and ``size``), else a typed error."""
+    """``value`` as a layer whose spec the input ``mode`` accepts (and of ``size``), else a
+    typed error (modes as in ``layers._base.expect``)."""
     if not isinstance(value, Layer):
         raise LayerTypeError(
             f"{where}: {arg} must be a layer (the output of a paddle.layer function); "
             f"received {value!r} of type {type(value).__name__}."
         )
-    cost_base.expect(
-        value.spec, f"{where}: {arg} '{value.name}'", dtypes=dtypes, size=size, why=why
-    )
+    _base.expect(value.spec, f"{where}: {arg} '{value.name}'", mode, size=size, why=why)
     return value
 
 
@@ -282,10 +281,10 @@ def _classification_error(input, label, name, weight, top_k, threshold) -> Evalu
     where = where_of(name, "classification_error")
     inp = check_layer(input, where, "input")
     if inp.spec.size == 1:
-        lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
+        lbl = check_layer(label, where, "label", mode="dense_or_ids")
         check_dense_label(lbl, where, "a size-1 input needs 0/1 ids or a size-1 dense label")
     else:
-        lbl = check_layer(label, where, "label", dtypes=("int32",))
+        lbl = check_layer(label, where, "label", mode="ids")
     same_level(where, inp, {"label": lbl})
     k = 1 if top_k is None else positive_int(top_k, where, "top_k")
     if k > max(inp.spec.size, 1):

@@ -30,7 +30,6 @@ from paddle_lite._src.layers.cost_base import (
     CostKind,
     build_cost,
     check_same_size,
-    expect,
     safe_log,
 )
 from paddle_lite._src.typing import Sparse
@@ -44,12 +43,12 @@ def _label_prob(p: Any, ids: Any) -> Any:
 
 
 def _check_class_label(specs: Mapping[str, Spec]) -> None:
-    expect(specs["input"], "input")
+    _base.expect(specs["input"], "input")
     n = specs["input"].size
-    expect(
+    _base.expect(
         specs["label"],
         "label",
-        dtypes=("int32",),
+        "ids",
         size=n,
         why=f" (= input.size: an integer_value({n}) label)",
     )
@@ -89,11 +88,11 @@ class MultiBinaryKind(CostKind):
     name = "multi_binary_label_cross_entropy"
 
     def check(self, specs, attrs):
-        expect(specs["input"], "input")
-        expect(
+        _base.expect(specs["input"], "input")
+        _base.expect(
             specs["label"],
             "label",
-            dtypes=("sparse_binary", "sparse_float", "float32"),
+            "values",
             size=specs["input"].size,
             why=" (= input.size)",
         )
@@ -308,7 +307,7 @@ class SumCostKind(CostKind):
     args = ("input",)
 
     def check(self, specs, attrs):
-        expect(specs["input"], "input")
+        _base.expect(specs["input"], "input")
 
     def step_cost(self, values, attrs):
         return values[0].sum(axis=-1)

@@ -2,8 +2,8 @@
 
 ``CostKind`` is a cost over named inputs, per sample, weighted and summed over the
 valid steps of a sequence; ``build_cost`` checks a cost function's arguments and
-builds its node; ``expect``, ``check_same_size`` and ``safe_log`` are the checks and
-the safe logarithm that the cost families (``cost``, ``cost_rank``) share. The
+builds its node; ``check_same_size`` and ``safe_log`` are the check and the safe
+logarithm that the cost families (``cost``, ``cost_rank``) share. The
 contract every cost follows is stated in ``cost``.
 """
 
@@ -22,33 +22,11 @@ from paddle_lite._src.layers import _base
 from paddle_lite._src.typing import Seq, data_of, step_mask
 
 TINY = 1e-37
-_WHAT = {
-    "float32": "dense float values",
-    "int32": "integer ids (paddle.data_type.integer_value)",
-    "sparse_binary": "a sparse binary vector",
-    "sparse_float": "a sparse float vector",
-}
 
 
 def safe_log(p: Any) -> Any:
     """``log(max(p, 1e-37))``."""
     return jnp.log(jnp.maximum(p, TINY))
-
-
-def expect(
-    spec: Spec,
-    arg: str,
-    *,
-    dtypes: Sequence[str] = ("float32",),
-    size: int | None = None,
-    why: str = "",
-) -> None:
-    """Raise ``LayerConfigError`` unless ``spec`` has one of ``dtypes`` and ``size``."""
-    if spec.dtype not in dtypes:
-        wanted = " or ".join(_WHAT[d] for d in dtypes)
-        raise LayerConfigError(f"{arg} holds {_WHAT[spec.dtype]}; expected {wanted}.")
-    if size is not None and spec.size != size:
-        raise LayerConfigError(f"{arg} has size {spec.size}; expected {size}{why}.")
 
 
 def per_sample(cost: Any, template: Any, weight: Any, coeff: float) -> Any:
@@ -95,7 +73,7 @@ class CostKind(Kind):
         self.check(specs, attrs)
         if attrs.get("weighted", False):
             weight = inputs[len(self.args)]
-            expect(weight, "weight", size=1, why=" (one weight per sample)")
+            _base.expect(weight, "weight", size=1, why=" (one weight per sample)")
             if weight.seq_level not in (0, inputs[0].seq_level):
                 raise LayerConfigError(
                     f"weight has seq_level {weight.seq_level}; expected 0 (per sample) or "
@@ -134,5 +112,5 @@ def build_cost(
 
 
 def check_same_size(specs: Mapping[str, Spec]) -> None:
-    expect(specs["input"], "input")
-    expect(specs["label"], "label", size=specs["input"].size, why=" (= input.size)")
+    _base.expect(specs["input"], "input")
+    _base.expect(specs["label"], "label", size=specs["input"].size, why=" (= input.size)")

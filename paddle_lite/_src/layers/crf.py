@@ -29,7 +29,7 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost_base import CostKind, expect, per_sample
+from paddle_lite._src.layers.cost_base import CostKind, per_sample
 from paddle_lite._src.typing import Seq, step_mask
 
 
@@ -99,7 +99,7 @@ def viterbi(x: Any, mask: Any, param: Any) -> Any:
 
 # checks ----------------------------------------------------------------------------
 def _check_emissions(spec: Spec, size: int) -> None:
-    expect(spec, "input")
+    _base.expect(spec, "input")
     if spec.seq_level != 1:
         raise LayerConfigError(
             f"input has seq_level {spec.seq_level}; expected 1 (a sequence of emission "
@@ -114,7 +114,7 @@ def _check_emissions(spec: Spec, size: int) -> None:
 
 
 def _check_tags(spec: Spec, arg: str, size: int | None = None) -> None:
-    expect(spec, arg, dtypes=("int32",), size=size, why=" (= size)")
+    _base.expect(spec, arg, "ids", size=size, why=" (= size)")
     if spec.seq_level != 1:
         raise LayerConfigError(
             f"{arg} has seq_level {spec.seq_level}; expected 1 (one tag id per step, "

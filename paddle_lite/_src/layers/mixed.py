@@ -19,8 +19,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.core import project, same_seq_level
-from paddle_lite._src.layers.projections import Projection, _size_arg
+from paddle_lite._src.layers.projections import Projection, _size_arg, project
 from paddle_lite._src.layers.sequence_reshape import context_padding_rows, context_window
 from paddle_lite._src.typing import data_of, with_data
 
@@ -143,7 +142,7 @@ class MixedKind(Kind):
     name = "mixed"
 
     def infer_spec(self, inputs, attrs):
-        level = same_seq_level(inputs, "mixed inputs")
+        level = _base.same_seq_level(inputs, "mixed inputs")
         return Spec(mixed_size(inputs, attrs), seq_level=level)
 
     def param_specs(self, inputs, attrs):

@@ -12,10 +12,13 @@ import dataclasses
 import warnings
 from typing import Any
 
+import jax.numpy as jnp
+
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
+from paddle_lite._src.typing import Seq, Sparse, data_of
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -71,6 +74,15 @@ def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> P
     layer = _base.as_layer(input, layer=fn, arg="input")
     attr = attrs_mod.as_param_attr(param_attr, layer=fn, arg="param_attr")
     return Projection(kind, (layer,), _size_arg(size, f"{fn}()"), param_attr=attr)
+
+
+def project(x: Any, w: Any) -> Any:
+    """``x @ w`` for dense, sequence or sparse ``x`` (sparse: gather + weighted sum)."""
+    if isinstance(x, Sparse):
+        return jnp.einsum("bk,bkn->bn", x.values, w[x.ids])
+    if isinstance(x, Seq) and isinstance(x.data, Sparse):
+        return jnp.einsum("btk,btkn->btn", x.data.values, w[x.data.ids])
+    return data_of(x) @ w
 
 
 # projections ----------------------------------------------------------------------
