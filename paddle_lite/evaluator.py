@@ -7,15 +7,25 @@ values in ``event.metrics`` under their names.
 from paddle_lite._src.evaluators import Evaluator, classification_error
 from paddle_lite._src.evaluators_scores import auc, column_sum, pnpair, precision_recall, sum
 from paddle_lite._src.evaluators_seq import chunk, ctc_error
+from paddle_lite._src.printers import (
+    classification_error_printer,
+    maxframe_printer,
+    maxid_printer,
+    value_printer,
+)
 
 __all__ = [
     "Evaluator",
     "auc",
     "chunk",
     "classification_error",
+    "classification_error_printer",
     "column_sum",
     "ctc_error",
+    "maxframe_printer",
+    "maxid_printer",
     "pnpair",
     "precision_recall",
     "sum",
+    "value_printer",
 ]

@@ -1,7 +1,9 @@
 """Layers (v2 ``paddle.layer``): functions that build immutable layer nodes."""
 
 from paddle_lite._src.graph import Layer, name_scope, reset_names
+from paddle_lite._src.layers.combine import conv_shift, convex_comb, linear_comb, tensor
 from paddle_lite._src.layers.conv import img_conv
+from paddle_lite._src.layers.conv_mixed import conv_operator, conv_projection
 from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
 from paddle_lite._src.layers.cost import (
     classification_cost,
@@ -14,6 +16,7 @@ from paddle_lite._src.layers.cost import (
     square_error_cost,
     sum_cost,
 )
+from paddle_lite._src.layers.cost_ctc import ctc, warp_ctc
 from paddle_lite._src.layers.cost_rank import (
     huber_classification_cost,
     huber_regression_cost,
@@ -24,7 +27,9 @@ from paddle_lite._src.layers.cost_rank import (
     should_be_true,
     smooth_l1_cost,
 )
+from paddle_lite._src.layers.cost_sampled import hsigmoid, nce
 from paddle_lite._src.layers.crf import crf, crf_decoding
+from paddle_lite._src.layers.image_reshape import bilinear_interp, block_expand, rotate
 from paddle_lite._src.layers.math import (
     cos_sim,
     interpolation,
@@ -37,7 +42,7 @@ from paddle_lite._src.layers.math import (
 )
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException, mixed
 from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
-from paddle_lite._src.layers.pool import img_pool, maxout, pad
+from paddle_lite._src.layers.pool import img_pool, maxout, pad, spp
 from paddle_lite._src.layers.projections import (
     context_projection,
     dotmul_operator,
@@ -57,6 +62,7 @@ from paddle_lite._src.layers.sequence import (
     pooling,
 )
 from paddle_lite._src.layers.sequence_reshape import expand, seq_concat, seq_reshape
+from paddle_lite._src.printers import printer
 from paddle_lite._src.topology import get_layer, parse_network
 
 LayerOutput = Layer
@@ -69,15 +75,22 @@ __all__ = [
     "LayerOutput",
     "addto",
     "batch_norm",
+    "bilinear_interp",
+    "block_expand",
     "classification_cost",
     "concat",
     "context_projection",
+    "conv_operator",
+    "conv_projection",
+    "conv_shift",
+    "convex_comb",
     "cos_sim",
     "crf",
     "crf_decoding",
     "cross_entropy",
     "cross_entropy_cost",
     "cross_entropy_with_selfnorm_cost",
+    "ctc",
     "data",
     "dotmul_operator",
     "dotmul_projection",
@@ -89,6 +102,7 @@ __all__ = [
     "full_matrix_projection",
     "get_layer",
     "grumemory",
+    "hsigmoid",
     "huber_classification_cost",
     "huber_regression_cost",
     "identity_projection",
@@ -99,6 +113,7 @@ __all__ = [
     "lambda_cost",
     "last_seq",
     "less_than",
+    "linear_comb",
     "lstmemory",
     "max_id",
     "maxout",
@@ -106,15 +121,18 @@ __all__ = [
     "mse_cost",
     "multi_binary_label_cross_entropy_cost",
     "name_scope",
+    "nce",
     "pad",
     "parse_network",
     "pooling",
     "power",
+    "printer",
     "rank_cost",
     "recurrent",
     "regression_cost",
     "repeat",
     "reset_names",
+    "rotate",
     "scaling",
     "scaling_projection",
     "seq_concat",
@@ -123,10 +141,13 @@ __all__ = [
     "should_be_true",
     "slope_intercept",
     "smooth_l1_cost",
+    "spp",
     "square_error_cost",
     "sum_cost",
     "sum_to_one_norm",
     "table_projection",
+    "tensor",
     "trans",
     "trans_full_matrix_projection",
+    "warp_ctc",
 ]

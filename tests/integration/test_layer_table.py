@@ -37,6 +37,7 @@ NOT_LAYERS = {
     "AddToSealedMixedLayerException",
     "get_layer",
     "parse_network",
+    "printer",  # returns None: a debug printer declared in the scope, not a layer
 }
 
 

@@ -26,7 +26,8 @@ class Projection:
     """One input of a mixed layer: its ``type``, input layer(s) and settings.
 
     ``size`` 0 means "the mixed layer's size"; ``param_attr`` is ``None`` for the
-    parameterless types (identity, operators).
+    parameterless types (identity, operators). ``conv`` holds the geometry of the
+    convolution types (``conv``, ``convt``, ``conv_operator``; see ``conv_mixed``).
     """
 
     type: str
@@ -37,11 +38,12 @@ class Projection:
     param_attr: attrs_mod.ParamAttr | None = None
     context_start: int = 0
     context_len: int = 0
+    conv: Any = None
 
     @property
     def origin(self) -> Layer | list[Layer]:
         """v2's ``proj.origin``: the input layer (a list for operators)."""
-        return list(self.inputs) if self.type == "dotmul_operator" else self.inputs[0]
+        return list(self.inputs) if len(self.inputs) > 1 else self.inputs[0]
 
     def to_attr(self, first_input: int) -> dict[str, Any]:
         """The plain-data description stored in the mixed layer's attributes."""
@@ -58,6 +60,8 @@ class Projection:
             item["context_start"] = self.context_start
             item["context_len"] = self.context_len
             item["trainable"] = self.param_attr is not None
+        if self.conv is not None:
+            item["conv"] = dict(self.conv)
         return item
 
 
