@@ -32,6 +32,10 @@ _FETCHABLE = (
     "conll05",
     "wmt14",
     "wmt16",
+    "flowers",
+    "mq2007",
+    "voc2012",
+    "sentiment",
 )
 
 
