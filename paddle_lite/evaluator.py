@@ -4,6 +4,7 @@ Declared evaluators whose inputs are all in the trained topology report their
 values in ``event.metrics`` under their names.
 """
 
+from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.evaluators import Evaluator, classification_error
 from paddle_lite._src.evaluators_scores import auc, column_sum, pnpair, precision_recall, sum
 from paddle_lite._src.evaluators_seq import chunk, ctc_error
@@ -29,3 +30,6 @@ __all__ = [
     "sum",
     "value_printer",
 ]
+
+# v2's ``evaluator.base`` (the Evaluator base class) and the deliberately absent printers.
+__getattr__ = module_getattr("evaluator", {"base": Evaluator})
