@@ -48,7 +48,7 @@ def expect(
 
     Modes: ``"dense"`` float values only; ``"values"`` dense or sparse values (no ids);
     ``"ids"`` integer ids only; ``"dense_or_ids"`` either. Ids refused by a mode point
-    at ``paddle.layer.embedding``.
+    at ``paddle.layer.embedding`` (unless the input is a label).
 
     Args:
         spec: the input's spec, or a list of them (then named ``"<arg> <i>"``).
@@ -70,7 +70,8 @@ def expect(
     allowed = INPUT_MODES[mode]
     if spec.dtype not in allowed:
         wanted = " or ".join(DTYPE_WORDS[d] for d in allowed)
-        hint = " Feed ids through paddle.layer.embedding first." if spec.dtype == "int32" else ""
+        feeds_ids = spec.dtype == "int32" and "label" not in arg
+        hint = " Feed ids through paddle.layer.embedding first." if feeds_ids else ""
         raise LayerConfigError(
             f"{arg} holds {DTYPE_WORDS[spec.dtype]}; expected {wanted} (received an input of "
             f"size {spec.size}).{hint}"

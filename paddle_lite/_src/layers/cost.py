@@ -31,6 +31,7 @@ from paddle_lite._src.layers.cost_base import (
     build_cost,
     check_same_size,
     safe_log,
+    v2_note,
 )
 from paddle_lite._src.typing import Sparse
 
@@ -89,13 +90,14 @@ class MultiBinaryKind(CostKind):
 
     def check(self, specs, attrs):
         _base.expect(specs["input"], "input")
-        _base.expect(
-            specs["label"],
-            "label",
-            "values",
-            size=specs["input"].size,
-            why=" (= input.size)",
-        )
+        n = specs["input"].size
+        with v2_note(
+            "it needs a sparse matrix of the positive classes as its label",
+            f"declare the label as paddle.data_type.sparse_binary_vector({n}) (the ids of "
+            "the positive classes) or dense 0/1 vectors; for one class id per sample use "
+            "classification_cost",
+        ):
+            _base.expect(specs["label"], "label", "values", size=n, why=" (= input.size)")
 
     def step_cost(self, values, attrs):
         p, t = values

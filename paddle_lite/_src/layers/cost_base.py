@@ -9,7 +9,8 @@ contract every cost follows is stated in ``cost``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -112,5 +113,28 @@ def build_cost(
 
 
 def check_same_size(specs: Mapping[str, Spec]) -> None:
+    """A dense label of the input's size; an id label gets v2's story and the fix."""
     _base.expect(specs["input"], "input")
-    _base.expect(specs["label"], "label", size=specs["input"].size, why=" (= input.size)")
+    n = specs["input"].size
+    with v2_note(
+        "it read the label's dense values, which an integer_value label does not have",
+        f"declare the target as paddle.data_type.dense_vector({n}) (one float per output); "
+        "for class ids use classification_cost or cross_entropy_cost",
+    ):
+        _base.expect(specs["label"], "label", size=n, why=" (= input.size)")
+
+
+@contextlib.contextmanager
+def v2_note(what_v2_did: str, fix: str) -> Iterator[None]:
+    """Add to a build-time refusal what v2 did with such a network and how to write it.
+
+    v2 accepted several malformed cost layers when building and only failed (or computed
+    garbage) once training ran; paddle_lite refuses them when they are built.
+    """
+    try:
+        yield
+    except LayerConfigError as exc:
+        raise type(exc)(
+            f"{exc} v2 built such a layer without complaint and failed when it ran "
+            f"({what_v2_did}). Fix: {fix}."
+        ) from None

@@ -20,6 +20,7 @@ from paddle_lite._src.layers.cost_base import (
     build_cost,
     check_same_size,
     safe_log,
+    v2_note,
 )
 
 
@@ -169,7 +170,12 @@ class LambdaKind(CostKind):
     args = ("input", "score")
 
     def check(self, specs, attrs):
-        _base.expect(specs["input"], "input", size=1, why=" (one model score per step)")
+        with v2_note(
+            "its LambdaRank reads one score per document",
+            "score each document with one value, e.g. paddle.layer.fc(input=..., size=1, "
+            "act=paddle.activation.Linear())",
+        ):
+            _base.expect(specs["input"], "input", size=1, why=" (one model score per step)")
         _base.expect(specs["score"], "score", size=1, why=" (one relevance per step)")
         if specs["input"].seq_level != 1:
             raise LayerConfigError(
