@@ -60,7 +60,16 @@ class Printer(Evaluator):
 
 
 def _emit(render: Callable[..., str], ev: Printer, values: Sequence[Any]) -> None:
-    print(render(ev, [_rows(v) for v in values]), flush=True)
+    split = _sequences if ev.attrs.get("per_sequence") else _rows
+    print(render(ev, [split(v) for v in values]), flush=True)
+
+
+def _sequences(value: Any) -> list[np.ndarray]:
+    """The valid steps of each sequence (one row each for a non-sequence)."""
+    if not isinstance(value, Seq):
+        return [row[None] for row in np.asarray(value)]
+    data, lengths = np.asarray(value.data), np.asarray(value.lengths)
+    return [data[b, :n] for b, n in enumerate(lengths)]
 
 
 def _declare(name: str, inputs: Sequence[Layer], render: Callable[..., str], **attrs: Any) -> None:
@@ -150,7 +159,13 @@ def maxframe_printer(input, num_results=None, name=None):  # noqa: A002
     name = evaluator_name(name, "maxframe_printer_evaluator")
     inp = check_layer(input, f"evaluator '{name}'", "input", size=1, why=" (one score per frame)")
     k = 1 if num_results is None else positive_int(num_results, f"'{name}'", "num_results")
-    _declare(name, [inp], _render_maxid, num_results=k)
+    _declare(name, [inp], _render_maxframe, num_results=k, per_sequence=True)
+
+
+def _render_maxframe(ev: Printer, frames: list[list[np.ndarray]]) -> str:
+    k = ev.attrs["num_results"]
+    tops = [np.argsort(-f.reshape(-1), kind="stable")[:k].tolist() for f in frames[0]]
+    return f"{ev.name}: layer={ev.inputs[0].name} frames={tops}"
 
 
 def _render_error(ev: Printer, rows: list[np.ndarray]) -> str:

@@ -73,3 +73,15 @@ def test_printer_format_needs_one_placeholder_per_input():
     x, _, prob, _ = _net()
     with pytest.raises(LayerTypeError, match="one %s per input"):
         L.printer(input=[x, prob], format="only %s")
+
+
+def test_maxframe_printer_ranks_the_frames_of_each_sequence(capsys):
+    from paddle_lite._src import printers
+    from paddle_lite._src.typing import Seq
+
+    scores = L.data(name="scores", type=DT.dense_vector_sequence(1))
+    paddle.evaluator.maxframe_printer(input=scores, num_results=2)
+    (ev,) = current_scope().evaluators
+    data = np.array([[[0.1], [0.9], [0.5]], [[0.7], [0.2], [9.0]]], "f4")
+    printers._emit(ev.attrs["render"], ev, [Seq(data, np.array([3, 2], np.int32))])
+    assert "frames=[[1, 2], [0, 1]]" in capsys.readouterr().out
