@@ -7,12 +7,16 @@ from paddle_lite._src.networks import (
     small_vgg,
     vgg_16_network,
 )
+from paddle_lite._src.networks_rnn import bidirectional_gru, bidirectional_lstm, simple_gru2
 from paddle_lite._src.networks_seq import sequence_conv_pool, simple_lstm, text_conv_pool
 
 __all__ = [
+    "bidirectional_gru",
+    "bidirectional_lstm",
     "img_conv_bn_pool",
     "img_conv_group",
     "sequence_conv_pool",
+    "simple_gru2",
     "simple_img_conv_pool",
     "simple_lstm",
     "small_vgg",

@@ -140,9 +140,6 @@ PENDING_GENERATION = {
         "gru_group",
         "simple_gru",
         "simple_attention",
-        "simple_gru2",
-        "bidirectional_gru",
-        "bidirectional_lstm",
     },
 }
 
