@@ -1,5 +1,6 @@
 """Activations (v2 ``paddle.activation``)."""
 
+from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.activations import (
     Abs,
     BaseActivation,
@@ -41,3 +42,6 @@ __all__ = [
     "Square",
     "Tanh",
 ]
+
+# v2's ``activation.Base`` is BaseActivation.
+__getattr__ = module_getattr("activation", {"Base": BaseActivation})

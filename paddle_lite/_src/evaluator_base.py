@@ -37,7 +37,7 @@ import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, current_scope, freeze
-from paddle_lite._src.layers import _base, cost_base
+from paddle_lite._src.layers import _base
 from paddle_lite._src.typing import Seq, data_of
 from paddle_lite._src.typing import step_mask as seq_step_mask
 
@@ -176,19 +176,18 @@ def check_layer(
     where: str,
     arg: str,
     *,
-    dtypes: Sequence[str] = ("float32",),
+    mode: str = "dense",
     size: int | None = None,
     why: str = "",
 ) -> Layer:
-    """``value`` as a layer whose spec has one of ``dtypes`` (and ``size``), else a typed error."""
+    """``value`` as a layer whose spec the input ``mode`` accepts (and of ``size``), else a
+    typed error (modes as in ``layers._base.expect``)."""
     if not isinstance(value, Layer):
         raise LayerTypeError(
             f"{where}: {arg} must be a layer (the output of a paddle.layer function); "
             f"received {value!r} of type {type(value).__name__}."
         )
-    cost_base.expect(
-        value.spec, f"{where}: {arg} '{value.name}'", dtypes=dtypes, size=size, why=why
-    )
+    _base.expect(value.spec, f"{where}: {arg} '{value.name}'", mode, size=size, why=why)
     return value
 
 

@@ -61,10 +61,10 @@ def _classification_error(input, label, name, weight, top_k, threshold) -> Evalu
     where = where_of(name, "classification_error")
     inp = check_layer(input, where, "input")
     if inp.spec.size == 1:
-        lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
+        lbl = check_layer(label, where, "label", mode="dense_or_ids")
         check_dense_label(lbl, where, "a size-1 input needs 0/1 ids or a size-1 dense label")
     else:
-        lbl = check_layer(label, where, "label", dtypes=("int32",))
+        lbl = check_layer(label, where, "label", mode="ids")
     same_level(where, inp, {"label": lbl})
     k = 1 if top_k is None else positive_int(top_k, where, "top_k")
     if k > max(inp.spec.size, 1):

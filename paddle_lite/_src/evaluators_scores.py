@@ -69,7 +69,7 @@ def histogram_auc(pos: np.ndarray, neg: np.ndarray) -> float:
 def make_auc(input, label, name, weight) -> Evaluator:  # noqa: A002
     where = where_of(name, "auc")
     inp = check_layer(input, where, "input")
-    lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
+    lbl = check_layer(label, where, "label", mode="dense_or_ids")
     check_dense_label(lbl, where, "expected 0/1 ids or a size-1 dense label")
     same_level(where, inp, {"label": lbl})
     return build(Auc, name, [inp, lbl], {}, check_weight(weight, where, inp))
@@ -162,7 +162,7 @@ class PrecisionRecall(Evaluator):
 def make_precision_recall(input, label, positive_label, weight, name) -> Evaluator:  # noqa: A002
     where = where_of(name, "precision_recall")
     inp = check_layer(input, where, "input")
-    lbl = check_layer(label, where, "label", dtypes=("int32",))
+    lbl = check_layer(label, where, "label", mode="ids")
     same_level(where, inp, {"label": lbl})
     if positive_label is not None and positive_label != -1:
         if isinstance(positive_label, bool) or not isinstance(positive_label, int):
@@ -244,8 +244,8 @@ class PnPair(Evaluator):
 def _pnpair(input, label, query_id, weight, name) -> Evaluator:  # noqa: A002
     where = where_of(name, "pnpair")
     inp = check_layer(input, where, "input")
-    lbl = check_layer(label, where, "label", dtypes=("int32", "float32"))
-    qid = check_layer(query_id, where, "query_id", dtypes=("int32",))
+    lbl = check_layer(label, where, "label", mode="dense_or_ids")
+    qid = check_layer(query_id, where, "query_id", mode="ids")
     check_dense_label(lbl, where, "expected ids or a size-1 dense relevance")
     same_level(where, inp, {"label": lbl, "query_id": qid})
     return build(PnPair, name, [inp, lbl, qid], {}, check_weight(weight, where, inp))
@@ -321,8 +321,8 @@ class ColumnSum(Sum):
 
 def _sum(cls: type[Sum], input, name, weight, last_column: bool) -> Evaluator:  # noqa: A002
     where = where_of(name, "column_sum" if last_column else "sum")
-    dtypes = ("float32",) if last_column else ("float32", "int32")
-    inp = check_layer(input, where, "input", dtypes=dtypes)
+    mode = "dense" if last_column else "dense_or_ids"
+    inp = check_layer(input, where, "input", mode=mode)
     attrs = {"last_column": last_column}
     return build(cls, name, [inp], attrs, check_weight(weight, where, inp))
 

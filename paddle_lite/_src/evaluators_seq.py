@@ -187,8 +187,8 @@ def chunk(input, label, chunk_scheme, num_chunk_types, name=None, excluded_chunk
     name = evaluator_name(name, "chunk_evaluator")
     where = where_of(name, "chunk")
     attrs = _chunk_attrs(where, chunk_scheme, num_chunk_types, excluded_chunk_types)
-    inp = check_layer(input, where, "input", dtypes=("int32", "float32"))
-    lbl = check_layer(label, where, "label", dtypes=("int32",))
+    inp = check_layer(input, where, "input", mode="dense_or_ids")
+    lbl = check_layer(label, where, "label", mode="ids")
     _sequence(inp, where, "input")
     _sequence(lbl, where, "label")
     return declare(build(Chunk, name, [inp, lbl], attrs))
@@ -294,7 +294,7 @@ def ctc_error(input, label, name=None):  # noqa: A002
     name = evaluator_name(name, "ctc_error_evaluator")
     where = where_of(name, "ctc_error")
     inp = check_layer(input, where, "input")
-    lbl = check_layer(label, where, "label", dtypes=("int32",))
+    lbl = check_layer(label, where, "label", mode="ids")
     if inp.spec.size < 2:
         raise LayerConfigError(
             f"{where}: input '{inp.name}' has size {inp.spec.size}; expected the classes "

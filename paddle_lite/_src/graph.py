@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -379,26 +379,56 @@ class Layer:
         return self.attrs.get("type")
 
     # arithmetic on layers (v2 layer_math) ---------------------------------------
-    def _math(self):  # noqa: ANN202
-        from paddle_lite._src.layers import arith as layer_math  # late: layers build on graph
-
-        return layer_math
-
     def __add__(self, other: Any) -> Layer:
-        return self._math().add(self, other)
+        return _operator("add")(self, other)
 
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> Layer:
-        return self._math().sub(self, other)
+        return _operator("sub")(self, other)
 
     def __rsub__(self, other: Any) -> Layer:
-        return self._math().add(self._math().neg(self), other)
+        return _operator("add")(_operator("neg")(self), other)
 
     def __neg__(self) -> Layer:
-        return self._math().neg(self)
+        return _operator("neg")(self)
 
     def __mul__(self, other: Any) -> Layer:
-        return self._math().mul(self, other)
+        return _operator("mul")(self, other)
 
     __rmul__ = __mul__
+
+
+# Operators on layers (``a + b``, ``2 * a``) build layers, which live above this module;
+# the layer package registers their implementations here when it is imported.
+_OPERATORS: dict[str, Callable[..., Layer]] = {}
+OPERATOR_NAMES = ("add", "sub", "neg", "mul")
+
+
+def register_operators(**ops: Callable[..., Layer]) -> None:
+    """Install the implementations of ``+``, ``-`` (binary and unary) and ``*`` on layers.
+
+    Args:
+        **ops: ``add(a, b)``, ``sub(a, b)``, ``neg(a)`` and ``mul(a, b)``, each returning
+            a new layer (``paddle_lite._src.layers.arith`` provides them).
+
+    Example::
+
+        register_operators(add=arith.add, sub=arith.sub, neg=arith.neg, mul=arith.mul)
+    """
+    unknown = sorted(set(ops) - set(OPERATOR_NAMES))
+    if unknown:
+        raise LayerConfigError(
+            f"register_operators: unknown operators {unknown}; expected {list(OPERATOR_NAMES)}."
+        )
+    _OPERATORS.update(ops)
+
+
+def _operator(name: str) -> Callable[..., Layer]:
+    try:
+        return _OPERATORS[name]
+    except KeyError:
+        raise LayerConfigError(
+            f"arithmetic on layers ('{name}') is not available: the layer package has not "
+            "been imported; import paddle_lite (or paddle_lite.layer) first."
+        ) from None

@@ -13,7 +13,7 @@ import jax
 import numpy as np
 
 from paddle_lite._src import compile as compile_mod
-from paddle_lite._src import config
+from paddle_lite._src import config, v2_inference_file
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
 from paddle_lite._src.feeder import DataFeeder
@@ -42,7 +42,8 @@ class Inference:
         parameters: a ``Parameters`` holding what the outputs need (copied at creation).
         output_layer: a layer or a list of layers.
         fileobj: instead of ``output_layer``, a stream written by
-            ``Topology.serialize_for_inference``.
+            ``Topology.serialize_for_inference`` — paddle_lite's, or v2's pickled
+            ModelConfig (read without running code; see ``v2_inference_file``).
 
     Example::
 
@@ -56,7 +57,7 @@ class Inference:
         if output_layer is not None:
             topology = Topology(output_layer)
         elif fileobj is not None:
-            topology = load_inference_topology(fileobj)
+            topology = _file_topology(fileobj)
         else:
             raise ValueError("Inference needs output_layer or fileobj; neither was given.")
         self.topology = topology
@@ -126,6 +127,15 @@ class Inference:
                 retv[i].append(item)
         out = [np.concatenate(items, axis=0) for items in retv] if flatten_result else retv
         return out[0] if len(out) == 1 else out
+
+
+def _file_topology(fileobj: Any) -> Topology:
+    """The topology of a stream from ``serialize_for_inference``: paddle_lite's JSON, or
+    the pickled ModelConfig v2 wrote (read with ``v2_inference_file``)."""
+    data = fileobj.read() if hasattr(fileobj, "read") else fileobj
+    if isinstance(data, bytes) and v2_inference_file.is_v2_inference_file(data):
+        return v2_inference_file.rebuild(*v2_inference_file.load_payload(data))
+    return load_inference_topology(data)
 
 
 def _trim(value: Any, n: int) -> Any:

@@ -322,9 +322,10 @@ def _read_text(source: Any) -> str:
 def parse_network(output_layers: Any, *extra: Any, extra_layers: Any = None) -> SimpleNamespace:
     """v2 ``layer.parse_network``: the ModelConfig of ``output_layers`` (plus extras).
 
-    Extra layers may also come as further positional arguments (v2 0.10 varargs).
+    Extra layers may also come as further positional arguments (v2 0.10 varargs), each
+    a layer or a list of layers.
     """
-    extras = list(extra)
+    extras = [x for item in extra for x in (item if isinstance(item, (list, tuple)) else [item])]
     if extra_layers is not None:
         extras += extra_layers if isinstance(extra_layers, (list, tuple)) else [extra_layers]
     return Topology(output_layers, extras or None).proto()

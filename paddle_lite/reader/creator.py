@@ -1,5 +1,6 @@
 """Reader creators (v2 ``paddle.reader.creator``)."""
 
+from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.readers.creator import np_array, recordio, text_file
 from paddle_lite._src.readers.recordio import write_recordio
 
@@ -9,3 +10,6 @@ __all__ = [
     "text_file",
     "write_recordio",
 ]
+
+# cloud_reader is deliberately absent (see _src/absent.py).
+__getattr__ = module_getattr("reader.creator")

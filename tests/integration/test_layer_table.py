@@ -42,6 +42,7 @@ NOT_LAYERS = {
     "SubsequenceInput",
     "GeneratedInput",  # covered by beam_search
     "BaseGeneratedInput",
+    "printer",  # returns None: a debug printer declared in the scope, not a layer
 }
 
 

@@ -212,3 +212,60 @@ def test_reshape_layer(net):
     reshape = L.seq_reshape(input=pixel, reshape_size=4)
     L.parse_network([expand, repeat, reshape])
     assert (expand.size, repeat.size, reshape.size) == (1, 512, 4)
+
+
+def test_catalogue_layers_of_v2s_test_layer(net):
+    pixel, conv, hidden, score = net["pixel"], net["conv"], net["hidden"], net["score"]
+    weight10 = L.data(name="weight10", type=DT.dense_vector(10))
+    conv_shift = L.conv_shift(a=pixel, b=score)
+    spp = L.spp(input=conv, pyramid_height=2, num_channels=16, pool_type=P.Max())
+    linear_comb = L.linear_comb(weights=weight10, vectors=hidden, size=10)
+    bilinear = L.bilinear_interp(input=conv, out_size_x=4, out_size_y=4)
+    tensor = L.tensor(a=pixel, b=pixel, size=10)
+    block = L.block_expand(
+        input=conv, num_channels=16, stride_x=1, block_x=1, stride_y=1, block_y=1
+    )
+    rotate = L.rotate(input=pixel, height=16, width=8)
+    conf = L.parse_network(conv, [conv_shift, spp, linear_comb, bilinear, tensor, block, rotate])
+    names = [layer.name for layer in conf.layers]
+    assert {
+        "__conv_shift_layer_0__",
+        "__spp_0__",
+        "__linear_comb_layer_0__",
+        "__bilinear_interp_layer_0__",
+        "__tensor_layer_0__",
+        "__block_expand_layer_0__",
+        "__rotate_layer_0__",
+    } <= set(names)
+    sizes = (conv_shift.size, spp.size, linear_comb.size, bilinear.size, tensor.size, block.size)
+    assert sizes == (128, 16 * 5, 10, 256, 10, 16)
+    assert [p.shape for p in tensor.params] == [(128, 128, 10), (1, 10)]
+
+
+def test_catalogue_costs_of_v2s_test_layer(net):
+    inference = net["inference"]
+    feats = L.data(name="feats", type=DT.dense_vector_sequence(11))
+    seq_label = L.data(name="seq_label", type=DT.integer_value_sequence(10))
+    probs = L.fc(input=feats, size=11, act=A.Softmax())
+    label3 = L.data(name="label3", type=DT.integer_value(3))
+    costs = [
+        L.ctc(input=probs, label=seq_label),
+        L.warp_ctc(input=feats, label=seq_label),
+        L.nce(input=inference, label=label3, num_classes=3),
+        L.hsigmoid(input=inference, label=label3, num_classes=3),
+    ]
+    conf = L.parse_network(costs)
+    assert [c.name for c in costs] == [
+        "__ctc_layer_0__",
+        "__warp_ctc_layer_0__",
+        "__nce_layer_0__",
+        "__hsigmoid_0__",
+    ]
+    assert {
+        p.name: tuple(p.dims) for p in conf.parameters if "nce" in p.name or "hsig" in p.name
+    } == {
+        "___nce_layer_0__.w0": (3, 10),
+        "___nce_layer_0__.wbias": (1, 3),
+        "___hsigmoid_0__.w0": (2, 10),
+        "___hsigmoid_0__.wbias": (1, 2),
+    }

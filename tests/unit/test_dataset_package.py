@@ -16,11 +16,15 @@ MODULES = [
     "cifar",
     "common",
     "conll05",
+    "flowers",
     "imdb",
     "imikolov",
     "mnist",
     "movielens",
+    "mq2007",
+    "sentiment",
     "uci_housing",
+    "voc2012",
     "wmt14",
     "wmt16",
 ]
@@ -53,6 +57,10 @@ def test_module_all_is_sorted_and_resolves(name):
         ("wmt14", ["train", "test", "gen", "get_dict"]),
         ("wmt16", ["train", "test", "validation", "get_dict"]),
         ("uci_housing", ["train", "test"]),
+        ("flowers", ["train", "test", "valid"]),
+        ("mq2007", ["train", "test"]),
+        ("voc2012", ["train", "test", "val"]),
+        ("sentiment", ["get_word_dict", "train", "test"]),
     ],
 )
 def test_v2_functions_exist_with_fetch_and_convert(name, functions):

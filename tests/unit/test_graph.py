@@ -90,3 +90,18 @@ def test_a_kind_declaring_a_static_parameter_keeps_the_users_init():
     (spec,) = layer.params
     assert spec.is_static and (spec.init.mean, spec.init.std) == (2.0, 0.5)
     assert not attr.is_static  # the user's attribute object is left alone
+
+
+def test_operators_before_the_layer_package_name_the_fix(monkeypatch):
+    from paddle_lite._src import graph
+
+    monkeypatch.setattr(graph, "_OPERATORS", {})
+    with pytest.raises(LayerConfigError, match="import paddle_lite"):
+        _ = _x() + 1.0
+
+
+def test_register_operators_refuses_unknown_names():
+    from paddle_lite._src import graph
+
+    with pytest.raises(LayerConfigError, match=r"unknown operators \['div'\]"):
+        graph.register_operators(div=lambda a, b: a)

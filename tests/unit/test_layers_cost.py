@@ -2,6 +2,7 @@
 
 import logging
 import math
+import re
 
 import jax
 import numpy as np
@@ -500,3 +501,27 @@ def test_coeff_scales_the_gradient_but_not_the_reported_cost():
     np.testing.assert_allclose(_run(cost, feeds)[:, 0], ((fy - ft) ** 2).sum(1), rtol=1e-5)
     grad = jax.grad(lambda v: forward([cost], {}, {**feeds, "y": v})[0][0].sum())(fy)
     np.testing.assert_allclose(grad, 3.0 * 2 * (fy - ft), rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("build", "fix"),
+    [
+        (lambda x, y, s: C.square_error_cost(input=x, label=y), r"dense_vector\(3\)"),
+        (lambda x, y, s: R.huber_regression_cost(input=x, label=y), r"dense_vector\(3\)"),
+        (
+            lambda x, y, s: C.multi_binary_label_cross_entropy_cost(input=x, label=y),
+            r"sparse_binary_vector\(3\)",
+        ),
+        (lambda x, y, s: R.lambda_cost(input=s, score=s), r"size=1"),
+        (lambda x, y, s: L.crf(input=x, label=y), "declare the input and label as sequences"),
+    ],
+)
+def test_stricter_than_v2_checks_say_what_v2_did_and_the_fix(build, fix):
+    x = L.data(name="x", type=DT.dense_vector(3))
+    y = L.data(name="y", type=DT.integer_value(3))
+    s = L.data(name="s", type=DT.dense_vector_sequence(3))
+    with pytest.raises(LayerConfigError) as info:
+        build(x, y, s)
+    text = str(info.value)
+    assert "v2 built such a layer without complaint and failed when it ran" in text
+    assert re.search("Fix: .*" + fix, text) and "embedding" not in text

@@ -7,8 +7,8 @@ import pytest
 from jax._src import dispatch, monitoring
 
 import paddle_lite as paddle
-from paddle_lite._src.compile import forward
 from paddle_lite._src.buckets import default_ladder
+from paddle_lite._src.compile import forward
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.typing import Seq

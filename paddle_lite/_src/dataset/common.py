@@ -1,9 +1,8 @@
 """Helpers shared by the data sets: word dictionaries, and shard files written from readers.
 
-Shard format written by :func:`convert` (read by :func:`converted_reader`): a file is a
-sequence of records; each record is an 8-byte little-endian unsigned length followed by that
-many bytes of a pickled sample (pickle protocol 4). There is no file header, so shards can be
-concatenated.
+Shards written by :func:`convert` are paddle_lite record files (see
+``paddle_lite._src.readers.recordio``), read by :func:`converted_reader` and by
+``paddle.reader.creator.recordio``.
 """
 
 from __future__ import annotations
@@ -12,16 +11,15 @@ import glob
 import importlib
 import os
 import pickle
-import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from paddle_lite._src.dataset.sources import corrupt, reading
-from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite._src.dataset.sources import corrupt
+from paddle_lite._src.errors import DataError, PaddleLiteError
+from paddle_lite._src.readers.recordio import read_samples, write_recordio
 
 Reader = Callable[[], Iterable[Any]]
 
-_LENGTH = struct.Struct("<Q")
 _FETCHABLE = (
     "uci_housing",
     "mnist",
@@ -32,6 +30,10 @@ _FETCHABLE = (
     "conll05",
     "wmt14",
     "wmt16",
+    "flowers",
+    "mq2007",
+    "voc2012",
+    "sentiment",
 )
 
 
@@ -117,8 +119,10 @@ def split(
     written = []
     for index, chunk in enumerate(_chunks(reader, line_count)):
         name = suffix % index
-        with open(name, "wb") as f:
+        tmp = f"{name}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
             dumper(chunk, f)
+        os.replace(tmp, name)  # a file is complete or absent, never half written
         written.append(name)
     return written
 
@@ -167,10 +171,12 @@ def cluster_files_reader(
 
 
 def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str) -> list[str]:
-    """Write a reader's samples as length-prefixed pickle shards.
+    """Write a reader's samples as record shards, as v2's ``convert`` wrote recordio shards.
 
     Shard ``i`` is ``<output_path>/<name_prefix>-%05d`` and holds up to ``line_count`` samples in
-    reader order, in the record format described in this module's docstring.
+    reader order, in paddle_lite's record format (``paddle.reader.creator.recordio`` reads the
+    shards back, as v2's did; v2 pickled each record, paddle_lite stores JSON). Each shard is
+    written to a temporary name and renamed.
 
     Args:
       output_path: folder for the shards (created if needed).
@@ -189,12 +195,8 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
     written = []
     for index, chunk in enumerate(_chunks(reader, line_count)):
         name = os.path.join(output_path, f"{name_prefix}-{index:05d}")
-        tmp = name + ".tmp"
-        with open(tmp, "wb") as f:
-            for sample in chunk:
-                blob = pickle.dumps(sample, protocol=4)
-                f.write(_LENGTH.pack(len(blob)))
-                f.write(blob)
+        tmp = f"{name}.tmp{os.getpid()}"
+        write_recordio(tmp, lambda chunk=chunk: iter(chunk))
         os.replace(tmp, name)
         written.append(name)
     return written
@@ -202,21 +204,14 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
 
 def _read_records(path: str) -> Iterator[Any]:
     """Yield the samples of one shard written by :func:`convert`."""
-    with open(path, "rb") as f, reading(path):
-        while header := f.read(_LENGTH.size):
-            if len(header) < _LENGTH.size:
-                raise corrupt(path, "a record length is cut short")
-            (size,) = _LENGTH.unpack(header)
-            blob = f.read(size)
-            if len(blob) != size:
-                raise corrupt(path, f"a record has {len(blob)} of its {size} bytes")
-            yield pickle.loads(blob)
+    try:
+        yield from read_samples(path)
+    except DataError as exc:
+        raise corrupt(path, str(exc)) from exc
 
 
 def converted_reader(files_pattern: str | list[str]) -> Reader:
     """Create a reader over shards written by :func:`convert`.
-
-    The records are unpickled, so read only shards you wrote yourself.
 
     Args:
       files_pattern: a glob pattern or an explicit list of shard paths.

@@ -6,8 +6,9 @@ Sources under ``<data home>/conll05/``: the corpus from the extracted folder
 the dictionaries ``wordDict.txt``, ``verbDict.txt``, ``targetDict.txt`` (one entry per line, id =
 line number). Files that are absent are downloaded. When ``wordDict.txt`` is absent and cannot be
 downloaded, a word dictionary is built from the corpus instead (``<unk>`` = 0, ``bos`` = 1,
-``eos`` = 2, then words by ``(-count, word)``) and a log message says so; its ids differ from
-Paddle's, so the pre-trained embedding does not fit it.
+``eos`` = 2, then words by ``(-count, word)``) with a ``UserWarning`` naming the missing file;
+its ids differ from Paddle's, so ``get_embedding()`` refuses to hand out the pre-trained
+table until ``wordDict.txt`` is added.
 
 A sample is one (sentence, predicate) pair: 9 sequences of the sentence's length: word ids,
 the ids of the words at predicate -2, -1, 0, +1, +2 (``bos``/``eos`` outside the sentence) each
@@ -18,8 +19,9 @@ The WSJ test set gives 5,267 samples.
 from __future__ import annotations
 
 import collections
-import logging
 import os
+import struct
+import warnings
 from collections.abc import Iterator
 
 from paddle_lite._src.dataset import common
@@ -30,8 +32,7 @@ from paddle_lite._src.dataset.download import (
     module_home,
 )
 from paddle_lite._src.dataset.sources import corrupt, gunzip, read_member, reading
-
-logger = logging.getLogger("paddle_lite.dataset.conll05")
+from paddle_lite._src.errors import DataError
 
 DATA_URL = "http://paddlemodels.bj.bcebos.com/conll05st/conll05st-tests.tar.gz"
 DATA_MD5 = "387719152ae52d60422c016e92a742fc"
@@ -48,6 +49,8 @@ EMB_MD5 = "bf436eb0faa1f6f9103017f8be57cdb7"
 WORDS_MEMBER = "conll05st-release/test.wsj/words/test.wsj.words.gz"
 PROPS_MEMBER = "conll05st-release/test.wsj/props/test.wsj.props.gz"
 UNK_IDX = 0
+WORD_DICT_SIZE = 44068
+EMB_WIDTH = 32
 
 
 def load_dict(filename: str) -> dict[str, int]:
@@ -225,12 +228,36 @@ def _build_word_dict(source: str) -> dict[str, int]:
 
 
 def _word_dict() -> dict[str, int]:
-    """Load ``wordDict.txt``, or build a dictionary from the corpus when it is unavailable."""
+    """Load ``wordDict.txt``, or build a dictionary from the corpus when it is unavailable
+    (with a ``UserWarning``: its ids do not fit the pre-trained embedding)."""
     try:
         return load_dict(existing_or_download(WORDDICT_URL, "conll05", WORDDICT_MD5))
-    except DownloadError as exc:
-        logger.info("conll05: %s Building the word dictionary from the test corpus instead.", exc)
-        return _build_word_dict(_corpus_source())
+    except DownloadError:
+        built = _build_word_dict(_corpus_source())
+        warnings.warn(
+            f"conll05: {_word_dict_path()} is missing and cannot be downloaded, so get_dict() "
+            f"builds the word dictionary from the test corpus: {len(built):,} words instead of "
+            f"wordDict.txt's {WORD_DICT_SIZE:,}, with other ids, so get_embedding()'s table "
+            f"does not fit it. Add wordDict.txt (md5 {WORDDICT_MD5}) to that folder to use "
+            "v2's dictionary.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return built
+
+
+def _word_dict_path() -> str:
+    return os.path.join(module_home("conll05"), "wordDict.txt")
+
+
+def _embedding_rows(path: str, width: int = EMB_WIDTH) -> int:
+    """Rows of a v2 parameter file (16-byte header, float32 values) of ``width`` columns."""
+    with open(path, "rb") as f:
+        header = f.read(16)
+    if len(header) < 16:
+        raise corrupt(path, "it is shorter than the 16-byte parameter header", EMB_MD5)
+    count = struct.unpack("<IIQ", header)[2]
+    return count // width
 
 
 def get_dict() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
@@ -249,10 +276,32 @@ def get_dict() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
 def get_embedding() -> str:
     """Return the path of the pre-trained word embedding ``emb`` (44,068 x 32 float32).
 
+    The table's rows are the ids of ``wordDict.txt``; the dictionary is checked against it.
+
     Raises:
       DownloadError: ``emb`` is absent and cannot be downloaded; the message gives its md5.
+      DataError: ``wordDict.txt`` is missing (``get_dict()`` then builds another dictionary
+        that the table does not fit) or has another number of words than the table's rows;
+        the message names the file to add.
     """
-    return existing_or_download(EMB_URL, "conll05", EMB_MD5)
+    path = existing_or_download(EMB_URL, "conll05", EMB_MD5)
+    rows = _embedding_rows(path)
+    try:
+        words = len(load_dict(existing_or_download(WORDDICT_URL, "conll05", WORDDICT_MD5)))
+    except DownloadError as exc:
+        raise DataError(
+            f"conll05: the embedding {path} has {rows:,} rows, one per word of wordDict.txt, "
+            f"but {_word_dict_path()} is missing, so get_dict() builds a different dictionary "
+            f"from the corpus and the table would not fit it. Add wordDict.txt (md5 "
+            f"{WORDDICT_MD5}) to {module_home('conll05')}. ({exc})"
+        ) from None
+    if words != rows:
+        raise DataError(
+            f"conll05: the embedding {path} has {rows:,} rows but {_word_dict_path()} has "
+            f"{words:,} words; they must come from the same release (v2's: {WORD_DICT_SIZE:,} "
+            f"words; emb md5 {EMB_MD5}, wordDict.txt md5 {WORDDICT_MD5})."
+        )
+    return path
 
 
 def test():

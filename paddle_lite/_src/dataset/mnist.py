@@ -12,8 +12,8 @@ Files are looked up in ``<data home>/mnist/``. For training, when the full
 
 from __future__ import annotations
 
-import logging
 import os
+import warnings
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -21,8 +21,6 @@ import numpy as np
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, existing_or_download, module_home
 from paddle_lite._src.dataset.sources import corrupt, gunzip, read_file
-
-logger = logging.getLogger("paddle_lite.dataset.mnist")
 
 URL_PREFIX = "https://dataset.bj.bcebos.com/mnist/"
 TEST_IMAGE_URL = URL_PREFIX + "t10k-images-idx3-ubyte.gz"
@@ -135,10 +133,13 @@ def _train_files() -> tuple[str, str, str, str]:
     sub_images = os.path.join(home, SUBSET_DIR, "train-images-idx3-ubyte.gz")
     sub_labels = os.path.join(home, SUBSET_DIR, "train-labels-idx1-ubyte.gz")
     if not os.path.isfile(full) and os.path.isfile(sub_images) and os.path.isfile(sub_labels):
-        logger.info(
-            "mnist: %s is absent; training on the subset pair in %s instead.",
-            full,
-            os.path.join(home, SUBSET_DIR),
+        warnings.warn(
+            f"mnist: {full} is missing, so train() reads the subset in "
+            f"{os.path.join(home, SUBSET_DIR)} instead of the full 60,000 training images; "
+            "models will train on fewer images than v2's. Add train-images-idx3-ubyte.gz "
+            f"(md5 {TRAIN_IMAGE_MD5}) to {home} to use the whole set.",
+            UserWarning,
+            stacklevel=3,
         )
         return sub_images, sub_labels, "", ""
     images = existing_or_download(TRAIN_IMAGE_URL, "mnist", TRAIN_IMAGE_MD5)

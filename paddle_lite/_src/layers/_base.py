@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
-from paddle_lite._src.graph import Layer, ParamSpec, auto_name, qualified_name
+from paddle_lite._src.graph import Layer, ParamSpec, Spec, auto_name, qualified_name
 from paddle_lite._src.kinds import ParamDecl, get_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -19,6 +19,75 @@ F = TypeVar("F", bound=Callable[..., Any])
 DROP_AND_CLIP = ("drop_rate", "error_clipping_threshold", "device")
 DROP_ONLY = ("drop_rate", "device")
 DEVICE_ONLY = ("device",)
+
+
+# What each dtype of a spec holds, and the dtypes each input mode accepts.
+DTYPE_WORDS = {
+    "float32": "dense float values",
+    "int32": "integer ids (paddle.data_type.integer_value)",
+    "sparse_binary": "a sparse binary vector",
+    "sparse_float": "a sparse float vector",
+}
+INPUT_MODES = {
+    "dense": ("float32",),
+    "values": ("float32", "sparse_binary", "sparse_float"),
+    "ids": ("int32",),
+    "dense_or_ids": ("float32", "int32"),
+}
+
+
+def expect(
+    spec: Spec | Sequence[Spec],
+    arg: str = "input",
+    mode: str = "dense",
+    *,
+    size: int | None = None,
+    why: str = "",
+) -> None:
+    """Refuse an input whose dtype the ``mode`` excludes, or whose size is not ``size``.
+
+    Modes: ``"dense"`` float values only; ``"values"`` dense or sparse values (no ids);
+    ``"ids"`` integer ids only; ``"dense_or_ids"`` either. Ids refused by a mode point
+    at ``paddle.layer.embedding`` (unless the input is a label).
+
+    Args:
+        spec: the input's spec, or a list of them (then named ``"<arg> <i>"``).
+        arg: how the message names the input (``"input"``, ``"label"`` ...).
+        mode: one of :data:`INPUT_MODES`.
+        size: the required size, if any; ``why`` explains it in the message.
+
+    Raises:
+        LayerConfigError: naming the input, what it holds and what was expected.
+
+    Example::
+
+        expect(specs["label"], "label", "ids", size=n, why=" (= input.size)")
+    """
+    if not isinstance(spec, Spec):
+        for i, each in enumerate(spec):
+            expect(each, f"{arg} {i}", mode, size=size, why=why)
+        return
+    allowed = INPUT_MODES[mode]
+    if spec.dtype not in allowed:
+        wanted = " or ".join(DTYPE_WORDS[d] for d in allowed)
+        feeds_ids = spec.dtype == "int32" and "label" not in arg
+        hint = " Feed ids through paddle.layer.embedding first." if feeds_ids else ""
+        raise LayerConfigError(
+            f"{arg} holds {DTYPE_WORDS[spec.dtype]}; expected {wanted} (received an input of "
+            f"size {spec.size}).{hint}"
+        )
+    if size is not None and spec.size != size:
+        raise LayerConfigError(f"{arg} has size {spec.size}; expected {size}{why}.")
+
+
+def same_seq_level(inputs: Sequence[Spec], what: str) -> int:
+    """The one sequence level all ``inputs`` share; ``what`` names them in the error."""
+    levels = {s.seq_level for s in inputs}
+    if len(levels) > 1:
+        raise LayerConfigError(
+            f"all {what} must have the same sequence level; received {sorted(levels)}."
+        )
+    return levels.pop()
 
 
 def layer_function(func: F) -> F:

@@ -11,7 +11,7 @@ from typing import Any
 
 from paddle_lite._src import activations as acts
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Layer
+from paddle_lite._src.graph import Layer, register_operators
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.math import repeat, scaling, slope_intercept
 from paddle_lite._src.layers.mixed import mixed
@@ -108,3 +108,6 @@ square = _unary("square", acts.Square, "x²")
 relu = _unary("relu", acts.Relu, "max(x, 0)")
 sqrt = _unary("sqrt", acts.Sqrt, "sqrt(x)")
 reciprocal = _unary("reciprocal", acts.Reciprocal, "1 / x")
+
+
+register_operators(add=add, sub=sub, neg=neg, mul=mul)

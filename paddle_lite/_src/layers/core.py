@@ -12,8 +12,9 @@ from paddle_lite._src.data_types import DataType, InputType
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import _base
-from paddle_lite._src.typing import Seq, Sparse, data_of, with_data
+from paddle_lite._src.layers import _base, mixed
+from paddle_lite._src.layers.projections import project
+from paddle_lite._src.typing import data_of, with_data
 
 _DTYPES = {
     DataType.Dense: "float32",
@@ -21,24 +22,6 @@ _DTYPES = {
     DataType.SparseNonValue: "sparse_binary",
     DataType.SparseValue: "sparse_float",
 }
-
-
-def same_seq_level(inputs, what: str) -> int:
-    levels = {s.seq_level for s in inputs}
-    if len(levels) > 1:
-        raise LayerConfigError(
-            f"all {what} must have the same sequence level; received {sorted(levels)}."
-        )
-    return levels.pop()
-
-
-def dense_inputs(inputs) -> None:
-    for i, s in enumerate(inputs):
-        if s.dtype == "int32":
-            raise LayerConfigError(
-                f"input {i} holds integer ids (size {s.size}); this layer needs dense values. "
-                "Feed ids through paddle.layer.embedding first."
-            )
 
 
 # data ------------------------------------------------------------------------------
@@ -93,26 +76,12 @@ def data(name, type, height=None, width=None, depth=None, layer_attr=None):  # n
 
 
 # fc --------------------------------------------------------------------------------
-def project(x: Any, w: Any) -> Any:
-    """``x @ w`` for dense, sequence or sparse ``x`` (sparse: gather + weighted sum)."""
-    if isinstance(x, Sparse):
-        return jnp.einsum("bk,bkn->bn", x.values, w[x.ids])
-    if isinstance(x, Seq) and isinstance(x.data, Sparse):
-        return jnp.einsum("btk,btkn->btn", x.data.values, w[x.data.ids])
-    return data_of(x) @ w
-
-
 class FcKind(Kind):
     name = "fc"
 
     def infer_spec(self, inputs, attrs):
-        for i, s in enumerate(inputs):
-            if s.dtype == "int32":
-                raise LayerConfigError(
-                    f"input {i} holds integer ids (size {s.size}); fc needs dense or sparse "
-                    "values. Use paddle.layer.embedding for ids."
-                )
-        return Spec(attrs["size"], seq_level=same_seq_level(inputs, "fc inputs"))
+        _base.expect(inputs, "input", "values")
+        return Spec(attrs["size"], seq_level=_base.same_seq_level(inputs, "fc inputs"))
 
     def param_specs(self, inputs, attrs):
         decls = [
@@ -238,8 +207,8 @@ class ConcatKind(Kind):
     name = "concat"
 
     def infer_spec(self, inputs, attrs):
-        dense_inputs(inputs)
-        level = same_seq_level(inputs, "concat inputs")
+        _base.expect(inputs)
+        level = _base.same_seq_level(inputs, "concat inputs")
         size = sum(s.size for s in inputs)
         images = [s.image for s in inputs]
         image = None
@@ -269,8 +238,6 @@ def concat(input, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa
     name = _base.layer_name(name, "concat")
     items = input if isinstance(input, (list, tuple)) else [input]
     if items and all(_is_projection(item) for item in items):
-        from paddle_lite._src.layers import mixed  # projections live with the mixed layer
-
         return mixed.concat_projections(
             list(items), name=name, act=act, layer_attr=layer_attr, bias_attr=bias_attr
         )
@@ -292,12 +259,12 @@ class AddtoKind(Kind):
     name = "addto"
 
     def infer_spec(self, inputs, attrs):
-        dense_inputs(inputs)
+        _base.expect(inputs)
         sizes = [s.size for s in inputs]
         if len(set(sizes)) > 1:
             raise LayerConfigError(f"all inputs must have the same size; received sizes {sizes}.")
         return Spec(
-            sizes[0], seq_level=same_seq_level(inputs, "addto inputs"), image=inputs[0].image
+            sizes[0], seq_level=_base.same_seq_level(inputs, "addto inputs"), image=inputs[0].image
         )
 
     def param_specs(self, inputs, attrs):

@@ -30,8 +30,8 @@ from paddle_lite._src.layers.cost_base import (
     CostKind,
     build_cost,
     check_same_size,
-    expect,
     safe_log,
+    v2_note,
 )
 from paddle_lite._src.typing import Sparse
 
@@ -44,12 +44,12 @@ def _label_prob(p: Any, ids: Any) -> Any:
 
 
 def _check_class_label(specs: Mapping[str, Spec]) -> None:
-    expect(specs["input"], "input")
+    _base.expect(specs["input"], "input")
     n = specs["input"].size
-    expect(
+    _base.expect(
         specs["label"],
         "label",
-        dtypes=("int32",),
+        "ids",
         size=n,
         why=f" (= input.size: an integer_value({n}) label)",
     )
@@ -89,14 +89,15 @@ class MultiBinaryKind(CostKind):
     name = "multi_binary_label_cross_entropy"
 
     def check(self, specs, attrs):
-        expect(specs["input"], "input")
-        expect(
-            specs["label"],
-            "label",
-            dtypes=("sparse_binary", "sparse_float", "float32"),
-            size=specs["input"].size,
-            why=" (= input.size)",
-        )
+        _base.expect(specs["input"], "input")
+        n = specs["input"].size
+        with v2_note(
+            "it needs a sparse matrix of the positive classes as its label",
+            f"declare the label as paddle.data_type.sparse_binary_vector({n}) (the ids of "
+            "the positive classes) or dense 0/1 vectors; for one class id per sample use "
+            "classification_cost",
+        ):
+            _base.expect(specs["label"], "label", "values", size=n, why=" (= input.size)")
 
     def step_cost(self, values, attrs):
         p, t = values
@@ -308,7 +309,7 @@ class SumCostKind(CostKind):
     args = ("input",)
 
     def check(self, specs, attrs):
-        expect(specs["input"], "input")
+        _base.expect(specs["input"], "input")
 
     def step_cost(self, values, attrs):
         return values[0].sum(axis=-1)

@@ -2,14 +2,15 @@
 
 ``CostKind`` is a cost over named inputs, per sample, weighted and summed over the
 valid steps of a sequence; ``build_cost`` checks a cost function's arguments and
-builds its node; ``expect``, ``check_same_size`` and ``safe_log`` are the checks and
-the safe logarithm that the cost families (``cost``, ``cost_rank``) share. The
+builds its node; ``check_same_size`` and ``safe_log`` are the check and the safe
+logarithm that the cost families (``cost``, ``cost_rank``) share. The
 contract every cost follows is stated in ``cost``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -22,33 +23,11 @@ from paddle_lite._src.layers import _base
 from paddle_lite._src.typing import Seq, data_of, step_mask
 
 TINY = 1e-37
-_WHAT = {
-    "float32": "dense float values",
-    "int32": "integer ids (paddle.data_type.integer_value)",
-    "sparse_binary": "a sparse binary vector",
-    "sparse_float": "a sparse float vector",
-}
 
 
 def safe_log(p: Any) -> Any:
     """``log(max(p, 1e-37))``."""
     return jnp.log(jnp.maximum(p, TINY))
-
-
-def expect(
-    spec: Spec,
-    arg: str,
-    *,
-    dtypes: Sequence[str] = ("float32",),
-    size: int | None = None,
-    why: str = "",
-) -> None:
-    """Raise ``LayerConfigError`` unless ``spec`` has one of ``dtypes`` and ``size``."""
-    if spec.dtype not in dtypes:
-        wanted = " or ".join(_WHAT[d] for d in dtypes)
-        raise LayerConfigError(f"{arg} holds {_WHAT[spec.dtype]}; expected {wanted}.")
-    if size is not None and spec.size != size:
-        raise LayerConfigError(f"{arg} has size {spec.size}; expected {size}{why}.")
 
 
 def per_sample(cost: Any, template: Any, weight: Any, coeff: float) -> Any:
@@ -95,7 +74,7 @@ class CostKind(Kind):
         self.check(specs, attrs)
         if attrs.get("weighted", False):
             weight = inputs[len(self.args)]
-            expect(weight, "weight", size=1, why=" (one weight per sample)")
+            _base.expect(weight, "weight", size=1, why=" (one weight per sample)")
             if weight.seq_level not in (0, inputs[0].seq_level):
                 raise LayerConfigError(
                     f"weight has seq_level {weight.seq_level}; expected 0 (per sample) or "
@@ -134,5 +113,28 @@ def build_cost(
 
 
 def check_same_size(specs: Mapping[str, Spec]) -> None:
-    expect(specs["input"], "input")
-    expect(specs["label"], "label", size=specs["input"].size, why=" (= input.size)")
+    """A dense label of the input's size; an id label gets v2's story and the fix."""
+    _base.expect(specs["input"], "input")
+    n = specs["input"].size
+    with v2_note(
+        "it read the label's dense values, which an integer_value label does not have",
+        f"declare the target as paddle.data_type.dense_vector({n}) (one float per output); "
+        "for class ids use classification_cost or cross_entropy_cost",
+    ):
+        _base.expect(specs["label"], "label", size=n, why=" (= input.size)")
+
+
+@contextlib.contextmanager
+def v2_note(what_v2_did: str, fix: str) -> Iterator[None]:
+    """Add to a build-time refusal what v2 did with such a network and how to write it.
+
+    v2 accepted several malformed cost layers when building and only failed (or computed
+    garbage) once training ran; paddle_lite refuses them when they are built.
+    """
+    try:
+        yield
+    except LayerConfigError as exc:
+        raise type(exc)(
+            f"{exc} v2 built such a layer without complaint and failed when it ran "
+            f"({what_v2_did}). Fix: {fix}."
+        ) from None

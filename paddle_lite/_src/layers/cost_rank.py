@@ -19,8 +19,8 @@ from paddle_lite._src.layers.cost_base import (
     CostKind,
     build_cost,
     check_same_size,
-    expect,
     safe_log,
+    v2_note,
 )
 
 
@@ -60,8 +60,8 @@ class HuberClassificationKind(CostKind):
     name = "huber_classification"
 
     def check(self, specs, attrs):
-        expect(specs["input"], "input", size=1, why=" (one score per sample)")
-        expect(specs["label"], "label", dtypes=("int32",))
+        _base.expect(specs["input"], "input", size=1, why=" (one score per sample)")
+        _base.expect(specs["label"], "label", "ids")
 
     def step_cost(self, values, attrs):
         f, ids = values
@@ -75,7 +75,7 @@ class ShouldBeTrueKind(CostKind):
     args = ("input",)
 
     def check(self, specs, attrs):
-        expect(specs["input"], "input", size=1, why=" (one probability per sample)")
+        _base.expect(specs["input"], "input", size=1, why=" (one probability per sample)")
 
     def step_cost(self, values, attrs):
         return -safe_log(values[0][..., 0])
@@ -93,10 +93,10 @@ class RankKind(CostKind):
     args = ("left", "right", "label")
 
     def check(self, specs, attrs):
-        expect(specs["left"], "left", size=1, why=" (one score per sample)")
-        expect(specs["right"], "right", size=1, why=" (one score per sample)")
+        _base.expect(specs["left"], "left", size=1, why=" (one score per sample)")
+        _base.expect(specs["right"], "right", size=1, why=" (one score per sample)")
         if specs["label"].dtype != "int32":
-            expect(specs["label"], "label", size=1, why=" (the target probability P)")
+            _base.expect(specs["label"], "label", size=1, why=" (the target probability P)")
 
     def step_cost(self, values, attrs):
         left, right, label = values
@@ -109,8 +109,8 @@ class LessThanKind(CostKind):
     args = ("left", "right")
 
     def check(self, specs, attrs):
-        expect(specs["left"], "left", size=1, why=" (one score per sample)")
-        expect(specs["right"], "right", size=1, why=" (one score per sample)")
+        _base.expect(specs["left"], "left", size=1, why=" (one score per sample)")
+        _base.expect(specs["right"], "right", size=1, why=" (one score per sample)")
 
     def step_cost(self, values, attrs):
         left, right = values
@@ -170,8 +170,13 @@ class LambdaKind(CostKind):
     args = ("input", "score")
 
     def check(self, specs, attrs):
-        expect(specs["input"], "input", size=1, why=" (one model score per step)")
-        expect(specs["score"], "score", size=1, why=" (one relevance per step)")
+        with v2_note(
+            "its LambdaRank reads one score per document",
+            "score each document with one value, e.g. paddle.layer.fc(input=..., size=1, "
+            "act=paddle.activation.Linear())",
+        ):
+            _base.expect(specs["input"], "input", size=1, why=" (one model score per step)")
+        _base.expect(specs["score"], "score", size=1, why=" (one relevance per step)")
         if specs["input"].seq_level != 1:
             raise LayerConfigError(
                 f"input has seq_level {specs['input'].seq_level}; expected 1 (a sequence: "

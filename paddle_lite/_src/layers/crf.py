@@ -29,7 +29,7 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost_base import CostKind, expect, per_sample
+from paddle_lite._src.layers.cost_base import CostKind, per_sample, v2_note
 from paddle_lite._src.typing import Seq, step_mask
 
 
@@ -99,12 +99,17 @@ def viterbi(x: Any, mask: Any, param: Any) -> Any:
 
 # checks ----------------------------------------------------------------------------
 def _check_emissions(spec: Spec, size: int) -> None:
-    expect(spec, "input")
-    if spec.seq_level != 1:
-        raise LayerConfigError(
-            f"input has seq_level {spec.seq_level}; expected 1 (a sequence of emission "
-            "scores, e.g. paddle.data_type.dense_vector_sequence)."
-        )
+    _base.expect(spec, "input")
+    with v2_note(
+        "a CRF needs the sequence boundaries, which a plain input does not carry",
+        "declare the input and label as sequences (dense_vector_sequence / "
+        "integer_value_sequence); one-step sequences tag single samples",
+    ):
+        if spec.seq_level != 1:
+            raise LayerConfigError(
+                f"input has seq_level {spec.seq_level}; expected 1 (a sequence of emission "
+                "scores, e.g. paddle.data_type.dense_vector_sequence)."
+            )
     if spec.size != size:
         raise LayerConfigError(
             f"input has size {spec.size}; expected size = {size} (the number of tags)."
@@ -114,7 +119,7 @@ def _check_emissions(spec: Spec, size: int) -> None:
 
 
 def _check_tags(spec: Spec, arg: str, size: int | None = None) -> None:
-    expect(spec, arg, dtypes=("int32",), size=size, why=" (= size)")
+    _base.expect(spec, arg, "ids", size=size, why=" (= size)")
     if spec.seq_level != 1:
         raise LayerConfigError(
             f"{arg} has seq_level {spec.seq_level}; expected 1 (one tag id per step, "

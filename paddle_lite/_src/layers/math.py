@@ -12,7 +12,6 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer, Spec
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.core import dense_inputs, same_seq_level
 from paddle_lite._src.typing import data_of, with_data
 
 
@@ -28,10 +27,10 @@ def _single(kind: str, prefix: str, input: Any, name: Any, layer_attr: Any) -> L
 
 
 def _scalar_weight(inputs) -> None:  # noqa: ANN001
-    dense_inputs(inputs)
+    _base.expect(inputs)
     if inputs[0].size != 1:
         raise LayerConfigError(f"weight must have size 1; received size {inputs[0].size}.")
-    same_seq_level(inputs, "weight and input")
+    _base.same_seq_level(inputs, "weight and input")
 
 
 # cos_sim -------------------------------------------------------------------------
@@ -39,14 +38,14 @@ class CosSimKind(Kind):
     name = "cos"
 
     def infer_spec(self, inputs, attrs):
-        dense_inputs(inputs)
+        _base.expect(inputs)
         a, b = inputs
         if b.size != a.size * attrs["size"]:
             raise LayerConfigError(
                 f"b must have size a.size * size = {a.size} * {attrs['size']} = "
                 f"{a.size * attrs['size']}; received b.size {b.size}."
             )
-        return Spec(attrs["size"], seq_level=same_seq_level(inputs, "cos_sim inputs"))
+        return Spec(attrs["size"], seq_level=_base.same_seq_level(inputs, "cos_sim inputs"))
 
     def apply(self, params, inputs, attrs, *, key, mode):
         a, b = data_of(inputs[0]), data_of(inputs[1])
@@ -95,7 +94,7 @@ class MaxIdKind(Kind):
     name = "maxid"
 
     def infer_spec(self, inputs, attrs):
-        dense_inputs(inputs)
+        _base.expect(inputs)
         return Spec(inputs[0].size, dtype="int32", seq_level=inputs[0].seq_level)
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -131,7 +130,7 @@ class SlopeInterceptKind(Kind):
     name = "slope_intercept"
 
     def infer_spec(self, inputs, attrs):
-        dense_inputs(inputs)
+        _base.expect(inputs)
         return Spec(inputs[0].size, seq_level=inputs[0].seq_level, image=inputs[0].image)
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -285,7 +284,7 @@ class TransKind(Kind):
     name = "trans"
 
     def infer_spec(self, inputs, attrs):
-        dense_inputs(inputs)
+        _base.expect(inputs)
         if inputs[0].seq_level:
             raise LayerConfigError("trans needs a plain (non-sequence) input.")
         return Spec(inputs[0].size)
@@ -298,7 +297,7 @@ class RepeatKind(Kind):
     name = "featmap_expand"
 
     def infer_spec(self, inputs, attrs):
-        dense_inputs(inputs)
+        _base.expect(inputs)
         return Spec(inputs[0].size * attrs["num_repeats"], seq_level=inputs[0].seq_level)
 
     def apply(self, params, inputs, attrs, *, key, mode):

@@ -9,6 +9,7 @@ parameter ``w{i}`` (default name ``_<mixed name>.w{i}``, v2's ``___mixed_0__.w0`
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax.numpy as jnp
@@ -18,9 +19,8 @@ from paddle_lite._src.activations import as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.core import project, same_seq_level
-from paddle_lite._src.layers.projections import Projection, _size_arg
+from paddle_lite._src.layers import _base, conv_mixed
+from paddle_lite._src.layers.projections import Projection, _size_arg, project
 from paddle_lite._src.layers.sequence_reshape import context_padding_rows, context_window
 from paddle_lite._src.typing import data_of, with_data
 
@@ -43,6 +43,8 @@ def _implied_size(item: dict[str, Any], specs: list[Spec]) -> int:
 
 def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
     kind, dtypes = item["type"], {s.dtype for s in specs}
+    if kind in conv_mixed.CONV_TYPES:
+        return conv_mixed.check_conv_input(i, item, specs)
     if kind == "table" and dtypes != {"int32"}:
         raise LayerConfigError(
             f"projection {i} (table) needs integer ids; received {specs[0].dtype} values."
@@ -65,6 +67,7 @@ def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
             f"projection {i} (dotmul_operator) needs equal sizes; received "
             f"{specs[0].size} and {specs[1].size}."
         )
+    return None
 
 
 def _item_sizes(inputs, attrs) -> list[int]:  # noqa: ANN001
@@ -104,6 +107,14 @@ def mixed_size(inputs, attrs) -> int:  # noqa: ANN001
     return size
 
 
+def _weight_decl(item: dict[str, Any], in_size: int, size: int) -> tuple[Any, Any] | None:
+    """``(shape, default init)`` of a projection's weight, or None if it has none."""
+    if item["type"] in conv_mixed.CONV_TYPES:
+        return conv_mixed.weight_decl(item)
+    shape = _weight_shape(item, in_size, size)
+    return None if shape is None else (shape, attrs_mod.SMART)
+
+
 def _weight_shape(item: dict[str, Any], in_size: int, size: int) -> tuple[int, int] | None:
     if item["type"] == "context":
         rows = sum(context_padding_rows(item["context_start"], item["context_len"]))
@@ -127,6 +138,8 @@ def _term(item: dict[str, Any], w: Any, xs: list[Any]) -> Any:
         return w[data_of(xs[0])]
     if kind == "context":
         return context_window(xs[0], item["context_start"], item["context_len"], w)
+    if kind in conv_mixed.CONV_TYPES:
+        return conv_mixed.conv_term(item, w, xs)
     x = data_of(xs[0])
     if kind == "identity":
         return x
@@ -143,8 +156,16 @@ class MixedKind(Kind):
     name = "mixed"
 
     def infer_spec(self, inputs, attrs):
-        level = same_seq_level(inputs, "mixed inputs")
-        return Spec(mixed_size(inputs, attrs), seq_level=level)
+        level = _base.same_seq_level(inputs, "mixed inputs")
+        size = mixed_size(inputs, attrs)
+        convs = _conv_items(attrs)
+        image = None
+        if convs and len(convs) == len(attrs["projections"]):
+            f = sum(c["conv"]["num_filters"] for c in convs)
+            outs = {c["conv"]["out"] for c in convs}
+            if len(outs) == 1 and f * math.prod(outs.pop()) == size:
+                image = (f, *convs[0]["conv"]["out"])
+        return Spec(size, seq_level=level, image=image)
 
     def param_specs(self, inputs, attrs):
         size = mixed_size(inputs, attrs)
@@ -153,11 +174,12 @@ class MixedKind(Kind):
         decls = []
         for i, item in enumerate(attrs["projections"]):
             width = widths[i] if concat else size
-            shape = _weight_shape(item, inputs[item["inputs"][0]].size, width)
-            if shape is not None:
-                decls.append(ParamDecl(f"w{i}", shape, ("param", i), attrs_mod.SMART))
+            decl = _weight_decl(item, inputs[item["inputs"][0]].size, width)
+            if decl is not None:
+                decls.append(ParamDecl(f"w{i}", decl[0], ("param", i), decl[1]))
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, size), ("bias",), attrs_mod.SMART))
+            bias_shape = (1, _bias_size(attrs, size))
+            decls.append(ParamDecl("wbias", bias_shape, ("bias",), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -171,12 +193,38 @@ class MixedKind(Kind):
             out = jnp.concatenate(terms, axis=-1)
         else:
             out = sum(terms[1:], terms[0])
-        if attrs["bias"]:
+        if attrs["bias"] and _shared_conv_bias(attrs):
+            out = conv_mixed.channel_bias(out, params["wbias"][0], _conv_items(attrs))
+        elif attrs["bias"]:
             out = out + params["wbias"][0]
         return with_data(inputs[0], out)  # the inputs share one sequence level
 
 
 register_kind(MixedKind())
+
+
+def _conv_items(attrs: Any) -> list[dict[str, Any]]:
+    return [p for p in attrs["projections"] if p["type"] in conv_mixed.CONV_TYPES]
+
+
+def _shared_conv_bias(attrs: Any) -> bool:
+    """v2 shares the bias per channel when the first input is a conv projection."""
+    return attrs["projections"][0]["type"] in ("conv", "convt")
+
+
+def _bias_size(attrs: Any, size: int) -> int:
+    if not _shared_conv_bias(attrs):
+        return size
+    convs = _conv_items(attrs)
+    if len(convs) != len(attrs["projections"]) or (
+        attrs.get("combine") != "concat" and len(convs) > 1
+    ):
+        raise LayerConfigError(
+            "a bias after conv projections is shared per output channel, which needs a "
+            "single conv projection (or a concat of conv projections only); add the bias "
+            "in a separate layer (paddle.layer.addto(..., bias_attr=True))."
+        )
+    return sum(c["conv"]["num_filters"] for c in convs)
 
 
 class MixedLayer(Layer):

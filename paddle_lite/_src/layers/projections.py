@@ -12,10 +12,13 @@ import dataclasses
 import warnings
 from typing import Any
 
+import jax.numpy as jnp
+
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
+from paddle_lite._src.typing import Seq, Sparse, data_of
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -23,7 +26,8 @@ class Projection:
     """One input of a mixed layer: its ``type``, input layer(s) and settings.
 
     ``size`` 0 means "the mixed layer's size"; ``param_attr`` is ``None`` for the
-    parameterless types (identity, operators).
+    parameterless types (identity, operators). ``conv`` holds the geometry of the
+    convolution types (``conv``, ``convt``, ``conv_operator``; see ``conv_mixed``).
     """
 
     type: str
@@ -34,11 +38,12 @@ class Projection:
     param_attr: attrs_mod.ParamAttr | None = None
     context_start: int = 0
     context_len: int = 0
+    conv: Any = None
 
     @property
     def origin(self) -> Layer | list[Layer]:
         """v2's ``proj.origin``: the input layer (a list for operators)."""
-        return list(self.inputs) if self.type == "dotmul_operator" else self.inputs[0]
+        return list(self.inputs) if len(self.inputs) > 1 else self.inputs[0]
 
     def to_attr(self, first_input: int) -> dict[str, Any]:
         """The plain-data description stored in the mixed layer's attributes."""
@@ -55,6 +60,8 @@ class Projection:
             item["context_start"] = self.context_start
             item["context_len"] = self.context_len
             item["trainable"] = self.param_attr is not None
+        if self.conv is not None:
+            item["conv"] = dict(self.conv)
         return item
 
 
@@ -71,6 +78,15 @@ def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> P
     layer = _base.as_layer(input, layer=fn, arg="input")
     attr = attrs_mod.as_param_attr(param_attr, layer=fn, arg="param_attr")
     return Projection(kind, (layer,), _size_arg(size, f"{fn}()"), param_attr=attr)
+
+
+def project(x: Any, w: Any) -> Any:
+    """``x @ w`` for dense, sequence or sparse ``x`` (sparse: gather + weighted sum)."""
+    if isinstance(x, Sparse):
+        return jnp.einsum("bk,bkn->bn", x.values, w[x.ids])
+    if isinstance(x, Seq) and isinstance(x.data, Sparse):
+        return jnp.einsum("btk,btkn->btn", x.data.values, w[x.data.ids])
+    return data_of(x) @ w
 
 
 # projections ----------------------------------------------------------------------

@@ -52,15 +52,6 @@ def bucket(n: int) -> int:
     return 1 << max(int(n) - 1, 0).bit_length()
 
 
-def dense_input(spec: Spec, arg: str = "input") -> None:
-    """Refuse ids and sparse values: sequence layers move dense vectors."""
-    if spec.dtype != "float32":
-        raise LayerConfigError(
-            f"{arg} holds {spec.dtype} values (size {spec.size}); this layer needs dense "
-            "float values. Feed ids through paddle.layer.embedding first."
-        )
-
-
 # masked reductions ------------------------------------------------------------------
 def masked_reduce(op: str, x: Any, mask: Any) -> Any:
     """Reduce ``x [..., K, D]`` over its valid steps ``mask [..., K]`` to ``[..., D]``.
@@ -133,7 +124,7 @@ def aggregate(op: str, value: Any, attrs: Any, level: int, *, from_end: bool = F
 
 def aggregate_spec(spec: Spec, attrs: Any) -> Spec:
     """The output spec of an aggregation over ``spec``, checking level and stride."""
-    dense_input(spec)
+    _base.expect(spec)
     agg, stride, level = attrs["agg_level"], attrs["stride"], spec.seq_level
     if stride > 0:
         if agg != AggregateLevel.TO_NO_SEQUENCE or level != 1:

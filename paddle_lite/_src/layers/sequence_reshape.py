@@ -17,7 +17,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.sequence import ExpandLevel, bucket, dense_input
+from paddle_lite._src.layers.sequence import ExpandLevel, bucket
 from paddle_lite._src.typing import Seq, Sparse, data_of, with_data
 
 
@@ -55,7 +55,7 @@ class SeqConcatKind(Kind):
     def infer_spec(self, inputs, attrs):
         a, b = inputs
         for spec, arg in ((a, "a"), (b, "b")):
-            dense_input(spec, arg)
+            _base.expect(spec, arg)
             _not_nested(spec, arg)
         if a.size != b.size:
             raise LayerConfigError(
@@ -124,7 +124,7 @@ class ExpandKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         inp, like = inputs
-        dense_input(inp)
+        _base.expect(inp)
         want = (0, None) if attrs["expand_level"] == ExpandLevel.FROM_NO_SEQUENCE else (1, 2)
         if inp.seq_level != want[0] or (want[1] is not None and like.seq_level != want[1]):
             raise LayerConfigError(
@@ -213,7 +213,7 @@ class SeqReshapeKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         (inp,) = inputs
-        dense_input(inp)
+        _base.expect(inp)
         _not_nested(inp, "input")
         n = attrs["reshape_size"]
         if inp.seq_level == 0 and inp.size % n:

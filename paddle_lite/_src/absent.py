@@ -1,0 +1,167 @@
+"""The v2 public names paddle_lite deliberately leaves out, each with the reason and what
+to use instead — the one place they are listed.
+
+Each public module resolves these names through :func:`module_getattr` (its module-level
+``__getattr__``): reading ``paddle.layer.roi_pool`` gives a stub, and calling the stub
+raises ``NotImplementedError`` with the reason and the alternative, so a v2 program fails at
+the first use with a message rather than an ``AttributeError`` at import. The stubs are not
+in the modules' ``__all__``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from paddle_lite._src.errors import did_you_mean
+
+_LATER = "added to Paddle after the 2017 v2 API this project follows (Paddle 0.11 and later)"
+_SSD = "an SSD object-detection layer " + _LATER
+_GPU = "a v2 feature tied to Paddle's own C++ runtime"
+
+
+@dataclasses.dataclass(frozen=True)
+class Absent:
+    """A v2 name paddle_lite does not provide: where, why, and what to use instead."""
+
+    module: str
+    name: str
+    reason: str
+    alternative: str
+
+    def message(self) -> str:
+        return (
+            f"paddle.{self.module}.{self.name} is not provided by paddle_lite: {self.reason}. "
+            f"Instead: {self.alternative}."
+        )
+
+
+def _layers(names: str, reason: str, alternative: str) -> list[Absent]:
+    return [Absent("layer", n, reason, alternative) for n in names.split()]
+
+
+ABSENT: tuple[Absent, ...] = (
+    *_layers(
+        "priorbox multibox_loss detection_output roi_pool",
+        _SSD,
+        "build detection heads from img_conv and fc layers and compute the boxes in numpy",
+    ),
+    *_layers(
+        "img_conv3d img_pool3d",
+        "3-D convolution and pooling, " + _LATER,
+        "fold depth into channels and use img_conv / img_pool",
+    ),
+    *_layers(
+        "BeamInput cross_entropy_over_beam",
+        "beam-training costs " + _LATER,
+        "train with classification_cost over the target sequence",
+    ),
+    *_layers(
+        "sub_nested_seq seq_slice sub_seq kmax_seq_score",
+        "sequence slicing " + _LATER,
+        "select steps in the reader, or aggregate with last_seq / first_seq / pooling",
+    ),
+    *_layers(
+        "switch_order crop resize scale_sub_region upsample",
+        "image re-layouts " + _LATER,
+        "reshape in the reader, or use pad, img_pool and bilinear_interp",
+    ),
+    *_layers(
+        "l2_distance dot_prod out_prod row_l2_norm clip scale_shift prelu gated_unit "
+        "factorization_machine multiplex row_conv slice_projection",
+        "a math layer " + _LATER,
+        "compose it from mixed projections, paddle.op and the math layers (cos_sim, "
+        "scaling, slope_intercept, addto, dotmul_operator)",
+    ),
+    Absent(
+        "layer",
+        "selective_fc",
+        "a v2 layer whose sparse output selection relied on Paddle's sparse matrices",
+        "use fc and select the columns in the cost or reader",
+    ),
+    Absent("layer", "cross_channel_norm", _SSD, "use batch_norm or img_cmrnorm"),
+    Absent(
+        "layer",
+        "LayerType",
+        "v1's table of C++ layer type strings; paddle_lite layers "
+        "carry their kind as layer.layer_type",
+        "compare layer.layer_type with a kind name",
+    ),
+    Absent(
+        "layer",
+        "layer_support",
+        "v1's decorator declaring ExtraAttr support of config functions",
+        "write a function over the public paddle.layer functions",
+    ),
+    Absent(
+        "evaluator",
+        "gradient_printer",
+        "printing gradients needs a hook inside the jitted step",
+        "read gradients with jax.grad over paddle_lite._src.compile.forward",
+    ),
+    Absent(
+        "evaluator",
+        "seqtext_printer",
+        "it wrote generated id sequences to a result file through Paddle's C++ runtime",
+        "decode paddle.infer(field='id') results with the dictionary in Python",
+    ),
+    Absent(
+        "evaluator",
+        "detection_map",
+        "an SSD evaluator " + _LATER,
+        "compute mAP in numpy from paddle.infer outputs",
+    ),
+    Absent(
+        "reader.creator",
+        "cloud_reader",
+        "it reads from Paddle's Go master service (etcd), " + _GPU,
+        "paddle.reader.creator.recordio over files shared with the trainers, "
+        "sharded with paddle.dataset.common.cluster_files_reader",
+    ),
+    Absent(
+        "master",
+        "client",
+        "the ctypes client of Paddle's Go master service (etcd), " + _GPU,
+        "paddle.reader.creator.recordio and cluster_files_reader for sharded data",
+    ),
+)
+
+_BY_MODULE: dict[str, dict[str, Absent]] = {}
+for _entry in ABSENT:
+    _BY_MODULE.setdefault(_entry.module, {})[_entry.name] = _entry
+
+
+def stub(entry: Absent) -> Callable[..., Any]:
+    """A callable standing for ``entry``: calling it raises ``NotImplementedError``."""
+
+    def absent(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(entry.message())
+
+    absent.__name__ = absent.__qualname__ = entry.name
+    absent.__doc__ = entry.message()
+    absent.absent = entry  # type: ignore[attr-defined]
+    return absent
+
+
+def module_getattr(module: str, aliases: dict[str, Any] | None = None) -> Callable[[str], Any]:
+    """A module ``__getattr__`` serving ``aliases`` and the absent names of ``module``.
+
+    Example::
+
+        __getattr__ = module_getattr("layer", {"print": printer})
+    """
+    entries = _BY_MODULE.get(module, {})
+    extra = dict(aliases or {})
+
+    def __getattr__(name: str) -> Any:
+        if name in extra:
+            return extra[name]
+        if name in entries:
+            return stub(entries[name])
+        raise AttributeError(
+            f"module 'paddle_lite.{module}' has no attribute {name!r}"
+            + did_you_mean(name, [*entries, *extra])
+        )
+
+    return __getattr__

@@ -1,0 +1,203 @@
+"""Layers that combine two inputs: conv_shift (circular convolution), linear_comb
+(a weighted sum of vectors) and tensor (a bilinear form per output)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import Linear, as_activation
+from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.layers import _base
+
+
+def _plain_pair(inputs, what: str) -> None:  # noqa: ANN001
+    """Both inputs dense and non-sequence (v2 computes these row by row)."""
+    _base.expect(inputs, "input")
+    for i, s in enumerate(inputs):
+        if s.seq_level:
+            raise LayerConfigError(
+                f"input {i} ({what}) is a sequence (seq_level {s.seq_level}); this layer takes "
+                "one vector per sample. Aggregate the sequence first (paddle.layer.last_seq "
+                "or pooling)."
+            )
+
+
+# conv_shift -------------------------------------------------------------------------
+class ConvShiftKind(Kind):
+    name = "conv_shift"
+
+    def infer_spec(self, inputs, attrs):
+        _plain_pair(inputs, "a, b")
+        a, b = inputs
+        if b.size % 2 == 0:
+            raise LayerConfigError(
+                f"b must have an odd size (shifts -(N-1)/2 .. (N-1)/2); received b.size {b.size}."
+            )
+        return Spec(a.size)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        a, b = inputs
+        m, n = a.shape[1], b.shape[1]
+        # c[i] = sum_j a[(i + j - (n-1)/2) mod m] * b[j]
+        idx = (jnp.arange(m)[:, None] + jnp.arange(n)[None, :] - (n - 1) // 2) % m
+        return jnp.einsum("bmn,bn->bm", a[:, idx], b)
+
+
+register_kind(ConvShiftKind())
+
+
+@_base.layer_function
+def conv_shift(a, b, name=None, layer_attr=None):
+    """Circular convolution of ``a`` (size M) with ``b`` (odd size N), row by row.
+
+    ``c[i] = sum_{j=0}^{N-1} a[(i + j - (N-1)/2) mod M] * b[j]``: ``b[(N-1)/2]``
+    weighs the unshifted ``a`` (v2's Neural Turing Machine shift).
+
+    Args:
+        a: a dense layer of size M (one vector per sample).
+        b: a dense layer of odd size N (the shift weights).
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A layer of size M (auto name ``__conv_shift_layer_<n>__``); no parameters.
+
+    Example::
+
+        shifted = paddle.layer.conv_shift(a=memory_weights, b=shift)
+    """
+    name = _base.layer_name(name, "conv_shift_layer")
+    inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
+    attrs = _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    return _base.build("conv_shift", name=name, inputs=inputs, attrs=attrs)
+
+
+# linear_comb ------------------------------------------------------------------------
+class LinearCombKind(Kind):
+    name = "convex_comb"
+
+    def infer_spec(self, inputs, attrs):
+        _plain_pair(inputs, "weights, vectors")
+        weights, vectors = inputs
+        if weights.size * attrs["size"] != vectors.size:
+            raise LayerConfigError(
+                f"vectors must have size weights.size * size = {weights.size} * "
+                f"{attrs['size']} = {weights.size * attrs['size']}; received {vectors.size}."
+            )
+        return Spec(attrs["size"])
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        x, y = inputs
+        y = y.reshape(y.shape[0], x.shape[1], attrs["size"])
+        return jnp.einsum("bm,bmn->bn", x, y)
+
+
+register_kind(LinearCombKind())
+
+
+@_base.layer_function
+def linear_comb(weights, vectors, size=None, name=None, layer_attr=None):
+    """A weighted sum of vectors: ``z = xᵀ Y``, i.e. ``z[i] = sum_j x[j] * y[i + N*j]``.
+
+    Alias ``convex_comb``. ``vectors`` holds M vectors of size N one after the other.
+
+    Args:
+        weights: a dense layer of size M (``x``).
+        vectors: a dense layer of size M*N (``y``).
+        size: N; default ``vectors.size / weights.size``.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A layer of size N (auto name ``__linear_comb_layer_<n>__``); no parameters.
+
+    Example::
+
+        z = paddle.layer.linear_comb(weights=attention, vectors=values, size=16)
+    """
+    name = _base.layer_name(name, "linear_comb_layer")
+    w = _base.as_layer(weights, layer=name, arg="weights")
+    v = _base.as_layer(vectors, layer=name, arg="vectors")
+    if size is None:
+        if v.size % w.size:
+            raise LayerConfigError(
+                f"layer '{name}': vectors.size {v.size} is not a multiple of weights.size "
+                f"{w.size}; expected M*N values for M weights."
+            )
+        size = v.size // w.size
+    attrs = {
+        "size": _base.positive_int(size, layer=name, arg="size"),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    return _base.build("convex_comb", name=name, inputs=[w, v], attrs=attrs)
+
+
+convex_comb = linear_comb
+
+
+# tensor -----------------------------------------------------------------------------
+class TensorKind(Kind):
+    name = "tensor"
+
+    def infer_spec(self, inputs, attrs):
+        _plain_pair(inputs, "a, b")
+        return Spec(attrs["size"])
+
+    def param_specs(self, inputs, attrs):
+        a, b = inputs
+        decls = [ParamDecl("w0", (a.size, b.size, attrs["size"]), ("param", 0), attrs_mod.SMART)]
+        if attrs["bias"]:
+            decls.append(ParamDecl("wbias", (1, attrs["size"]), ("bias",), attrs_mod.SMART))
+        return decls
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        a, b = inputs
+        # v2 keeps W_k as the k-th [a.size, b.size] block of the buffer whose dims are
+        # declared [a.size, b.size, size]: reshape, do not transpose.
+        w = params["w0"].reshape(attrs["size"], a.shape[1], b.shape[1])
+        out = jnp.einsum("bi,kij,bj->bk", a, w, b)
+        if attrs["bias"]:
+            out = out + params["wbias"][0]
+        return out
+
+
+register_kind(TensorKind())
+
+
+@_base.layer_function
+def tensor(a, b, size, act=None, name=None, param_attr=None, bias_attr=None, layer_attr=None):
+    """A bilinear form per output: ``y_k = act(a W_k bᵀ + b_k)``, ``k = 0 .. size-1``.
+
+    Args:
+        a: a dense layer of size M; b: a dense layer of size N.
+        size: the number of outputs K.
+        act: activation (default ``Linear``).
+        param_attr: for ``W``; bias_attr: ``None``/``True`` zero bias, ``False`` none.
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+
+    Returns:
+        A layer of size K (auto name ``__tensor_layer_<n>__``). ``W`` has v2's dims
+        ``[M, N, K]`` over v2's buffer, in which ``W_k`` is the k-th ``[M, N]`` block
+        (so ``W_k = w.reshape(K, M, N)[k]``); its default init is v2's N(0, 1/sqrt(M)).
+        Bias ``[1, K]``.
+
+    Example::
+
+        y = paddle.layer.tensor(a=user, b=item, size=8)
+    """
+    name = _base.layer_name(name, "tensor_layer")
+    inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
+    attrs = {
+        "size": _base.positive_int(size, layer=name, arg="size"),
+        "act": as_activation(Linear() if act is None else act, layer=name),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+    }
+    return _base.build(
+        "tensor",
+        name=name,
+        inputs=inputs,
+        attrs=attrs,
+        param_attrs=_base.param_attr_list(param_attr, 1, layer=name),
+        bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
+    )

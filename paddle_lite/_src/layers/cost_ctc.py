@@ -1,0 +1,163 @@
+"""Connectionist temporal classification costs: ``ctc`` and ``warp_ctc``.
+
+Both give, per sequence, ``-log p(label | input)``: the probability, summed over every
+frame-level path that collapses to the label (merge repeats, drop blanks), of the
+per-frame class probabilities. The forward algorithm is optax's ``ctc_loss``.
+
+- ``ctc`` (v2's ``LinearChainCTC``) reads *probabilities* (a softmax output) of
+  ``num_classes + 1`` classes; the blank is the last class.
+- ``warp_ctc`` reads *unnormalised scores* (a linear activation; the softmax is
+  applied inside, as the warp-ctc library does); the blank is ``blank`` (default 0).
+
+As in v2, ``norm_by_times`` divides only the gradient by the sequence length (the
+reported cost is not divided), and a sequence too short for its label (fewer frames
+than labels plus repeated neighbours) costs 0 with no gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Spec
+from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.cost_base import safe_log
+from paddle_lite._src.typing import step_mask
+
+
+def feasible(labels: Any, label_mask: Any, lengths: Any) -> Any:
+    """True where a sequence of ``lengths`` frames can emit its label: at least one
+    frame per label plus one blank between equal neighbours."""
+    repeats = (labels[:, 1:] == labels[:, :-1]) & label_mask[:, 1:]
+    return lengths >= label_mask.sum(axis=1) + repeats.sum(axis=1)
+
+
+def ctc_cost(log_probs: Any, inp: Any, label: Any, attrs: Any) -> Any:
+    """``[B]`` costs from per-frame log-probabilities ``[B, T, C]`` (v2's rules applied)."""
+    frame_mask, label_mask = step_mask(inp), step_mask(label)
+    labels = label.data.astype(jnp.int32)
+    cost = optax.ctc_loss(
+        log_probs,
+        1.0 - frame_mask.astype(log_probs.dtype),
+        labels,
+        1.0 - label_mask.astype(log_probs.dtype),
+        blank_id=attrs["blank"],
+    )
+    cost = jnp.where(feasible(labels, label_mask, inp.lengths), cost, 0.0)
+    if attrs["norm_by_times"]:
+        scale = 1.0 / jnp.maximum(inp.lengths, 1).astype(cost.dtype)
+        cost = scale * cost + jax.lax.stop_gradient((1.0 - scale) * cost)
+    return cost[:, None].astype(jnp.float32)
+
+
+class CtcKind(Kind):
+    """v2's ``ctc`` (probabilities in) and ``warp_ctc`` (scores in)."""
+
+    def __init__(self, name: str, takes_probabilities: bool) -> None:
+        self.name, self.takes_probabilities = name, takes_probabilities
+
+    def infer_spec(self, inputs, attrs):
+        inp, label = inputs
+        _base.expect(inp, "input", size=attrs["size"], why=" (num_classes + 1: the blank)")
+        _base.expect(label, "label", "ids", size=attrs["size"] - 1, why=" (= size - 1)")
+        for spec, arg in ((inp, "input"), (label, "label")):
+            if spec.seq_level != 1:
+                raise LayerConfigError(
+                    f"{arg} has seq_level {spec.seq_level}; expected 1: CTC aligns a sequence "
+                    "of frames with a sequence of labels (dense_vector_sequence / "
+                    "integer_value_sequence)."
+                )
+        if not 0 <= attrs["blank"] < attrs["size"]:
+            raise LayerConfigError(
+                f"blank={attrs['blank']} is not a class id; expected 0 <= blank < size "
+                f"({attrs['size']})."
+            )
+        return Spec(1)
+
+    def apply(self, params, inputs, attrs, *, key, mode):
+        inp, label = inputs
+        if self.takes_probabilities:
+            log_probs = safe_log(inp.data)
+        else:
+            log_probs = jax.nn.log_softmax(inp.data, axis=-1)
+        return ctc_cost(log_probs, inp, label, attrs)
+
+
+register_kind(CtcKind("ctc", takes_probabilities=True))
+register_kind(CtcKind("warp_ctc", takes_probabilities=False))
+
+
+def _build(kind: str, prefix: str, input, label, size, name, blank, norm_by_times, layer_attr):  # noqa: A002, ANN001, ANN202
+    name = _base.layer_name(name, prefix)
+    inputs = [
+        _base.as_layer(input, layer=name, arg="input"),
+        _base.as_layer(label, layer=name, arg="label"),
+    ]
+    size = _base.positive_int(inputs[1].size + 1 if size is None else size, layer=name, arg="size")
+    blank = size - 1 if blank is None else blank
+    if isinstance(blank, bool) or not isinstance(blank, int):
+        raise LayerConfigError(f"layer '{name}': blank must be an int; received {blank!r}.")
+    attrs = {
+        "size": size,
+        "blank": blank,
+        "norm_by_times": bool(norm_by_times),
+        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+    }
+    return _base.build(kind, name=name, inputs=inputs, attrs=attrs)
+
+
+@_base.layer_function
+def ctc(input, label, size=None, name=None, norm_by_times=False, layer_attr=None):  # noqa: A002
+    """CTC cost over class *probabilities*; the blank is the last class (v2's ``ctc``).
+
+    ``cost = -log sum_{paths -> label} prod_t p_t(path_t)`` per sequence, the paths
+    running over ``size`` classes of which ``size - 1`` is the blank.
+
+    Args:
+        input: a sequence of probabilities of size ``size`` (a softmax output).
+        label: an integer sequence of label ids in ``[0, size - 1)``
+            (``integer_value_sequence(size - 1)``).
+        size: the number of classes plus the blank (default ``label.size + 1``; must
+            equal ``input.size``).
+        norm_by_times: divide the gradient (not the cost) by the sequence length.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]`` (auto name ``__ctc_layer_<n>__``).
+
+    Example::
+
+        cost = paddle.layer.ctc(input=probs, label=transcript, size=n_chars + 1)
+    """
+    return _build("ctc", "ctc_layer", input, label, size, name, None, norm_by_times, layer_attr)
+
+
+@_base.layer_function
+def warp_ctc(input, label, size=None, name=None, blank=0, norm_by_times=False, layer_attr=None):  # noqa: A002
+    """CTC cost over unnormalised *scores* with a softmax inside (v2's ``warp_ctc``).
+
+    ``cost = -log sum_{paths -> label} prod_t softmax(x_t)(path_t)`` per sequence.
+
+    Args:
+        input: a sequence of scores of size ``size`` (use a linear activation).
+        label: an integer sequence of label ids (``integer_value_sequence(size - 1)``).
+        size: the number of classes plus the blank (default ``label.size + 1``).
+        blank: the blank's class id, in ``[0, size)`` (default 0).
+        norm_by_times: divide the gradient (not the cost) by the sequence length.
+        layer_attr: ``Extra(device=...)`` only.
+
+    Returns:
+        A size-1 cost layer, ``[batch, 1]`` (auto name ``__warp_ctc_layer_<n>__``).
+
+    Example::
+
+        cost = paddle.layer.warp_ctc(input=scores, label=transcript, blank=0)
+    """
+    return _build(
+        "warp_ctc", "warp_ctc_layer", input, label, size, name, blank, norm_by_times, layer_attr
+    )
