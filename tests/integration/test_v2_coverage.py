@@ -4,8 +4,6 @@
 ``python/paddle/v2`` and the v1 helpers v2 wraps, with v2's renaming applied). A name that
 paddle_lite leaves out is listed once in ``paddle_lite._src.absent.ABSENT``: reading it gives
 a stub whose call raises ``NotImplementedError`` with the reason and the alternative.
-``PENDING_GENERATION`` names are built by the generation work (recurrent groups, memories,
-beam search); remove them from that list when it lands.
 """
 
 import importlib
@@ -117,32 +115,6 @@ V2_ALL = {
 }
 
 # Built by the generation work (recurrent groups, memories, beam search) in parallel.
-PENDING_GENERATION = {
-    "layer": {
-        "sampling_id",
-        "eos",
-        "recurrent_group",
-        "memory",
-        "beam_search",
-        "lstm_step",
-        "gru_step",
-        "gru_step_naive",
-        "get_output",
-        "StaticInput",
-        "GeneratedInput",
-        "SubsequenceInput",
-        "BaseGeneratedInput",
-    },
-    "networks": {
-        "lstmemory_group",
-        "lstmemory_unit",
-        "gru_unit",
-        "gru_group",
-        "simple_gru",
-        "simple_attention",
-    },
-}
-
 CASES = [(m, n) for m, names in V2_ALL.items() for n in names.split()]
 
 
@@ -152,8 +124,6 @@ def _module(name):
 
 @pytest.mark.parametrize(("module", "name"), CASES, ids=[f"{m}.{n}" for m, n in CASES])
 def test_every_v2_name_exists_or_is_absent_with_a_reason(module, name):
-    if name in PENDING_GENERATION.get(module, ()) and not hasattr(_module(module), name):
-        return  # allowed until the generation work lands
     value = getattr(_module(module), name)  # never AttributeError
     entry = getattr(value, "absent", None)
     if entry is not None:
@@ -170,9 +140,3 @@ def test_absent_names_are_listed_once_and_are_v2_names():
     assert [k for k in keys if k not in v2] == []
     for entry in ABSENT:
         assert entry.reason and entry.alternative
-
-
-def test_pending_list_stays_small_and_disjoint_from_absent():
-    pending = {(m, n) for m, names in PENDING_GENERATION.items() for n in names}
-    assert len(pending) <= 25
-    assert not pending & {(a.module, a.name) for a in ABSENT}
