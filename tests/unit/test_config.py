@@ -16,9 +16,8 @@ def _restore_settings():
 
 def test_keywords_and_defaults(monkeypatch):
     monkeypatch.delenv("PADDLE_INIT_SEED", raising=False)
-    with pytest.warns(RuntimeWarning, match="runs on one device"):
-        settings = config.init(trainer_count=2, seed=7, port=7164, pservers="127.0.0.1")
-    assert settings["use_gpu"] is False and settings["trainer_count"] == 2
+    settings = config.init(trainer_count=1, seed=7, port=7164, pservers="127.0.0.1")
+    assert settings["use_gpu"] is False and settings["trainer_count"] == 1
     assert config.default_seed() == 7 and config.get("pservers") == "127.0.0.1"
 
 
@@ -26,9 +25,17 @@ def test_environment_variables_and_override(monkeypatch):
     monkeypatch.setenv("PADDLE_INIT_TRAINER_COUNT", "3")
     monkeypatch.setenv("PADDLE_INIT_SEED", "11")
     monkeypatch.setenv("PADDLE_INIT_LOCAL", "true")
-    with pytest.warns(RuntimeWarning, match="trainer_count=3"):
-        settings = config.init(seed=5)
-    assert settings["trainer_count"] == 3 and settings["seed"] == 5 and settings["local"] is True
+    settings = config.init(seed=5, trainer_count=1)
+    assert settings["trainer_count"] == 1 and settings["seed"] == 5 and settings["local"] is True
+
+
+def test_more_devices_than_jax_has_is_an_error_once_jax_runs(monkeypatch):
+    import jax
+
+    jax.devices()  # JAX runs now, with the devices it started with
+    monkeypatch.setenv("PADDLE_INIT_TRAINER_COUNT", str(len(jax.devices()) + 1))
+    with pytest.raises(ConfigError, match="call paddle.init before any JAX work"):
+        config.init()
 
 
 def test_unknown_flags_are_errors(monkeypatch):
