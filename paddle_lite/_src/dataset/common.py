@@ -3,7 +3,8 @@
 Shard format written by :func:`convert` (read by :func:`converted_reader`): a file is a
 sequence of records; each record is an 8-byte little-endian unsigned length followed by that
 many bytes of a pickled sample (pickle protocol 4). There is no file header, so shards can be
-concatenated.
+concatenated. The records are pickles by definition (v2's format), so :func:`converted_reader`
+unpickles them: read only shards you wrote yourself. Shards are written atomically.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from paddle_lite._src import atomic
 from paddle_lite._src.dataset.sources import corrupt, reading
 from paddle_lite._src.errors import PaddleLiteError
 
@@ -117,7 +119,7 @@ def split(
     written = []
     for index, chunk in enumerate(_chunks(reader, line_count)):
         name = suffix % index
-        with open(name, "wb") as f:
+        with atomic.atomic_write(name) as f:
             dumper(chunk, f)
         written.append(name)
     return written
@@ -189,13 +191,11 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
     written = []
     for index, chunk in enumerate(_chunks(reader, line_count)):
         name = os.path.join(output_path, f"{name_prefix}-{index:05d}")
-        tmp = name + ".tmp"
-        with open(tmp, "wb") as f:
+        with atomic.atomic_write(name) as f:
             for sample in chunk:
                 blob = pickle.dumps(sample, protocol=4)
                 f.write(_LENGTH.pack(len(blob)))
                 f.write(blob)
-        os.replace(tmp, name)
         written.append(name)
     return written
 
@@ -203,10 +203,13 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
 def _read_records(path: str) -> Iterator[Any]:
     """Yield the samples of one shard written by :func:`convert`."""
     with open(path, "rb") as f, reading(path):
+        total = os.fstat(f.fileno()).st_size
         while header := f.read(_LENGTH.size):
             if len(header) < _LENGTH.size:
                 raise corrupt(path, "a record length is cut short")
             (size,) = _LENGTH.unpack(header)
+            if size > total - f.tell():
+                raise corrupt(path, f"a record announces {size} bytes; fewer remain in the file")
             blob = f.read(size)
             if len(blob) != size:
                 raise corrupt(path, f"a record has {len(blob)} of its {size} bytes")
