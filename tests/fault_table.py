@@ -59,6 +59,7 @@ class FaultRecorder:
         else:
             text = str(what)
         text = _PATH.sub(r"\2", " ".join(text.split()))  # file names, not temporary folders
+        text = re.sub(r" at 0x[0-9a-fA-F]+", "", text)  # no memory addresses
         self.rows[-1].observed = text if len(text) <= limit else text[: limit - 3] + "..."
 
 

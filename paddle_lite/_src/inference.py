@@ -14,8 +14,9 @@ import numpy as np
 
 from paddle_lite._src import compile as compile_mod
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
-from paddle_lite._src.feeder import DataFeeder, bucket
+from paddle_lite._src.feeder import bucket
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.input_checks import feeder_for
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology, load_inference_topology
 from paddle_lite._src.typing import Seq, data_of
@@ -62,6 +63,7 @@ class Inference:
             raise ParameterError(
                 f"parameters lacks {missing}, needed to infer {[o.name for o in self.outputs]}."
             )
+        _check_shapes(topology, parameters)
         self._params: dict[str, Any] = {}
         self.load(parameters)
         self._forward = compile_mod.make_infer(self._needed())
@@ -76,7 +78,7 @@ class Inference:
         return self.outputs + extra
 
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
-        feeder = DataFeeder(self.topology.data_type(), feeding)
+        feeder = feeder_for(self.topology, feeding)
         n = len(input)
         padded = list(input) + [input[-1]] * (bucket(n) - n)
         values = self._forward(self._params, feeder.convert(padded))
@@ -122,6 +124,20 @@ class Inference:
                 retv[i].append(item)
         out = [np.concatenate(items, axis=0) for items in retv] if flatten_result else retv
         return out[0] if len(out) == 1 else out
+
+
+def _check_shapes(topology: Topology, parameters: Parameters) -> None:
+    """Every parameter the topology declares must have that shape in ``parameters``."""
+    wrong = [
+        f"'{name}': topology {tuple(spec.shape)}, parameters {parameters.get_shape(name)}"
+        for name, spec in topology.params.items()
+        if tuple(spec.shape) != parameters.get_shape(name)
+    ]
+    if wrong:
+        raise ParameterError(
+            f"the parameters do not fit this topology ({'; '.join(wrong)}); load the "
+            "parameters saved with this network."
+        )
 
 
 def _trim(value: Any, n: int) -> Any:

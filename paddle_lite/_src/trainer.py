@@ -19,8 +19,8 @@ from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, events
 from paddle_lite._src.errors import ConfigError, ParameterError
 from paddle_lite._src.evaluators import auto_evaluators
-from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.graph import Layer, current_scope
+from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
@@ -247,7 +247,7 @@ class SGD:
         if not callable(handler):
             raise TypeError(f"event_handler must be callable; received {event_handler!r}.")
         frozen = frozen_names(immutable_parameters, self._specs)
-        feeder = DataFeeder(self.__topology__.data_type(), feeding)
+        feeder = feeder_for(self.__topology__, feeding)
         self._load()
         self._parameters._pull = self._pull
         try:
@@ -264,7 +264,8 @@ class SGD:
     def _train_pass(self, reader, feeder, handler, frozen, pass_id) -> None:  # noqa: ANN001
         handler(events.BeginPass(pass_id))
         metrics = _Metrics(self._evaluators)
-        for batch_id, (feeds, size) in enumerate(prefetch(reader(), feeder.convert)):
+        batches, convert = checked(reader, feeder.convert, f"train() pass {pass_id}")
+        for batch_id, (feeds, size) in enumerate(prefetch(batches, convert)):
             handler(events.BeginIteration(pass_id, batch_id))
             total, stats = self._run_step(frozen, feeds, size, pass_id)
             handler(events.EndForwardBackward(pass_id, batch_id))
@@ -294,10 +295,11 @@ class SGD:
         if self._test_step is None:
             self._test_step = compile_mod.make_test_step(self._costs, self._evaluators)
         params = self._eval_params()
-        feeder = DataFeeder(self.__topology__.data_type(), feeding)
+        feeder = feeder_for(self.__topology__, feeding)
         metrics = _Metrics(self._evaluators)
         total, count = 0.0, 0
-        for feeds, size in prefetch(reader(), feeder.convert):
+        batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
+        for feeds, size in prefetch(batches, convert):
             cost, stats = self._test_step(params, feeds)
             total += cost
             count += size

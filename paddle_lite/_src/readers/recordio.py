@@ -28,7 +28,7 @@ import numpy as np
 
 from paddle_lite._src.atomic import atomic_write
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.readers.decorator import Reader, check_reader
+from paddle_lite._src.readers.decorator import Reader, check_reader, reader_samples
 
 MAGIC = b"PLREC\x001\n"
 _HEADER = struct.Struct("<II")
@@ -123,7 +123,7 @@ def write_recordio(path: str | os.PathLike, reader: Reader) -> int:
     count = 0
     with atomic_write(path) as f:
         f.write(MAGIC)
-        for count, sample in enumerate(reader(), start=1):
+        for count, sample in enumerate(reader_samples(reader, "write_recordio"), start=1):
             payload = encode_sample(sample)
             if len(payload) >= 2**32:
                 raise DataError(f"write_recordio: sample {count - 1} encodes to over 4 GiB.")
