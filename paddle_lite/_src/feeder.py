@@ -84,6 +84,9 @@ def _dense_rows(values: list[Any], field: _Field) -> np.ndarray:
                 raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
             if size != dim:
                 raise field.error(f"received {size} values, expected {dim}", i)
+    if arr is None or arr.shape[1] != dim:  # no items, or items of mixed shapes
+        rows = [np.asarray(v, np.float32).reshape(-1) for v in values]
+        arr = np.stack(rows) if rows else np.zeros((0, dim), np.float32)
     return arr
 
 

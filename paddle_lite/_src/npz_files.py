@@ -40,6 +40,26 @@ class _Counting:
         return data
 
 
+def _header(stream: _Counting, where: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """``(shape, fortran_order, dtype)`` of an ``.npy`` header; any malformation is typed.
+
+    numpy parses the header's dict literal with Python's tokenizer, so a damaged one can
+    raise ``SyntaxError`` or ``tokenize.TokenError`` as well as ``ValueError``.
+    """
+    try:
+        version = np.lib.format.read_magic(stream)
+        read = (
+            np.lib.format.read_array_header_1_0
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0
+        )
+        return read(stream, max_header_size=_MAX_HEADER)
+    except Exception as err:  # a parser boundary: whatever numpy raises, the file is bad
+        raise ParameterError(
+            f"{where} has a malformed .npy header ({type(err).__name__}: {err})."
+        ) from None
+
+
 class NpzReader:
     """The members of an ``.npz`` (a path or a binary stream), read with checks.
 
@@ -96,13 +116,7 @@ class NpzReader:
     ) -> np.ndarray:
         where = f"member '{name}.npy' of the npz {self.where}"
         stream = _Counting(member)
-        version = np.lib.format.read_magic(stream)
-        read_header = (
-            np.lib.format.read_array_header_1_0
-            if version == (1, 0)
-            else np.lib.format.read_array_header_2_0
-        )
-        shape, fortran, dtype = read_header(stream, max_header_size=_MAX_HEADER)
+        shape, fortran, dtype = _header(stream, where)
         if dtype.hasobject or dtype.kind != kind:
             raise ParameterError(
                 f"{where} holds {dtype} values; expected dtype kind {kind!r} (object arrays "

@@ -251,7 +251,10 @@ class Topology:
         outputs, extras = layers_from_json(obj, where)
         if not outputs:
             raise TopologyError(f"topology {where}: 'outputs' names no layer.")
-        return Topology(outputs, extras or None)
+        try:
+            return Topology(outputs, extras or None)
+        except (ParameterError, TopologyError) as err:
+            raise TopologyError(f"topology {where}: {err}") from None
 
     @staticmethod
     def deserialize(source: Any) -> Topology:

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from paddle_lite._src import atomic, codec
+from paddle_lite._src.activations import BaseActivation
+from paddle_lite._src.data_types import InputType
 from paddle_lite._src.errors import TopologyError
 from paddle_lite._src.graph import Layer, ParamSpec, Spec
 from paddle_lite._src.kinds import get_kind
@@ -106,14 +108,39 @@ def _layer(item: Any, nodes: Mapping[str, Layer]) -> Layer:
     params = item["params"]
     if not isinstance(params, list):
         raise TypeError(f"params must be a list; received {params!r}")
+    attrs = codec.decode_attrs(item["attrs"])
+    _check_attr_types(attrs)
     return Layer(
         name,
         kind,
         tuple(nodes[i] for i in inputs),
-        codec.decode_attrs(item["attrs"]),
+        attrs,
         Spec.from_json(item["spec"]),
-        tuple(ParamSpec.from_json(p) for p in params),
+        tuple(_param_spec(p) for p in params),
     )
+
+
+def _param_spec(obj: Any) -> ParamSpec:
+    """A parameter declaration from JSON, its name and shape type-checked."""
+    spec = ParamSpec.from_json(obj)
+    shape_ok = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec.shape)
+    if not isinstance(spec.name, str) or not spec.name or not shape_ok:
+        raise TypeError(
+            f"a parameter needs a non-empty str name and a shape of non-negative ints; "
+            f"received name {spec.name!r}, shape {spec.shape!r}"
+        )
+    return spec
+
+
+def _check_attr_types(attrs: Mapping[str, Any]) -> None:
+    """The attributes every kind reads the same way must have their types."""
+    for key, value in attrs.items():
+        if key.endswith("act") and value is not None and not isinstance(value, BaseActivation):
+            raise TypeError(f"attribute '{key}' must be an activation; received {value!r}")
+        if key == "bias" and not isinstance(value, bool):
+            raise TypeError(f"attribute 'bias' must be a bool; received {value!r}")
+        if key == "type" and not isinstance(value, InputType):
+            raise TypeError(f"attribute 'type' must be an input type; received {value!r}")
 
 
 def _names(obj: Mapping[str, Any], key: str, nodes: Mapping[str, Layer], where: str) -> list:
