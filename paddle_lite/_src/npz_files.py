@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 import math
+import struct
 import zipfile
 import zlib
 from typing import IO, Any
@@ -24,7 +25,19 @@ import numpy as np
 from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.param_files import source_name
 
-_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError)
+# What zipfile raises on damaged archives (a corrupt flag byte can announce an unknown
+# compression method, NotImplementedError, or encryption, RuntimeError).
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    struct.error,
+    EOFError,
+    OSError,
+    ValueError,
+    KeyError,
+    RuntimeError,
+    NotImplementedError,
+)
 _MAX_HEADER = 10_000  # numpy's own default limit on an .npy header
 
 
