@@ -32,7 +32,7 @@ from paddle_lite._src.data_types import SequenceType
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
 from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.readers.decorator import ReaderTypeError
-from paddle_lite._src.topology import Topology, traverse
+from paddle_lite._src.topology import Topology
 
 # Layer kinds whose value on a sequence of no steps is undefined.
 NEEDS_A_STEP = frozenset({"seqlastins", "seqfirstins", "max", "crf", "crf_decoding"})
@@ -127,13 +127,15 @@ def numbered(convert: Callable[[Any], Any], where: str) -> Callable[[Any], Any]:
 
 def nonempty_sequences(topology: Topology) -> frozenset[str]:
     """The sequence data layers that reach a layer in :data:`NEEDS_A_STEP`."""
+    sources: dict[int, frozenset[str]] = {}  # node -> the sequence data layers it reads
     found: set[str] = set()
-    for node in topology.nodes:
-        if node.kind not in NEEDS_A_STEP:
-            continue
-        for source in traverse([node]):
-            if source.kind == "data" and source.attrs["type"].seq_type != SequenceType.NO_SEQUENCE:
-                found.add(source.name)
+    for node in topology.nodes:  # inputs come before their users
+        own = frozenset()
+        if node.kind == "data" and node.attrs["type"].seq_type != SequenceType.NO_SEQUENCE:
+            own = frozenset([node.name])
+        sources[id(node)] = own.union(*(sources[id(i)] for i in node.inputs))
+        if node.kind in NEEDS_A_STEP:
+            found |= sources[id(node)]
     return frozenset(found)
 
 
