@@ -1,19 +1,11 @@
-"""Shared test setup: every test starts with fresh automatic layer names; the ``fault``
-fixture and ``--fault-table`` option come from ``fault_table``; every compiled program goes
-into JAX's persistent compilation cache."""
+"""Shared test setup: every test starts with fresh automatic layer names, and every compiled
+program goes into JAX's persistent compilation cache. (The ``fault`` fixture and the
+``--fault-table`` option come from the ``fault_table`` plugin, loaded by pyproject.toml.)"""
 
 import os
 
 import jax
 import pytest
-from fault_table import (  # noqa: F401 - pytest hooks and fixture, found by name
-    fault,
-    pytest_addoption,
-    pytest_collection_modifyitems,
-    pytest_configure,
-    pytest_runtest_makereport,
-    pytest_sessionfinish,
-)
 
 from paddle_lite._src import config
 from paddle_lite._src.graph import reset_names
