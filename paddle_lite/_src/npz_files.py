@@ -14,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+import json
 import math
 import struct
 import zipfile
@@ -23,6 +24,7 @@ from typing import IO, Any
 import numpy as np
 
 from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.graph import ParamSpec
 from paddle_lite._src.param_files import source_name
 
 # What zipfile raises on damaged archives (a corrupt flag byte can announce an unknown
@@ -150,3 +152,19 @@ class NpzReader:
             raise ParameterError(f"{where} has {len(data)} of its {nbytes} value bytes.")
         order = "F" if fortran else "C"
         return np.frombuffer(data, dtype).reshape(shape, order=order).copy()
+
+
+def spec_from_json(text: str, where: str, member: str) -> ParamSpec:
+    """A :class:`ParamSpec` from one JSON entry of the ``member`` array, any malformation a
+    :class:`ParameterError`."""
+    try:
+        spec = ParamSpec.from_json(json.loads(text))
+        if not isinstance(spec.name, str) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec.shape
+        ):
+            raise TypeError("name must be a str and shape non-negative ints")
+    except (ValueError, TypeError, KeyError, AttributeError) as err:
+        raise ParameterError(
+            f"npz {where}: a '{member}' entry is not a valid parameter spec ({err}): {text[:80]!r}."
+        ) from None
+    return spec

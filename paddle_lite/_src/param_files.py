@@ -22,8 +22,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from paddle_lite._src import atomic
+from paddle_lite._src import atomic, proto
 from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.graph import ParamSpec
 
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
 _BLOCK = 512
@@ -227,3 +228,49 @@ def _write_output(f: Any, write: Callable[[IO[bytes]], None]) -> None:
     stream = _binary(f)
     write(stream)
     atomic.sync_stream(stream)
+
+
+def _config_spec(tar: tarfile.TarFile, member: tarfile.TarInfo, where: str) -> ParamSpec:
+    """The spec in a ``<name>.protobuf`` member; errors name the member and the file."""
+    data = _read(tar, member, where, MAX_CONFIG_BYTES)
+    try:
+        spec = proto.to_spec(proto.decode(data))
+    except ParameterError as err:
+        raise ParameterError(f"tar member {member.name!r} of {where}: {err}") from None
+    expected = member.name[: -len(".protobuf")]
+    if spec.name != expected:
+        raise ParameterError(
+            f"tar member {member.name!r} of {where} holds the config of parameter "
+            f"{spec.name!r}; expected {expected!r}, the member's own name."
+        )
+    return spec
+
+
+def read_parameter_tar(f: Any) -> list[tuple[ParamSpec, np.ndarray]]:
+    """``(spec, values)`` of every parameter of a v2 tar (a path or a binary stream).
+
+    The ``*.protobuf`` members give the specs, in member order; each parameter's values
+    come from the member of its name, its size checked against its header first.
+    """
+    where = source_name(f)
+    with _reading(f) as stream, _open_tar(stream, where) as tar:
+        members = _members(tar, where)
+        specs = [
+            _config_spec(tar, member, where)
+            for name, member in members.items()
+            if name.endswith(".protobuf")
+        ]
+        if not specs:
+            raise ParameterError(
+                f"the tar {where} holds no parameter (no '<name>.protobuf' member); it is "
+                "empty, truncated, or not a parameter tar."
+            )
+        out = []
+        for spec in specs:
+            if spec.name not in members:
+                raise ParameterError(
+                    f"tar {where} has a config for parameter '{spec.name}' but no member "
+                    f"'{spec.name}' holding its values."
+                )
+            out.append((spec, _member_values(tar, members[spec.name], spec.shape, where)))
+        return out

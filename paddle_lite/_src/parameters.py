@@ -35,40 +35,18 @@ from paddle_lite._src import config, proto
 from paddle_lite._src.errors import ParameterError, did_you_mean
 from paddle_lite._src.graph import Layer, ParamSpec
 from paddle_lite._src.initializers import initialize
-from paddle_lite._src.npz_files import NpzReader
+from paddle_lite._src.npz_files import NpzReader, spec_from_json
 from paddle_lite._src.param_files import (
     _BLOCK,
     HEADER,
-    MAX_CONFIG_BYTES,
-    _member_values,
-    _members,
-    _open_tar,
-    _read,
     _read_values,
-    _reading,
     _write_member,
     _write_output,
-    source_name,
+    read_parameter_tar,
 )
 from paddle_lite._src.topology import Topology, collect_params
 
 SPECS_MEMBER = "__specs__"
-
-
-def _config_spec(tar: Any, member: Any, where: str) -> ParamSpec:
-    """The spec in a ``<name>.protobuf`` member; errors name the member and the file."""
-    data = _read(tar, member, where, MAX_CONFIG_BYTES)
-    try:
-        spec = proto.to_spec(proto.decode(data))
-    except ParameterError as err:
-        raise ParameterError(f"tar member {member.name!r} of {where}: {err}") from None
-    expected = member.name[: -len(".protobuf")]
-    if spec.name != expected:
-        raise ParameterError(
-            f"tar member {member.name!r} of {where} holds the config of parameter "
-            f"{spec.name!r}; expected {expected!r}, the member's own name."
-        )
-    return spec
 
 
 def create(layers: Any, seed: int | None = None) -> Parameters:
@@ -303,27 +281,8 @@ class Parameters:
                 params = paddle.parameters.Parameters.from_tar(f)
         """
         params = Parameters()
-        where = source_name(f)
-        with _reading(f) as stream, _open_tar(stream, where) as tar:
-            members = _members(tar, where)
-            specs = [
-                _config_spec(tar, member, where)
-                for name, member in members.items()
-                if name.endswith(".protobuf")
-            ]
-            if not specs:
-                raise ParameterError(
-                    f"the tar {where} holds no parameter (no '<name>.protobuf' member); it is "
-                    "empty, truncated, or not a parameter tar."
-                )
-            for spec in specs:
-                if spec.name not in members:
-                    raise ParameterError(
-                        f"tar {where} has a config for parameter '{spec.name}' but no member "
-                        f"'{spec.name}' holding its values."
-                    )
-                values = _member_values(tar, members[spec.name], spec.shape, where)
-                params.append_spec(spec, values)
+        for spec, values in read_parameter_tar(f):
+            params.append_spec(spec, values)
         return params
 
     def init_from_tar(self, f: Any, exclude_params: Iterable[str] = ()) -> None:
@@ -380,26 +339,10 @@ class Parameters:
                     f"not a paddle_lite parameters npz: {npz.where} has no '{SPECS_MEMBER}'."
                 )
             for text in npz.array(SPECS_MEMBER, kind="U").reshape(-1):
-                spec = _spec_from_json(str(text), npz.where)
+                spec = spec_from_json(str(text), npz.where, SPECS_MEMBER)
                 if spec.name not in npz.names():
                     raise ParameterError(
                         f"npz {npz.where} has a spec for '{spec.name}' but no values."
                     )
                 params.append_spec(spec, npz.array(spec.name, spec.shape))
         return params
-
-
-def _spec_from_json(text: str, where: str) -> ParamSpec:
-    """A :class:`ParamSpec` from one ``__specs__`` entry, any malformation a typed error."""
-    try:
-        spec = ParamSpec.from_json(json.loads(text))
-        if not isinstance(spec.name, str) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec.shape
-        ):
-            raise TypeError("name must be a str and shape non-negative ints")
-    except (ValueError, TypeError, KeyError, AttributeError) as err:
-        raise ParameterError(
-            f"npz {where}: a '{SPECS_MEMBER}' entry is not a valid parameter spec ({err}): "
-            f"{text[:80]!r}."
-        ) from None
-    return spec
