@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,29 +36,39 @@ def where_of(source: Any) -> str:
     return repr(name) if isinstance(name, str) else "<stream>"
 
 
+def _is_file_name(source: Any) -> bool:
+    """A str that names an existing file rather than holding JSON (which starts with '{')."""
+    return (
+        isinstance(source, str)
+        and not source.lstrip().startswith(("{", "["))
+        and os.path.isfile(source)
+    )
+
+
 def read_json(source: Any, what: str) -> tuple[Any, str]:
-    """``(parsed JSON, where)`` of a str/bytes, a path (``os.PathLike``) or a stream."""
-    where = where_of(source) if not isinstance(source, (str, bytes)) else "the given text"
+    """``(parsed JSON, where)`` of JSON text (str or bytes), a path (``os.PathLike``, or a
+    str naming an existing file) or a stream."""
+    path = atomic.is_path(source) and (not isinstance(source, str) or _is_file_name(source))
+    where = where_of(source) if path or not isinstance(source, (str, bytes)) else "the given text"
     try:
         if isinstance(source, bytes):
             text = source.decode("utf-8")
-        elif isinstance(source, str):
-            text = source
-        elif atomic.is_path(source):
+        elif path:
             with open(source, encoding="utf-8") as f:
                 text = f.read()
+        elif isinstance(source, str):
+            text = source
         else:
             data = source.read()
             text = data.decode("utf-8") if isinstance(data, bytes) else data
         return json.loads(text), where
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         hint = (
-            " A str is read as the JSON text itself: pass a pathlib.Path or an open file to "
-            "read a file."
-            if isinstance(source, str)
+            " (a str that names no file is read as the JSON text itself)"
+            if (isinstance(source, str) and not path)
             else ""
         )
-        raise TopologyError(f"{what} {where} is not UTF-8 JSON: {err}.{hint}") from None
+        raise TopologyError(f"{what} {where} is not UTF-8 JSON{hint}: {err}.") from None
 
 
 def write_text(target: Any, text: str) -> None:

@@ -7,6 +7,7 @@ file announces; nothing is extracted, imported or unpickled.
 
 import io
 import json
+import pathlib
 import pickle
 import struct
 import tarfile
@@ -314,3 +315,15 @@ def test_cifar_pickle_runs_no_code(fault):
     with pytest.raises(UnsafePickleError, match="posix.system|os.system") as info:
         load_batch(evil, "data_batch_1")
     fault.observed(info.value)
+
+
+def test_a_topology_written_to_a_str_path_reads_back_from_it(tmp_path):
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(4))
+    topo = paddle.topology.Topology(paddle.layer.fc(input=x, size=3, name="out"))
+    path = str(tmp_path / "net.json")
+    text = topo.serialize(path)
+    assert pathlib.Path(path).read_text() == text
+    assert paddle.topology.Topology.deserialize(path).serialize() == text
+    assert paddle.topology.Topology.deserialize(text).serialize() == text
+    with pytest.raises(TopologyError, match="names no file is read as the JSON text"):
+        paddle.topology.Topology.deserialize(str(tmp_path / "missing.json"))
