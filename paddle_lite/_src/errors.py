@@ -34,6 +34,15 @@ class ConfigError(PaddleLiteError, ValueError):
     """A global setting (``paddle.init``, environment variables) is invalid."""
 
 
+class ReaderError(PaddleLiteError, RuntimeError):
+    """A user's reader raised while training or testing read it; the reader's own
+    exception (with its traceback) is the ``__cause__``."""
+
+
+class DataWarning(UserWarning):
+    """Suspicious data that is not an error, e.g. a reader that yielded no batch in a pass."""
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """Return a ``" Did you mean 'x'?"`` suffix, or an empty string."""
     close = difflib.get_close_matches(name, list(candidates), n=1)

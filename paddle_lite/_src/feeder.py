@@ -18,7 +18,7 @@ was expected.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,15 +51,28 @@ def feeding_index(data_types: Sequence[tuple[str, InputType]], feeding: Any) -> 
 
 
 class _Field:
-    """Where an error happened: data layer, field index, type."""
+    """Where an error happened: data layer, field index, type (and, when the items being
+    converted are the steps of one sample, that sample)."""
 
-    def __init__(self, name: str, index: int, tp: InputType) -> None:
+    def __init__(
+        self, name: str, index: int, tp: InputType, sample: int | None = None, unit: str = ""
+    ) -> None:
         self.name, self.index, self.type = name, index, tp
+        self.sample, self.unit = sample, unit
 
-    def error(self, what: str, sample: int | None = None) -> DataError:
+    def at(self, sample: int, unit: str) -> _Field:
+        """The same field, converting the ``unit`` items (steps, entries) of ``sample``."""
+        return _Field(self.name, self.index, self.type, sample, unit)
+
+    def error(self, what: str, item: int | None = None) -> DataError:
         where = f"data layer '{self.name}' (field {self.index}"
-        where += f", sample {sample})" if sample is not None else ")"
-        return DataError(f"{where}: {what}; declared {self.type!r}.")
+        if self.sample is not None:
+            where += f", sample {self.sample}" + (
+                f", {self.unit} {item}" if item is not None else ""
+            )
+        elif item is not None:
+            where += f", sample {item}"
+        return DataError(f"{where}): {what}; declared {self.type!r}.")
 
 
 def _dense_rows(values: list[Any], field: _Field) -> np.ndarray:
@@ -73,29 +86,52 @@ def _dense_rows(values: list[Any], field: _Field) -> np.ndarray:
             try:
                 size = np.asarray(v, dtype=np.float32).size
             except (TypeError, ValueError):
-                raise field.error(f"received non-numeric values {v!r:.60}", i) from None
+                raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
             if size != dim:
                 raise field.error(f"received {size} values, expected {dim}", i)
+    if arr is None or arr.shape[1] != dim:  # no items, or items of mixed shapes
+        rows = [np.asarray(v, np.float32).reshape(-1) for v in values]
+        arr = np.stack(rows) if rows else np.zeros((0, dim), np.float32)
     return arr
 
 
 def _ids(values: list[Any], field: _Field) -> np.ndarray:
+    """Int32 ids in ``[0, dim)``, one per item (a one-element array counts as its id)."""
     try:
         arr = np.asarray(values)
-    except ValueError:
-        raise field.error("ids are ragged; expected one int per sample") from None
+    except ValueError:  # ragged: some item is a list
+        arr = None
+    if arr is not None and arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.reshape(-1)
+    if arr is None or arr.ndim != 1:
+        first = next((i for i, v in enumerate(values) if np.size(v) != 1), 0)
+        raise field.error(f"received {show(values[first])}; expected one int per sample", first)
     if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
-            arr = arr.astype(np.int64)
-        else:
-            raise field.error(
-                f"received {arr.dtype} values {arr.ravel()[:3].tolist()}..., expected ints"
-            )
-    flat = arr.reshape(-1)
-    bad = np.nonzero((flat < 0) | (flat >= field.type.dim))[0]
+        if arr.dtype.kind != "f" or not np.all(np.mod(arr, 1) == 0):
+            first = next((i for i, v in enumerate(values) if not _is_int(v)), 0)
+            raise field.error(f"received {show(values[first])}; expected ints", first)
+        arr = arr.astype(np.int64)
+    bad = np.nonzero((arr < 0) | (arr >= field.type.dim))[0]
     if bad.size:
-        raise field.error(f"id {int(flat[bad[0]])} is outside [0, {field.type.dim})")
+        raise field.error(f"id {int(arr[bad[0]])} is outside [0, {field.type.dim})", int(bad[0]))
     return arr.astype(np.int32)
+
+
+def _is_int(value: Any) -> bool:
+    """An int id: an int (not bool), an integral float, or a one-element array of one."""
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(()).item()
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (float, np.floating)):
+        return float(value).is_integer()
+    return isinstance(value, (int, np.integer))
+
+
+def show(value: Any, limit: int = 40) -> str:
+    """``repr (type)`` of a received value, the repr cut to ``limit`` characters."""
+    text = repr(value)
+    return f"{text[: limit - 3] + '...' if len(text) > limit else text} ({type(value).__name__})"
 
 
 def _sparse(values: list[Any], field: _Field) -> Sparse:
@@ -117,7 +153,7 @@ def _sparse(values: list[Any], field: _Field) -> Sparse:
         else:
             cols = row
             vals[i, : len(cols)] = 1.0
-        ids[i, : len(cols)] = _ids(list(cols), field)
+        ids[i, : len(cols)] = _ids(list(cols), field.at(i, "entry"))
     return Sparse(ids, vals)
 
 
@@ -143,24 +179,58 @@ def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
     return out
 
 
-def _sequence(values: list[Any], field: _Field, bucket: Policy) -> Seq:
+def _located(flat: list[Any], samples: list[Any], field: _Field, unit: str) -> Any:
+    """``_items(flat)``; on a bad item, the error names its sample and position in it."""
+    try:
+        return _items(flat, field)
+    except DataError:
+        for i, sample in enumerate(samples):
+            _items(list(sample), field.at(i, unit))  # raises for the first bad sample
+        raise
+
+
+_STEPS = (list, tuple, np.ndarray)
+_NEEDS_A_STEP = (
+    "; this network feeds it to a layer that needs at least one step (last_seq, first_seq, "
+    "max pooling or a CRF): drop or pad the sample"
+)
+
+
+def _check_steps(values: list[Any], field: _Field, nonempty: bool, nested: bool) -> None:
+    """Every sample is a list of steps (of lists of steps when nested), non-empty if asked."""
     for i, v in enumerate(values):
-        if not isinstance(v, (list, tuple, np.ndarray)):
+        if not isinstance(v, _STEPS):
             raise field.error(
                 f"expected a sequence (list of items), received {type(v).__name__}", i
             )
+        if nonempty and len(v) == 0:
+            raise field.error("the sequence is empty" + _NEEDS_A_STEP, i)
+        for j, sub in enumerate(v if nested else ()):
+            if not isinstance(sub, _STEPS):
+                raise field.error(
+                    f"expected a list of sub-sequences; sub-sequence {j} is a {type(sub).__name__}",
+                    i,
+                )
+            if nonempty and len(sub) == 0:
+                raise field.error(f"sub-sequence {j} is empty" + _NEEDS_A_STEP, i)
+
+
+def _sequence(values: list[Any], field: _Field, bucket: Policy, nonempty: bool = False) -> Seq:
+    _check_steps(values, field, nonempty, nested=False)
     lengths = [len(v) for v in values]
-    flat = _items([item for v in values for item in v], field)
+    flat = _located([item for v in values for item in v], values, field, "step")
     data = _pad_steps(flat, lengths, bucket(max(lengths, default=1)))
     return Seq(data, np.asarray(lengths, np.int32))
 
 
-def _nested(values: list[Any], field: _Field, bucket: Policy) -> Seq:
+def _nested(values: list[Any], field: _Field, bucket: Policy, nonempty: bool = False) -> Seq:
+    _check_steps(values, field, nonempty, nested=True)
     subs = [[len(s) for s in v] for v in values]
     counts = [len(s) for s in subs]
     steps_per_sub = [n for s in subs for n in s]
     s_max = bucket(max(counts, default=1))
-    flat = _items([item for v in values for s in v for item in s], field)
+    per_sample = [[item for s in v for item in s] for v in values]
+    flat = _located([item for items in per_sample for item in items], per_sample, field, "item")
     steps = _pad_steps(flat, steps_per_sub, bucket(max(steps_per_sub, default=1)))
     sub_lengths = np.zeros((len(values), s_max), np.int32)
     for i, s in enumerate(subs):
@@ -170,23 +240,29 @@ def _nested(values: list[Any], field: _Field, bucket: Policy) -> Seq:
 
 
 def convert_field(
-    values: list[Any], name: str, index: int, tp: InputType, bucket: Policy | None = None
+    values: list[Any],
+    name: str,
+    index: int,
+    tp: InputType,
+    bucket: Policy | None = None,
+    nonempty: bool = False,
 ) -> Any:
-    """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths."""
+    """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths
+    (default: the configured ladder); ``nonempty`` refuses empty sequences."""
     field = _Field(name, index, tp)
     bucket = bucket or make_policy(None)
     if tp.seq_type == SequenceType.SEQUENCE:
-        return _sequence(values, field, bucket)
+        return _sequence(values, field, bucket, nonempty)
     if tp.seq_type == SequenceType.SUB_SEQUENCE:
-        return _nested(values, field, bucket)
+        return _nested(values, field, bucket, nonempty)
     return _items(values, field)
 
 
-def _column(column: Any, field: _Field, bucket: Policy) -> Any:
+def _column(column: Any, field: _Field, bucket: Policy, nonempty: bool) -> Any:
     """Convert a whole column of a pre-collated batch."""
     tp = field.type
     if not isinstance(column, np.ndarray) or tp.seq_type != SequenceType.NO_SEQUENCE:
-        return convert_field(list(column), field.name, field.index, tp, bucket)
+        return convert_field(list(column), field.name, field.index, tp, bucket, nonempty)
     if tp.type == DataType.Dense:
         if column.ndim < 1 or column[0].size != tp.dim:
             raise field.error(
@@ -197,7 +273,7 @@ def _column(column: Any, field: _Field, bucket: Policy) -> Any:
         if column.ndim != 1 and column.shape[1:] != (1,):
             raise field.error(f"received a column of shape {column.shape}, expected [batch] ids")
         return _ids(column.reshape(-1), field).copy()
-    return convert_field(list(column), field.name, field.index, tp, bucket)
+    return convert_field(list(column), field.name, field.index, tp, bucket, nonempty)
 
 
 def _is_columns(batch: Any, n_fields: int) -> bool:
@@ -225,6 +301,8 @@ class DataFeeder:
         data_types: Sequence[tuple[str, InputType]],
         feeding: Any = None,
         seq_buckets: Any = None,
+        *,
+        nonempty: Iterable[str] = (),
     ) -> None:
         for item in data_types:
             if not (
@@ -237,6 +315,7 @@ class DataFeeder:
         self.feeding = feeding_index(self.data_types, feeding)
         spec = config.get("seq_buckets") if seq_buckets is None else seq_buckets
         self.bucket = make_policy(spec)
+        self.nonempty = frozenset(nonempty)
 
     def __len__(self) -> int:
         return len(self.data_types)
@@ -248,11 +327,16 @@ class DataFeeder:
         """``{data layer name: array}`` for a list of samples or a batch of columns."""
         if _is_columns(batch, len(self.data_types)):
             return self._convert_columns(batch)
+        if len(batch) == 0:
+            raise DataError(
+                "the batch is empty; a batch is a non-empty list of samples "
+                "(paddle.batch never yields an empty one)."
+            )
         feeds = {}
         for name, tp in self.data_types:
             index = self.feeding[name]
             values = self._column(batch, name, index)
-            feeds[name] = convert_field(values, name, index, tp, self.bucket)
+            feeds[name] = convert_field(values, name, index, tp, self.bucket, name in self.nonempty)
         return feeds
 
     def _convert_columns(self, batch: Any) -> dict[str, Any]:
@@ -268,7 +352,8 @@ class DataFeeder:
                 column = batch[name]
             else:
                 column = batch[index]
-            feeds[name] = _column(column, _Field(name, index, tp), self.bucket)
+            field = _Field(name, index, tp)
+            feeds[name] = _column(column, field, self.bucket, name in self.nonempty)
             sizes.add(len(column))
         if len(sizes) > 1:
             raise DataError(f"the batch's columns have different lengths {sorted(sizes)}.")
@@ -278,8 +363,18 @@ class DataFeeder:
     def _column(batch: Sequence[Any], name: str, index: int) -> list[Any]:
         try:
             return [sample[index] for sample in batch]
-        except (IndexError, TypeError):
-            sizes = sorted({len(s) if hasattr(s, "__len__") else 0 for s in batch})
-            raise DataError(
-                f"data layer '{name}' reads field {index}, but samples have {sizes} fields."
-            ) from None
+        except (IndexError, TypeError, KeyError):
+            return [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
+
+
+def _field_of(sample: Any, i: int, name: str, index: int) -> Any:
+    """Field ``index`` of sample ``i``, or a :class:`DataError` saying what the sample is."""
+    try:
+        return sample[index]
+    except (IndexError, TypeError, KeyError):
+        size = len(sample) if hasattr(sample, "__len__") else 0
+        raise DataError(
+            f"data layer '{name}' reads field {index}, but samples have [{size}] fields: "
+            f"sample {i}, of type {type(sample).__name__}, has {size}. Each sample is a "
+            "tuple with a field per data layer (see the feeding argument)."
+        ) from None

@@ -16,8 +16,8 @@ from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, v2_inference_file
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
-from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.input_checks import feeder_for
 from paddle_lite._src.layers.beam_search import BeamResult
 from paddle_lite._src.layers.generation import beam_fields
 from paddle_lite._src.parameters import Parameters
@@ -67,6 +67,7 @@ class Inference:
             raise ParameterError(
                 f"parameters lacks {missing}, needed to infer {[o.name for o in self.outputs]}."
             )
+        _check_shapes(topology, parameters)
         self._params: dict[str, Any] = {}
         self.load(parameters)
         self._forward = compile_mod.make_infer(self._needed(), config.get("precision", "float32"))
@@ -81,7 +82,7 @@ class Inference:
         return self.outputs + extra
 
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
-        feeder = DataFeeder(self.topology.data_type(), feeding)
+        feeder = feeder_for(self.topology, feeding)
         n = len(input)
         padded = list(input) + [input[-1]] * (pow2(n) - n)
         values = self._forward(self._params, feeder.convert(padded))
@@ -136,6 +137,20 @@ def _file_topology(fileobj: Any) -> Topology:
     if isinstance(data, bytes) and v2_inference_file.is_v2_inference_file(data):
         return v2_inference_file.rebuild(*v2_inference_file.load_payload(data))
     return load_inference_topology(data)
+
+
+def _check_shapes(topology: Topology, parameters: Parameters) -> None:
+    """Every parameter the topology declares must have that shape in ``parameters``."""
+    wrong = [
+        f"'{name}': topology {tuple(spec.shape)}, parameters {parameters.get_shape(name)}"
+        for name, spec in topology.params.items()
+        if tuple(spec.shape) != parameters.get_shape(name)
+    ]
+    if wrong:
+        raise ParameterError(
+            f"the parameters do not fit this topology ({'; '.join(wrong)}); load the "
+            "parameters saved with this network."
+        )
 
 
 def _trim(value: Any, n: int) -> Any:

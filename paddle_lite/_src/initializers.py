@@ -10,6 +10,7 @@ layout: ``[in, out]`` for matrices and ``[out, in, kh, kw]`` for convolution fil
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import zlib
 from collections.abc import Callable
@@ -186,10 +187,32 @@ def initialize(spec: ParamSpec, seed: int) -> np.ndarray:
     elif init.strategy == "gaussian":
         if init.std == 0.0:
             return np.full(spec.shape, init.mean, np.float32)
-        value = _gaussian(key, spec.shape, jnp.float32, init.mean, init.std)
+        normal = _flat_draw(_normal_flat, key, spec.shape)
+        value = np.float32(init.mean) + np.float32(init.std) * normal
     else:
-        value = _uniform(key, spec.shape, jnp.float32, init.mean - init.std, init.mean + init.std)
+        low, high = init.mean - init.std, init.mean + init.std
+        value = _flat_draw(_uniform_flat, key, spec.shape, low, high)
     return _checked(np.asarray(value), spec, init.describe())
+
+
+# The built-in gaussian and uniform draws come from one compiled program per power-of-two
+# size instead of one per parameter shape (compiling those made creating a VGG take ~20 s).
+# The values are the same: threefry's bits for element i depend only on the key and i, so a
+# prefix of a longer draw, reshaped, equals the draw of the parameter's own shape.
+@functools.partial(jax.jit, static_argnums=(1,))
+def _normal_flat(key: jax.Array, n: int) -> jax.Array:
+    return jax.random.normal(key, (n,), jnp.float32)
+
+
+@functools.partial(jax.jit, static_argnums=(1,))
+def _uniform_flat(key: jax.Array, n: int, low: float, high: float) -> jax.Array:
+    return jax.random.uniform(key, (n,), jnp.float32, low, high)
+
+
+def _flat_draw(draw: Callable[..., Any], key: jax.Array, shape: tuple[int, ...], *args: Any):
+    size = math.prod(shape)
+    n = 1 << max(size - 1, 0).bit_length()
+    return np.asarray(draw(key, n, *args))[:size].reshape(shape)
 
 
 def _checked(value: np.ndarray, spec: ParamSpec, how: str) -> np.ndarray:

@@ -11,39 +11,59 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
+import re
 import struct
 import tarfile
-import tempfile
+import zlib
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import numpy as np
 
+from paddle_lite._src import atomic, proto
 from paddle_lite._src.distributed import is_writer
 from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.graph import ParamSpec
 
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
 _BLOCK = 512
+MAX_CONFIG_BYTES = 1 << 20  # a ParameterConfig is a few dozen bytes
+# What reading a damaged tar (or gzip stream) can raise besides ParameterError.
+_READ_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error, ValueError, UnicodeError)
 
 
-def _read_values(name: str, shape: tuple[int, ...], f: IO[bytes]) -> np.ndarray:
-    """Parse the v2 binary format (``<IIQ`` header, float32 or float64 values)."""
+def _read_values(
+    name: str, shape: tuple[int, ...], f: IO[bytes], available: int | None = None
+) -> np.ndarray:
+    """Parse the v2 binary format (``<IIQ`` header, float32 or float64 values).
+
+    ``available`` (the tar member's size, when known) must equal the header plus the
+    values the header announces; it is checked before the values are read.
+    """
     head = f.read(HEADER.size)
     if len(head) != HEADER.size:
         raise ParameterError(f"parameter '{name}': {len(head)}-byte header, expected 16.")
     version, width, count = HEADER.unpack(head)
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)
     if version != 0 or width not in (4, 8) or count != size:
         raise ParameterError(
             f"parameter '{name}': header (version {version}, value size {width}, count "
             f"{count}) does not match the expected (version 0, value size 4, count {size} "
             f"for shape {shape})."
         )
+    if available is not None and available != HEADER.size + count * width:
+        raise ParameterError(
+            f"parameter '{name}': the member holds {available} bytes but its header announces "
+            f"{HEADER.size + count * width} (16 + {count} values of {width} bytes); the file "
+            "is truncated or corrupt."
+        )
     raw = f.read(count * width)
     if len(raw) != count * width:
         raise ParameterError(
-            f"parameter '{name}': {len(raw)} bytes of values, expected {count * width}."
+            f"parameter '{name}': {len(raw)} bytes of values, expected {count * width}; the "
+            "data is truncated."
         )
     dtype = "<f4" if width == 4 else "<f8"
     return np.frombuffer(raw, dtype).astype(np.float32).reshape(shape)
@@ -88,18 +108,98 @@ def _write_member(stream: IO[bytes], name: str, data: bytes) -> None:
     stream.write(data + b"\0" * (-len(data) % _BLOCK))
 
 
-def _open_tar(stream: IO[bytes]) -> tarfile.TarFile:
+def source_name(f: Any) -> str:
+    """How errors name a file argument: its path, a stream's ``name``, or ``<stream>``."""
+    if atomic.is_path(f):
+        return repr(os.fspath(f))
+    name = getattr(f, "name", None)
+    return repr(name) if isinstance(name, str) else "<stream>"
+
+
+def _open_tar(stream: IO[bytes], where: str = "a stream") -> tarfile.TarFile:
     try:
         return tarfile.open(fileobj=stream, mode="r:*")
-    except tarfile.TarError as err:
-        raise ParameterError(f"cannot read the parameter tar: {err}.") from None
+    except _READ_ERRORS as err:
+        raise ParameterError(
+            f"cannot read the parameter tar {where}: {err}. Expected a v2 parameter tar "
+            "(written by Parameters.to_tar or PaddlePaddle v2)."
+        ) from None
 
 
-def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+def _bad_member(member: tarfile.TarInfo) -> str | None:
+    """Why a member may not appear in a parameter tar, or None when it may."""
+    name = member.name
+    if name.startswith(("/", "\\")) or (name[:1].isalpha() and name[1:2] == ":"):
+        return "has an absolute path"
+    if ".." in re.split(r"[/\\]", name):
+        return "has a '..' path component"
+    if member.issym() or member.islnk():
+        return f"is a link (to {member.linkname!r})"
+    if not (member.isfile() or member.isdir()):
+        return "is a device, fifo or other special file"
+    return None
+
+
+def _members(tar: tarfile.TarFile, where: str) -> dict[str, tarfile.TarInfo]:
+    """The regular-file members by name; unsafe members (paths, links) are refused."""
+    try:
+        members = tar.getmembers()
+    except _READ_ERRORS as err:
+        raise ParameterError(f"the parameter tar {where} is truncated or corrupt: {err}.") from None
+    out = {}
+    for member in members:
+        problem = _bad_member(member)
+        if problem is not None:
+            raise ParameterError(
+                f"tar member {member.name!r} of {where} {problem}; a parameter tar holds only "
+                "regular files named after parameters, so this file is refused."
+            )
+        if member.isfile():
+            out[member.name] = member
+    return out
+
+
+def _handle(tar: tarfile.TarFile, member: tarfile.TarInfo, where: str) -> IO[bytes]:
     handle = tar.extractfile(member)
     if handle is None:
-        raise ParameterError(f"tar member '{member.name}' is not a regular file.")
-    return handle.read()
+        raise ParameterError(f"tar member {member.name!r} of {where} is not a regular file.")
+    return handle
+
+
+def _read(tar: tarfile.TarFile, member: tarfile.TarInfo, where: str, limit: int) -> bytes:
+    """The bytes of a member of at most ``limit`` bytes (checked before reading)."""
+    if member.size > limit:
+        raise ParameterError(
+            f"tar member {member.name!r} of {where} is {member.size} bytes; at most {limit} "
+            "are expected, so the file is refused."
+        )
+    handle = _handle(tar, member, where)
+    try:
+        data = handle.read()
+    except _READ_ERRORS as err:
+        raise ParameterError(
+            f"tar member {member.name!r} of {where} is truncated: {err}."
+        ) from None
+    if len(data) != member.size:
+        raise ParameterError(
+            f"tar member {member.name!r} of {where} has {len(data)} of its {member.size} bytes."
+        )
+    return data
+
+
+def _member_values(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, shape: tuple[int, ...], where: str
+) -> np.ndarray:
+    """The values of the parameter member ``member``, sizes checked before reading."""
+    handle = _handle(tar, member, where)
+    try:
+        return _read_values(member.name, shape, handle, member.size)
+    except ParameterError as err:
+        raise ParameterError(f"tar member {member.name!r} of {where}: {err}") from None
+    except _READ_ERRORS as err:
+        raise ParameterError(
+            f"tar member {member.name!r} of {where} is truncated: {err}."
+        ) from None
 
 
 @contextlib.contextmanager
@@ -120,30 +220,64 @@ def _binary(f: Any) -> Any:
 
 
 def _write_output(f: Any, write: Callable[[IO[bytes]], None]) -> None:
-    """Run ``write`` on ``f``; for a path, atomically through a temporary file.
+    """Run ``write`` on ``f``: a path is replaced atomically (``atomic.atomic_write``); a
+    stream the caller opened is written, flushed and, when it is a file, ``fsync``-ed.
 
     In a multi-process job only process 0 writes (the others would write the same
     bytes to the same place).
     """
     if not is_writer():
         return
-    if not isinstance(f, (str, os.PathLike)):
-        stream = _binary(f)
-        write(stream)
-        stream.flush()
-        return
-    path = os.path.abspath(os.fspath(f))
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path)
-    )
-    try:
-        with os.fdopen(fd, "wb") as stream:
+    if atomic.is_path(f):
+        with atomic.atomic_write(f) as stream:
             write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(tmp, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+        return
+    stream = _binary(f)
+    write(stream)
+    atomic.sync_stream(stream)
+
+
+def _config_spec(tar: tarfile.TarFile, member: tarfile.TarInfo, where: str) -> ParamSpec:
+    """The spec in a ``<name>.protobuf`` member; errors name the member and the file."""
+    data = _read(tar, member, where, MAX_CONFIG_BYTES)
+    try:
+        spec = proto.to_spec(proto.decode(data))
+    except ParameterError as err:
+        raise ParameterError(f"tar member {member.name!r} of {where}: {err}") from None
+    expected = member.name[: -len(".protobuf")]
+    if spec.name != expected:
+        raise ParameterError(
+            f"tar member {member.name!r} of {where} holds the config of parameter "
+            f"{spec.name!r}; expected {expected!r}, the member's own name."
+        )
+    return spec
+
+
+def read_parameter_tar(f: Any) -> list[tuple[ParamSpec, np.ndarray]]:
+    """``(spec, values)`` of every parameter of a v2 tar (a path or a binary stream).
+
+    The ``*.protobuf`` members give the specs, in member order; each parameter's values
+    come from the member of its name, its size checked against its header first.
+    """
+    where = source_name(f)
+    with _reading(f) as stream, _open_tar(stream, where) as tar:
+        members = _members(tar, where)
+        specs = [
+            _config_spec(tar, member, where)
+            for name, member in members.items()
+            if name.endswith(".protobuf")
+        ]
+        if not specs:
+            raise ParameterError(
+                f"the tar {where} holds no parameter (no '<name>.protobuf' member); it is "
+                "empty, truncated, or not a parameter tar."
+            )
+        out = []
+        for spec in specs:
+            if spec.name not in members:
+                raise ParameterError(
+                    f"tar {where} has a config for parameter '{spec.name}' but no member "
+                    f"'{spec.name}' holding its values."
+                )
+            out.append((spec, _member_values(tar, members[spec.name], spec.shape, where)))
+        return out

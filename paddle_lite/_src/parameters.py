@@ -23,7 +23,6 @@ directory, then ``os.replace``). The byte-level helpers are in ``param_files``.
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -36,15 +35,14 @@ from paddle_lite._src import config, proto
 from paddle_lite._src.errors import ParameterError, did_you_mean
 from paddle_lite._src.graph import Layer, ParamSpec
 from paddle_lite._src.initializers import initialize
+from paddle_lite._src.npz_files import NpzReader, spec_from_json
 from paddle_lite._src.param_files import (
     _BLOCK,
     HEADER,
-    _open_tar,
-    _read,
     _read_values,
-    _reading,
     _write_member,
     _write_output,
+    read_parameter_tar,
 )
 from paddle_lite._src.topology import Topology, collect_params
 
@@ -283,21 +281,8 @@ class Parameters:
                 params = paddle.parameters.Parameters.from_tar(f)
         """
         params = Parameters()
-        with _reading(f) as stream, _open_tar(stream) as tar:
-            members = {m.name: m for m in tar.getmembers() if m.isfile()}
-            specs = [
-                proto.to_spec(proto.decode(_read(tar, member)))
-                for name, member in members.items()
-                if name.endswith(".protobuf")
-            ]
-            for spec in specs:
-                if spec.name not in members:
-                    raise ParameterError(
-                        f"tar has a config for parameter '{spec.name}' but no member "
-                        f"'{spec.name}' holding its values."
-                    )
-                data = io.BytesIO(_read(tar, members[spec.name]))
-                params.append_spec(spec, _read_values(spec.name, spec.shape, data))
+        for spec, values in read_parameter_tar(f):
+            params.append_spec(spec, values)
         return params
 
     def init_from_tar(self, f: Any, exclude_params: Iterable[str] = ()) -> None:
@@ -344,14 +329,20 @@ class Parameters:
 
     @staticmethod
     def load_npz(f: Any) -> Parameters:
-        """The parameters saved by :meth:`save_npz` (read with ``allow_pickle=False``)."""
+        """The parameters saved by :meth:`save_npz`, read as data only: nothing is
+        unpickled, and each array's header is checked against its spec and its byte
+        count before the array is allocated."""
         params = Parameters()
-        with np.load(f, allow_pickle=False) as npz:
-            if SPECS_MEMBER not in npz.files:
-                raise ParameterError(f"not a paddle_lite parameters npz: no '{SPECS_MEMBER}'.")
-            for text in npz[SPECS_MEMBER]:
-                spec = ParamSpec.from_json(json.loads(str(text)))
-                if spec.name not in npz.files:
-                    raise ParameterError(f"npz has a spec for '{spec.name}' but no values.")
-                params.append_spec(spec, npz[spec.name])
+        with NpzReader(f) as npz:
+            if SPECS_MEMBER not in npz.names():
+                raise ParameterError(
+                    f"not a paddle_lite parameters npz: {npz.where} has no '{SPECS_MEMBER}'."
+                )
+            for text in npz.array(SPECS_MEMBER, kind="U").reshape(-1):
+                spec = spec_from_json(str(text), npz.where, SPECS_MEMBER)
+                if spec.name not in npz.names():
+                    raise ParameterError(
+                        f"npz {npz.where} has a spec for '{spec.name}' but no values."
+                    )
+                params.append_spec(spec, npz.array(spec.name, spec.shape))
         return params

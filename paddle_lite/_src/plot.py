@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from paddle_lite._src import atomic
 from paddle_lite._src.errors import PaddleLiteError
 
 DEFAULT_PATH = "plot.png"
@@ -31,6 +32,13 @@ class PlotData:
     def reset(self) -> None:
         self.step = []
         self.value = []
+
+
+def _save_atomically(figure: Any, path: str) -> None:
+    """``figure.savefig(path)`` through a temporary file: a reader never sees half a PNG."""
+    fmt = os.path.splitext(path)[1][1:].lower() or "png"
+    with atomic.atomic_write(path) as stream:
+        figure.savefig(stream, format=fmt)
 
 
 def _in_notebook() -> bool:
@@ -86,7 +94,7 @@ class Ploter:
             display.clear_output(wait=True)
             display.display(plt.gcf())
         else:
-            plt.savefig(path or DEFAULT_PATH)
+            _save_atomically(plt.gcf(), path or DEFAULT_PATH)
         plt.gcf().clear()
 
     def reset(self) -> None:

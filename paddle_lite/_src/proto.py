@@ -185,10 +185,14 @@ def encode(config: ParameterConfig) -> bytes:
 
 
 # decoding ---------------------------------------------------------------------------
+_MAX_GROUP_DEPTH = 64  # protobuf's own parsers stop at 100 nested messages
+
+
 class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = bytes(data)
         self.pos = 0
+        self.depth = 0
 
     def done(self) -> bool:
         return self.pos >= len(self.data)
@@ -204,6 +208,7 @@ class _Reader:
         return chunk
 
     def varint(self) -> int:
+        start = self.pos
         n = shift = 0
         while True:
             byte = self.take(1)[0]
@@ -212,7 +217,10 @@ class _Reader:
             if not byte & 0x80:
                 return n & ((1 << 64) - 1)
             if shift >= 70:
-                raise ParameterError(f"malformed ParameterConfig: varint too long at {self.pos}.")
+                raise ParameterError(
+                    f"malformed ParameterConfig: the varint at offset {start} runs past 10 "
+                    "bytes (a varint has at most 10)."
+                )
 
     def field(self) -> tuple[int, int, Any]:
         """``(number, wire type, raw value)`` of the next field (groups skipped whole)."""
@@ -234,17 +242,33 @@ class _Reader:
         )
 
     def _skip_group(self, num: int) -> None:
+        self.depth += 1
+        if self.depth > _MAX_GROUP_DEPTH:
+            raise ParameterError(
+                f"malformed ParameterConfig: groups nested deeper than {_MAX_GROUP_DEPTH} at "
+                f"offset {self.pos}."
+            )
         while True:
             if self.done():
                 raise ParameterError(f"malformed ParameterConfig: unterminated group {num}.")
-            key = self.varint()
-            if key == (num << 3) | 4:
+            start = self.pos
+            if self.varint() == (num << 3) | 4:
+                self.depth -= 1
                 return
-            self.pos -= len(_varint(key))
+            self.pos = start
             self.field()
 
 
-def _convert(kind: str, wire: int, raw: Any) -> list[Any]:
+def _text(raw: bytes, field: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ParameterError(
+            f"malformed ParameterConfig: field '{field}' is not UTF-8 text ({err})."
+        ) from None
+
+
+def _convert(attr: str, kind: str, wire: int, raw: Any) -> list[Any]:
     """The decoded value(s) of one known field, or ``[]`` for a wire-type mismatch."""
     if kind == "repeated_uint64" and wire == 2:  # packed encoding, accepted on read
         sub, out = _Reader(raw), []
@@ -256,7 +280,7 @@ def _convert(kind: str, wire: int, raw: Any) -> list[Any]:
     if kind == "double":
         return [struct.unpack("<d", raw)[0]]
     if kind == "string":
-        return [raw.decode("utf-8")]
+        return [_text(raw, attr)]
     if kind == "repeated_message":
         return [bytes(raw)]
     if kind == "int32":
@@ -283,7 +307,7 @@ def decode(data: bytes) -> ParameterConfig:
         if num not in _BY_NUMBER or wire == 3:
             continue
         attr, kind = _BY_NUMBER[num]
-        values = _convert(kind, wire, raw)
+        values = _convert(attr, kind, wire, raw)
         if kind.startswith("repeated"):
             fields[attr].extend(values)
         elif values:
@@ -363,7 +387,7 @@ def hook_sparsity(hooks: tuple[bytes, ...]) -> float | None:
         while not reader.done():
             num, wire, value = reader.field()
             if num == 1 and wire == 2:
-                kind = value.decode("utf-8")
+                kind = _text(value, "update_hooks.type")
             elif num == 2 and wire == 1:
                 ratio = struct.unpack("<d", value)[0]
         if kind == "pruning":

@@ -7,15 +7,15 @@ JSON. Cycles cannot exist: a node's inputs exist before it does.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
-from typing import IO, Any
+from typing import Any
 
 from paddle_lite._src import codec, proto
 from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
 from paddle_lite._src.graph import Layer, ParamSpec, Spec, current_scope
+from paddle_lite._src.topology_files import layers_from_json, read_json, write_text
 
 FORMAT = "paddle_lite.topology/1"
 INFERENCE_FORMAT = "paddle_lite.inference/1"
@@ -231,60 +231,58 @@ class Topology:
             "extras": [layer.name for layer in self.layers[len(self.outputs) :]],
         }
 
-    def serialize(self, stream: IO[Any] | None = None) -> str:
-        """The topology as JSON; also written to ``stream`` when one is given."""
+    def serialize(self, stream: Any = None) -> str:
+        """The topology as JSON; also written to ``stream`` when one is given (a text or
+        binary stream, or a path, which is replaced atomically)."""
         text = json.dumps(self.to_json(), indent=1, sort_keys=True)
         if stream is not None:
-            _write_text(stream, text)
+            write_text(stream, text)
         return text
 
     @staticmethod
-    def from_json(obj: dict[str, Any]) -> Topology:
-        if obj.get("format") != FORMAT:
+    def from_json(obj: dict[str, Any], where: str = "the given JSON") -> Topology:
+        """Rebuild a topology from :meth:`to_json` output, checking every layer's claims
+        (see ``topology_files``); a malformed object is a :class:`TopologyError`."""
+        fmt = obj.get("format") if isinstance(obj, dict) else None
+        if fmt != FORMAT:
             raise TopologyError(
-                f"not a paddle_lite topology: format {obj.get('format')!r}, expected {FORMAT!r}."
+                f"not a paddle_lite topology: {where} has format {fmt!r}, expected {FORMAT!r}."
             )
-        nodes: dict[str, Layer] = {}
-        for item in obj["layers"]:
-            missing = [i for i in item["inputs"] if i not in nodes]
-            if missing:
-                raise TopologyError(f"layer '{item['name']}' refers to unknown inputs {missing}.")
-            nodes[item["name"]] = Layer(
-                item["name"],
-                item["kind"],
-                tuple(nodes[i] for i in item["inputs"]),
-                codec.decode_attrs(item["attrs"]),
-                Spec.from_json(item["spec"]),
-                tuple(ParamSpec.from_json(p) for p in item["params"]),
-            )
-        return Topology(
-            [nodes[n] for n in obj["outputs"]], [nodes[n] for n in obj["extras"]] or None
-        )
+        outputs, extras = layers_from_json(obj, where)
+        if not outputs:
+            raise TopologyError(f"topology {where}: 'outputs' names no layer.")
+        try:
+            return Topology(outputs, extras or None)
+        except (ParameterError, TopologyError) as err:
+            raise TopologyError(f"topology {where}: {err}") from None
 
     @staticmethod
     def deserialize(source: Any) -> Topology:
-        """Rebuild a topology from :meth:`serialize` output (a str, bytes or a stream)."""
-        return Topology.from_json(json.loads(_read_text(source)))
+        """Rebuild a topology from :meth:`serialize` output: a str, bytes, a stream or a
+        path (``os.PathLike``); the file is read as data only."""
+        obj, where = read_json(source, "topology")
+        return Topology.from_json(obj, where)
 
-    def serialize_for_inference(self, stream: IO[Any]) -> None:
-        """Write what ``paddle.inference.Inference(fileobj=...)`` needs, as JSON."""
+    def serialize_for_inference(self, stream: Any) -> None:
+        """Write what ``paddle.inference.Inference(fileobj=...)`` needs, as JSON, to a
+        stream or (atomically) to a path."""
         payload = {
             "format": INFERENCE_FORMAT,
             "topology": self.to_json(),
             "data_type": [[name, t.to_json()] for name, t in self.data_type()],
         }
-        _write_text(stream, json.dumps(payload, sort_keys=True))
+        write_text(stream, json.dumps(payload, sort_keys=True))
 
 
 def load_inference_topology(source: Any) -> Topology:
-    """Read a stream written by :meth:`Topology.serialize_for_inference`."""
-    payload = json.loads(_read_text(source))
-    if payload.get("format") != INFERENCE_FORMAT:
+    """Read a stream or path written by :meth:`Topology.serialize_for_inference`."""
+    payload, where = read_json(source, "inference topology")
+    fmt = payload.get("format") if isinstance(payload, dict) else None
+    if fmt != INFERENCE_FORMAT:
         raise TopologyError(
-            f"not an inference topology: format {payload.get('format')!r}, expected "
-            f"{INFERENCE_FORMAT!r}."
+            f"not an inference topology: {where} has format {fmt!r}, expected {INFERENCE_FORMAT!r}."
         )
-    return Topology.from_json(payload["topology"])
+    return Topology.from_json(payload.get("topology"), where)
 
 
 def _node_json(n: Layer) -> dict[str, Any]:
@@ -301,22 +299,6 @@ def _node_json(n: Layer) -> dict[str, Any]:
 def _describe(spec: Spec) -> str:
     text = f"{spec.size}" if spec.image is None else "x".join(map(str, spec.image))
     return text + ("" if spec.seq_level == 0 else f" seq{spec.seq_level}")
-
-
-def _write_text(stream: IO[Any], text: str) -> None:
-    if isinstance(stream, io.TextIOBase):
-        stream.write(text)
-    else:
-        stream.write(text.encode("utf-8"))
-
-
-def _read_text(source: Any) -> str:
-    if isinstance(source, bytes):
-        return source.decode("utf-8")
-    if isinstance(source, str):
-        return source
-    data = source.read()
-    return data.decode("utf-8") if isinstance(data, bytes) else data
 
 
 def parse_network(output_layers: Any, *extra: Any, extra_layers: Any = None) -> SimpleNamespace:

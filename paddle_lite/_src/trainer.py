@@ -21,8 +21,8 @@ from paddle_lite._src.device_state import DeviceState
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError, ParameterError
 from paddle_lite._src.evaluators import auto_evaluators
-from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.graph import current_scope
+from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.prefetch import device_batches
@@ -170,7 +170,7 @@ class SGD:
         handler = _checked_handler(reader, event_handler)
         run = _Run(
             handler=handler,
-            feeder=DataFeeder(self.__topology__.data_type(), feeding),
+            feeder=feeder_for(self.__topology__, feeding),
             k=_positive("steps_per_dispatch", steps_per_dispatch),
             on_nan=_on_nan(on_nan),
             checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
@@ -202,12 +202,12 @@ class SGD:
     def _train_pass(self, reader, run, pass_id: int, skip: int) -> None:  # noqa: ANN001
         run.handler(events.BeginPass(pass_id))
         self._pass_random = checkpoints.random_states()
-        batches = reader()
+        batches, convert = checked(reader, run.feeder.convert, f"train() pass {pass_id}")
         if skip:
             batches = itertools.islice(batches, skip, None)
         batch_id = skip
         self._position = (pass_id, batch_id)
-        for chunk in device_batches(batches, run.feeder.convert, run.k):
+        for chunk in device_batches(batches, convert, run.k):
             if batch_id == skip:
                 self._device.begin_pass(pass_id, chunk.feeds, chunk.stacked)
             if not chunk.stacked:
@@ -314,15 +314,14 @@ class SGD:
             )
         step = self._test_steps[precision]
         params = self._eval_params()
-        feeder = DataFeeder(self.__topology__.data_type(), feeding)
+        feeder = feeder_for(self.__topology__, feeding)
         totals, count = None, 0
-        for chunk in device_batches(reader(), feeder.convert):
+        batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
+        for chunk in device_batches(batches, convert):
             if totals is None:
                 totals = put_replicated(self._device.zeros(params, chunk.feeds))
             totals = step(params, chunk.feeds, totals)
             count += chunk.sizes[0]
-        if totals is None:
-            return events.TestResult(evaluator={}, cost=0.0)
         cost, stats = to_host(totals)
         return events.TestResult(
             evaluator=results(self._evaluators, stats), cost=float(cost) / count

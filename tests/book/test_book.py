@@ -75,7 +75,9 @@ def test_chapter2_recognize_digits(net, tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("net", ["vgg", "resnet"])
 def test_chapter3_image_classification(net, tmp_path, capsys):
-    train, test = _images(128, 32, 3072, 10, 1)
+    # One short batch of 16 (and 8 test images): the chapter's whole network and loop, at
+    # an eighth of the compute of one full batch of 128 (compiling dominates what is left).
+    train, test = _images(16, 8, 3072, 10, 1)
     result = _chapter("03.image_classification").main(
         net, num_passes=1, train_reader=train, test_reader=test, save_dir=str(tmp_path), depth=8
     )
@@ -152,6 +154,7 @@ def test_chapter4_word2vec(tmp_path):
     assert "Testing metrics" in out
 
 
+@pytest.mark.slow  # a real-data run: python -m pytest -m slow
 def test_chapter5_recommender_system(monkeypatch, capsys):
     if not (SHARED / "movielens" / "ml-1m" / "ratings.dat").exists():
         pytest.skip(f"the MovieLens files are not in {SHARED / 'movielens'}")
@@ -167,6 +170,7 @@ def test_chapter5_recommender_system(monkeypatch, capsys):
     assert "[Predict] User 234 Rating Movie 345 With Score" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # a real-data run: python -m pytest -m slow
 def test_chapter7_label_semantic_roles(tmp_path, monkeypatch, capsys):
     if not (SHARED / "conll05" / "verbDict.txt").exists():
         pytest.skip(f"the CoNLL-2005 files are not in {SHARED / 'conll05'}")

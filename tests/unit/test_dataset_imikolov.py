@@ -93,6 +93,7 @@ def test_corrupt_archive_is_typed(tmp_path, monkeypatch):
         imikolov.build_dict()
 
 
+@pytest.mark.slow  # a real-data run: python -m pytest -m slow
 def test_real_ptb(monkeypatch):
     train_file = fx.shared_or_skip("imikolov", TRAIN)
     fx.use_home(train_file.parents[3], monkeypatch)

@@ -101,6 +101,7 @@ def test_missing_data_names_zip_md5(tmp_path, monkeypatch):
         movielens.max_user_id()
 
 
+@pytest.mark.slow  # a real-data run: python -m pytest -m slow
 def test_real_ratings_sample(monkeypatch):
     folder = fx.shared_or_skip("movielens", "ml-1m", "ratings.dat").parent
     fx.use_home(folder.parent.parent, monkeypatch)

@@ -142,6 +142,7 @@ def test_missing_data_names_md5(tmp_path, monkeypatch):
         wmt16.get_dict("en", 10)
 
 
+@pytest.mark.slow  # a real-data run: python -m pytest -m slow
 def test_real_multi30k_raw(tmp_path, monkeypatch):
     raw = fx.shared_or_skip("wmt16", "multi30k_task1_raw")
     home = fx.link_home(tmp_path, monkeypatch, {"wmt16/multi30k_task1_raw": raw})

@@ -84,7 +84,9 @@ def test_feeding_errors():
         DataError, match=r"data layer 'x' \(field 0, sample 1\): received 2 values, expected 3"
     ):
         feeder([([1, 2, 3], 0), ([1, 2], 0)])
-    with pytest.raises(DataError, match=r"data layer 'y' \(field 1\): id 4 is outside \[0, 4\)"):
+    with pytest.raises(
+        DataError, match=r"data layer 'y' \(field 1, sample 0\): id 4 is outside \[0, 4\)"
+    ):
         feeder([([1, 2, 3], 4)])
     with pytest.raises(DataError, match="expected ints"):
         feeder([([1, 2, 3], 0.5)])

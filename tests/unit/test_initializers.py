@@ -2,6 +2,7 @@
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.graph import InitSpec, ParamSpec
-from paddle_lite._src.initializers import fans, initialize, lookup
+from paddle_lite._src.initializers import fans, initialize, lookup, param_key
 
 init = paddle.initializer
 SHAPE = (400, 300)
@@ -84,3 +85,16 @@ def test_callable_initializer_shape_is_checked():
 def test_register_rejects_non_callable():
     with pytest.raises(ParameterError, match="callable"):
         paddle.initializer.register_initializer("bad", 3)
+
+
+@pytest.mark.parametrize("shape", [(7, 5), (64, 3, 3, 3)])
+def test_built_in_draws_equal_a_draw_of_the_parameters_own_shape(shape):
+    """The gaussian and uniform draws come from power-of-two sized programs; each must equal,
+    bit for bit, the draw of the parameter's own shape from its own key."""
+    key = param_key(3, "w")
+    gaussian = initialize(ParamSpec("w", shape, InitSpec("gaussian", 0.25, 0.5)), 3)
+    want = np.asarray(0.25 + 0.5 * jax.random.normal(key, shape, jnp.float32))
+    np.testing.assert_array_equal(gaussian.view(np.uint32), want.view(np.uint32))
+    uniform = initialize(ParamSpec("w", shape, InitSpec("uniform", -0.5, 2.0)), 3)
+    want = np.asarray(jax.random.uniform(key, shape, jnp.float32, -2.5, 1.5))
+    np.testing.assert_array_equal(uniform.view(np.uint32), want.view(np.uint32))

@@ -121,8 +121,8 @@ def test_crf_weight_scales_the_cost_and_coeff_only_the_gradient():
     def total(layer, p):
         return forward([layer], {"crfw": p}, feeds)[0][0].sum()
 
-    g1 = jax.grad(lambda p: total(plain, p))(param)
-    g2 = jax.grad(lambda p: total(doubled, p))(param)
+    g1 = jax.jit(jax.grad(lambda p: total(plain, p)))(param)
+    g2 = jax.jit(jax.grad(lambda p: total(doubled, p)))(param)
     np.testing.assert_allclose(np.asarray(g2), 2.0 * np.asarray(g1), rtol=1e-5, atol=1e-6)
 
 
@@ -157,7 +157,7 @@ def test_crf_gradients_match_finite_differences_and_vanish_on_padding():
         fed = dict(feeds, x=Seq(data, feeds["x"].lengths))
         return forward([cost], {"crfw": p}, fed)[0][0].sum()
 
-    gp, gx = jax.grad(total, argnums=(0, 1))(param, feeds["x"].data)
+    gp, gx = jax.jit(jax.grad(total, argnums=(0, 1)))(param, feeds["x"].data)
     gx, gp = np.asarray(gx), np.asarray(gp)
     assert np.all(np.isfinite(gx)) and np.all(np.isfinite(gp))
     want_x, want_p = _np_grads(x.copy(), y, lengths, param.astype(np.float64))

@@ -14,6 +14,7 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from paddle_lite._src import atomic
 from paddle_lite._src.dataset.sources import corrupt
 from paddle_lite._src.errors import DataError, PaddleLiteError
 from paddle_lite._src.readers.recordio import read_samples, write_recordio
@@ -119,10 +120,8 @@ def split(
     written = []
     for index, chunk in enumerate(_chunks(reader, line_count)):
         name = suffix % index
-        tmp = f"{name}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
+        with atomic.atomic_write(name) as f:  # a file is complete or absent, never half written
             dumper(chunk, f)
-        os.replace(tmp, name)  # a file is complete or absent, never half written
         written.append(name)
     return written
 
@@ -195,9 +194,7 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
     written = []
     for index, chunk in enumerate(_chunks(reader, line_count)):
         name = os.path.join(output_path, f"{name_prefix}-{index:05d}")
-        tmp = f"{name}.tmp{os.getpid()}"
-        write_recordio(tmp, lambda chunk=chunk: iter(chunk))
-        os.replace(tmp, name)
+        write_recordio(name, lambda chunk=chunk: iter(chunk))
         written.append(name)
     return written
 

@@ -8,16 +8,14 @@ function needs the folder, and nothing is created until a file is written there.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import sys
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 
+from paddle_lite._src import atomic
 from paddle_lite._src.errors import PaddleLiteError
 
 DATA_HOME_ENV = "PADDLE_LITE_DATA_HOME"
@@ -138,47 +136,24 @@ def _copy_with_progress(resp, out, name: str) -> None:
         bar.close()
 
 
-@contextlib.contextmanager
-def temporary_beside(target: str, prefix: str) -> Iterator[tuple[int, str]]:
-    """Create the folder of ``target`` and a temporary file in it; remove that file afterwards.
-
-    The block writes to the file and may ``os.replace`` it onto ``target``; whatever is left
-    when the block ends, normally or by an error, is deleted.
-
-    Args:
-      target: the path the file is meant to replace.
-      prefix: the temporary file's name prefix, e.g. ``".download-"``.
-
-    Yields:
-      ``(fd, path)`` of the temporary file, as ``tempfile.mkstemp`` returns them.
-    """
-    folder = os.path.dirname(target)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
-    try:
-        yield fd, tmp
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def _fetch_verified(url: str, target: str, md5sum: str) -> str:
-    """Download ``url`` to a temporary file beside ``target``; rename it there if the md5 matches.
+    """Download ``url`` to a temporary file beside ``target``; move it there if the md5 matches.
 
-    Nothing is written to disk until the server has answered.
+    Nothing is written to disk until the server has answered; the file is committed with
+    ``atomic.commit`` (fsync, rename, folder fsync), so ``target`` is never partial.
 
     Returns:
       The md5 of the downloaded bytes.
     """
     with (
         urllib.request.urlopen(url, timeout=TIMEOUT_S) as resp,
-        temporary_beside(target, ".download-") as (fd, tmp),
+        atomic.temporary_path(target, makedirs=True) as tmp,
     ):
-        with os.fdopen(fd, "wb") as out:
+        with open(tmp, "wb") as out:
             _copy_with_progress(resp, out, os.path.basename(target))
         got = md5file(tmp)
         if got == md5sum:
-            os.replace(tmp, target)
+            atomic.commit(tmp, target)
         return got
 
 

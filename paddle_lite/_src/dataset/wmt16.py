@@ -26,14 +26,10 @@ import os
 import re
 from collections.abc import Iterator
 
+from paddle_lite._src import atomic
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.common import DatasetValueError
-from paddle_lite._src.dataset.download import (
-    download,
-    download_or_explain,
-    module_home,
-    temporary_beside,
-)
+from paddle_lite._src.dataset.download import download, download_or_explain, module_home
 from paddle_lite._src.dataset.sources import gunzip, read_file, read_text, reading
 
 logger = logging.getLogger("paddle_lite.dataset.wmt16")
@@ -146,10 +142,7 @@ def _dict_words(lang: str, dict_size: int) -> list[str]:
 
 
 def _write_atomic(path: str, lines: list[str]) -> None:
-    with temporary_beside(path, ".dict-") as (fd, tmp):
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("".join(w + "\n" for w in lines))
-        os.replace(tmp, path)
+    atomic.write_text(path, "".join(w + "\n" for w in lines), makedirs=True)
 
 
 def _load_words(lang: str, dict_size: int) -> list[str]:

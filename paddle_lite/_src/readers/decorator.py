@@ -55,6 +55,25 @@ def check_reader(reader: Any, where: str, arg: str = "reader") -> None:
         )
 
 
+def reader_samples(reader: Reader, where: str, arg: str = "reader") -> Iterator[Any]:
+    """An iterator over ``reader()``; a reader returning a non-iterable is a typed error.
+
+    Example::
+
+        for sample in reader_samples(reader, "shuffle"):
+            ...
+    """
+    result = reader()
+    try:
+        return iter(result)
+    except TypeError:
+        raise ReaderTypeError(
+            f"{where}: {arg}() returned {show(result)}, which is not iterable; a reader is a "
+            "no-argument function returning an iterable of samples (a generator function "
+            "using `yield`, or one returning a list)."
+        ) from None
+
+
 def check_count(value: Any, where: str, arg: str, minimum: int) -> int:
     """Return ``value`` as an int, or raise if it is not an integer ``>= minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -89,8 +108,11 @@ def map_readers(func: Callable[..., Any], *readers: Reader) -> Reader:
         check_reader(reader, "map_readers", f"readers[{i}]")
 
     def mapped_reader() -> Iterator[Any]:
-        for samples in zip(*(reader() for reader in readers), strict=False):
-            yield func(*samples)
+        iterators = [
+            reader_samples(r, "map_readers", f"readers[{i}]") for i, r in enumerate(readers)
+        ]
+        for items in zip(*iterators, strict=False):
+            yield func(*items)
 
     return mapped_reader
 
@@ -137,7 +159,7 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
 
     def shuffled_reader() -> Iterator[Any]:
         rng = random if seed is None else random.Random(int(seed) + next(passes))
-        return _shuffled(reader(), buf_size, rng)
+        return _shuffled(reader_samples(reader, "shuffle"), buf_size, rng)
 
     return shuffled_reader
 
@@ -159,8 +181,8 @@ def chain(*readers: Reader) -> Reader:
         check_reader(reader, "chain", f"readers[{i}]")
 
     def chained_reader() -> Iterator[Any]:
-        for reader in readers:
-            yield from reader()
+        for i, reader in enumerate(readers):
+            yield from reader_samples(reader, "chain", f"readers[{i}]")
 
     return chained_reader
 
@@ -206,7 +228,7 @@ def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
         check_reader(reader, "compose", f"readers[{i}]")
 
     def composed_reader() -> Iterator[tuple[Any, ...]]:
-        iterators = [iter(reader()) for reader in readers]
+        iterators = [reader_samples(r, "compose", f"readers[{i}]") for i, r in enumerate(readers)]
         steps = _aligned(iterators) if check_alignment else zip(*iterators, strict=False)
         for samples in steps:
             yield _flat_tuple(samples)
@@ -232,7 +254,7 @@ def firstn(reader: Reader, n: int) -> Reader:
     n = check_count(n, "firstn", "n", 0)
 
     def first_n_reader() -> Iterator[Any]:
-        yield from itertools.islice(reader(), n)
+        yield from itertools.islice(reader_samples(reader, "firstn"), n)
 
     return first_n_reader
 
@@ -260,7 +282,7 @@ def cache(reader: Reader) -> Reader:
     def cached_reader() -> Iterator[Any]:
         with lock:
             if not store:
-                store.append(tuple(reader()))
+                store.append(tuple(reader_samples(reader, "cache")))
         yield from store[0]
 
     return cached_reader
@@ -285,7 +307,7 @@ class Fake:
 
         def fake_reader() -> Iterator[Any]:
             if not first:
-                sample = next(iter(reader()), _MISSING)
+                sample = next(reader_samples(reader, "Fake"), _MISSING)
                 if sample is _MISSING:
                     raise DataError("Fake: the reader yielded no sample to repeat.")
                 first.append(sample)

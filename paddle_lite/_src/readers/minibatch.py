@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from paddle_lite._src.readers.decorator import Reader, check_count, check_reader
+from paddle_lite._src.readers.decorator import Reader, check_count, check_reader, reader_samples
 
 
 def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
@@ -33,7 +33,7 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
 
     def batch_reader() -> Iterator[list[Any]]:
         samples: list[Any] = []
-        for sample in reader():
+        for sample in reader_samples(reader, "batch"):
             samples.append(sample)
             if len(samples) == batch_size:
                 yield samples

@@ -22,6 +22,7 @@ from paddle_lite._src.readers.decorator import (
     ReaderTypeError,
     check_count,
     check_reader,
+    reader_samples,
     show,
 )
 
@@ -66,7 +67,7 @@ def _start_daemons(*targets: tuple[Callable[..., None], tuple[Any, ...]]) -> Non
 
 def _fill(reader: Reader, q: queue.Queue, stop: threading.Event) -> None:
     try:
-        for sample in reader():
+        for sample in reader_samples(reader, "buffered"):
             if not _put(q, sample, stop):
                 return
     except BaseException as error:
@@ -144,7 +145,7 @@ class _Turn:
 def _feed(reader: Reader, in_q: queue.Queue, workers: int, stop: threading.Event) -> None:
     index = 0
     try:
-        for sample in reader():
+        for sample in reader_samples(reader, "xmap_readers"):
             if not _put(in_q, (index, sample), stop):
                 return
             index += 1

@@ -16,6 +16,7 @@ are deliberately not read: unpickling a file can run arbitrary code.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import os
 import struct
@@ -25,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from paddle_lite._src.atomic import atomic_write
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.readers.decorator import Reader, check_reader
+from paddle_lite._src.readers.decorator import Reader, check_reader, reader_samples
 
 MAGIC = b"PLREC\x001\n"
 _HEADER = struct.Struct("<II")
@@ -99,7 +101,10 @@ def decode_sample(payload: bytes) -> Any:
 
 
 def write_recordio(path: str | os.PathLike, reader: Reader) -> int:
-    """Write every sample of a reader to a record file (overwriting it).
+    """Write every sample of a reader to a record file, replacing it atomically.
+
+    The records go to a temporary file beside ``path`` that replaces it only once every
+    sample is written: a failing reader or a killed process leaves any previous file whole.
 
     Args:
         path: the file to write.
@@ -116,9 +121,9 @@ def write_recordio(path: str | os.PathLike, reader: Reader) -> int:
     """
     check_reader(reader, "write_recordio")
     count = 0
-    with open(path, "wb") as f:
+    with atomic_write(path) as f:
         f.write(MAGIC)
-        for count, sample in enumerate(reader(), start=1):
+        for count, sample in enumerate(reader_samples(reader, "write_recordio"), start=1):
             payload = encode_sample(sample)
             if len(payload) >= 2**32:
                 raise DataError(f"write_recordio: sample {count - 1} encodes to over 4 GiB.")
@@ -142,9 +147,12 @@ def read_records(path: str) -> Iterator[bytes]:
     """Yield the payloads of a record file, checking lengths and checksums."""
     with open(path, "rb") as f:
         _check_magic(f, path)
+        total = os.fstat(f.fileno()).st_size
         index = 0
         while header := f.read(_HEADER.size):
             length, crc = _HEADER.unpack(header.ljust(_HEADER.size, b"\0"))
+            if length > total - f.tell():
+                raise DataError(f"recordio: {path!r} is truncated inside record {index}.")
             payload = f.read(length)
             if len(header) < _HEADER.size or len(payload) < length:
                 raise DataError(f"recordio: {path!r} is truncated inside record {index}.")
@@ -155,6 +163,17 @@ def read_records(path: str) -> Iterator[bytes]:
 
 
 def read_samples(path: str) -> Iterator[Any]:
-    """Yield the decoded samples of a record file."""
-    for payload in read_records(path):
-        yield decode_sample(payload)
+    """Yield the decoded samples of a record file; a record that does not decode is a
+    :class:`DataError` naming the file and the record."""
+    for index, payload in enumerate(read_records(path)):
+        try:
+            sample = decode_sample(payload)
+        except DataError as err:
+            raise DataError(f"recordio: record {index} of {path!r}: {err}") from None
+        except (ValueError, TypeError, KeyError, AttributeError, binascii.Error) as err:
+            raise DataError(
+                f"recordio: record {index} of {path!r} does not decode "
+                f"({type(err).__name__}: {err}); the file is corrupt or not written by "
+                "write_recordio."
+            ) from None
+        yield sample

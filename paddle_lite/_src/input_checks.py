@@ -1,0 +1,151 @@
+"""Checks on what training, testing and inference read: readers, batches, empty sequences.
+
+The feeder checks each field of each sample; this module checks the edges around it, so an
+error says which pass and batch it came from and never surfaces as a tracer message:
+
+- :func:`reader_batches` iterates ``reader()``: a reader that is not callable or returns a
+  non-iterable is a :class:`ReaderTypeError`; a batch that is not a non-empty sized
+  collection of samples a :class:`DataError`; a reader that raises a :class:`ReaderError`
+  naming the call and the batch, with the reader's own exception (and traceback) as its
+  ``__cause__``; a reader that yields nothing warns or raises.
+- :func:`numbered` adds the batch number to the feeder's :class:`DataError`.
+- :func:`nonempty_sequences` lists the sequence data layers an empty sequence must not feed:
+  those reaching a layer that picks or compares steps (``last_seq``, ``first_seq``, max
+  pooling, CRF), where a sequence of no steps has no defined value.
+
+Example::
+
+    batches = reader_batches(reader, "train() pass 0", on_empty="warn")
+    for feeds in map(numbered(feeder.convert, "train() pass 0"), batches):
+        ...
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sized
+from typing import Any
+
+from paddle_lite._src.data_types import SequenceType
+from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
+from paddle_lite._src.feeder import DataFeeder
+from paddle_lite._src.readers.decorator import ReaderTypeError
+from paddle_lite._src.topology import Topology
+
+# Layer kinds whose value on a sequence of no steps is undefined.
+NEEDS_A_STEP = frozenset({"seqlastins", "seqfirstins", "max", "crf", "crf_decoding"})
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    return f"{type(value).__name__} {text[: limit - 3] + '...' if len(text) > limit else text}"
+
+
+def _iterate(reader: Any, where: str) -> Iterator[Any]:
+    if not callable(reader):
+        raise ReaderTypeError(
+            f"{where}: the reader must be callable (a reader creator's result, e.g. "
+            f"paddle.batch(reader, 32)); received {_show(reader)}."
+        )
+    batches = reader()
+    try:
+        return iter(batches)
+    except TypeError:
+        raise ReaderTypeError(
+            f"{where}: reader() returned {_show(batches)}, which is not iterable; a reader is "
+            "a function returning an iterable of batches, e.g. paddle.batch(reader, 32)."
+        ) from None
+
+
+def check_batch(batch: Any, index: int, where: str) -> None:
+    """A batch is a non-empty sized collection of samples (a list, by ``paddle.batch``)."""
+    if isinstance(batch, (str, bytes)) or not isinstance(batch, Sized):
+        raise DataError(
+            f"{where}, batch {index}: received {_show(batch)}; a batch is a list of samples. "
+            "Wrap a reader of samples with paddle.batch(reader, batch_size)."
+        )
+    if len(batch) == 0:
+        raise DataError(f"{where}, batch {index}: the batch is empty; expected samples.")
+
+
+def reader_batches(reader: Any, where: str, on_empty: str = "warn") -> Iterator[Any]:
+    """The batches of ``reader()``, checked; the reader's failures become :class:`ReaderError`.
+
+    Args:
+        reader: the user's batch reader.
+        where: the call reading it, for messages (``"train() pass 2"``).
+        on_empty: ``"warn"`` (a :class:`DataWarning`) or ``"raise"`` (a :class:`DataError`)
+            when the reader yields no batch at all.
+
+    Yields:
+        Each batch, unchanged.
+    """
+    batches = _iterate(reader, where)
+    for index in itertools.count():
+        try:
+            batch = next(batches)
+        except StopIteration:
+            if index == 0:
+                _empty(where, on_empty)
+            return
+        except PaddleLiteError:
+            raise
+        except Exception as err:
+            raise ReaderError(
+                f"{where}: the reader raised {type(err).__name__}: {err} while producing batch "
+                f"{index} (the reader's traceback is above)."
+            ) from err
+        check_batch(batch, index, where)
+        yield batch
+
+
+def _empty(where: str, on_empty: str) -> None:
+    message = (
+        f"{where}: the reader yielded no batch. Check that the reader creator returns samples "
+        "(an empty file, a firstn(..., 0) or a finished generator reused as a reader?)."
+    )
+    if on_empty == "raise":
+        raise DataError(message)
+    warnings.warn(message, DataWarning, stacklevel=2)
+
+
+def numbered(convert: Callable[[Any], Any], where: str) -> Callable[[Any], Any]:
+    """``convert``, with the batch's number (calls counted from 0) added to its DataErrors."""
+    count = itertools.count()
+
+    def convert_numbered(batch: Any) -> Any:
+        index = next(count)
+        try:
+            return convert(batch)
+        except DataError as err:
+            raise DataError(f"{where}, batch {index}: {err}") from None
+
+    return convert_numbered
+
+
+def nonempty_sequences(topology: Topology) -> frozenset[str]:
+    """The sequence data layers that reach a layer in :data:`NEEDS_A_STEP`."""
+    sources: dict[int, frozenset[str]] = {}  # node -> the sequence data layers it reads
+    found: set[str] = set()
+    for node in topology.nodes:  # inputs come before their users
+        own = frozenset()
+        if node.kind == "data" and node.attrs["type"].seq_type != SequenceType.NO_SEQUENCE:
+            own = frozenset([node.name])
+        sources[id(node)] = own.union(*(sources[id(i)] for i in node.inputs))
+        if node.kind in NEEDS_A_STEP:
+            found |= sources[id(node)]
+    return frozenset(found)
+
+
+def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
+    """The feeder of ``topology``'s data layers, refusing empty sequences where needed."""
+    return DataFeeder(topology.data_type(), feeding, nonempty=nonempty_sequences(topology))
+
+
+def checked(
+    reader: Any, convert: Callable[[Any], Any], where: str, on_empty: str = "warn"
+) -> tuple[Iterable[Any], Callable[[Any], Any]]:
+    """``(batches, convert)`` for ``prefetch``: :func:`reader_batches` and :func:`numbered`."""
+    return reader_batches(reader, where, on_empty), numbered(convert, where)

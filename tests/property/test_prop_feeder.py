@@ -1,0 +1,101 @@
+"""The feeder over random ragged batches: every sample's values, checked against a
+per-sample numpy reference, and every padded position zero.
+
+The padding length is only required to cover the longest sample (the bucket ladder is a
+speed policy that may change); the values and lengths must be exact.
+"""
+
+import numpy as np
+from _budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import paddle_lite as paddle
+from paddle_lite._src.feeder import DataFeeder
+
+DT = paddle.data_type
+DIM, VOCAB = 3, 12
+FLOATS = st.floats(-1e3, 1e3, width=32, allow_subnormal=False)
+VECTOR = st.lists(FLOATS, min_size=DIM, max_size=DIM)
+WORD = st.integers(0, VOCAB - 1)
+TYPES = [
+    ("dense", DT.dense_vector(DIM)),
+    ("label", DT.integer_value(VOCAB)),
+    ("frames", DT.dense_vector_sequence(DIM)),
+    ("words", DT.integer_value_sequence(VOCAB)),
+    ("paragraph", DT.integer_value_sub_sequence(VOCAB)),
+    ("bag", DT.sparse_binary_vector(VOCAB)),
+    ("weights", DT.sparse_float_vector(VOCAB)),
+]
+SAMPLE = st.tuples(
+    VECTOR,
+    WORD,
+    st.lists(VECTOR, max_size=9),
+    st.lists(WORD, max_size=17),
+    st.lists(st.lists(WORD, max_size=6), max_size=5),
+    st.lists(WORD, max_size=VOCAB, unique=True),
+    st.lists(st.tuples(WORD, FLOATS), max_size=VOCAB, unique_by=lambda p: p[0]),
+)
+
+
+def _multi_hot(ids, values):
+    """The dense rows a padded sparse batch stands for."""
+    dense = np.zeros((ids.shape[0], VOCAB))
+    rows = np.broadcast_to(np.arange(ids.shape[0])[:, None], ids.shape)
+    np.add.at(dense, (rows, ids), values)
+    return dense
+
+
+def _check_sequence(seq, samples):
+    lengths = [len(s) for s in samples]
+    assert seq.lengths.tolist() == lengths
+    assert seq.data.shape[1] >= max(lengths, default=1)
+    for i, sample in enumerate(samples):
+        want = np.asarray(sample, seq.data.dtype).reshape((len(sample),) + seq.data.shape[2:])
+        np.testing.assert_array_equal(seq.data[i, : len(sample)], want)
+        assert not np.any(seq.data[i, len(sample) :])
+
+
+def _check_nested(seq, samples):
+    assert seq.lengths.tolist() == [len(s) for s in samples]
+    for i, sample in enumerate(samples):
+        assert seq.sub_lengths[i, : len(sample)].tolist() == [len(sub) for sub in sample]
+        assert not np.any(seq.sub_lengths[i, len(sample) :])
+        for j, sub in enumerate(sample):
+            assert seq.data[i, j, : len(sub)].tolist() == sub
+            assert not np.any(seq.data[i, j, len(sub) :])
+        assert not np.any(seq.data[i, len(sample) :])
+
+
+@settings(max_examples=examples(60))
+@given(st.lists(SAMPLE, min_size=1, max_size=8))
+def test_every_field_matches_its_per_sample_reference(batch):
+    feeds = DataFeeder(TYPES)(batch)
+    column = dict(zip([name for name, _ in TYPES], zip(*batch, strict=True), strict=True))
+    np.testing.assert_array_equal(feeds["dense"], np.asarray(column["dense"], np.float32))
+    assert feeds["dense"].dtype == np.float32 and feeds["label"].dtype == np.int32
+    assert feeds["label"].tolist() == list(column["label"])
+    _check_sequence(feeds["frames"], column["frames"])
+    _check_sequence(feeds["words"], column["words"])
+    _check_nested(feeds["paragraph"], column["paragraph"])
+    bag = feeds["bag"]
+    want = np.zeros((len(batch), VOCAB))
+    for i, ids in enumerate(column["bag"]):
+        want[i, ids] = 1.0
+    np.testing.assert_array_equal(_multi_hot(bag.ids, bag.values), want)
+    weights = feeds["weights"]
+    want = np.zeros((len(batch), VOCAB))
+    for i, pairs in enumerate(column["weights"]):
+        for k, v in pairs:
+            want[i, k] = np.float32(v)
+    np.testing.assert_array_equal(_multi_hot(weights.ids, weights.values), want)
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(SAMPLE, min_size=1, max_size=6), st.data())
+def test_the_order_of_samples_is_the_order_of_rows(batch, data):
+    order = data.draw(st.permutations(range(len(batch))))
+    feeds = DataFeeder(TYPES)(batch)
+    shuffled = DataFeeder(TYPES)([batch[i] for i in order])
+    np.testing.assert_array_equal(shuffled["dense"], feeds["dense"][order])
+    assert shuffled["words"].lengths.tolist() == feeds["words"].lengths[order].tolist()
