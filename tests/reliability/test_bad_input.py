@@ -13,7 +13,7 @@ from paddle_lite._src import trainer as trainer_mod
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
 from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.input_checks import nonempty_sequences
-from paddle_lite._src.prefetch import prefetch
+from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.readers.decorator import ReaderTypeError
 
 DT = paddle.data_type
@@ -113,7 +113,9 @@ def test_empty_sequences_are_refused_only_where_a_step_is_needed(fault):
 
 @pytest.mark.parametrize("background", [False, True], ids=["inline", "thread"])
 def test_a_failing_reader_keeps_its_traceback_as_the_cause(background, monkeypatch, fault):
-    monkeypatch.setattr(trainer_mod, "prefetch", functools.partial(prefetch, background=background))
+    monkeypatch.setattr(
+        trainer_mod, "device_batches", functools.partial(device_batches, background=background)
+    )
     _, trainer = _net()
 
     def reader():

@@ -8,10 +8,11 @@ stalling the suite.
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.prefetch import prefetch
+from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.readers.decorator import ReaderTypeError
 
 DEADLINE_S = 10.0
@@ -53,6 +54,10 @@ def _slow_mapper(x):
     return x * 2
 
 
+def _feeds(batch):
+    return {"x": np.asarray(batch, np.float32)}
+
+
 CASES = {
     "buffered(size=1) over a reader raising after 50 samples": lambda: paddle.reader.buffered(
         _failing(50), 1
@@ -64,10 +69,12 @@ CASES = {
         lambda x: 1 / (x - 7), lambda: iter(range(100)), 4, 1
     ),
     "prefetch thread over a reader raising after 5 batches": lambda: (
-        lambda: prefetch(([x] for x in _failing(5)()), list, depth=1, background=True)
+        lambda: device_batches(([x] for x in _failing(5)()), _feeds, depth=1, background=True)
     ),
     "prefetch thread whose conversion raises": lambda: (
-        lambda: prefetch(([x] for x in range(10)), lambda b: 1 / (b[0] - 3), 1, background=True)
+        lambda: device_batches(
+            ([x] for x in range(10)), lambda b: _feeds([1 / (b[0] - 3)]), depth=1, background=True
+        )
     ),
     "buffered over a reader returning None": lambda: paddle.reader.buffered(lambda: None, 4),
     "xmap_readers over a reader returning 3": lambda: paddle.reader.xmap_readers(

@@ -27,7 +27,12 @@ from paddle_lite._src.layers.beam_search import BeamResult, search
 from paddle_lite._src.layers.core import embedding
 from paddle_lite._src.layers.group_step import StaticInput, base_name, define_step, memory
 from paddle_lite._src.layers.math import max_id
-from paddle_lite._src.layers.recurrent_group import boot_memories, group_layer, split_inputs
+from paddle_lite._src.layers.recurrent_group import (
+    StepGraphKind,
+    boot_memories,
+    group_layer,
+    split_inputs,
+)
 from paddle_lite._src.typing import data_of, with_data
 
 PREDICT = "__beam_search_predict__"
@@ -163,7 +168,7 @@ def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
 
 
 # beam_search ----------------------------------------------------------------------
-class BeamSearchKind(Kind):
+class BeamSearchKind(StepGraphKind):
     """The generating group: its value is a :class:`BeamResult`."""
 
     name = "beam_search"

@@ -22,7 +22,7 @@ from jax import lax
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, Spec, freeze, qualified_name
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.group_step import base_name, define_step
 from paddle_lite._src.layers.recurrent import reverse_within_length
@@ -148,7 +148,18 @@ def output_spec(graph: StepGraph, index: int) -> Spec:
     return Spec(spec.size, spec.dtype, spec.seq_level + 1)
 
 
-class RecurrentGroupKind(Kind):
+class StepGraphKind(Kind):
+    """A kind whose layer runs a step sub-topology and owns every parameter of it."""
+
+    def param_specs(self, inputs, attrs):
+        """The step's parameters, each under its global name (the layer's roles)."""
+        return [
+            ParamDecl(role=p.name, shape=p.shape, attr=("fixed",), default=p.init)
+            for p in attrs["step"].params()
+        ]
+
+
+class RecurrentGroupKind(StepGraphKind):
     """The group: its value is a tuple, one sequence per step output."""
 
     name = "recurrent_layer_group"
