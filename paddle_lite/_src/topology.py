@@ -221,6 +221,24 @@ class Topology:
             print_fn(text)
         return text
 
+    # pictures (topology_dot) ---------------------------------------------------------
+    def to_dot(self) -> str:
+        """The topology as Graphviz DOT text: layers as boxes, each parameter drawn once
+        with an edge to every layer that uses it (see ``topology_dot.to_dot``)."""
+        from paddle_lite._src import topology_dot
+
+        return topology_dot.to_dot(self)
+
+    def _repr_svg_(self) -> str | None:
+        from paddle_lite._src import topology_dot
+
+        return topology_dot.to_svg(self)
+
+    def _repr_html_(self) -> str | None:
+        from paddle_lite._src import topology_dot
+
+        return topology_dot.repr_html(self)
+
     # JSON ----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         ordered = sorted(self.nodes, key=lambda n: n.serial)
