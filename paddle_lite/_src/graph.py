@@ -331,18 +331,22 @@ class Layer:
     # v2 LayerOutput attributes -------------------------------------------------
     @property
     def full_name(self) -> str:
+        """The layer's name (v2 ``full_name``)."""
         return self.name
 
     @property
     def layer_type(self) -> str:
+        """The layer's kind, such as ``"fc"`` (v2 ``layer_type``)."""
         return self.kind
 
     @property
     def parents(self) -> list[Layer]:
+        """The input layers, in order."""
         return list(self.inputs)
 
     @property
     def size(self) -> int:
+        """The output width per sample (``C*H*W`` for an image)."""
         return self.spec.size
 
     @property
@@ -352,30 +356,37 @@ class Layer:
 
     @property
     def num_filters(self) -> int | None:
+        """The channels of an image output, else None."""
         return self.spec.image[0] if self.spec.image else None
 
     @property
     def height(self) -> int | None:
+        """The height of an image output, else None."""
         return self.spec.image[1] if self.spec.image else None
 
     @property
     def width(self) -> int | None:
+        """The width of an image output, else None."""
         return self.spec.image[2] if self.spec.image else None
 
     @property
     def depth(self) -> int | None:
+        """1 for an image output (paddle_lite images are 2-D), else None."""
         return 1 if self.spec.image else None
 
     @property
     def reverse(self) -> bool:
+        """True for a recurrent layer that runs backwards in time."""
         return bool(self.attrs.get("reverse", False))
 
     @property
     def outputs(self) -> list[str]:
+        """v2's output names of the layer: ``["default"]``."""
         return ["default"]
 
     @property
     def data_type(self) -> Any:
+        """The ``InputType`` of a data layer, else None."""
         return self.attrs.get("type")
 
     # arithmetic on layers (v2 layer_math) ---------------------------------------

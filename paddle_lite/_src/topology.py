@@ -167,6 +167,7 @@ class Topology:
         return [(name, layer.attrs["type"]) for name, layer in self.data_layers().items()]
 
     def param_specs(self) -> list[ParamSpec]:
+        """The specs of every parameter, each shared one once, in creation order."""
         return list(self.params.values())
 
     def proto(self, specs: Mapping[str, ParamSpec] | None = None) -> SimpleNamespace:

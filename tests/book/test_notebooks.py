@@ -102,9 +102,11 @@ def test_chapter1_notebook_draws_one_live_curve(tmp_path, monkeypatch):
 
 SMALL_MNIST = """
 import os
+import random
 import numpy as np
 import paddle_lite as paddle
-net, num_passes = "mlp", 1
+random.seed(0)  # the chapter shuffles with the global random, as v2 did
+net, num_passes = "softmax", 2
 shared = {shared!r}
 if os.path.exists(os.path.join(shared, "mnist", "t10k-images-idx3-ubyte.gz")):
     os.environ["PADDLE_LITE_DATA_HOME"] = shared
@@ -127,4 +129,4 @@ def test_chapter2_notebook_draws_one_live_curve(tmp_path, monkeypatch):
     text = _check_live_cell(nb)
     assert "Test with Pass 0" in text and "The classification accuracy is" in text
     accuracy = float(text.split("The classification accuracy is ")[1].split("%")[0])
-    assert accuracy > 25.0  # 8 steps of the book's MLP: well beyond chance (10%)
+    assert accuracy > 30.0  # 16 steps at the book's aggressive rate: well beyond chance (10%)

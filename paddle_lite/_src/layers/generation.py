@@ -41,9 +41,11 @@ class BaseGeneratedInput:
         self.eos_id: int | None = None
 
     def before_real_step(self) -> Layer:
+        """The layer fed to the step function in place of this input."""
         raise NotImplementedError
 
     def after_real_step(self, *args: Any) -> list[Layer]:
+        """The layers the step's outputs become (the generated id first)."""
         raise NotImplementedError
 
 
@@ -71,6 +73,7 @@ class GeneratedInput(BaseGeneratedInput):
         )
 
     def before_real_step(self) -> Layer:
+        """The embedding of the previous generated id (``bos_id`` at the first step)."""
         predict = memory(name=PREDICT, size=self.size, boot_with_const_id=self.bos_id)
         return embedding(
             input=predict,
@@ -79,6 +82,7 @@ class GeneratedInput(BaseGeneratedInput):
         )
 
     def after_real_step(self, input: Any) -> list[Layer]:  # noqa: A002
+        """The step's output and its arg-max id, which the next step reads back."""
         outs = list(input) if isinstance(input, (list, tuple)) else [input]
         return [max_id(input=outs[0], name=PREDICT), *outs[1:]]
 
