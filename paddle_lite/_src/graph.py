@@ -199,10 +199,9 @@ def reset_names() -> None:
 def name_scope() -> Iterator[NameScope]:
     """A fresh set of name counters for the layers built inside the block.
 
-    Example::
-
-        with paddle.layer.name_scope():
-            a = paddle.layer.fc(input=x, size=2)   # __fc_layer_0__
+    Example:
+        >>> with paddle.layer.name_scope():
+        ...     a = paddle.layer.fc(input=x, size=2)   # __fc_layer_0__
     """
     scope = NameScope()
     _scope_stack.append(scope)
@@ -423,9 +422,8 @@ def register_operators(**ops: Callable[..., Layer]) -> None:
         **ops: ``add(a, b)``, ``sub(a, b)``, ``neg(a)`` and ``mul(a, b)``, each returning
             a new layer (``paddle_lite._src.layers.arith`` provides them).
 
-    Example::
-
-        register_operators(add=arith.add, sub=arith.sub, neg=arith.neg, mul=arith.mul)
+    Example:
+        >>> register_operators(add=arith.add, sub=arith.sub, neg=arith.neg, mul=arith.mul)
     """
     unknown = sorted(set(ops) - set(OPERATOR_NAMES))
     if unknown:

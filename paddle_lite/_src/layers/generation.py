@@ -57,11 +57,10 @@ class GeneratedInput(BaseGeneratedInput):
         embedding_name: the name of the target embedding table, shared with training.
         embedding_size: the width of that table.
 
-    Example::
-
-        word = paddle.layer.GeneratedInput(size=30000,
-                                           embedding_name="_target_language_embedding",
-                                           embedding_size=512)
+    Example:
+        >>> word = paddle.layer.GeneratedInput(size=30000,
+        ...                                    embedding_name="_target_language_embedding",
+        ...                                    embedding_size=512)
     """
 
     def __init__(self, size: int, embedding_name: str, embedding_size: int) -> None:
@@ -128,9 +127,8 @@ def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
     Returns:
         An id layer of the input's shape (size 2: a boolean).
 
-    Example::
-
-        done = paddle.layer.eos(input=ids, eos_id=1)
+    Example:
+        >>> done = paddle.layer.eos(input=ids, eos_id=1)
     """
     name = _base.layer_name(name, "eos_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -153,9 +151,8 @@ def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
     Returns:
         An id layer of range ``input.size``.
 
-    Example::
-
-        word = paddle.layer.sampling_id(input=prob)
+    Example:
+        >>> word = paddle.layer.sampling_id(input=prob)
     """
     name = _base.layer_name(name, "sampling_id_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -273,12 +270,11 @@ def beam_search(
         result as ``[length, word ids..., -1]`` (only the best result's words, without
         length and ``-1``, when ``num_results_per_sample`` is 1).
 
-    Example::
-
-        gen = paddle.layer.beam_search(
-            name="decoder_group", step=decoder_step,
-            input=[paddle.layer.StaticInput(input=enc), word],
-            bos_id=0, eos_id=1, beam_size=3, max_length=50)
+    Example:
+        >>> gen = paddle.layer.beam_search(
+        ...     name="decoder_group", step=decoder_step,
+        ...     input=[paddle.layer.StaticInput(input=enc), word],
+        ...     bos_id=0, eos_id=1, beam_size=3, max_length=50)
     """
     name = _base.layer_name(name, "beam_search")
     beam_size = _base.positive_int(beam_size, layer=name, arg="beam_size")
