@@ -1,17 +1,27 @@
-"""Chapter 1, fit a line: linear regression of Boston house prices (v2 book, paddle_lite).
+# %% [markdown]
+# # Chapter 1, fit a line
+#
+# Linear regression of Boston house prices (v2 book, paddle_lite). Run as a script,
+# `python book/01.fit_a_line/train.py [--num-passes 30] [--plot]`, or open the paired
+# notebook `train.ipynb` (the same program; `jupytext --sync book/01.fit_a_line/train.py`
+# regenerates it): there the cost curve is drawn live and a progress bar follows the pass.
 
-Run: python book/01.fit_a_line/train.py [--num-passes 30] [--plot]
-"""
-
+# %%
 import argparse
 import os
+import sys
 
 import paddle_lite as paddle
 import paddle_lite.dataset.uci_housing as uci_housing
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
+
+# %% tags=["parameters"]
+num_passes = 30
 
 
+# %%
 def main(num_passes=30, save_dir=".", plot=False):
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
@@ -31,14 +41,17 @@ def main(num_passes=30, save_dir=".", plot=False):
 
     feeding = {"x": 0, "y": 1}
     ploter = paddle.plot.Ploter("Train cost", "Test cost") if plot else None
+    progress = paddle.event.progress(total=202) if in_notebook else None
     step = [0]
 
     # event_handler to print training and testing info
     def event_handler(event):
+        if progress is not None:
+            progress(event)
         if isinstance(event, paddle.event.EndIteration):
             if ploter is not None and step[0] % 10 == 0:
                 ploter.append("Train cost", step[0], event.cost)
-            if event.batch_id % 100 == 0:
+            if event.batch_id % 100 == 0 and not in_notebook:
                 print("Pass %d, Batch %d, Cost %f" % (event.pass_id, event.batch_id, event.cost))
             step[0] += 1
 
@@ -52,7 +65,8 @@ def main(num_passes=30, save_dir=".", plot=False):
             print("Test %d, Cost %f" % (event.pass_id, result.cost))
             if ploter is not None:
                 ploter.append("Test cost", step[0], result.cost)
-                ploter.plot(os.path.join(save_dir, "train_and_test.png"))
+                # in Jupyter: redraw the curve in place; in a terminal: write a PNG file
+                ploter.plot(None if in_notebook else os.path.join(save_dir, "train_and_test.png"))
 
     # training
     trainer.train(
@@ -85,8 +99,11 @@ def main(num_passes=30, save_dir=".", plot=False):
     return trainer.test(reader=paddle.batch(uci_housing.test(), batch_size=2), feeding=feeding)
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    result = main(num_passes, plot=True)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 1, fit a line (v2 book).")
     parser.add_argument("--num-passes", type=int, default=30)
     parser.add_argument("--save-dir", default=".")
     parser.add_argument("--plot", action="store_true", help="write train_and_test.png")

@@ -1,16 +1,32 @@
-"""Chapter 2, recognize digits: softmax regression, MLP and LeNet-5 on MNIST (v2 book).
+# %% [markdown]
+# # Chapter 2, recognize digits
+#
+# Softmax regression, a multilayer perceptron and LeNet-5 on MNIST (v2 book, paddle_lite).
+# Run as a script, `python book/02.recognize_digits/train.py [--net lenet|mlp|softmax]
+# [--num-passes 5]`, or open the paired notebook `train.ipynb` (the same program;
+# `jupytext --sync book/02.recognize_digits/train.py` regenerates it): there the cost
+# curve is drawn live and a progress bar follows each pass.
 
-Run: python book/02.recognize_digits/train.py [--net lenet|mlp|softmax] [--num-passes 5]
-"""
-
+# %%
 import argparse
 import os
+import sys
 
 import numpy as np
 
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
+
+# %% tags=["parameters"]
+net = "lenet"  # or "mlp" or "softmax"
+num_passes = 5
+train_reader = None  # None: paddle.dataset.mnist.train()
+test_reader = None  # None: paddle.dataset.mnist.test()
+
+
+# %%
 
 
 def softmax_regression(img):
@@ -55,6 +71,7 @@ def convolutional_neural_network(img):
     return predict
 
 
+# %%
 NETWORKS = {
     "softmax": softmax_regression,
     "mlp": multilayer_perceptron,
@@ -62,6 +79,7 @@ NETWORKS = {
 }
 
 
+# %%
 def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_dir="."):
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
@@ -86,14 +104,24 @@ def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_di
     train_reader = train_reader or paddle.dataset.mnist.train()
     test_reader = test_reader or paddle.dataset.mnist.test()
     lists = []
+    ploter = paddle.plot.Ploter("Train cost", "Test cost") if in_notebook else None
+    progress = paddle.event.progress() if in_notebook else None
+    step = [0]
 
     def event_handler(event):
+        if progress is not None:
+            progress(event)
         if isinstance(event, paddle.event.EndIteration):
-            if event.batch_id % 100 == 0:
+            if ploter is not None and step[0] % 10 == 0:
+                ploter.append("Train cost", step[0], event.cost)
+                if step[0] % 100 == 0:
+                    ploter.plot()  # redraws the curve in place
+            if event.batch_id % 100 == 0 and not in_notebook:
                 print(
                     "Pass %d, Batch %d, Cost %f, %s"
                     % (event.pass_id, event.batch_id, event.cost, event.metrics)
                 )
+            step[0] += 1
         if isinstance(event, paddle.event.EndPass):
             # save parameters
             with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
@@ -104,6 +132,9 @@ def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_di
             lists.append(
                 (event.pass_id, result.cost, result.metrics["classification_error_evaluator"])
             )
+            if ploter is not None:
+                ploter.append("Test cost", step[0], result.cost)
+                ploter.plot()
 
     trainer.train(
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=8192), batch_size=128),
@@ -124,8 +155,11 @@ def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_di
     return best
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    best = main(net, num_passes, train_reader, test_reader)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 2, recognize digits (v2 book).")
     parser.add_argument("--net", choices=sorted(NETWORKS), default="lenet")
     parser.add_argument("--num-passes", type=int, default=5)
     parser.add_argument("--save-dir", default=".")

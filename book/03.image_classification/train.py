@@ -1,21 +1,60 @@
-"""Chapter 3, image classification: VGG or ResNet on CIFAR-10 (v2 book).
+# %% [markdown]
+# # Chapter 3, image classification
+#
+# Chapter 3, image classification: VGG or ResNet on CIFAR-10 (v2 book).
+#
+# Run: `python book/03.image_classification/train.py [--net vgg|resnet] [--num-passes 200]`
+#
+# The paired notebook `train.ipynb` is this program (`jupytext --sync
+# book/03.image_classification/train.py` regenerates it); in Jupyter the training cost is drawn
+# live with a progress bar.
 
-Run: python book/03.image_classification/train.py [--net vgg|resnet] [--num-passes 200]
-"""
-
+# %%
 import argparse
 import os
 import sys
 
 import paddle_lite as paddle
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# vgg.py and resnet.py sit beside this file (in Jupyter: the working directory)
+sys.path.insert(0, os.path.dirname(os.path.abspath(globals().get("__file__", "train.py"))))
 from resnet import resnet_cifar10  # noqa: E402
 from vgg import vgg_bn_drop  # noqa: E402
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
 
 
+# %% tags=["parameters"]
+net = "vgg"  # or "resnet"
+num_passes = 200
+
+
+# %%
+def live(event_handler, every=10, redraw=100):
+    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
+    if not in_notebook:
+        return event_handler
+    ploter = paddle.plot.Ploter("Train cost")
+    progress = paddle.event.progress()
+    step = [0]
+
+    def handler(event):
+        progress(event)
+        if isinstance(event, paddle.event.EndIteration):
+            if step[0] % every == 0:
+                ploter.append("Train cost", step[0], event.cost)
+            if step[0] % redraw == 0:
+                ploter.plot()  # redraws the curve in place
+            step[0] += 1
+        if isinstance(event, paddle.event.EndPass):
+            ploter.plot()
+        event_handler(event)
+
+    return handler
+
+
+# %%
 def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_dir=".", depth=32):
     datadim = 3 * 32 * 32
     classdim = 10
@@ -86,7 +125,7 @@ def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_di
     trainer.train(
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=50000), batch_size=128),
         num_passes=num_passes,
-        event_handler=event_handler,
+        event_handler=live(event_handler),
         feeding={"image": 0, "label": 1},
     )
 
@@ -99,8 +138,11 @@ def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_di
     )
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    result = main(net, num_passes)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 3 of the v2 book.")
     parser.add_argument("--net", choices=["vgg", "resnet"], default="vgg")
     parser.add_argument("--num-passes", type=int, default=200)
     parser.add_argument("--save-dir", default=".")

@@ -1,17 +1,26 @@
-"""Chapter 4, word2vec: an N-gram neural language model on PTB (v2 book).
+# %% [markdown]
+# # Chapter 4, word2vec
+#
+# Chapter 4, word2vec: an N-gram neural language model on PTB (v2 book).
+#
+# Run: `python book/04.word2vec/train.py [--num-passes 100]`
+#
+# The paired notebook `train.ipynb` is this program (`jupytext --sync
+# book/04.word2vec/train.py` regenerates it); in Jupyter the training cost is drawn
+# live with a progress bar.
 
-Run: python book/04.word2vec/train.py [--num-passes 100]
-"""
-
+# %%
 import argparse
 import math
 import os
+import sys
 
 import numpy as np
 
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
 
 embsize = 32
 hiddensize = 256
@@ -29,6 +38,35 @@ def wordemb(inlayer):
     return wordemb
 
 
+# %% tags=["parameters"]
+num_passes = 100
+
+
+# %%
+def live(event_handler, every=10, redraw=100):
+    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
+    if not in_notebook:
+        return event_handler
+    ploter = paddle.plot.Ploter("Train cost")
+    progress = paddle.event.progress()
+    step = [0]
+
+    def handler(event):
+        progress(event)
+        if isinstance(event, paddle.event.EndIteration):
+            if step[0] % every == 0:
+                ploter.append("Train cost", step[0], event.cost)
+            if step[0] % redraw == 0:
+                ploter.plot()  # redraws the curve in place
+            step[0] += 1
+        if isinstance(event, paddle.event.EndPass):
+            ploter.plot()
+        event_handler(event)
+
+    return handler
+
+
+# %%
 def main(num_passes=100, word_dict=None, train_reader=None, test_reader=None, save_dir="."):
     paddle.init(use_gpu=with_gpu, trainer_count=3)
     word_dict = word_dict or paddle.dataset.imikolov.build_dict()
@@ -84,7 +122,7 @@ def main(num_passes=100, word_dict=None, train_reader=None, test_reader=None, sa
         learning_rate=3e-3, regularization=paddle.optimizer.L2Regularization(8e-4)
     )
     trainer = paddle.trainer.SGD(cost, parameters, adagrad)
-    trainer.train(paddle.batch(train_reader, 32), num_passes, event_handler)
+    trainer.train(paddle.batch(train_reader, 32), num_passes, live(event_handler))
 
     # the learned embedding table, one row per word
     embeddings = parameters.get("_proj").reshape(len(word_dict), embsize)
@@ -95,8 +133,11 @@ def main(num_passes=100, word_dict=None, train_reader=None, test_reader=None, sa
     return trainer.test(paddle.batch(test_reader, 32)), embeddings
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    result = main(num_passes)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 4 of the v2 book.")
     parser.add_argument("--num-passes", type=int, default=100)
     parser.add_argument("--save-dir", default=".")
     args = parser.parse_args()

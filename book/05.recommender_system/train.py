@@ -1,14 +1,23 @@
-"""Chapter 5, recommender system: two towers and a scaled cosine on MovieLens-1M (v2 book).
+# %% [markdown]
+# # Chapter 5, recommender system
+#
+# Chapter 5, recommender system: two towers and a scaled cosine on MovieLens-1M (v2 book).
+#
+# Run: `python book/05.recommender_system/train.py [--num-passes 1]`
+#
+# The paired notebook `train.ipynb` is this program (`jupytext --sync
+# book/05.recommender_system/train.py` regenerates it); in Jupyter the training cost is drawn
+# live with a progress bar.
 
-Run: python book/05.recommender_system/train.py [--num-passes 1]
-"""
-
+# %%
 import argparse
 import os
+import sys
 
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
 
 
 def get_usr_combined_features():
@@ -78,6 +87,35 @@ def get_mov_combined_features():
     return mov_combined_features
 
 
+# %% tags=["parameters"]
+num_passes = 1
+
+
+# %%
+def live(event_handler, every=10, redraw=100):
+    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
+    if not in_notebook:
+        return event_handler
+    ploter = paddle.plot.Ploter("Train cost")
+    progress = paddle.event.progress()
+    step = [0]
+
+    def handler(event):
+        progress(event)
+        if isinstance(event, paddle.event.EndIteration):
+            if step[0] % every == 0:
+                ploter.append("Train cost", step[0], event.cost)
+            if step[0] % redraw == 0:
+                ploter.plot()  # redraws the curve in place
+            step[0] += 1
+        if isinstance(event, paddle.event.EndPass):
+            ploter.plot()
+        event_handler(event)
+
+    return handler
+
+
+# %%
 def main(num_passes=1, train_reader=None, test_reader=None):
     paddle.init(use_gpu=with_gpu)
     usr_combined_features = get_usr_combined_features()
@@ -115,7 +153,7 @@ def main(num_passes=1, train_reader=None, test_reader=None):
     test_reader = test_reader or paddle.dataset.movielens.test()
     trainer.train(
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=8192), batch_size=256),
-        event_handler=event_handler,
+        event_handler=live(event_handler),
         feeding=feeding,
         num_passes=num_passes,
     )
@@ -139,8 +177,11 @@ def main(num_passes=1, train_reader=None, test_reader=None):
     return trainer.test(reader=paddle.batch(test_reader, batch_size=256), feeding=feeding), score
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    result = main(num_passes)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 5 of the v2 book.")
     parser.add_argument("--num-passes", type=int, default=1)
     args = parser.parse_args()
     main(args.num_passes)

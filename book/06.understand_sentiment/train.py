@@ -1,8 +1,15 @@
-"""Chapter 6, understand sentiment: text CNN and stacked LSTM on IMDB (v2 book).
+# %% [markdown]
+# # Chapter 6, understand sentiment
+#
+# Chapter 6, understand sentiment: text CNN and stacked LSTM on IMDB (v2 book).
+#
+# Run: `python book/06.understand_sentiment/train.py [--net conv|lstm] [--num-passes 20]`
+#
+# The paired notebook `train.ipynb` is this program (`jupytext --sync
+# book/06.understand_sentiment/train.py` regenerates it); in Jupyter the training cost is drawn
+# live with a progress bar.
 
-Run: python book/06.understand_sentiment/train.py [--net conv|lstm] [--num-passes 20]
-"""
-
+# %%
 import argparse
 import os
 import sys
@@ -10,6 +17,7 @@ import sys
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
 
 
 def convolution_net(input_dim, class_dim=2, emb_dim=128, hid_dim=128):
@@ -65,6 +73,36 @@ def stacked_lstm_net(input_dim, class_dim=2, emb_dim=128, hid_dim=512, stacked_n
     return cost, output
 
 
+# %% tags=["parameters"]
+net = "conv"  # or "lstm"
+num_passes = 20
+
+
+# %%
+def live(event_handler, every=10, redraw=100):
+    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
+    if not in_notebook:
+        return event_handler
+    ploter = paddle.plot.Ploter("Train cost")
+    progress = paddle.event.progress()
+    step = [0]
+
+    def handler(event):
+        progress(event)
+        if isinstance(event, paddle.event.EndIteration):
+            if step[0] % every == 0:
+                ploter.append("Train cost", step[0], event.cost)
+            if step[0] % redraw == 0:
+                ploter.plot()  # redraws the curve in place
+            step[0] += 1
+        if isinstance(event, paddle.event.EndPass):
+            ploter.plot()
+        event_handler(event)
+
+    return handler
+
+
+# %%
 def main(
     net="conv", num_passes=20, word_dict=None, train_reader=None, test_reader=None, save_dir="."
 ):
@@ -119,7 +157,7 @@ def main(
     feeding = {"word": 0, "label": 1}
     trainer.train(
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=1000), batch_size=100),
-        event_handler=event_handler,
+        event_handler=live(event_handler),
         feeding=feeding,
         num_passes=num_passes,
     )
@@ -144,8 +182,11 @@ def main(
     return trainer.test(reader=paddle.batch(test_reader, batch_size=100), feeding=feeding)
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    result = main(net, num_passes)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 6 of the v2 book.")
     parser.add_argument("--net", choices=["conv", "lstm"], default="conv")
     parser.add_argument("--num-passes", type=int, default=20)
     parser.add_argument("--save-dir", default=".")

@@ -1,11 +1,19 @@
-"""Chapter 7, label semantic roles: an 8-layer DB-LSTM with a CRF on CoNLL-2005 (v2 book).
+# %% [markdown]
+# # Chapter 7, label semantic roles
+#
+# Chapter 7, label semantic roles: an 8-layer DB-LSTM with a CRF on CoNLL-2005 (v2 book).
+#
+# Run: `python book/07.label_semantic_roles/train.py [--num-passes 1]`
+#
+# The paired notebook `train.ipynb` is this program (`jupytext --sync
+# book/07.label_semantic_roles/train.py` regenerates it); in Jupyter the training cost is drawn
+# live with a progress bar.
 
-Run: python book/07.label_semantic_roles/train.py [--num-passes 1]
-"""
-
+# %%
 import argparse
 import math
 import os
+import sys
 
 import numpy as np
 
@@ -13,6 +21,7 @@ import paddle_lite as paddle
 import paddle_lite.dataset.conll05 as conll05
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
 
 word_dim = 32
 mark_dim = 5
@@ -130,6 +139,35 @@ def db_lstm(word_dict_len, label_dict_len, pred_dict_len, hidden_dim=512, depth=
     return feature_out
 
 
+# %% tags=["parameters"]
+num_passes = 1
+
+
+# %%
+def live(event_handler, every=10, redraw=100):
+    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
+    if not in_notebook:
+        return event_handler
+    ploter = paddle.plot.Ploter("Train cost")
+    progress = paddle.event.progress()
+    step = [0]
+
+    def handler(event):
+        progress(event)
+        if isinstance(event, paddle.event.EndIteration):
+            if step[0] % every == 0:
+                ploter.append("Train cost", step[0], event.cost)
+            if step[0] % redraw == 0:
+                ploter.plot()  # redraws the curve in place
+            step[0] += 1
+        if isinstance(event, paddle.event.EndPass):
+            ploter.plot()
+        event_handler(event)
+
+    return handler
+
+
+# %%
 def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8):
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
@@ -217,7 +255,7 @@ def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8):
             print("\nTest with Pass %d, %s" % (event.pass_id, result.metrics))
 
     trainer.train(
-        reader=reader, event_handler=event_handler, num_passes=num_passes, feeding=feeding
+        reader=reader, event_handler=live(event_handler), num_passes=num_passes, feeding=feeding
     )
 
     test_creator = reader
@@ -243,8 +281,11 @@ def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8):
     return pre_lab
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    result = main(num_passes)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 7 of the v2 book.")
     parser.add_argument("--num-passes", type=int, default=1)
     args = parser.parse_args()
     main(args.num_passes)

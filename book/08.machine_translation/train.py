@@ -1,15 +1,22 @@
-"""Chapter 8, machine translation: an attention GRU encoder-decoder (v2 book).
+# %% [markdown]
+# # Chapter 8, machine translation
+#
+# Chapter 8, machine translation: an attention GRU encoder-decoder (v2 book).
+#
+# The encoder is a bidirectional GRU (two ``simple_gru``); the decoder is a GRU step in a
+# ``recurrent_group`` that attends over the encoded source (``simple_attention``). The
+# same step function generates translations with ``beam_search``, sharing the trained
+# parameters by name.
+#
+# Run: `python book/08.machine_translation/train.py [--num-passes 2] [--dataset wmt14|wmt16]`
+#      then  python book/08.machine_translation/train.py --generate --model params_pass_00001.tar
+# (``--generate`` without ``--model`` uses the book's pre-trained ``wmt14.model()``.)
+#
+# The paired notebook `train.ipynb` is this program (`jupytext --sync
+# book/08.machine_translation/train.py` regenerates it); in Jupyter the training cost is drawn
+# live with a progress bar.
 
-The encoder is a bidirectional GRU (two ``simple_gru``); the decoder is a GRU step in a
-``recurrent_group`` that attends over the encoded source (``simple_attention``). The
-same step function generates translations with ``beam_search``, sharing the trained
-parameters by name.
-
-Run: python book/08.machine_translation/train.py [--num-passes 2] [--dataset wmt14|wmt16]
-     then  python book/08.machine_translation/train.py --generate --model params_pass_00001.tar
-(``--generate`` without ``--model`` uses the book's pre-trained ``wmt14.model()``.)
-"""
-
+# %%
 import argparse
 import os
 import sys
@@ -19,6 +26,7 @@ import numpy as np
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
 
 
 def save_model(trainer, parameters, save_path):
@@ -209,7 +217,7 @@ def train(
             save_model(trainer, parameters, os.path.join(save_dir, save_path))
 
     # start to train
-    trainer.train(reader=wmt14_reader, event_handler=event_handler, num_passes=num_passes)
+    trainer.train(reader=wmt14_reader, event_handler=live(event_handler), num_passes=num_passes)
     return parameters
 
 
@@ -247,6 +255,38 @@ def generate(parameters, gen_data, src_dict, trg_dict, dict_size=30000, beam_siz
     return results
 
 
+# %% tags=["parameters"]
+is_generating = False
+dataset = "wmt14"  # or "wmt16"
+dict_size = 30000
+num_passes = 2
+
+
+# %%
+def live(event_handler, every=10, redraw=100):
+    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
+    if not in_notebook:
+        return event_handler
+    ploter = paddle.plot.Ploter("Train cost")
+    progress = paddle.event.progress()
+    step = [0]
+
+    def handler(event):
+        progress(event)
+        if isinstance(event, paddle.event.EndIteration):
+            if step[0] % every == 0:
+                ploter.append("Train cost", step[0], event.cost)
+            if step[0] % redraw == 0:
+                ploter.plot()  # redraws the curve in place
+            step[0] += 1
+        if isinstance(event, paddle.event.EndPass):
+            ploter.plot()
+        event_handler(event)
+
+    return handler
+
+
+# %%
 def main(is_generating=False, dataset="wmt14", dict_size=30000, num_passes=2, model=None):
     paddle.init(use_gpu=with_gpu, trainer_count=1)
     train_reader, gen_reader, dicts = _data(dataset, dict_size)
@@ -275,8 +315,11 @@ def main(is_generating=False, dataset="wmt14", dict_size=30000, num_passes=2, mo
     return generate(parameters, gen_data, src_dict, trg_dict, dict_size)
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
+# %%
+if __name__ == "__main__" and in_notebook:
+    result = main(is_generating, dataset, dict_size, num_passes)
+elif __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Chapter 8 of the v2 book.")
     parser.add_argument("--generate", action="store_true")
     parser.add_argument("--dataset", choices=["wmt14", "wmt16"], default="wmt14")
     parser.add_argument("--dict-size", type=int, default=30000)

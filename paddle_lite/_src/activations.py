@@ -42,10 +42,13 @@ class BaseActivation:
         return z
 
     def to_json(self) -> str:
+        """The JSON form: the class name."""
         return type(self).__name__
 
 
 class Tanh(BaseActivation):
+    """``tanh(z)``."""
+
     name, support_hppl = "tanh", True
 
     def _fn(self, z):
@@ -53,6 +56,8 @@ class Tanh(BaseActivation):
 
 
 class Sigmoid(BaseActivation):
+    """``1 / (1 + exp(-z))``."""
+
     name, support_hppl = "sigmoid", True
 
     def _fn(self, z):
@@ -60,6 +65,8 @@ class Sigmoid(BaseActivation):
 
 
 class Relu(BaseActivation):
+    """``max(z, 0)``."""
+
     name, support_hppl = "relu", True
 
     def _fn(self, z):
@@ -67,6 +74,8 @@ class Relu(BaseActivation):
 
 
 class Linear(BaseActivation):
+    """The identity, ``z`` (also named ``Identity``)."""
+
     name, support_hppl = "", True
 
 
@@ -74,6 +83,10 @@ Identity = Linear
 
 
 class Softmax(BaseActivation):
+    """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample."""
+
+    """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample."""
+
     name = "softmax"
 
     def _fn(self, z):
@@ -88,6 +101,7 @@ class SequenceSoftmax(BaseActivation):
     name = "sequence_softmax"
 
     def apply(self, z, mask=None):
+        """Softmax over the steps axis; padding steps (``mask`` False) get 0."""
         if mask is None:
             return jax.nn.softmax(z, axis=-2)
         m = mask[..., None]
@@ -123,6 +137,8 @@ class STanh(BaseActivation):
 
 
 class Abs(BaseActivation):
+    """``|z|``."""
+
     name = "abs"
 
     def _fn(self, z):
@@ -130,6 +146,8 @@ class Abs(BaseActivation):
 
 
 class Square(BaseActivation):
+    """``z ** 2``."""
+
     name = "square"
 
     def _fn(self, z):
@@ -137,6 +155,8 @@ class Square(BaseActivation):
 
 
 class Exp(BaseActivation):
+    """``exp(z)``."""
+
     name = "exponential"
 
     def _fn(self, z):
@@ -144,6 +164,8 @@ class Exp(BaseActivation):
 
 
 class Log(BaseActivation):
+    """``log(z)``."""
+
     name = "log"
 
     def _fn(self, z):
@@ -151,6 +173,8 @@ class Log(BaseActivation):
 
 
 class Sqrt(BaseActivation):
+    """``sqrt(z)``."""
+
     name = "sqrt"
 
     def _fn(self, z):
@@ -158,6 +182,8 @@ class Sqrt(BaseActivation):
 
 
 class Reciprocal(BaseActivation):
+    """``1 / z``."""
+
     name = "reciprocal"
 
     def _fn(self, z):

@@ -236,6 +236,7 @@ class ExtraAttr:
         return f"ExtraAttr({args})"
 
     def set_fields(self) -> dict[str, Any]:
+        """The fields that were given (not None), by name."""
         return {k: v for k, v in vars(self).items() if v is not None}
 
 

@@ -16,6 +16,8 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 
 
 class SequenceType(enum.IntEnum):
+    """How a field is nested: a plain value (0), a sequence (1) or a sequence of sequences (2)."""
+
     NO_SEQUENCE = 0
     SEQUENCE = 1
     SUB_SEQUENCE = 2
@@ -27,6 +29,8 @@ class SequenceType(enum.IntEnum):
 
 
 class DataType(enum.IntEnum):
+    """What a field holds: dense floats, sparse ids, sparse ``(id, value)`` pairs or an id."""
+
     Dense = 0
     SparseNonValue = 1
     SparseValue = 2
@@ -62,10 +66,12 @@ class InputType:
         return hash((self.dim, self.seq_type, self.type))
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form ``{"dim", "seq_type", "type"}``."""
         return {"dim": self.dim, "seq_type": int(self.seq_type), "type": int(self.type)}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> InputType:
+        """Rebuild an ``InputType`` from :meth:`to_json` output."""
         return cls(int(obj["dim"]), SequenceType(obj["seq_type"]), DataType(obj["type"]))
 
 
@@ -95,34 +101,42 @@ def integer_value(value_range: int, seq_type: SequenceType = SequenceType.NO_SEQ
 
 
 def dense_vector_sequence(dim: int) -> InputType:
+    """A sequence of dense float vectors of ``dim`` values each."""
     return dense_vector(dim, SequenceType.SEQUENCE)
 
 
 def dense_vector_sub_sequence(dim: int) -> InputType:
+    """A sequence of sequences of dense float vectors of ``dim`` values."""
     return dense_vector(dim, SequenceType.SUB_SEQUENCE)
 
 
 def sparse_binary_vector_sequence(dim: int) -> InputType:
+    """A sequence of sparse 0/1 vectors of dimension ``dim`` (lists of ids)."""
     return sparse_binary_vector(dim, SequenceType.SEQUENCE)
 
 
 def sparse_binary_vector_sub_sequence(dim: int) -> InputType:
+    """A sequence of sequences of sparse 0/1 vectors of dimension ``dim``."""
     return sparse_binary_vector(dim, SequenceType.SUB_SEQUENCE)
 
 
 def sparse_float_vector_sequence(dim: int) -> InputType:
+    """A sequence of sparse float vectors of dimension ``dim`` (``(id, value)`` lists)."""
     return sparse_float_vector(dim, SequenceType.SEQUENCE)
 
 
 def sparse_float_vector_sub_sequence(dim: int) -> InputType:
+    """A sequence of sequences of sparse float vectors of dimension ``dim``."""
     return sparse_float_vector(dim, SequenceType.SUB_SEQUENCE)
 
 
 def integer_value_sequence(value_range: int) -> InputType:
+    """A sequence of integer ids in ``[0, value_range)`` (also ``integer_sequence``)."""
     return integer_value(value_range, SequenceType.SEQUENCE)
 
 
 def integer_value_sub_sequence(value_range: int) -> InputType:
+    """A sequence of sequences of integer ids in ``[0, value_range)``."""
     return integer_value(value_range, SequenceType.SUB_SEQUENCE)
 
 

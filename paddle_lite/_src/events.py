@@ -24,6 +24,7 @@ class WithMetric:
 
     @property
     def metrics(self) -> dict[str, Any]:
+        """``{evaluator name: value}``; read lazily (reading waits for the device)."""
         source = self._metrics
         if source is None:
             return {}
@@ -39,11 +40,15 @@ class EndTraining:
 
 
 class BeginPass:
+    """Sent before pass ``pass_id`` starts."""
+
     def __init__(self, pass_id: int) -> None:
         self.pass_id = pass_id
 
 
 class EndPass(WithMetric):
+    """Sent after pass ``pass_id``; ``metrics`` holds the pass's evaluator totals."""
+
     def __init__(self, pass_id: int, evaluator: Any = None, gm: Any = None) -> None:
         super().__init__(evaluator)
         self.pass_id = pass_id
@@ -51,12 +56,16 @@ class EndPass(WithMetric):
 
 
 class BeginIteration:
+    """Sent before batch ``batch_id`` of pass ``pass_id`` is trained."""
+
     def __init__(self, pass_id: int, batch_id: int) -> None:
         self.pass_id = pass_id
         self.batch_id = batch_id
 
 
 class EndForwardBackward:
+    """Sent after the gradients of batch ``batch_id`` (before ``EndIteration``)."""
+
     def __init__(self, pass_id: int, batch_id: int, gm: Any = None) -> None:
         self.pass_id = pass_id
         self.batch_id = batch_id
@@ -84,6 +93,7 @@ class EndIteration(WithMetric):
 
     @property
     def cost(self) -> float:
+        """The batch's summed cost / its number of samples (reading waits for the device)."""
         return float(self._cost() if callable(self._cost) else self._cost)
 
     @property

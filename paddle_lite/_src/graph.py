@@ -199,10 +199,9 @@ def reset_names() -> None:
 def name_scope() -> Iterator[NameScope]:
     """A fresh set of name counters for the layers built inside the block.
 
-    Example::
-
-        with paddle.layer.name_scope():
-            a = paddle.layer.fc(input=x, size=2)   # __fc_layer_0__
+    Example:
+        >>> with paddle.layer.name_scope():
+        ...     a = paddle.layer.fc(input=x, size=2)   # __fc_layer_0__
     """
     scope = NameScope()
     _scope_stack.append(scope)
@@ -331,18 +330,22 @@ class Layer:
     # v2 LayerOutput attributes -------------------------------------------------
     @property
     def full_name(self) -> str:
+        """The layer's name (v2 ``full_name``)."""
         return self.name
 
     @property
     def layer_type(self) -> str:
+        """The layer's kind, such as ``"fc"`` (v2 ``layer_type``)."""
         return self.kind
 
     @property
     def parents(self) -> list[Layer]:
+        """The input layers, in order."""
         return list(self.inputs)
 
     @property
     def size(self) -> int:
+        """The output width per sample (``C*H*W`` for an image)."""
         return self.spec.size
 
     @property
@@ -352,30 +355,37 @@ class Layer:
 
     @property
     def num_filters(self) -> int | None:
+        """The channels of an image output, else None."""
         return self.spec.image[0] if self.spec.image else None
 
     @property
     def height(self) -> int | None:
+        """The height of an image output, else None."""
         return self.spec.image[1] if self.spec.image else None
 
     @property
     def width(self) -> int | None:
+        """The width of an image output, else None."""
         return self.spec.image[2] if self.spec.image else None
 
     @property
     def depth(self) -> int | None:
+        """1 for an image output (paddle_lite images are 2-D), else None."""
         return 1 if self.spec.image else None
 
     @property
     def reverse(self) -> bool:
+        """True for a recurrent layer that runs backwards in time."""
         return bool(self.attrs.get("reverse", False))
 
     @property
     def outputs(self) -> list[str]:
+        """v2's output names of the layer: ``["default"]``."""
         return ["default"]
 
     @property
     def data_type(self) -> Any:
+        """The ``InputType`` of a data layer, else None."""
         return self.attrs.get("type")
 
     # arithmetic on layers (v2 layer_math) ---------------------------------------
@@ -412,9 +422,8 @@ def register_operators(**ops: Callable[..., Layer]) -> None:
         **ops: ``add(a, b)``, ``sub(a, b)``, ``neg(a)`` and ``mul(a, b)``, each returning
             a new layer (``paddle_lite._src.layers.arith`` provides them).
 
-    Example::
-
-        register_operators(add=arith.add, sub=arith.sub, neg=arith.neg, mul=arith.mul)
+    Example:
+        >>> register_operators(add=arith.add, sub=arith.sub, neg=arith.neg, mul=arith.mul)
     """
     unknown = sorted(set(ops) - set(OPERATOR_NAMES))
     if unknown:

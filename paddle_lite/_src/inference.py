@@ -101,6 +101,8 @@ class Inference:
         ]
 
     def iter_infer_field(self, field: Any, **kwargs: Any) -> Iterator[list[Any]]:
+        """Like ``iter_infer``, yielding only ``field`` (``"value"``, ``"id"``, ``"prob"``
+        or a list of them) of each output, batch by batch."""
         fields = _as_fields(field)
         for result in self.iter_infer(**kwargs):
             for layer, each in zip(self.outputs, result, strict=True):

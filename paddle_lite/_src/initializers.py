@@ -118,6 +118,7 @@ class Initializer:
         return lookup(self.name)(key, tuple(shape), dtype, **dict(self.kwargs))
 
     def to_init_spec(self) -> InitSpec:
+        """The ``InitSpec`` a parameter stores for this initializer."""
         return InitSpec(strategy=self.name, kwargs=self.kwargs)
 
 

@@ -85,6 +85,11 @@ def run_job(command: list[str], nproc: int) -> tuple[int, int | None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m paddle_lite.launch --nproc P script.py``: run P processes of a script.
+
+    Returns:
+        The exit status (0 when every process succeeded, possibly after restarts).
+    """
     parser = argparse.ArgumentParser(prog="python -m paddle_lite.launch", description=__doc__)
     parser.add_argument("--nproc", type=int, required=True, help="processes to start")
     parser.add_argument("--max-restarts", type=int, default=0, help="restarts after a failure")

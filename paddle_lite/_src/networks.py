@@ -40,11 +40,10 @@ def simple_img_conv_pool(
     Returns:
         The pooling layer.
 
-    Example::
-
-        conv_pool = paddle.networks.simple_img_conv_pool(
-            input=img, filter_size=5, num_filters=20, num_channel=1, pool_size=2,
-            pool_stride=2, act=paddle.activation.Relu())
+    Example:
+        >>> conv_pool = paddle.networks.simple_img_conv_pool(
+        ...     input=img, filter_size=5, num_filters=20, num_channel=1, pool_size=2,
+        ...     pool_stride=2, act=paddle.activation.Relu())
     """
     name = layer_name(name, "conv_pool")
     conv = img_conv(

@@ -67,9 +67,8 @@ def bidirectional_lstm(
         With ``return_seq`` the two output sequences concatenated per step (size
         ``2·size``), else ``[last(fw), first(bw)]`` (size ``2·size``), named ``<name>``.
 
-    Example::
-
-        bi = paddle.networks.bidirectional_lstm(input=emb, size=32)
+    Example:
+        >>> bi = paddle.networks.bidirectional_lstm(input=emb, size=32)
     """
     name = _base.layer_name(name, "bidirectional_lstm")
     fw = simple_lstm(
@@ -136,9 +135,8 @@ def bidirectional_gru(
     Returns:
         As :func:`bidirectional_lstm`: size ``2·size``, named ``<name>``.
 
-    Example::
-
-        bi = paddle.networks.bidirectional_gru(input=emb, size=32, return_seq=True)
+    Example:
+        >>> bi = paddle.networks.bidirectional_gru(input=emb, size=32, return_seq=True)
     """
     name = _base.layer_name(name, "bidirectional_gru")
     fw = simple_gru2(
@@ -221,10 +219,9 @@ def simple_attention(
     Returns:
         The context, one vector of ``encoded_sequence.size`` per sample.
 
-    Example::
-
-        context = paddle.networks.simple_attention(
-            encoded_sequence=enc_vec, encoded_proj=enc_proj, decoder_state=mem)
+    Example:
+        >>> context = paddle.networks.simple_attention(
+        ...     encoded_sequence=enc_vec, encoded_proj=enc_proj, decoder_state=mem)
     """
     name = _base.layer_name(name, "simple_attention")
     if encoded_proj.size != decoder_state.size:

@@ -71,9 +71,8 @@ def lstmemory_unit(
     Returns:
         ``h_t`` (size ``H``).
 
-    Example::
-
-        h = paddle.networks.lstmemory_unit(input=x_t, size=32)  # inside a step
+    Example:
+        >>> h = paddle.networks.lstmemory_unit(input=x_t, size=32)  # inside a step
     """
     name = _base.layer_name(name, "lstm_unit")
     size = _unit_size(input, size, 4, name)
@@ -136,10 +135,9 @@ def lstmemory_group(
     Returns:
         The sequence of ``h_t`` (size ``H``), named ``<name>``.
 
-    Example::
-
-        proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
-        lstm = paddle.networks.lstmemory_group(input=proj, size=32)
+    Example:
+        >>> proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        >>> lstm = paddle.networks.lstmemory_group(input=proj, size=32)
     """
     name = _base.layer_name(name, "lstm_group")
 
@@ -184,9 +182,8 @@ def gru_unit(
     Returns:
         ``h_t`` (size ``input.size / 3``).
 
-    Example::
-
-        h = paddle.networks.gru_unit(input=x_t, size=32)  # inside a step
+    Example:
+        >>> h = paddle.networks.gru_unit(input=x_t, size=32)  # inside a step
     """
     name = _base.layer_name(name, "gru_unit")
     size = _unit_size(input, size, 3, name)
@@ -225,9 +222,8 @@ def gru_group(
     Returns:
         The sequence of ``h_t``, named ``<name>``.
 
-    Example::
-
-        gru = paddle.networks.gru_group(input=proj, size=32)
+    Example:
+        >>> gru = paddle.networks.gru_group(input=proj, size=32)
     """
     name = _base.layer_name(name, "gru_group")
 
@@ -272,10 +268,9 @@ def simple_gru(
     Returns:
         The GRU's output sequence (size ``size``).
 
-    Example::
-
-        fwd = paddle.networks.simple_gru(input=emb, size=32)
-        bwd = paddle.networks.simple_gru(input=emb, size=32, reverse=True)
+    Example:
+        >>> fwd = paddle.networks.simple_gru(input=emb, size=32)
+        >>> bwd = paddle.networks.simple_gru(input=emb, size=32, reverse=True)
     """
     name = _base.layer_name(name, "simple_gru")
     with mixed(
@@ -320,9 +315,8 @@ def simple_gru2(
     Returns:
         The GRU's output sequence (size ``size``).
 
-    Example::
-
-        gru = paddle.networks.simple_gru2(input=emb, size=32)
+    Example:
+        >>> gru = paddle.networks.simple_gru2(input=emb, size=32)
     """
     name = _base.layer_name(name, "simple_gru2")
     with mixed(

@@ -54,9 +54,8 @@ def simple_lstm(
     Returns:
         The LSTM sequence layer of size ``size``.
 
-    Example::
-
-        lstm = paddle.networks.simple_lstm(input=emb, size=32)
+    Example:
+        >>> lstm = paddle.networks.simple_lstm(input=emb, size=32)
     """
     name = _base.layer_name(name, "lstm")
     size = _base.positive_int(size, layer=name, arg="size")
@@ -110,9 +109,8 @@ def sequence_conv_pool(
     Returns:
         A non-sequence layer of size ``hidden_size``.
 
-    Example::
-
-        conv3 = paddle.networks.sequence_conv_pool(input=emb, context_len=3, hidden_size=128)
+    Example:
+        >>> conv3 = paddle.networks.sequence_conv_pool(input=emb, context_len=3, hidden_size=128)
     """
     name = _base.layer_name(name, "sequence_conv_pooling")
     with mixed(

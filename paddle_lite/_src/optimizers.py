@@ -94,8 +94,10 @@ class Optimizer:
 
     Args:
         learning_rate: global learning rate (v2 default 1e-3).
-        learning_rate_decay_a, learning_rate_decay_b, learning_rate_schedule,
-            learning_rate_args: the schedule (see ``lr_schedules``).
+        learning_rate_decay_a: the schedule's ``a`` (see ``lr_schedules``).
+        learning_rate_decay_b: the schedule's ``b``.
+        learning_rate_schedule: the schedule's name (``"constant"``, ``"discexp"`` ...).
+        learning_rate_args: the ``"manual"`` / ``"pass_manual"`` schedule's segments.
         regularization: ``L2Regularization``/``L1Regularization`` or a list of them.
         model_average: a ``ModelAverage``.
         gradient_clipping_threshold: global elementwise gradient clip (None/0: off).

@@ -128,6 +128,7 @@ class Parameters:
     names = keys
 
     def has_key(self, key: str) -> bool:
+        """True when a parameter is named ``key`` (v2's spelling of ``key in params``)."""
         return key in self._specs
 
     def __contains__(self, key: object) -> bool:

@@ -1,7 +1,7 @@
 """Live cost plots (v2 ``paddle.plot.Ploter``).
 
-Inside Jupyter ``plot()`` clears the cell output and redraws; elsewhere it writes a
-PNG (``path``, default ``plot.png``). matplotlib is imported only when drawing
+Inside Jupyter ``plot()`` redraws one image in place (``plot_display``); elsewhere it
+writes a PNG (``path``, default ``plot.png``). matplotlib is imported only when drawing
 (the ``plot`` extra); ``DISABLE_PLOT=True`` in the environment turns ``plot`` into
 a no-op that imports nothing.
 """
@@ -49,8 +49,24 @@ def _in_notebook() -> bool:
     return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
 
 
+def _common_unit(titles: tuple[str, ...]) -> str:
+    """The y-axis label: the last word every title shares ("Train cost", "Test cost" ->
+    "cost"), else "value"."""
+    last = {t.split()[-1].lower() for t in titles if t.split()}
+    return last.pop() if len(last) == 1 else "value"
+
+
 class Ploter:
     """One line per title, drawn on demand.
+
+    In Jupyter each ``plot()`` redraws one image in place in the cell that calls it
+    (other outputs of the cell, such as a progress bar, stay); elsewhere it writes a PNG.
+
+    Args:
+        *titles: one line per title, in legend order.
+        xlabel: the x-axis label (default ``"step"``).
+        ylabel: the y-axis label (default: the last word the titles share, such as
+            ``"cost"`` for ``"Train cost"`` and ``"Test cost"``, else ``"value"``).
 
     Example::
 
@@ -59,8 +75,10 @@ class Ploter:
         plot.plot()            # redraws in Jupyter; writes plot.png elsewhere
     """
 
-    def __init__(self, *titles: str) -> None:
+    def __init__(self, *titles: str, xlabel: str = "step", ylabel: str | None = None) -> None:
         self.__title__ = titles
+        self.__xlabel__ = xlabel
+        self.__ylabel__ = ylabel if ylabel is not None else _common_unit(titles)
         self.__plot_data__ = {title: PlotData() for title in titles}
         self.__disabled__ = os.environ.get("DISABLE_PLOT") == "True"
 
@@ -88,14 +106,17 @@ class Ploter:
             data = self.__plot_data__[title]
             plt.plot(data.step, data.value)
         plt.legend(titles, loc="upper left")
+        plt.xlabel(self.__xlabel__)
+        plt.ylabel(self.__ylabel__)
         if notebook and path is None:
-            from IPython import display
+            from paddle_lite._src import plot_display
 
-            display.clear_output(wait=True)
-            display.display(plt.gcf())
+            plot_display.show(self, plt.gcf())
         else:
             _save_atomically(plt.gcf(), path or DEFAULT_PATH)
         plt.gcf().clear()
+        if notebook:  # a figure left open is drawn again, empty, when the cell ends
+            plt.close(plt.gcf())
 
     def reset(self) -> None:
         """Forget every point."""

@@ -8,6 +8,8 @@ from paddle_lite._src.errors import LayerTypeError
 
 
 class BasePoolingType:
+    """A pooling type; ``name`` is v2's proto string."""
+
     name = ""
 
     def __repr__(self) -> str:
@@ -20,10 +22,13 @@ class BasePoolingType:
         return hash(type(self).__name__)
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form: the class name and the settings."""
         return {"type": type(self).__name__, **vars(self)}
 
 
 class Max(BasePoolingType):
+    """Maximum over the window (or the sequence); ``output_max_index`` is v2's flag."""
+
     name = "max"
 
     def __init__(self, output_max_index: bool | None = None) -> None:
@@ -45,28 +50,40 @@ class Avg(BasePoolingType):
 
 
 class Sum(Avg):
+    """Sum over the window (or the sequence): ``Avg(strategy="sum")``."""
+
     def __init__(self) -> None:
         super().__init__("sum")
 
 
 class SquareRootN(Avg):
+    """Sum divided by ``sqrt(n)`` over a sequence: ``Avg(strategy="squarerootn")``."""
+
     def __init__(self) -> None:
         super().__init__("squarerootn")
 
 
 class MaxWithMask(Max):
+    """v2's max pooling that also outputs the mask; computed as ``Max``."""
+
     name = "max-pool-with-mask"
 
 
 class CudnnMax(Max):
+    """v2's cuDNN max pooling; XLA chooses the kernel, so it is ``Max``."""
+
     name = "cudnn-max-pool"
 
 
 class CudnnAvg(Avg):
+    """v2's cuDNN average pooling; XLA chooses the kernel, so it is ``Avg``."""
+
     name = "cudnn-avg-pool"
 
 
 class CudnnAvgInclPad(Avg):
+    """v2's cuDNN average pooling counting the padding; computed as ``Avg``."""
+
     name = "cudnn-avg-incl-pad-pool"
 
 

@@ -90,9 +90,8 @@ def printer(input, format=None, name=None):  # noqa: A002
     ``format`` has one ``%s`` per input (default ``"layer=<name> %s"`` per input,
     one per line).
 
-    Example::
-
-        paddle.layer.printer(input=[hidden, prediction])
+    Example:
+        >>> paddle.layer.printer(input=[hidden, prediction])
     """
     name = _base.layer_name(name, "print")
     inputs = _base.as_layers(input, layer=name)
@@ -118,9 +117,8 @@ def value_printer(input, name=None):  # noqa: A002
     """Print the values of ``input`` (a layer or a list) every batch (v2's
     ``value_printer_evaluator``).
 
-    Example::
-
-        paddle.evaluator.value_printer(input=prediction)
+    Example:
+        >>> paddle.evaluator.value_printer(input=prediction)
     """
     name = evaluator_name(name, "value_printer_evaluator")
     inputs = _base.as_layers(input, layer=name)
@@ -138,9 +136,8 @@ def _render_maxid(ev: Printer, rows: list[np.ndarray]) -> str:
 def maxid_printer(input, num_results=None, name=None):  # noqa: A002
     """Print, per row, the ids of the ``num_results`` largest values (default 1).
 
-    Example::
-
-        paddle.evaluator.maxid_printer(input=prob, num_results=3)
+    Example:
+        >>> paddle.evaluator.maxid_printer(input=prob, num_results=3)
     """
     name = evaluator_name(name, "maxid_printer_evaluator")
     inputs = _base.as_layers(input, layer=name)
@@ -152,9 +149,8 @@ def maxframe_printer(input, num_results=None, name=None):  # noqa: A002
     """Print, per sequence of a size-1 sequence layer, the positions of its
     ``num_results`` largest frames (default 1).
 
-    Example::
-
-        paddle.evaluator.maxframe_printer(input=frame_scores, num_results=2)
+    Example:
+        >>> paddle.evaluator.maxframe_printer(input=frame_scores, num_results=2)
     """
     name = evaluator_name(name, "maxframe_printer_evaluator")
     inp = check_layer(input, f"evaluator '{name}'", "input", size=1, why=" (one score per frame)")
@@ -182,9 +178,8 @@ def classification_error_printer(input, label, threshold=0.5, name=None):  # noq
     """Print, per row, 1 where the prediction (argmax, or ``value > threshold`` for a
     size-1 input) differs from ``label`` and 0 where it agrees.
 
-    Example::
-
-        paddle.evaluator.classification_error_printer(input=prob, label=lbl)
+    Example:
+        >>> paddle.evaluator.classification_error_printer(input=prob, label=lbl)
     """
     name = evaluator_name(name, "classification_error_printer_evaluator")
     where = f"evaluator '{name}'"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +12,9 @@ from paddle_lite._src import events
 
 def progress(total: int | None = None, every: int = 10, file: Any = None) -> Callable[[Any], None]:
     """An event handler drawing a tqdm bar per pass (terminal or Jupyter).
+
+    In Jupyter with ipywidgets (the ``notebook`` extra) the bar is a widget; without
+    ipywidgets it is a text bar (tqdm's own fallback would warn on every pass).
 
     The bar shows the running mean cost and, every ``every`` batches, the batch
     metrics; ``EndPass`` prints the pass metrics. Needs the ``progress`` extra
@@ -26,12 +30,7 @@ def progress(total: int | None = None, every: int = 10, file: Any = None) -> Cal
 
         trainer.train(reader, num_passes=5, event_handler=paddle.event.progress())
     """
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "paddle.event.progress() needs tqdm: pip install 'paddle_lite[progress]'."
-        ) from None
+    tqdm = bar_class()
     state: dict[str, Any] = {"bar": None, "sum": 0.0, "n": 0}
 
     def handler(event: Any) -> None:
@@ -58,6 +57,28 @@ def progress(total: int | None = None, every: int = 10, file: Any = None) -> Cal
             bar.close()
 
     return handler
+
+
+def bar_class() -> Any:
+    """tqdm's widget bar inside a Jupyter kernel with ipywidgets, else its text bar."""
+    try:
+        from tqdm.std import tqdm
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "paddle.event.progress() needs tqdm: pip install 'paddle_lite[progress]'."
+        ) from None
+    if _in_kernel() and importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.notebook import tqdm as widget_tqdm
+
+        return widget_tqdm
+    return tqdm
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (where a widget can be drawn)."""
+    shell = sys.modules.get("IPython")
+    ip = shell.get_ipython() if shell is not None else None
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
 
 
 def _short(metrics: dict[str, Any]) -> dict[str, str]:

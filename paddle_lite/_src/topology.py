@@ -167,6 +167,7 @@ class Topology:
         return [(name, layer.attrs["type"]) for name, layer in self.data_layers().items()]
 
     def param_specs(self) -> list[ParamSpec]:
+        """The specs of every parameter, each shared one once, in creation order."""
         return list(self.params.values())
 
     def proto(self, specs: Mapping[str, ParamSpec] | None = None) -> SimpleNamespace:
@@ -220,6 +221,24 @@ class Topology:
         if print_fn is not None:
             print_fn(text)
         return text
+
+    # pictures (topology_dot) ---------------------------------------------------------
+    def to_dot(self) -> str:
+        """The topology as Graphviz DOT text: layers as boxes, each parameter drawn once
+        with an edge to every layer that uses it (see ``topology_dot.to_dot``)."""
+        from paddle_lite._src import topology_dot
+
+        return topology_dot.to_dot(self)
+
+    def _repr_svg_(self) -> str | None:
+        from paddle_lite._src import topology_dot
+
+        return topology_dot.to_svg(self)
+
+    def _repr_html_(self) -> str | None:
+        from paddle_lite._src import topology_dot
+
+        return topology_dot.repr_html(self)
 
     # JSON ----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -34,3 +34,28 @@ def test_disable_plot_is_a_no_op(tmp_path, monkeypatch):
     p.append("train", 0, 1.0)
     p.plot(str(tmp_path / "none.png"))
     assert not (tmp_path / "none.png").exists()
+
+
+def test_axes_are_labelled(tmp_path, monkeypatch):
+    plt = pytest.importorskip("matplotlib.pyplot", reason="the plot extra is not installed")
+    seen = []
+    real_savefig = plt.savefig
+
+    def savefig(*args, **kwargs):
+        axes = plt.gca()
+        seen.append((axes.get_xlabel(), axes.get_ylabel(), axes.get_legend().get_texts()))
+        return real_savefig(*args, **kwargs)
+
+    monkeypatch.setattr(plt, "savefig", savefig)
+    p = Ploter("Train cost", "Test cost")
+    p.append("Train cost", 0, 2.0)
+    p.append("Test cost", 0, 3.0)
+    p.plot(str(tmp_path / "a.png"))
+    q = Ploter("train", "test error", xlabel="pass", ylabel="error rate")
+    q.append("train", 0, 0.5)
+    q.plot(str(tmp_path / "b.png"))
+    assert seen[0][:2] == ("step", "cost")
+    assert [t.get_text() for t in seen[0][2]] == ["Train cost", "Test cost"]
+    assert seen[1][:2] == ("pass", "error rate")
+    assert [t.get_text() for t in seen[1][2]] == ["train"]  # titles without data are left out
+    assert Ploter("a", "b").__ylabel__ == "value"

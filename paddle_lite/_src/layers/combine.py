@@ -64,9 +64,8 @@ def conv_shift(a, b, name=None, layer_attr=None):
     Returns:
         A layer of size M (auto name ``__conv_shift_layer_<n>__``); no parameters.
 
-    Example::
-
-        shifted = paddle.layer.conv_shift(a=memory_weights, b=shift)
+    Example:
+        >>> shifted = paddle.layer.conv_shift(a=memory_weights, b=shift)
     """
     name = _base.layer_name(name, "conv_shift_layer")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
@@ -112,9 +111,8 @@ def linear_comb(weights, vectors, size=None, name=None, layer_attr=None):
     Returns:
         A layer of size N (auto name ``__linear_comb_layer_<n>__``); no parameters.
 
-    Example::
-
-        z = paddle.layer.linear_comb(weights=attention, vectors=values, size=16)
+    Example:
+        >>> z = paddle.layer.linear_comb(weights=attention, vectors=values, size=16)
     """
     name = _base.layer_name(name, "linear_comb_layer")
     w = _base.as_layer(weights, layer=name, arg="weights")
@@ -182,9 +180,8 @@ def tensor(a, b, size, act=None, name=None, param_attr=None, bias_attr=None, lay
         (so ``W_k = w.reshape(K, M, N)[k]``); its default init is v2's N(0, 1/sqrt(M)).
         Bias ``[1, K]``.
 
-    Example::
-
-        y = paddle.layer.tensor(a=user, b=item, size=8)
+    Example:
+        >>> y = paddle.layer.tensor(a=user, b=item, size=8)
     """
     name = _base.layer_name(name, "tensor_layer")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]

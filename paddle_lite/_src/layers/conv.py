@@ -183,12 +183,11 @@ def img_conv(
         Filter ``w0``: ``[num_filters, C/groups, k_y, k_x]`` (OIHW); for ``trans=True``
         ``[C, num_filters/groups, k_y, k_x]`` (input channels first, as v2 stores it).
 
-    Example::
-
-        img = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(784))
-        conv = paddle.layer.img_conv(input=img, filter_size=5, num_filters=20,
-                                     num_channels=1, act=paddle.activation.Relu())
-        # conv.size == 20 * 24 * 24
+    Example:
+        >>> img = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(784))
+        >>> conv = paddle.layer.img_conv(input=img, filter_size=5, num_filters=20,
+        ...                              num_channels=1, act=paddle.activation.Relu())
+        >>> # conv.size == 20 * 24 * 24
     """
     name = _base.layer_name(name, "conv")
     (inp,) = _base.as_layers(input, layer=name)

@@ -109,11 +109,10 @@ def conv_projection(
     Returns:
         A projection of width ``F * outH * outW`` for :func:`mixed`.
 
-    Example::
-
-        proj = paddle.layer.conv_projection(input=img, filter_size=3, num_filters=8,
-                                            num_channels=1, padding=1)
-        m = paddle.layer.mixed(input=proj, bias_attr=True)
+    Example:
+        >>> proj = paddle.layer.conv_projection(input=img, filter_size=3, num_filters=8,
+        ...                                     num_channels=1, padding=1)
+        >>> m = paddle.layer.mixed(input=proj, bias_attr=True)
     """
     fn = "conv_projection"
     layer = _base.as_layer(input, layer=fn, arg="input")
@@ -166,11 +165,10 @@ def conv_operator(
     Returns:
         An operator of width ``F * outH * outW`` for :func:`mixed`.
 
-    Example::
-
-        op = paddle.layer.conv_operator(img=image, filter=kernels, filter_size=3,
-                                        num_filters=4, num_channels=1)
-        m = paddle.layer.mixed(input=op)
+    Example:
+        >>> op = paddle.layer.conv_operator(img=image, filter=kernels, filter_size=3,
+        ...                                 num_filters=4, num_channels=1)
+        >>> m = paddle.layer.mixed(input=op)
     """
     fn = "conv_operator"
     image = _base.as_layer(img, layer=fn, arg="img")

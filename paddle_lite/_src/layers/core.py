@@ -59,9 +59,8 @@ def data(name, type, height=None, width=None, depth=None, layer_attr=None):  # n
     Returns:
         A layer of size ``type.dim``.
 
-    Example::
-
-        x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(13))
+    Example:
+        >>> x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(13))
     """
     if not isinstance(name, str) or not name:
         raise LayerTypeError(f"data(): name must be a non-empty str; received {name!r}.")
@@ -128,9 +127,8 @@ def fc(
     Returns:
         A layer of size ``size``; weights ``[in_i, size]``, bias ``[1, size]``.
 
-    Example::
-
-        y = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
+    Example:
+        >>> y = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
     """
     name = _base.layer_name(name, "fc_layer")
     inputs = _base.as_layers(input, layer=name)
@@ -182,9 +180,8 @@ def embedding(input, size, name=None, param_attr=None, layer_attr=None, paramete
     Returns:
         A layer of size ``size`` (a sequence when the ids are a sequence).
 
-    Example::
-
-        emb = paddle.layer.embedding(input=word, size=32)
+    Example:
+        >>> emb = paddle.layer.embedding(input=word, size=32)
     """
     name = _base.layer_name(name, "embedding")
     (inp,) = _base.as_layers(input, layer=name)

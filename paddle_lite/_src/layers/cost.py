@@ -147,10 +147,9 @@ def classification_cost(
     Returns:
         A size-1 cost layer, ``[batch, 1]``; a sequence costs the sum over its steps.
 
-    Example::
-
-        prob = paddle.layer.fc(input=x, size=10, act=paddle.activation.Softmax())
-        cost = paddle.layer.classification_cost(input=prob, label=lbl)
+    Example:
+        >>> prob = paddle.layer.fc(input=x, size=10, act=paddle.activation.Softmax())
+        >>> cost = paddle.layer.classification_cost(input=prob, label=lbl)
     """
     name = _base.layer_name(name, "cost")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -183,9 +182,8 @@ def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_at
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
-    Example::
-
-        cost = paddle.layer.cross_entropy_cost(input=prob, label=lbl)
+    Example:
+        >>> cost = paddle.layer.cross_entropy_cost(input=prob, label=lbl)
     """
     name = _base.layer_name(name, "cross_entropy")
     return build_cost(
@@ -207,9 +205,8 @@ def cross_entropy(input, label, name=None, coeff=1.0):  # noqa: A002
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.cross_entropy(input=prob, label=lbl)
+    Example:
+        >>> cost = paddle.layer.cross_entropy(input=prob, label=lbl)
     """
     name = _base.layer_name(name, "cross_entropy")
     return build_cost(
@@ -239,9 +236,8 @@ def cross_entropy_with_selfnorm_cost(
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.cross_entropy_with_selfnorm_cost(input=scores, label=lbl)
+    Example:
+        >>> cost = paddle.layer.cross_entropy_with_selfnorm_cost(input=scores, label=lbl)
     """
     name = _base.layer_name(name, "cross_entropy_with_selfnorm")
     alpha = _base.number(softmax_selfnorm_alpha, layer=name, arg="softmax_selfnorm_alpha")
@@ -269,9 +265,8 @@ def multi_binary_label_cross_entropy_cost(input, label, name=None, coeff=1.0, la
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.multi_binary_label_cross_entropy_cost(input=prob, label=tags)
+    Example:
+        >>> cost = paddle.layer.multi_binary_label_cross_entropy_cost(input=prob, label=tags)
     """
     name = _base.layer_name(name, "multi_binary_label_cross_entropy")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -332,9 +327,8 @@ def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_att
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
-    Example::
-
-        cost = paddle.layer.square_error_cost(input=y_predict, label=y)
+    Example:
+        >>> cost = paddle.layer.square_error_cost(input=y_predict, label=y)
     """
     name = _base.layer_name(name, "square_error_cost")
     return build_cost(
@@ -358,9 +352,8 @@ def sum_cost(input, name=None, layer_attr=None):  # noqa: A002
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
-    Example::
-
-        cost = paddle.layer.sum_cost(input=penalty)
+    Example:
+        >>> cost = paddle.layer.sum_cost(input=penalty)
     """
     name = _base.layer_name(name, "sum_cost")
     return build_cost("sum_cost", name=name, args=[("input", input)], layer_attr=layer_attr)

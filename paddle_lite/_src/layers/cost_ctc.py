@@ -130,9 +130,8 @@ def ctc(input, label, size=None, name=None, norm_by_times=False, layer_attr=None
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (auto name ``__ctc_layer_<n>__``).
 
-    Example::
-
-        cost = paddle.layer.ctc(input=probs, label=transcript, size=n_chars + 1)
+    Example:
+        >>> cost = paddle.layer.ctc(input=probs, label=transcript, size=n_chars + 1)
     """
     return _build("ctc", "ctc_layer", input, label, size, name, None, norm_by_times, layer_attr)
 
@@ -154,9 +153,8 @@ def warp_ctc(input, label, size=None, name=None, blank=0, norm_by_times=False, l
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (auto name ``__warp_ctc_layer_<n>__``).
 
-    Example::
-
-        cost = paddle.layer.warp_ctc(input=scores, label=transcript, blank=0)
+    Example:
+        >>> cost = paddle.layer.warp_ctc(input=scores, label=transcript, blank=0)
     """
     return _build(
         "warp_ctc", "warp_ctc_layer", input, label, size, name, blank, norm_by_times, layer_attr

@@ -223,9 +223,8 @@ def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_a
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.huber_regression_cost(input=y_predict, label=y, delta=0.5)
+    Example:
+        >>> cost = paddle.layer.huber_regression_cost(input=y_predict, label=y, delta=0.5)
     """
     name = _base.layer_name(name, "huber_regression_cost")
     delta = _base.number(delta, layer=name, arg="delta")
@@ -251,9 +250,8 @@ def smooth_l1_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.smooth_l1_cost(input=box_pred, label=box)
+    Example:
+        >>> cost = paddle.layer.smooth_l1_cost(input=box_pred, label=box)
     """
     name = _base.layer_name(name, "smooth_l1_cost")
     return build_cost(
@@ -279,9 +277,8 @@ def huber_classification_cost(input, label, name=None, coeff=1.0, layer_attr=Non
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.huber_classification_cost(input=score, label=lbl)
+    Example:
+        >>> cost = paddle.layer.huber_classification_cost(input=score, label=lbl)
     """
     name = _base.layer_name(name, "huber_classification_cost")
     return build_cost(
@@ -300,9 +297,8 @@ def should_be_true(input, name=None, coeff=1.0):  # noqa: A002
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.should_be_true(input=prob_real)
+    Example:
+        >>> cost = paddle.layer.should_be_true(input=prob_real)
     """
     name = _base.layer_name(name, "should_be_true")
     return build_cost("should_be_true", name=name, args=[("input", input)], coeff=coeff)
@@ -315,9 +311,8 @@ def should_be_false(input, name=None, coeff=1.0):  # noqa: A002
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.should_be_false(input=prob_fake)
+    Example:
+        >>> cost = paddle.layer.should_be_false(input=prob_fake)
     """
     name = _base.layer_name(name, "should_be_false")
     return build_cost("should_be_false", name=name, args=[("input", input)], coeff=coeff)
@@ -338,9 +333,8 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.rank_cost(left=score_a, right=score_b, label=p)
+    Example:
+        >>> cost = paddle.layer.rank_cost(left=score_a, right=score_b, label=p)
     """
     name = _base.layer_name(name, "rank_cost")
     return build_cost(
@@ -364,9 +358,8 @@ def less_than(left, right, name=None, coeff=1.0):
     Returns:
         A size-1 cost layer, ``[batch, 1]``.
 
-    Example::
-
-        cost = paddle.layer.less_than(left=score_bad, right=score_good)
+    Example:
+        >>> cost = paddle.layer.less_than(left=score_bad, right=score_good)
     """
     name = _base.layer_name(name, "less_than")
     return build_cost("less_than", name=name, args=[("left", left), ("right", right)], coeff=coeff)
@@ -396,9 +389,8 @@ def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1, layer_att
     Returns:
         A size-1 cost layer, ``[batch, 1]``: one cost per sequence.
 
-    Example::
-
-        cost = paddle.layer.lambda_cost(input=doc_scores, score=relevance, NDCG_num=3)
+    Example:
+        >>> cost = paddle.layer.lambda_cost(input=doc_scores, score=relevance, NDCG_num=3)
     """
     name = _base.layer_name(name, "lambda_cost")
     ndcg_num = _base.positive_int(NDCG_num, layer=name, arg="NDCG_num")

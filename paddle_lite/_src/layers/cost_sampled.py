@@ -212,10 +212,9 @@ def nce(
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (auto name ``__nce_layer_<n>__``).
 
-    Example::
-
-        cost = paddle.layer.nce(input=hidden, label=next_word, num_classes=dict_size,
-                                num_neg_samples=25)
+    Example:
+        >>> cost = paddle.layer.nce(input=hidden, label=next_word, num_classes=dict_size,
+        ...                         num_neg_samples=25)
     """
     name, inputs, attrs = _cost_layer(
         "nce_layer", input, label, weight, name, num_classes, layer_attr
@@ -301,9 +300,8 @@ def hsigmoid(
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (auto name ``__hsigmoid_<n>__``).
 
-    Example::
-
-        cost = paddle.layer.hsigmoid(input=hidden, label=next_word, num_classes=dict_size)
+    Example:
+        >>> cost = paddle.layer.hsigmoid(input=hidden, label=next_word, num_classes=dict_size)
     """
     name, inputs, attrs = _cost_layer("hsigmoid", input, label, None, name, num_classes, layer_attr)
     if attrs["num_classes"] <= 2:

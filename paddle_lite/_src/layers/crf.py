@@ -206,10 +206,9 @@ def crf(
     Returns:
         A size-1 cost layer, ``[batch, 1]``: one cost per sequence.
 
-    Example::
-
-        cost = paddle.layer.crf(size=n_tags, input=feature_out, label=target,
-                                param_attr=paddle.attr.Param(name="crfw"))
+    Example:
+        >>> cost = paddle.layer.crf(size=n_tags, input=feature_out, label=target,
+        ...                         param_attr=paddle.attr.Param(name="crfw"))
     """
     name = _base.layer_name(name, "crf_layer")
     inputs = [
@@ -288,10 +287,9 @@ def crf_decoding(input, size, label=None, param_attr=None, name=None, layer_attr
         with label: a size-1 float sequence of 0/1 errors (data ``[batch, T, 1]``).
         Padding steps hold 0.
 
-    Example::
-
-        tags = paddle.layer.crf_decoding(size=n_tags, input=feature_out,
-                                         param_attr=paddle.attr.Param(name="crfw"))
+    Example:
+        >>> tags = paddle.layer.crf_decoding(size=n_tags, input=feature_out,
+        ...                                  param_attr=paddle.attr.Param(name="crfw"))
     """
     name = _base.layer_name(name, "crf_decoding_layer")
     inputs = [_base.as_layer(input, layer=name, arg="input")]

@@ -46,9 +46,11 @@ class BaseGeneratedInput:
         self.eos_id: int | None = None
 
     def before_real_step(self) -> Layer:
+        """The layer fed to the step function in place of this input."""
         raise NotImplementedError
 
     def after_real_step(self, *args: Any) -> list[Layer]:
+        """The layers the step's outputs become (the generated id first)."""
         raise NotImplementedError
 
 
@@ -60,11 +62,10 @@ class GeneratedInput(BaseGeneratedInput):
         embedding_name: the name of the target embedding table, shared with training.
         embedding_size: the width of that table.
 
-    Example::
-
-        word = paddle.layer.GeneratedInput(size=30000,
-                                           embedding_name="_target_language_embedding",
-                                           embedding_size=512)
+    Example:
+        >>> word = paddle.layer.GeneratedInput(size=30000,
+        ...                                    embedding_name="_target_language_embedding",
+        ...                                    embedding_size=512)
     """
 
     def __init__(self, size: int, embedding_name: str, embedding_size: int) -> None:
@@ -76,6 +77,7 @@ class GeneratedInput(BaseGeneratedInput):
         )
 
     def before_real_step(self) -> Layer:
+        """The embedding of the previous generated id (``bos_id`` at the first step)."""
         predict = memory(name=PREDICT, size=self.size, boot_with_const_id=self.bos_id)
         return embedding(
             input=predict,
@@ -84,6 +86,7 @@ class GeneratedInput(BaseGeneratedInput):
         )
 
     def after_real_step(self, input: Any) -> list[Layer]:  # noqa: A002
+        """The step's output and its arg-max id, which the next step reads back."""
         outs = list(input) if isinstance(input, (list, tuple)) else [input]
         return [max_id(input=outs[0], name=PREDICT), *outs[1:]]
 
@@ -129,9 +132,8 @@ def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
     Returns:
         An id layer of the input's shape (size 2: a boolean).
 
-    Example::
-
-        done = paddle.layer.eos(input=ids, eos_id=1)
+    Example:
+        >>> done = paddle.layer.eos(input=ids, eos_id=1)
     """
     name = _base.layer_name(name, "eos_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -154,9 +156,8 @@ def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
     Returns:
         An id layer of range ``input.size``.
 
-    Example::
-
-        word = paddle.layer.sampling_id(input=prob)
+    Example:
+        >>> word = paddle.layer.sampling_id(input=prob)
     """
     name = _base.layer_name(name, "sampling_id_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -274,12 +275,11 @@ def beam_search(
         result as ``[length, word ids..., -1]`` (only the best result's words, without
         length and ``-1``, when ``num_results_per_sample`` is 1).
 
-    Example::
-
-        gen = paddle.layer.beam_search(
-            name="decoder_group", step=decoder_step,
-            input=[paddle.layer.StaticInput(input=enc), word],
-            bos_id=0, eos_id=1, beam_size=3, max_length=50)
+    Example:
+        >>> gen = paddle.layer.beam_search(
+        ...     name="decoder_group", step=decoder_step,
+        ...     input=[paddle.layer.StaticInput(input=enc), word],
+        ...     bos_id=0, eos_id=1, beam_size=3, max_length=50)
     """
     name = _base.layer_name(name, "beam_search")
     beam_size = _base.positive_int(beam_size, layer=name, arg="beam_size")

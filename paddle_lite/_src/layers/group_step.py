@@ -42,10 +42,9 @@ class StaticInput:
     is_seq=True)`` a whole sequence (attention reads the encoder's sequence this way;
     the sequence level follows the layer, ``is_seq`` is kept for v2 programs).
 
-    Example::
-
-        group = paddle.layer.recurrent_group(
-            step=step, input=[paddle.layer.StaticInput(input=encoded), trg_emb])
+    Example:
+        >>> group = paddle.layer.recurrent_group(
+        ...     step=step, input=[paddle.layer.StaticInput(input=encoded), trg_emb])
     """
 
     def __init__(self, input: Any, is_seq: bool = False, size: Any = None) -> None:  # noqa: A002
@@ -198,11 +197,10 @@ def memory(
     Returns:
         A layer of size ``size`` usable inside the step (named ``<name>+delay1``).
 
-    Example::
-
-        def step(x):
-            mem = paddle.layer.memory(name="state", size=32)
-            return paddle.layer.fc(input=[x, mem], size=32, name="state")
+    Example:
+        >>> def step(x):
+        ...     mem = paddle.layer.memory(name="state", size=32)
+        >>> return paddle.layer.fc(input=[x, mem], size=32, name="state")
     """
     model = current_submodel()
     own = memory_name or auto_name("memory")  # v2 draws an auto name even when unused

@@ -75,9 +75,8 @@ def bilinear_interp(input, out_size_x=None, out_size_y=None, name=None, layer_at
         An image layer ``(C, out_size_y, out_size_x)`` (auto name
         ``__bilinear_interp_layer_<n>__``); no parameters.
 
-    Example::
-
-        up = paddle.layer.bilinear_interp(input=conv, out_size_x=64, out_size_y=64)
+    Example:
+        >>> up = paddle.layer.bilinear_interp(input=conv, out_size_x=64, out_size_y=64)
     """
     name = _base.layer_name(name, "bilinear_interp_layer")
     (inp,) = _base.as_layers(input, layer=name)
@@ -132,9 +131,8 @@ def rotate(input, height, width, name=None, layer_attr=None):  # noqa: A002
         A layer of the input's size (auto name ``__rotate_layer_<n>__``), an image
         ``(C, width, height)``: the rotated maps are ``width`` high.
 
-    Example::
-
-        rot = paddle.layer.rotate(input=feature_map, height=16, width=49)
+    Example:
+        >>> rot = paddle.layer.rotate(input=feature_map, height=16, width=49)
     """
     name = _base.layer_name(name, "rotate_layer")
     (inp,) = _base.as_layers(input, layer=name)
@@ -243,10 +241,9 @@ def block_expand(
         A sequence layer of size ``C * block_y * block_x`` with ``outH * outW`` steps per
         sample (auto name ``__block_expand_layer_<n>__``); no parameters.
 
-    Example::
-
-        steps = paddle.layer.block_expand(input=conv, block_x=1, block_y=3,
-                                          stride_x=1, stride_y=1)
+    Example:
+        >>> steps = paddle.layer.block_expand(input=conv, block_x=1, block_y=3,
+        ...                                   stride_x=1, stride_y=1)
     """
     name = _base.layer_name(name, "block_expand_layer")
     (inp,) = _base.as_layers(input, layer=name)

@@ -75,9 +75,8 @@ def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
     Returns:
         A layer of size ``size``.
 
-    Example::
-
-        sim = paddle.layer.cos_sim(a=query, b=doc)
+    Example:
+        >>> sim = paddle.layer.cos_sim(a=query, b=doc)
     """
     name = _base.layer_name(name, "cos_sim")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
@@ -118,9 +117,8 @@ def max_id(input, name=None, layer_attr=None):  # noqa: A002
     Returns:
         An integer-id layer (one id per sample or step) of range ``input.size``.
 
-    Example::
-
-        pred = paddle.layer.max_id(input=prob)
+    Example:
+        >>> pred = paddle.layer.max_id(input=prob)
     """
     return _single("maxid", "maxid_layer", input, name, layer_attr)
 
@@ -191,9 +189,8 @@ def slope_intercept(input, slope=1.0, intercept=0.0, name=None, layer_attr=None)
     Returns:
         A layer of the input's size.
 
-    Example::
-
-        y = paddle.layer.slope_intercept(input=x, slope=2.0, intercept=1.0)
+    Example:
+        >>> y = paddle.layer.slope_intercept(input=x, slope=2.0, intercept=1.0)
     """
     name = _base.layer_name(name, "slope_intercept_layer")
     (inp,) = _base.as_layers(input, layer=name)
@@ -229,9 +226,8 @@ def scaling(input, weight, name=None, layer_attr=None):  # noqa: A002
     Returns:
         A layer of the input's size.
 
-    Example::
-
-        y = paddle.layer.scaling(input=x, weight=w)
+    Example:
+        >>> y = paddle.layer.scaling(input=x, weight=w)
     """
     return _weighted("scaling", "scaling_layer", input, weight, name, layer_attr)
 
@@ -246,9 +242,8 @@ def power(input, weight, name=None, layer_attr=None):  # noqa: A002
     Returns:
         A layer of the input's size.
 
-    Example::
-
-        y = paddle.layer.power(input=x, weight=w)
+    Example:
+        >>> y = paddle.layer.power(input=x, weight=w)
     """
     return _weighted("power", "power_layer", input, weight, name, layer_attr)
 
@@ -263,9 +258,8 @@ def interpolation(input, weight, name=None, layer_attr=None):  # noqa: A002
     Returns:
         A layer of the size of ``x1`` (== size of ``x2``).
 
-    Example::
-
-        y = paddle.layer.interpolation(input=[x1, x2], weight=w)
+    Example:
+        >>> y = paddle.layer.interpolation(input=[x1, x2], weight=w)
     """
     name = _base.layer_name(name, "interpolation_layer")
     pair = _base.as_layers(input, layer=name)
@@ -323,9 +317,8 @@ def trans(input, name=None, layer_attr=None):  # noqa: A002
     Returns:
         A layer of declared size ``input.size``.
 
-    Example::
-
-        t = paddle.layer.trans(input=x)
+    Example:
+        >>> t = paddle.layer.trans(input=x)
     """
     return _single("trans", "trans_layer", input, name, layer_attr)
 
@@ -341,9 +334,8 @@ def repeat(input, num_repeats, as_row_vector=True, act=None, name=None, layer_at
     Returns:
         A layer of size ``input.size * num_repeats``.
 
-    Example::
-
-        y = paddle.layer.repeat(input=x, num_repeats=4)
+    Example:
+        >>> y = paddle.layer.repeat(input=x, num_repeats=4)
     """
     name = _base.layer_name(name, "repeat_layer")
     (inp,) = _base.as_layers(input, layer=name)

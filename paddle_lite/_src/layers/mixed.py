@@ -322,9 +322,8 @@ def mixed(size=0, input=None, name=None, act=None, bias_attr=False, layer_attr=N
         A layer of size ``size`` (or the inferred size); projection ``i`` owns the
         weight ``_<name>.w{i}``, the bias is ``_<name>.wbias`` ``[1, size]``.
 
-    Example::
-
-        m = paddle.layer.mixed(input=[paddle.layer.dotmul_operator(a=x, b=y)])
+    Example:
+        >>> m = paddle.layer.mixed(input=[paddle.layer.dotmul_operator(a=x, b=y)])
     """
     name = _base.layer_name(name, "mixed")
     size = _size_arg(size, f"layer '{name}'")

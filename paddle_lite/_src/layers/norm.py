@@ -160,9 +160,8 @@ def batch_norm(
         ``w1`` moving mean and ``w2`` moving variance (static, init 0 as in v2),
         ``wbias`` β.
 
-    Example::
-
-        bn = paddle.layer.batch_norm(input=conv, act=paddle.activation.Relu())
+    Example:
+        >>> bn = paddle.layer.batch_norm(input=conv, act=paddle.activation.Relu())
     """
     name = _base.layer_name(name, "batch_norm")
     (inp,) = _base.as_layers(input, layer=name)
@@ -241,9 +240,8 @@ def img_cmrnorm(
     Returns:
         An image layer of the input's shape.
 
-    Example::
-
-        norm = paddle.layer.img_cmrnorm(input=conv, size=5)
+    Example:
+        >>> norm = paddle.layer.img_cmrnorm(input=conv, size=5)
     """
     name = _base.layer_name(name, "crmnorm")
     (inp,) = _base.as_layers(input, layer=name)
@@ -282,9 +280,8 @@ def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
     Returns:
         A layer of the input's size.
 
-    Example::
-
-        p = paddle.layer.sum_to_one_norm(input=scores)
+    Example:
+        >>> p = paddle.layer.sum_to_one_norm(input=scores)
     """
     name = _base.layer_name(name, "sum_to_one_norm_layer")
     (inp,) = _base.as_layers(input, layer=name)

@@ -145,10 +145,9 @@ def img_pool(
     Returns:
         An image layer ``(C, outH, outW)`` of size ``C*outH*outW``; no parameters.
 
-    Example::
-
-        pool = paddle.layer.img_pool(input=conv, pool_size=2, stride=2,
-                                     pool_type=paddle.pooling.Max())
+    Example:
+        >>> pool = paddle.layer.img_pool(input=conv, pool_size=2, stride=2,
+        ...                              pool_type=paddle.pooling.Max())
     """
     name = _base.layer_name(name, "pool")
     (inp,) = _base.as_layers(input, layer=name)
@@ -204,9 +203,8 @@ def maxout(input, groups, num_channels=None, name=None, layer_attr=None):  # noq
     Returns:
         An image layer ``(C/groups, H, W)`` of size ``C*H*W/groups``.
 
-    Example::
-
-        out = paddle.layer.maxout(input=conv, groups=4)
+    Example:
+        >>> out = paddle.layer.maxout(input=conv, groups=4)
     """
     name = _base.layer_name(name, "maxout_layer")
     (inp,) = _base.as_layers(input, layer=name)
@@ -259,9 +257,8 @@ def pad(input, pad_c=None, pad_h=None, pad_w=None, name=None, layer_attr=None): 
     Returns:
         An image layer ``(C + pc0 + pc1, H + ph0 + ph1, W + pw0 + pw1)``.
 
-    Example::
-
-        out = paddle.layer.pad(input=conv, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1])
+    Example:
+        >>> out = paddle.layer.pad(input=conv, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1])
     """
     name = _base.layer_name(name, "pad")
     (inp,) = _base.as_layers(input, layer=name)
@@ -339,10 +336,9 @@ def spp(input, name=None, num_channels=None, pool_type=None, pyramid_height=None
         An image layer ``(C, 1, (4**pyramid_height - 1) / 3)`` (auto name
         ``__spp_<n>__``); no parameters.
 
-    Example::
-
-        feats = paddle.layer.spp(input=conv, pyramid_height=2,
-                                 pool_type=paddle.pooling.Max())
+    Example:
+        >>> feats = paddle.layer.spp(input=conv, pyramid_height=2,
+        ...                          pool_type=paddle.pooling.Max())
     """
     name = _base.layer_name(name, "spp")
     (inp,) = _base.as_layers(input, layer=name)

@@ -100,9 +100,8 @@ def full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
     Returns:
         A projection of width ``size`` for :func:`mixed`.
 
-    Example::
-
-        m = paddle.layer.mixed(size=8, input=[paddle.layer.full_matrix_projection(input=x)])
+    Example:
+        >>> m = paddle.layer.mixed(size=8, input=[paddle.layer.full_matrix_projection(input=x)])
     """
     return _projection("full_matrix_projection", "full_matrix", input, size, param_attr)
 
@@ -118,9 +117,8 @@ def trans_full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
     Returns:
         A projection of width ``size`` for :func:`mixed`.
 
-    Example::
-
-        proj = paddle.layer.trans_full_matrix_projection(input=x, size=8)
+    Example:
+        >>> proj = paddle.layer.trans_full_matrix_projection(input=x, size=8)
     """
     return _projection("trans_full_matrix_projection", "trans_full_matrix", input, size, param_attr)
 
@@ -136,9 +134,8 @@ def table_projection(input, size=0, param_attr=None):  # noqa: A002
     Returns:
         A projection of width ``size`` for :func:`mixed`.
 
-    Example::
-
-        proj = paddle.layer.table_projection(input=word_ids, size=32)
+    Example:
+        >>> proj = paddle.layer.table_projection(input=word_ids, size=32)
     """
     return _projection("table_projection", "table", input, size, param_attr)
 
@@ -152,9 +149,8 @@ def identity_projection(input, offset=None, size=None):  # noqa: A002
     Returns:
         A parameterless projection of width ``input.size`` (or ``size``).
 
-    Example::
-
-        proj = paddle.layer.identity_projection(input=x, offset=2, size=3)
+    Example:
+        >>> proj = paddle.layer.identity_projection(input=x, offset=2, size=3)
     """
     fn = "identity_projection"
     layer = _base.as_layer(input, layer=fn, arg="input")
@@ -179,9 +175,8 @@ def dotmul_projection(input, param_attr=None):  # noqa: A002
     Returns:
         A projection of width ``input.size`` for :func:`mixed`.
 
-    Example::
-
-        proj = paddle.layer.dotmul_projection(input=x)
+    Example:
+        >>> proj = paddle.layer.dotmul_projection(input=x)
     """
     return _projection("dotmul_projection", "dotmul", input, 0, param_attr)
 
@@ -193,9 +188,8 @@ def scaling_projection(input, param_attr=None):  # noqa: A002
     Returns:
         A projection of width ``input.size`` for :func:`mixed`.
 
-    Example::
-
-        proj = paddle.layer.scaling_projection(input=x)
+    Example:
+        >>> proj = paddle.layer.scaling_projection(input=x)
     """
     return _projection("scaling_projection", "scaling", input, 0, param_attr)
 
@@ -222,9 +216,8 @@ def context_projection(input, context_len, context_start=None, padding_attr=Fals
     Returns:
         A projection of width ``input.size * context_len`` for :func:`mixed`.
 
-    Example::
-
-        m = paddle.layer.mixed(input=paddle.layer.context_projection(input=emb, context_len=3))
+    Example:
+        >>> m = paddle.layer.mixed(input=paddle.layer.context_projection(input=emb, context_len=3))
     """
     fn = "context_projection"
     layer = _base.as_layer(input, layer=fn, arg="input")
@@ -256,9 +249,8 @@ def dotmul_operator(a=None, b=None, scale=1, **kwargs):
     Returns:
         An operator of width ``a.size`` for :func:`mixed`.
 
-    Example::
-
-        op = paddle.layer.dotmul_operator(a=x, b=y, scale=0.5)
+    Example:
+        >>> op = paddle.layer.dotmul_operator(a=x, b=y, scale=0.5)
     """
     fn = "dotmul_operator"
     unknown = sorted(set(kwargs) - {"x", "y"})

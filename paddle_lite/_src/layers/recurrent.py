@@ -225,9 +225,8 @@ def recurrent(
         A sequence layer of size ``H``; weight ``_<name>.w0`` ``[H, H]``, bias
         ``_<name>.wbias`` ``[1, H]``.
 
-    Example::
-
-        rnn = paddle.layer.recurrent(input=paddle.layer.fc(input=emb, size=32))
+    Example:
+        >>> rnn = paddle.layer.recurrent(input=paddle.layer.fc(input=emb, size=32))
     """
     name = _base.layer_name(name, "recurrent_layer")
     (inp,) = _base.as_layers(input, layer=name)
@@ -321,10 +320,9 @@ def lstmemory(
         A sequence layer of size ``H``; weight ``_<name>.w0`` with dims ``[H, H, 4]``
         (read as ``[H, 4H]``), bias ``_<name>.wbias`` ``[1, 7H]``.
 
-    Example::
-
-        proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
-        lstm = paddle.layer.lstmemory(input=proj)
+    Example:
+        >>> proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        >>> lstm = paddle.layer.lstmemory(input=proj)
     """
     name = _base.layer_name(name, "lstmemory")
     (inp,) = _base.as_layers(input, layer=name)
@@ -416,10 +414,9 @@ def grumemory(
         ``[H, 2H]`` gate matrix, then the ``[H, H]`` candidate matrix), bias
         ``_<name>.wbias`` ``[1, 3H]``.
 
-    Example::
-
-        proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
-        gru = paddle.layer.grumemory(input=proj)
+    Example:
+        >>> proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
+        >>> gru = paddle.layer.grumemory(input=proj)
     """
     name = _base.layer_name(name, "gru")
     (inp,) = _base.as_layers(input, layer=name)

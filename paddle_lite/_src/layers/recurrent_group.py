@@ -259,13 +259,11 @@ def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  
         The gathered output (a list when ``step`` returns several layers): a sequence
         with the input's lengths, nested when each step returns a sequence.
 
-    Example::
-
-        def step(y):
-            mem = paddle.layer.memory(name="rnn_state", size=32)
-            return paddle.layer.fc(input=[y, mem], size=32, name="rnn_state")
-
-        rnn = paddle.layer.recurrent_group(step=step, input=emb)
+    Example:
+        >>> def step(y):
+        ...     mem = paddle.layer.memory(name="rnn_state", size=32)
+        >>> return paddle.layer.fc(input=[y, mem], size=32, name="rnn_state")
+        >>> rnn = paddle.layer.recurrent_group(step=step, input=emb)
     """
     name = _base.layer_name(name, "recurrent_group")
     if not callable(step):

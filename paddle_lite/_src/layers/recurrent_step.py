@@ -161,11 +161,10 @@ def lstm_step(
     Returns:
         ``h_t`` (size ``H``); ``get_output(input=this, arg_name='state')`` is ``c_t``.
 
-    Example::
-
-        c = paddle.layer.memory(name="lstm_c", size=32)
-        h = paddle.layer.lstm_step(input=gates, state=c, name="lstm")
-        paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+    Example:
+        >>> c = paddle.layer.memory(name="lstm_c", size=32)
+        >>> h = paddle.layer.lstm_step(input=gates, state=c, name="lstm")
+        >>> paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
     """
     name = _base.layer_name(name, "lstm_step")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -201,9 +200,8 @@ def get_output(input, arg_name, name=None, layer_attr=None):  # noqa: A002
     Returns:
         A layer of ``input.size``.
 
-    Example::
-
-        c = paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+    Example:
+        >>> c = paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
     """
     name = _base.layer_name(name, "get_output_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -307,10 +305,9 @@ def gru_step(
     Returns:
         ``h_t``, size ``H``.
 
-    Example::
-
-        mem = paddle.layer.memory(name="gru_decoder", size=32)
-        h = paddle.layer.gru_step(name="gru_decoder", input=proj, output_mem=mem)
+    Example:
+        >>> mem = paddle.layer.memory(name="gru_decoder", size=32)
+        >>> h = paddle.layer.gru_step(name="gru_decoder", input=proj, output_mem=mem)
     """
     name = _base.layer_name(name, "gru_step")
     inp, mem, _ = _gru_args(input, output_mem, size, name)
@@ -357,9 +354,8 @@ def gru_step_naive(
     Returns:
         ``h_t``, size ``input.size / 3``.
 
-    Example::
-
-        h = paddle.layer.gru_step_naive(name="gru", input=proj, output_mem=mem)
+    Example:
+        >>> h = paddle.layer.gru_step_naive(name="gru", input=proj, output_mem=mem)
     """
     name = _base.layer_name(name, "gru_step_naive")
     inp, mem, size = _gru_args(input, output_mem, size, name)

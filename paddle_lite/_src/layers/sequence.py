@@ -238,9 +238,8 @@ def pooling(
         A layer of size ``input.size``: non-sequence, or a sequence for nested
         ``TO_SEQUENCE`` and for ``stride > 0``; bias ``[1, size]``.
 
-    Example::
-
-        vec = paddle.layer.pooling(input=emb, pooling_type=paddle.pooling.Avg())
+    Example:
+        >>> vec = paddle.layer.pooling(input=emb, pooling_type=paddle.pooling.Avg())
     """
     name = _base.layer_name(name, "seq_pooling")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -315,9 +314,8 @@ def last_seq(
         A layer of size ``input.size``: non-sequence, or a sequence for nested
         ``TO_SEQUENCE`` and for ``stride > 0``. An empty sequence gives 0.
 
-    Example::
-
-        last = paddle.layer.last_seq(input=lstm)
+    Example:
+        >>> last = paddle.layer.last_seq(input=lstm)
     """
     return _instance("seqlastins", "last_seq", input, name, agg_level, stride, layer_attr)
 
@@ -344,8 +342,7 @@ def first_seq(
         A layer of size ``input.size``: non-sequence, or a sequence for nested
         ``TO_SEQUENCE`` and for ``stride > 0``. An empty sequence gives 0.
 
-    Example::
-
-        first = paddle.layer.first_seq(input=backward_gru)
+    Example:
+        >>> first = paddle.layer.first_seq(input=backward_gru)
     """
     return _instance("seqfirstins", "first_seq", input, name, agg_level, stride, layer_attr)

@@ -98,9 +98,8 @@ def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=False):
     Returns:
         A sequence layer of size ``a.size``; bias ``[1, size]``.
 
-    Example::
-
-        both = paddle.layer.seq_concat(a=question, b=answer)
+    Example:
+        >>> both = paddle.layer.seq_concat(a=question, b=answer)
     """
     name = _base.layer_name(name, "seqconcat")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
@@ -185,9 +184,8 @@ def expand(
     Returns:
         A layer of size ``input.size`` with ``expand_as``'s lengths and sequence level.
 
-    Example::
-
-        tiled = paddle.layer.expand(input=state, expand_as=encoded)
+    Example:
+        >>> tiled = paddle.layer.expand(input=state, expand_as=encoded)
     """
     name = _base.layer_name(name, "expand_layer")
     inputs = [
@@ -259,9 +257,8 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
     Returns:
         A sequence layer of size ``reshape_size``; bias ``[1, reshape_size]``.
 
-    Example::
-
-        pairs = paddle.layer.seq_reshape(input=words, reshape_size=2 * words.size)
+    Example:
+        >>> pairs = paddle.layer.seq_reshape(input=words, reshape_size=2 * words.size)
     """
     name = _base.layer_name(name, "seqreshape")
     inp = _base.as_layer(input, layer=name, arg="input")
