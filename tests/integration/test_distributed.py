@@ -56,7 +56,12 @@ def test_two_processes_equal_one_and_each_other(one_device, tmp_path):
     _assert_close(tmp_path / "two.0.npz", one_device, atol=1e-5)
 
 
-def test_a_killed_rank_ends_the_other_within_a_minute(tmp_path):
+def test_a_killed_rank_ends_the_other_within_a_minute(tmp_path, fault):
+    fault.case(
+        "multi-process training",
+        "SIGKILL to rank 1 of 2 while both wait",
+        "rank 0 exits non-zero within 60 s",
+    )
     procs = []
     for rank in range(2):
         env = {
@@ -85,7 +90,9 @@ def test_a_killed_rank_ends_the_other_within_a_minute(tmp_path):
     running[1].wait()
     for log in logs:
         log.close()
-    assert code != 0 and time.time() - start < 60, (tmp_path / "rank0.log").read_text()[-2000:]
+    took = time.time() - start
+    assert code != 0 and took < 60, (tmp_path / "rank0.log").read_text()[-2000:]
+    fault.observed(f"rank 0 exited with code {code} after {took:.0f} s")
 
 
 def _port():
@@ -94,7 +101,12 @@ def _port():
     return free_port()
 
 
-def test_the_launcher_names_the_rank_that_failed(tmp_path):
+def test_the_launcher_names_the_rank_that_failed(tmp_path, fault):
+    fault.case(
+        "multi-process training",
+        "rank 1 of a launched job exits with code 3 (--max-restarts 1)",
+        "the launcher names rank 1, restarts once, exits 3",
+    )
     script = tmp_path / "fail.py"
     script.write_text(
         "import os, sys, time\n"
@@ -121,6 +133,7 @@ def test_the_launcher_names_the_rank_that_failed(tmp_path):
     assert done.returncode == 3 and time.time() - start < 40
     err = done.stderr.decode()
     assert err.count("rank 1 failed first (exit code 3)") == 2  # the first try and one restart
+    fault.observed("launcher: 'rank 1 failed first (exit code 3)', twice; exit code 3")
 
 
 def test_more_devices_than_jax_started_with_is_a_clear_error():

@@ -54,7 +54,12 @@ def _default_settings():
     paddle.init()
 
 
-def test_a_run_crashed_mid_pass_resumes_bit_identically(tmp_path):
+def test_a_run_crashed_mid_pass_resumes_bit_identically(tmp_path, fault):
+    fault.case(
+        "checkpoints",
+        "an exception in pass 1, batch 5 of a run checkpointing every 3 batches; resume",
+        "the resumed run ends bit-identical to an uninterrupted one",
+    )
     params, trainer, reader = _setup()
     trainer.train(reader, num_passes=3)
     want = _values(params)
@@ -79,6 +84,7 @@ def test_a_run_crashed_mid_pass_resumes_bit_identically(tmp_path):
     trainer.train(reader, 3, lambda e: passes.append(getattr(e, "pass_id", None)))
     assert passes[1] == 1  # it went on inside pass 1
     _assert_same(_values(params), want)
+    fault.observed("resumed inside pass 1; every parameter bit-identical")
 
 
 def test_save_and_load_between_train_calls(tmp_path):
@@ -96,7 +102,7 @@ def test_save_and_load_between_train_calls(tmp_path):
     _assert_same(_values(params), want)
 
 
-def test_another_topology_is_refused_naming_the_parameters(tmp_path):
+def test_another_topology_is_refused_naming_the_parameters(tmp_path, fault):
     params, trainer, reader = _setup()
     trainer.train(reader, num_passes=1)
     trainer.save_checkpoint(str(tmp_path / "ck"))
@@ -107,8 +113,10 @@ def test_another_topology_is_refused_naming_the_parameters(tmp_path):
         input=paddle.layer.fc(input=x, size=3, act=paddle.activation.Softmax()), label=y
     )
     other = paddle.trainer.SGD(cost, paddle.parameters.create(cost), paddle.optimizer.Adam())
-    with pytest.raises(ParameterError, match=r"another topology.*missing from it \[\]"):
+    fault.case("checkpoints", "loading a checkpoint into another topology", "ParameterError")
+    with pytest.raises(ParameterError, match=r"another topology.*missing from it \[\]") as err:
         other.load_checkpoint(str(tmp_path / "ck"))
+    fault.observed(err.value)
     with pytest.raises(CheckpointError, match="no checkpoint in"):
         other.load_checkpoint(str(tmp_path / "empty"))
     assert other.load_checkpoint(str(tmp_path / "empty"), missing_ok=True) is False
@@ -124,7 +132,13 @@ def _python(log, *args):
         )
 
 
-def test_sigkill_at_any_point_then_resume_ends_bit_identically(tmp_path):
+def test_sigkill_at_any_point_then_resume_ends_bit_identically(tmp_path, fault):
+    fault.case(
+        "checkpoints",
+        "SIGKILL at a random moment of a run checkpointing every 2 batches (mid-step or "
+        "mid-save); rerun the same script",
+        "the rerun resumes from the newest complete checkpoint and ends bit-identical",
+    )
     logs = {name: tmp_path / f"{name}.log" for name in ("reference", "victim", "resumed")}
     reference = _python(logs["reference"], tmp_path / "uninterrupted", tmp_path / "want.npz")
     folder = tmp_path / "killed"
@@ -142,3 +156,4 @@ def test_sigkill_at_any_point_then_resume_ends_bit_identically(tmp_path):
         assert proc.wait(timeout=300) == 0, logs[name].read_text()
     with np.load(tmp_path / "want.npz") as want, np.load(tmp_path / "got.npz") as got:
         _assert_same(dict(got), dict(want))
+    fault.observed("killed, resumed; every parameter bit-identical to the uninterrupted run")

@@ -40,11 +40,17 @@ def _values(params):
     return {n: params.get(n).copy() for n in params.keys()}
 
 
-def test_a_nan_input_names_the_batch_and_the_first_layer_and_keeps_the_last_good_values():
+def test_a_nan_input_names_the_batch_and_the_first_layer_and_keeps_the_last_good_values(fault):
     samples = _samples(bad_row=17)  # batch 3 of batches of 5
     params, trainer = _trainer(_net())
+    fault.case(
+        "non-finite values",
+        "a NaN in a sample of pass 0, batch 3",
+        "NonFiniteError naming the batch and the first non-finite layer; last good values kept",
+    )
     with pytest.raises(NonFiniteError) as err:
         trainer.train(paddle.batch(lambda: iter(samples), 5), num_passes=2)
+    fault.observed(err.value)
     text = str(err.value)
     assert "pass 0, batch 3" in text
     assert "first layer whose output is not finite is 'hidden' (fc)" in text
@@ -56,14 +62,23 @@ def test_a_nan_input_names_the_batch_and_the_first_layer_and_keeps_the_last_good
         np.testing.assert_array_equal(params.get(name), value)
 
 
-def test_a_gradient_that_overflows_names_the_parameters():
+def test_a_gradient_that_overflows_names_the_parameters(fault):
     _, trainer = _trainer(_net(sqrt=True))
+    fault.case("non-finite values", "sqrt of exact zeros: an infinite gradient", "NonFiniteError")
     # relu outputs exact zeros for some samples: sqrt's derivative there is infinite
-    with pytest.raises(NonFiniteError, match="every layer's output is finite but the gradients"):
+    with pytest.raises(
+        NonFiniteError, match="every layer's output is finite but the gradients"
+    ) as e:
         trainer.train(paddle.batch(lambda: iter(_samples()), 5), num_passes=1)
+    fault.observed(e.value)
 
 
-def test_skip_drops_the_batch_and_reports_it():
+def test_skip_drops_the_batch_and_reports_it(fault):
+    fault.case(
+        "non-finite values",
+        "a NaN in a sample of batch 3, training with on_nan='skip'",
+        "the batch's update is dropped and its EndIteration says skipped",
+    )
     samples = _samples(bad_row=17)
     params, trainer = _trainer(_net())
     seen = []
@@ -81,6 +96,7 @@ def test_skip_drops_the_batch_and_reports_it():
     good.train(paddle.batch(lambda: iter(without), 5))
     for name, value in _values(want_params).items():
         np.testing.assert_array_equal(params.get(name), value)
+    fault.observed("batch 3 skipped; parameters equal a run without batch 3")
 
 
 def test_the_flag_is_read_even_when_no_handler_reads_anything():
