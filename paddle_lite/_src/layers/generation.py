@@ -127,13 +127,24 @@ register_kind(SamplingIdKind())
 
 @_base.layer_function
 def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
-    """1 where an id equals ``eos_id``, else 0 (v2's ``eos_layer``).
+    """Mark the end-of-sequence ids: ``out = [id == eos_id]`` (v2's ``eos_layer``).
+
+    ``beam_search`` adds one, ``__<group>_eos_layer__``, after its step (as v2 did).
+
+    Args:
+        input: an integer-id layer (or id sequence).
+        eos_id: the id that ends a sequence.
+        name: the layer name (default ``__eos_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        An id layer of the input's shape (size 2: a boolean).
+        An int32 id layer of the input's shape, 1 where the id is ``eos_id`` and 0
+        elsewhere; its size is 2, the range of a boolean id (v2's).
 
     Example:
-        >>> done = paddle.layer.eos(input=ids, eos_id=1)
+        >>> done = paddle.layer.eos(input=word, eos_id=1)
+        >>> done.size
+        2
     """
     name = _base.layer_name(name, "eos_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -148,16 +159,24 @@ def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
 
 @_base.layer_function
 def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
-    """An id drawn from each row's distribution: ``id ~ Categorical(p)``.
+    """An id drawn from each row's distribution: ``id ~ Categorical(p)``,
+    ``P(id = j) = p_j``.
 
     In training the draw follows the step's PRNG key; in inference (no key) each layer
     draws from a fixed stream, so repeated calls give the same ids.
 
+    Args:
+        input: a dense layer (or sequence) of probabilities, e.g. a softmax output.
+        name: the layer name (default ``__sampling_id_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
+
     Returns:
-        An id layer of range ``input.size``.
+        An int32 id layer (one id per sample or step) of range ``input.size``.
 
     Example:
-        >>> word = paddle.layer.sampling_id(input=prob)
+        >>> drawn = paddle.layer.sampling_id(input=prob)
+        >>> drawn.size
+        10
     """
     name = _base.layer_name(name, "sampling_id_layer")
     inp = _base.as_layer(input, layer=name, arg="input")

@@ -61,7 +61,21 @@ class StaticInput:
 
 
 def SubsequenceInput(input: Any) -> Any:  # noqa: A002, N802 - v2 name
-    """v2's (deprecated) marker for a nested-sequence group input: returns ``input``."""
+    """v2's (deprecated) marker for a nested-sequence group input: returns ``input``.
+
+    ``recurrent_group`` splits any nested sequence into its sub-sequences by itself,
+    so the marker changes nothing.
+
+    Args:
+        input: a layer.
+
+    Returns:
+        ``input`` itself.
+
+    Example:
+        >>> paddle.layer.SubsequenceInput(input=emb) is emb
+        True
+    """
     return input
 
 
