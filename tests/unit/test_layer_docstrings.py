@@ -88,13 +88,6 @@ TEMPLATE_PENDING = {
 # Examples that need inputs of their own (names beyond ``example_inputs``) or run inside a
 # step function; same rule.
 EXAMPLE_PENDING = {
-    "layer.beam_search",
-    "layer.get_output",
-    "layer.gru_step",
-    "layer.gru_step_naive",
-    "layer.lstm_step",
-    "layer.memory",
-    "layer.recurrent_group",
     "networks.gru_group",
     "networks.gru_unit",
     "networks.lstmemory_unit",

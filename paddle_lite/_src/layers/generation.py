@@ -289,16 +289,32 @@ def beam_search(
         num_results_per_sample: results per source (default ``beam_size``).
 
     Returns:
-        The generated ids. ``paddle.infer(..., field=['prob', 'id'])`` gives v2's
-        layout: ``prob`` ``[sources, num_results]`` log probabilities and ``id`` each
-        result as ``[length, word ids..., -1]`` (only the best result's words, without
-        length and ``-1``, when ``num_results_per_sample`` is 1).
+        The generated ids: an int32 id sequence layer whose size is that of the step's
+        first output (the dictionary). ``paddle.infer(..., field=['prob', 'id'])``
+        gives v2's layout: ``prob`` ``[sources, num_results]`` log probabilities and
+        ``id`` each result as ``[length, word ids..., -1]`` (only the best result's
+        words, without length and ``-1``, when ``num_results_per_sample`` is 1).
 
     Example:
+        >>> enc = paddle.layer.last_seq(input=emb)
+        >>> def decoder_step(enc_vec, cur_word):
+        ...     state = paddle.layer.memory(name="decoder", size=16, boot_layer=enc)
+        ...     h = paddle.layer.fc(input=[enc_vec, cur_word, state], size=16,
+        ...                         name="decoder")
+        ...     return paddle.layer.fc(input=h, size=100, act=paddle.activation.Softmax())
+        >>> trg = paddle.layer.embedding(input=word, size=16,
+        ...                              param_attr=paddle.attr.Param(name="trg_emb"))
+        >>> train = paddle.layer.recurrent_group(
+        ...     name="decoder", step=decoder_step,
+        ...     input=[paddle.layer.StaticInput(input=enc), trg])
         >>> gen = paddle.layer.beam_search(
-        ...     name="decoder_group", step=decoder_step,
-        ...     input=[paddle.layer.StaticInput(input=enc), word],
-        ...     bos_id=0, eos_id=1, beam_size=3, max_length=50)
+        ...     name="decoder", step=decoder_step,
+        ...     input=[paddle.layer.StaticInput(input=enc),
+        ...            paddle.layer.GeneratedInput(size=100, embedding_name="trg_emb",
+        ...                                        embedding_size=16)],
+        ...     bos_id=0, eos_id=1, beam_size=3, max_length=20)
+        >>> gen.size
+        100
     """
     name = _base.layer_name(name, "beam_search")
     beam_size = _base.positive_int(beam_size, layer=name, arg="beam_size")

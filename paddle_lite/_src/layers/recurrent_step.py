@@ -162,9 +162,19 @@ def lstm_step(
         ``h_t`` (size ``H``); ``get_output(input=this, arg_name='state')`` is ``c_t``.
 
     Example:
-        >>> c = paddle.layer.memory(name="lstm_c", size=32)
-        >>> h = paddle.layer.lstm_step(input=gates, state=c, name="lstm")
-        >>> paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+        >>> proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     h_prev = paddle.layer.memory(name="lstm", size=32)
+        ...     c_prev = paddle.layer.memory(name="lstm_c", size=32)
+        ...     gates = paddle.layer.mixed(size=4 * 32, input=[
+        ...         paddle.layer.identity_projection(input=x_t),
+        ...         paddle.layer.full_matrix_projection(input=h_prev)])
+        ...     h = paddle.layer.lstm_step(name="lstm", input=gates, state=c_prev)
+        ...     paddle.layer.get_output(name="lstm_c", input=h, arg_name="state")
+        ...     return h
+        >>> lstm = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> lstm.size
+        32
     """
     name = _base.layer_name(name, "lstm_step")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -201,7 +211,13 @@ def get_output(input, arg_name, name=None, layer_attr=None):  # noqa: A002
         A layer of ``input.size``.
 
     Example:
-        >>> c = paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+        >>> proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     c_prev = paddle.layer.memory(name="cell", size=32)
+        ...     h = paddle.layer.lstm_step(input=x_t, state=c_prev)
+        ...     c = paddle.layer.get_output(name="cell", input=h, arg_name="state")
+        ...     return h
+        >>> lstm = paddle.layer.recurrent_group(step=step, input=proj)
     """
     name = _base.layer_name(name, "get_output_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -306,8 +322,13 @@ def gru_step(
         ``h_t``, size ``H``.
 
     Example:
-        >>> mem = paddle.layer.memory(name="gru_decoder", size=32)
-        >>> h = paddle.layer.gru_step(name="gru_decoder", input=proj, output_mem=mem)
+        >>> proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     mem = paddle.layer.memory(name="gru", size=32)
+        ...     return paddle.layer.gru_step(name="gru", input=x_t, output_mem=mem)
+        >>> gru = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> gru.size
+        32
     """
     name = _base.layer_name(name, "gru_step")
     inp, mem, _ = _gru_args(input, output_mem, size, name)
@@ -355,7 +376,13 @@ def gru_step_naive(
         ``h_t``, size ``input.size / 3``.
 
     Example:
-        >>> h = paddle.layer.gru_step_naive(name="gru", input=proj, output_mem=mem)
+        >>> proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     mem = paddle.layer.memory(name="gru", size=32)
+        ...     return paddle.layer.gru_step_naive(name="gru", input=x_t, output_mem=mem)
+        >>> gru = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> gru.size
+        32
     """
     name = _base.layer_name(name, "gru_step_naive")
     inp, mem, size = _gru_args(input, output_mem, size, name)
