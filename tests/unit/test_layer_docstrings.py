@@ -69,46 +69,9 @@ def _public_layer_functions():
 
 FUNCTIONS = _public_layer_functions()
 HELPERS = {"layer.get_layer", "layer.parse_network", "layer.reset_names", "layer.name_scope"}
-# Not yet in the template (an Args or Returns section or a doctest is missing). Each is an
-# expected failure that must fail: completing one makes its test pass and this list shrink.
-TEMPLATE_PENDING = {
-    "networks.bidirectional_gru",
-    "networks.bidirectional_lstm",
-    "networks.gru_group",
-    "networks.gru_unit",
-    "networks.img_conv_bn_pool",
-    "networks.img_conv_group",
-    "networks.sequence_conv_pool",
-    "networks.simple_gru",
-    "networks.simple_gru2",
-    "networks.simple_img_conv_pool",
-    "networks.small_vgg",
-    "networks.vgg_16_network",
-}
-# Examples that need inputs of their own (names beyond ``example_inputs``) or run inside a
-# step function; same rule.
-EXAMPLE_PENDING = {
-    "networks.gru_group",
-    "networks.gru_unit",
-    "networks.lstmemory_unit",
-    "networks.simple_attention",
-}
 
 
-def _pending(names, reason):
-    return [
-        pytest.param(n, f, marks=pytest.mark.xfail(strict=True, reason=reason))
-        if n in names
-        else (n, f)
-        for n, f in FUNCTIONS
-    ]
-
-
-@pytest.mark.parametrize(
-    "name,fn",
-    _pending(TEMPLATE_PENDING, "docstring not yet in the template"),
-    ids=[n for n, _ in FUNCTIONS],
-)
+@pytest.mark.parametrize("name,fn", FUNCTIONS, ids=[n for n, _ in FUNCTIONS])
 def test_docstring_follows_the_template(name, fn):
     doc = inspect.getdoc(fn) or ""
     summary = doc.split("\n\n")[0]
@@ -122,14 +85,11 @@ def test_docstring_follows_the_template(name, fn):
     assert ">>>" in doc, f"{name}: no doctest example"
 
 
-@pytest.mark.parametrize(
-    "name,fn",
-    _pending(EXAMPLE_PENDING, "example needs inputs of its own"),
-    ids=[n for n, _ in FUNCTIONS],
-)
+@pytest.mark.parametrize("name,fn", FUNCTIONS, ids=[n for n, _ in FUNCTIONS])
 def test_docstring_example_runs(name, fn):
     if ">>>" not in (inspect.getdoc(fn) or ""):
-        pytest.skip(f"{name} has no example yet")
+        assert name in HELPERS, f"{name}: no doctest example"
+        pytest.skip(f"{name} is a helper without an example")
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     for test in finder.find(fn, name, globs=example_inputs()):

@@ -349,13 +349,9 @@ def addto(input, act=None, name=None, bias_attr=False, layer_attr=None):  # noqa
 def dropout(input, dropout_rate, name=None):  # noqa: A002
     """Dropout, not inverted (v2's): random zeros in training, a fixed scale in test.
 
-    .. math::
-
-        out_{train} = m \\odot x, \\quad m_j \\sim Bernoulli(1 - rate); \\qquad
-        out_{test} = (1 - rate)\\, x
-
-    It is an ``addto`` of one input with ``Extra(drop_rate=dropout_rate)`` (no bias,
-    linear activation), as in v2.
+    Training: ``out_j = m_j x_j`` with ``m_j ~ Bernoulli(1 - rate)``; test:
+    ``out = (1 - rate) x``. It is an ``addto`` of one input with
+    ``Extra(drop_rate=dropout_rate)`` (no bias, linear activation), as in v2.
 
     Args:
         input: a dense layer.

@@ -203,13 +203,9 @@ def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_at
 def cross_entropy(input, label, name=None, coeff=1.0):  # noqa: A002
     """The design doc's cross entropy, with a class id or a distribution as label.
 
-    .. math::
-
-        cost = -\\log p_{label} \\quad \\text{(id label)}, \\qquad
-        cost = -\\sum_j q_j \\log p_j \\quad \\text{(label } q \\text{ a distribution)}
-
-    The second form is the cross entropy between two distributions, e.g. two towers'
-    softmax outputs. As in v2, ``coeff`` scales only the gradient.
+    ``cost = -log p[label]`` for an id label, ``cost = -sum_j q_j log p_j`` for a label
+    ``q`` that is a distribution (the cross entropy between two distributions, e.g.
+    two towers' softmax outputs). As in v2, ``coeff`` scales only the gradient.
 
     Args:
         input: probabilities ``p`` (e.g. a softmax output).
