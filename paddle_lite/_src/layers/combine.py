@@ -184,10 +184,9 @@ def tensor(a, b, size, act=None, name=None, param_attr=None, bias_attr=None, lay
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
     Returns:
-        A layer of size K. ``W`` has v2's dims
-        ``[M, N, K]`` over v2's buffer, in which ``W_k`` is the k-th ``[M, N]`` block
-        (so ``W_k = w.reshape(K, M, N)[k]``); its default init is v2's N(0, 1/sqrt(M)).
-        Bias ``[1, K]``.
+        A layer of size K. ``W`` has v2's dims ``[M, N, K]`` over v2's buffer, in which
+        ``W_k`` is the k-th ``[M, N]`` block (so ``W_k = w.reshape(K, M, N)[k]``); its
+        default init is v2's N(0, 1/sqrt(M)). Bias ``[1, K]``.
 
     Example:
         >>> user = paddle.layer.fc(input=x, size=6)

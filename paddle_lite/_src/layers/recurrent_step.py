@@ -155,6 +155,7 @@ def lstm_step(
         state: the memory of the cell state, size ``H``.
         size: when given it must equal ``state.size``.
         act, gate_act, state_act: Tanh, Sigmoid, Tanh by default.
+        name: the layer name (default ``__lstm_step_<n>__``).
         bias_attr: the peepholes ``_<name>.wbias`` ``[1, 3H]``; ``False`` none.
         layer_attr: ``Extra(device=...)`` only.
 
@@ -314,6 +315,8 @@ def gru_step(
         output_mem: the memory of this layer's previous output (name it like this layer).
         size: when given it must equal ``input.size / 3``.
         act, gate_act: Tanh and Sigmoid by default.
+        name: the layer name (default ``__gru_step_<n>__``); the memory of its output
+            takes the same name.
         bias_attr: ``_<name>.wbias`` ``[1, 3H]``; ``False`` none.
         param_attr: ``_<name>.w0`` ``[H, 3H]`` (``U_g`` then ``U_c``).
         layer_attr: ``Extra(device=...)`` only.
