@@ -371,7 +371,8 @@ def gru_step_naive(
 
     Args:
         input, output_mem, size, act, gate_act: as :func:`gru_step`.
-        bias_attr: the biases of the gate and candidate layers (default on).
+        bias_attr: the biases of the gate and candidate layers (default on); a named
+            ``Param`` makes the three share one bias (v2 refused a name here).
         param_attr: ``Param`` of the three recurrent matrices (one name shares them).
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
