@@ -37,16 +37,18 @@ def test_disable_plot_is_a_no_op(tmp_path, monkeypatch):
 
 
 def test_axes_are_labelled(tmp_path, monkeypatch):
-    plt = pytest.importorskip("matplotlib.pyplot", reason="the plot extra is not installed")
+    pytest.importorskip("matplotlib.pyplot", reason="the plot extra is not installed")
+    from matplotlib.figure import Figure
+
     seen = []
-    real_savefig = plt.savefig
+    real_savefig = Figure.savefig
 
-    def savefig(*args, **kwargs):
-        axes = plt.gca()
+    def savefig(figure, *args, **kwargs):  # the Ploter saves the figure itself (atomically)
+        axes = figure.gca()
         seen.append((axes.get_xlabel(), axes.get_ylabel(), axes.get_legend().get_texts()))
-        return real_savefig(*args, **kwargs)
+        return real_savefig(figure, *args, **kwargs)
 
-    monkeypatch.setattr(plt, "savefig", savefig)
+    monkeypatch.setattr(Figure, "savefig", savefig)
     p = Ploter("Train cost", "Test cost")
     p.append("Train cost", 0, 2.0)
     p.append("Test cost", 0, 3.0)
