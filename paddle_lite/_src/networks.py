@@ -35,15 +35,34 @@ def simple_img_conv_pool(
     pool_padding=0,
     pool_layer_attr=None,
 ) -> Layer:
-    """``img_conv`` then ``img_pool``, named ``<name>_conv`` and ``<name>_pool``.
+    """A convolution then a pooling: ``out = pool(act(conv(x) + b))``.
+
+    The layers are ``img_conv`` ``<name>_conv`` and ``img_pool`` ``<name>_pool``; see
+    them for the output sizes.
+
+    Args:
+        input: an image layer, or a flat layer with ``num_channel`` (then square).
+        filter_size, num_filters, groups, act, param_attr, bias_attr: the
+            convolution's (see :func:`~paddle_lite.layer.img_conv`; ``act`` default Relu).
+        pool_size: the pooling window.
+        name: the prefix of the two layer names (default ``__conv_pool_<n>__``).
+        pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()``.
+        conv_stride, conv_padding: the convolution's stride and padding.
+        num_channel: the input channels (default: the input image's).
+        shared_bias: one bias per output channel (default) or per output value.
+        conv_layer_attr: ``Extra`` of the convolution.
+        pool_stride, pool_padding: the pooling's stride and padding.
+        pool_layer_attr: ``Extra`` of the pooling.
 
     Returns:
-        The pooling layer.
+        The pooling layer, an image ``(num_filters, outH, outW)``.
 
     Example:
         >>> conv_pool = paddle.networks.simple_img_conv_pool(
         ...     input=img, filter_size=5, num_filters=20, num_channel=1, pool_size=2,
         ...     pool_stride=2, act=paddle.activation.Relu())
+        >>> conv_pool.size
+        80
     """
     name = layer_name(name, "conv_pool")
     conv = img_conv(
@@ -95,10 +114,36 @@ def img_conv_bn_pool(
     pool_padding=0,
     pool_layer_attr=None,
 ) -> Layer:
-    """``img_conv`` (linear) → ``batch_norm`` (``act``) → ``img_pool``.
+    """A convolution, batch normalisation, then a pooling:
+    ``out = pool(act(BN(conv(x) + b)))``.
+
+    The layers are ``img_conv`` ``<name>_conv`` (linear), ``batch_norm`` ``<name>_bn``
+    (with ``act``) and ``img_pool`` ``<name>_pool``.
+
+    Args:
+        input: an image layer, or a flat layer with ``num_channel`` (then square).
+        filter_size, num_filters, groups: the convolution's.
+        pool_size: the pooling window.
+        name: the prefix of the layer names (default ``__conv_bn_pool_<n>__``).
+        pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()``.
+        act: the activation after batch norm (default Relu).
+        conv_stride, conv_padding: the convolution's stride and padding.
+        conv_bias_attr, conv_param_attr: the convolution's bias and filter.
+        shared_bias: one convolution bias per output channel (default) or per value.
+        conv_layer_attr: ``Extra`` of the convolution.
+        num_channel: the input channels (default: the input image's).
+        bn_param_attr, bn_bias_attr, bn_layer_attr: batch norm's γ, β and ``Extra``.
+        pool_stride, pool_padding, pool_layer_attr: the pooling's settings.
 
     Returns:
-        The pooling layer (layers named ``<name>_conv``, ``<name>_bn``, ``<name>_pool``).
+        The pooling layer, an image ``(num_filters, outH, outW)``.
+
+    Example:
+        >>> block = paddle.networks.img_conv_bn_pool(
+        ...     input=img, filter_size=3, num_filters=8, num_channel=1, conv_padding=1,
+        ...     pool_size=2, pool_stride=2, act=paddle.activation.Relu())
+        >>> block.size
+        128
     """
     name = layer_name(name, "conv_bn_pool")
     conv = img_conv(
@@ -153,13 +198,38 @@ def img_conv_group(
     pool_type=None,
     param_attr=None,
 ) -> Layer:
-    """A VGG block: ``len(conv_num_filter)`` convolutions (each optionally followed by
-    batch norm with dropout), then one pooling.
+    """A VGG block: ``len(conv_num_filter)`` convolutions, then one pooling.
 
-    Per-convolution arguments may be a single value or a list with one entry each.
+    ``h_i = act_i(conv_i(h_{i-1}))``, or ``act_i(BN_i(conv_i(h_{i-1})))`` with batch
+    norm, from ``h_0 = x``; ``out = pool(h_n)``. With batch norm the convolution is
+    linear and the batch norm takes ``act_i`` and, when its drop rate is not 0,
+    dropout. Per-convolution arguments may be a single value or a list with one entry
+    each.
+
+    Args:
+        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        conv_num_filter: the output channels of each convolution (a list).
+        pool_size: the pooling window.
+        num_channels: the input channels (default: the input image's).
+        conv_padding: each convolution's padding (default 1).
+        conv_filter_size: each convolution's filter size (default 3).
+        conv_act: each convolution's activation (default Relu).
+        conv_with_batchnorm: whether each convolution is followed by batch norm.
+        conv_batchnorm_drop_rate: the dropout rate of each batch norm (default 0).
+        pool_stride: the pooling stride (default 1).
+        pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()``.
+        param_attr: a ``Param`` for every convolution's filter.
 
     Returns:
-        The pooling layer.
+        The pooling layer, an image ``(conv_num_filter[-1], outH, outW)``.
+
+    Example:
+        >>> block = paddle.networks.img_conv_group(
+        ...     input=img, num_channels=1, conv_num_filter=[8, 8], pool_size=2,
+        ...     pool_stride=2, conv_act=paddle.activation.Relu(), conv_with_batchnorm=True,
+        ...     conv_batchnorm_drop_rate=[0.3, 0])
+        >>> block.size
+        128
     """
     n = len(conv_num_filter)
     padding, size, acts, with_bn, drops = (
@@ -207,10 +277,30 @@ def _vgg_block(
 
 
 def small_vgg(input_image, num_channels, num_classes) -> Layer:
-    """v2's small VGG for 32×32 images: four batch-normed conv blocks, then fc 512 → softmax.
+    """v2's small VGG for 32×32 images (its CIFAR network).
+
+    Four :func:`img_conv_group` blocks of 64, 128, 256 and 512 filters: 2, 2, 3 and 3
+    batch-normed 3×3 convolutions with Relu (each batch norm but the block's last
+    with dropout, 0.3 in the first block and 0.4 in the others), then a 2×2 max
+    pooling of stride 2. Then one more such pooling, dropout 0.5, fc 512 (linear,
+    dropout 0.5), batch norm (Relu) and an fc softmax of ``num_classes``.
+
+    Args:
+        input_image: an image layer, or a flat layer with ``num_channels`` (then
+            square).
+        num_channels: the input channels.
+        num_classes: the number of classes.
 
     Returns:
         A softmax layer of size ``num_classes``.
+
+    Example:
+        >>> image = paddle.layer.data(
+        ...     name="image", type=paddle.data_type.dense_vector(3 * 32 * 32),
+        ...     height=32, width=32)
+        >>> out = paddle.networks.small_vgg(input_image=image, num_channels=3, num_classes=10)
+        >>> out.size
+        10
     """
     tmp = _vgg_block(input_image, 64, 2, [0.3, 0], num_channels)
     tmp = _vgg_block(tmp, 128, 2, [0.4, 0])
@@ -224,10 +314,30 @@ def small_vgg(input_image, num_channels, num_classes) -> Layer:
 
 
 def vgg_16_network(input_image, num_channels, num_classes=1000) -> Layer:
-    """VGG-16: five conv groups (64, 128, 256, 512, 512 filters), two fc 4096, softmax.
+    """VGG-16: thirteen 3×3 convolutions, two fc 4096 and a softmax.
+
+    Five :func:`img_conv_group` blocks of 2, 2, 3, 3 and 3 convolutions (64, 128, 256,
+    512 and 512 filters, padding 1, Relu, no batch norm), each ending in a 2×2 max
+    pooling of stride 2; then two fc 4096 (Relu, dropout 0.5) and an fc softmax of
+    ``num_classes``.
+
+    Args:
+        input_image: an image layer (224×224 in the original), or a flat layer with
+            ``num_channels`` (then square).
+        num_channels: the input channels.
+        num_classes: the number of classes (default 1000).
 
     Returns:
         A softmax layer of size ``num_classes``.
+
+    Example:
+        >>> image = paddle.layer.data(
+        ...     name="image", type=paddle.data_type.dense_vector(3 * 32 * 32),
+        ...     height=32, width=32)
+        >>> out = paddle.networks.vgg_16_network(input_image=image, num_channels=3,
+        ...                                      num_classes=10)
+        >>> out.size
+        10
     """
     tmp = input_image
     for i, filters in enumerate(([64, 64], [128, 128], [256] * 3, [512] * 3, [512] * 3)):

@@ -61,14 +61,34 @@ def bidirectional_lstm(
     concat_attr=None,
     concat_act=None,
 ) -> Layer:
-    """A forward ``simple_lstm`` ``<name>_fw`` and a reversed one ``<name>_bw``.
+    """A forward ``simple_lstm`` ``<name>_fw`` and a reversed one ``<name>_bw``, joined:
+    ``out_t = [fw_t, bw_t]`` with ``return_seq``, else ``out = [fw_{len-1}, bw_0]``.
+
+    ``bw_0`` is the backward LSTM's state after reading the whole sequence; the two
+    ends are ``last_seq`` ``<name>_fw_last`` and ``first_seq`` ``<name>_bw_last``.
+
+    Args:
+        input: a dense sequence layer.
+        size: the width ``H`` of each LSTM.
+        name: the output's name and the prefix of the others (default
+            ``__bidirectional_lstm_<n>__``).
+        return_seq: return the whole sequences instead of their ends.
+        fwd_*: the forward :func:`simple_lstm`'s arguments, prefixed: ``fwd_`` +
+            ``mat_param_attr``, ``bias_param_attr``, ``inner_param_attr``, ``act``,
+            ``gate_act``, ``state_act``, ``mixed_layer_attr``, ``lstm_cell_attr``.
+        bwd_*: the same for the backward one.
+        last_seq_attr, first_seq_attr: ``Extra`` of the two ends.
+        concat_attr, concat_act: ``Extra`` and activation (default Linear) of the
+            concatenation.
 
     Returns:
-        With ``return_seq`` the two output sequences concatenated per step (size
-        ``2·size``), else ``[last(fw), first(bw)]`` (size ``2·size``), named ``<name>``.
+        A layer of size ``2·size`` named ``<name>``: a sequence with ``return_seq``,
+        else one vector per sample.
 
     Example:
         >>> bi = paddle.networks.bidirectional_lstm(input=emb, size=32)
+        >>> bi.size
+        64
     """
     name = _base.layer_name(name, "bidirectional_lstm")
     fw = simple_lstm(
@@ -130,13 +150,33 @@ def bidirectional_gru(
     concat_attr=None,
     concat_act=None,
 ) -> Layer:
-    """A forward ``simple_gru2`` ``<name>_fw`` and a reversed one ``<name>_bw``.
+    """A forward ``simple_gru2`` ``<name>_fw`` and a reversed one ``<name>_bw``, joined:
+    ``out_t = [fw_t, bw_t]`` with ``return_seq``, else ``out = [fw_{len-1}, bw_0]``
+    (as :func:`bidirectional_lstm`, with GRUs).
+
+    Args:
+        input: a dense sequence layer.
+        size: the width ``H`` of each GRU.
+        name: the output's name and the prefix of the others (default
+            ``__bidirectional_gru_<n>__``).
+        return_seq: return the whole sequences instead of their ends.
+        fwd_*: the forward :func:`simple_gru2`'s arguments, prefixed: ``fwd_`` +
+            ``mixed_param_attr``, ``mixed_bias_attr``, ``gru_param_attr``,
+            ``gru_bias_attr``, ``act``, ``gate_act``, ``mixed_layer_attr``,
+            ``gru_cell_attr``.
+        bwd_*: the same for the backward one.
+        last_seq_attr, first_seq_attr: ``Extra`` of the two ends.
+        concat_attr, concat_act: ``Extra`` and activation (default Linear) of the
+            concatenation.
 
     Returns:
-        As :func:`bidirectional_lstm`: size ``2·size``, named ``<name>``.
+        A layer of size ``2·size`` named ``<name>``: a sequence with ``return_seq``,
+        else one vector per sample.
 
     Example:
         >>> bi = paddle.networks.bidirectional_gru(input=emb, size=32, return_seq=True)
+        >>> bi.size
+        64
     """
     name = _base.layer_name(name, "bidirectional_gru")
     fw = simple_gru2(
@@ -220,8 +260,19 @@ def simple_attention(
         The context, one vector of ``encoded_sequence.size`` per sample.
 
     Example:
-        >>> context = paddle.networks.simple_attention(
-        ...     encoded_sequence=enc_vec, encoded_proj=enc_proj, decoder_state=mem)
+        >>> enc_proj = paddle.layer.fc(input=emb, size=32, act=paddle.activation.Linear())
+        >>> trg = paddle.layer.embedding(input=tags, size=16)
+        >>> def step(enc_seq, enc_p, cur_word):
+        ...     state = paddle.layer.memory(name="decoder", size=32)
+        ...     context = paddle.networks.simple_attention(
+        ...         encoded_sequence=enc_seq, encoded_proj=enc_p, decoder_state=state)
+        ...     return paddle.layer.fc(input=[context, cur_word, state], size=32,
+        ...                            name="decoder")
+        >>> decoder = paddle.layer.recurrent_group(step=step, input=[
+        ...     paddle.layer.StaticInput(input=emb, is_seq=True),
+        ...     paddle.layer.StaticInput(input=enc_proj, is_seq=True), trg])
+        >>> decoder.size
+        32
     """
     name = _base.layer_name(name, "simple_attention")
     if encoded_proj.size != decoder_state.size:

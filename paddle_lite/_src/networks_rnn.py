@@ -72,7 +72,12 @@ def lstmemory_unit(
         ``h_t`` (size ``H``).
 
     Example:
-        >>> h = paddle.networks.lstmemory_unit(input=x_t, size=32)  # inside a step
+        >>> proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     return paddle.networks.lstmemory_unit(input=x_t, size=32, name="lstm")
+        >>> lstm = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> lstm.size
+        32
     """
     name = _base.layer_name(name, "lstm_unit")
     size = _unit_size(input, size, 4, name)
@@ -175,15 +180,38 @@ def gru_unit(
     gru_layer_attr=None,
     naive=False,
 ) -> Layer:
-    """One GRU step for use inside a recurrent group (v2's ``gru_unit``): a memory
-    ``<name>`` (booted from ``memory_boot`` when given) and a ``gru_step`` ``<name>``
-    (``gru_step_naive`` when ``naive``).
+    """One GRU step for use inside a recurrent group (v2's ``gru_unit``).
+
+    A memory ``<name>`` of ``h_{t-1}`` (booted from ``memory_boot`` when given) and a
+    ``gru_step`` ``<name>`` (``gru_step_naive`` when ``naive``):
+
+    .. math::
+
+        [z, r] &= gate([x^z, x^r] + b_{zr} + h_{t-1} U_g) \\\\
+        \\tilde h &= act(x^c + b_c + (r \\odot h_{t-1}) U_c) \\\\
+        h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h
+
+    Args:
+        input: the step's input, already projected to ``3H`` (``[x^z, x^r, x^c]``).
+        memory_boot: an outer layer giving ``h_0`` (default zeros).
+        size: ``H`` (default ``input.size / 3``).
+        name: the layer and memory name (default ``__gru_unit_<n>__``).
+        gru_bias_attr, gru_param_attr: the bias and recurrent weight of the step
+            (see :func:`~paddle_lite.layer.gru_step`).
+        act, gate_act: the candidate and gate activations (Tanh, Sigmoid).
+        gru_layer_attr: ``Extra`` of the step.
+        naive: build the step from mixed layers (``gru_step_naive``).
 
     Returns:
-        ``h_t`` (size ``input.size / 3``).
+        ``h_t`` (size ``H``).
 
     Example:
-        >>> h = paddle.networks.gru_unit(input=x_t, size=32)  # inside a step
+        >>> proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     return paddle.networks.gru_unit(input=x_t, size=32, name="gru")
+        >>> gru = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> gru.size
+        32
     """
     name = _base.layer_name(name, "gru_unit")
     size = _unit_size(input, size, 3, name)
@@ -216,14 +244,29 @@ def gru_group(
     gru_layer_attr=None,
     naive=False,
 ) -> Layer:
-    """A GRU as a recurrent group of :func:`gru_unit` (v2's ``gru_group``); computes
-    what ``grumemory`` computes. The group is ``<name>_recurrent_group``.
+    """A GRU as a recurrent group of :func:`gru_unit` (v2's ``gru_group``).
+
+    It computes what ``grumemory`` computes (see :func:`gru_unit` for the step), with
+    every step's layers inside the group ``<name>_recurrent_group``; ``grumemory``
+    is the faster choice when nothing inside the step is needed.
+
+    Args:
+        input: a sequence already projected to ``3H``.
+        memory_boot: an outer layer giving ``h_0`` (default zeros).
+        size: ``H`` (default ``input.size / 3``).
+        name: the output's name (default ``__gru_group_<n>__``).
+        reverse: run each sequence backwards.
+        gru_bias_attr, gru_param_attr, act, gate_act, gru_layer_attr, naive: as
+            :func:`gru_unit`.
 
     Returns:
-        The sequence of ``h_t``, named ``<name>``.
+        The sequence of ``h_t`` (size ``H``), named ``<name>``.
 
     Example:
+        >>> proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
         >>> gru = paddle.networks.gru_group(input=proj, size=32)
+        >>> gru.size
+        32
     """
     name = _base.layer_name(name, "gru_group")
 
@@ -262,8 +305,24 @@ def simple_gru(
     gru_layer_attr=None,
     naive=False,
 ) -> Layer:
-    """A projection ``<name>_transform`` (``x W``, ``3·size``) and a :func:`gru_group`
-    (v2's ``simple_gru``; chapter 8's encoder).
+    """A projection ``<name>_transform`` and a :func:`gru_group` (v2's ``simple_gru``;
+    chapter 8's encoder).
+
+    ``x'_t = x_t W (+ b)``, ``h = gru_group(x')``, with ``W`` ``[input.size, 3·size]``
+    (a mixed layer, no bias by default).
+
+    Args:
+        input: a dense sequence layer.
+        size: the GRU width ``H``.
+        name: the GRU's name and the projection's prefix (default
+            ``__simple_gru_<n>__``).
+        reverse: run each sequence backwards.
+        mixed_param_attr: ``Param`` of ``W``.
+        mixed_bias_param_attr: the projection's bias (``True`` or a ``Param``; default
+            none).
+        mixed_layer_attr: ``Extra`` of the projection.
+        gru_bias_attr, gru_param_attr, act, gate_act, gru_layer_attr, naive: as
+            :func:`gru_unit`.
 
     Returns:
         The GRU's output sequence (size ``size``).
@@ -312,11 +371,27 @@ def simple_gru2(
     """:func:`simple_gru` with ``grumemory`` instead of a group (v2's ``simple_gru2``):
     the same maths, one fused layer.
 
+    ``x'_t = x_t W (+ b)``, ``h = grumemory(x')``.
+
+    Args:
+        input: a dense sequence layer.
+        size: the GRU width ``H``.
+        name: the GRU's name and the projection's prefix (default
+            ``__simple_gru2_<n>__``).
+        reverse: run each sequence backwards.
+        mixed_param_attr, mixed_bias_attr, mixed_layer_attr: the projection's weight
+            ``W`` ``[input.size, 3H]``, bias (default none) and ``Extra``.
+        gru_param_attr, gru_bias_attr: ``grumemory``'s recurrent weight and bias.
+        act, gate_act: the candidate and gate activations (Tanh, Sigmoid).
+        gru_cell_attr: ``Extra`` of the ``grumemory``.
+
     Returns:
         The GRU's output sequence (size ``size``).
 
     Example:
         >>> gru = paddle.networks.simple_gru2(input=emb, size=32)
+        >>> gru.size
+        32
     """
     name = _base.layer_name(name, "simple_gru2")
     with mixed(

@@ -102,15 +102,38 @@ def sequence_conv_pool(
     """A text convolution: context projection → fc → pooling over time (v2's
     ``sequence_conv_pool``, alias ``text_conv_pool``).
 
+    ``h_t = fc_act([x_{t+s}, ..., x_{t+s+len-1}] W + b)``, ``out = pool_t h_t``, with
+    ``s = context_start`` and ``len = context_len`` (see
+    :func:`~paddle_lite.layer.context_projection` for the window and its padding).
     Layers: ``<name>_conv_proj`` (a mixed layer of size ``input.size * context_len``
-    holding ``context_projection``), ``<name>_conv_fc`` (``fc`` of ``hidden_size``,
-    ``fc_act`` default Tanh) and ``<name>`` (sequence ``pooling``, default Max).
+    holding the ``context_projection``), ``<name>_conv_fc`` (an ``fc`` of
+    ``hidden_size``) and ``<name>`` (a sequence ``pooling``).
+
+    Args:
+        input: a dense sequence layer (e.g. word embeddings).
+        context_len: the window length.
+        hidden_size: the fc width (the number of filters).
+        name: the pooling layer's name and the others' prefix (default
+            ``__sequence_conv_pooling_<n>__``).
+        context_start: the window's first offset (default ``-(context_len - 1) // 2``).
+        pool_type: the pooling over time (default ``paddle.pooling.Max()``).
+        context_proj_layer_name, fc_layer_name: names replacing ``<name>_conv_proj``
+            and ``<name>_conv_fc``.
+        context_proj_param_attr: the window's padding: ``False`` (default) zeros, else
+            trainable (``True``/``None`` or a ``Param``).
+        fc_param_attr, fc_bias_attr: the fc's weight and bias.
+        fc_act: the fc's activation (default Tanh).
+        pool_bias_attr: a bias of the pooling (default none).
+        fc_attr, context_attr, pool_attr: the ``Extra`` of the fc, projection and
+            pooling layers.
 
     Returns:
         A non-sequence layer of size ``hidden_size``.
 
     Example:
         >>> conv3 = paddle.networks.sequence_conv_pool(input=emb, context_len=3, hidden_size=128)
+        >>> conv3.size
+        128
     """
     name = _base.layer_name(name, "sequence_conv_pooling")
     with mixed(

@@ -87,11 +87,20 @@ def printer(input, format=None, name=None):  # noqa: A002
 
     As in v2 the printer is not a layer: it returns None, cannot feed other layers,
     and runs in training and testing when all its inputs are part of the topology.
-    ``format`` has one ``%s`` per input (default ``"layer=<name> %s"`` per input,
-    one per line).
+    Each batch prints ``format % (values of input 0, values of input 1, ...)``: the
+    valid rows of each input (every valid step of a sequence).
+
+    Args:
+        input: a layer or a list of layers.
+        format: a str with one ``%s`` per input (default ``"layer=<name> %s"`` per
+            input, one per line).
+        name: the printer's name (default ``__print_<n>__``).
+
+    Returns:
+        None.
 
     Example:
-        >>> paddle.layer.printer(input=[hidden, prediction])
+        >>> paddle.layer.printer(input=[x, prob])
     """
     name = _base.layer_name(name, "print")
     inputs = _base.as_layers(input, layer=name)

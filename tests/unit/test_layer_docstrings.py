@@ -8,6 +8,8 @@ written as a doctest; the examples run here, against the inputs of ``example_inp
 
 import doctest
 import inspect
+import pathlib
+import re
 
 import pytest
 
@@ -21,8 +23,11 @@ def example_inputs():
     reset_names()
     ns = {"paddle": paddle}
     ns["x"] = L.data(name="x", type=DT.dense_vector(8))
+    ns["y"] = L.data(name="y", type=DT.dense_vector(8))
+    ns["w"] = L.data(name="w", type=DT.dense_vector(1))
     ns["lbl"] = L.data(name="lbl", type=DT.integer_value(10))
     ns["word"] = L.data(name="word", type=DT.integer_value_sequence(100))
+    ns["tags"] = L.data(name="tags", type=DT.integer_value_sequence(10))
     ns["img"] = L.data(name="img", type=DT.dense_vector(64), height=8, width=8)
     ns["emb"] = L.embedding(input=ns["word"], size=16)
     ns["prob"] = L.fc(input=ns["x"], size=10, act=A.Softmax())
@@ -30,6 +35,20 @@ def example_inputs():
         input=ns["img"], filter_size=3, num_filters=4, num_channels=1, padding=1
     )
     return ns
+
+
+def test_the_layer_page_lists_the_example_inputs():
+    """docs/api/layer.md shows the inputs the examples run with: same names, same layers."""
+    page = pathlib.Path(__file__).resolve().parents[2] / "docs" / "api" / "layer.md"
+    (block,) = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
+    reset_names()
+    documented = {"paddle": paddle}
+    exec(block, documented)
+    documented.pop("__builtins__")
+    given = example_inputs()
+    assert documented.keys() == given.keys()
+    for name in given.keys() - {"paddle"}:
+        assert documented[name].spec == given[name].spec, name
 
 
 def _public_layer_functions():
@@ -50,110 +69,9 @@ def _public_layer_functions():
 
 FUNCTIONS = _public_layer_functions()
 HELPERS = {"layer.get_layer", "layer.parse_network", "layer.reset_names", "layer.name_scope"}
-# Not yet in the template (an Args or Returns section or a doctest is missing). Each is an
-# expected failure that must fail: completing one makes its test pass and this list shrink.
-TEMPLATE_PENDING = {
-    "layer.SubsequenceInput",
-    "layer.addto",
-    "layer.concat",
-    "layer.cross_entropy",
-    "layer.dotmul_operator",
-    "layer.dotmul_projection",
-    "layer.dropout",
-    "layer.embedding",
-    "layer.eos",
-    "layer.identity_projection",
-    "layer.less_than",
-    "layer.printer",
-    "layer.sampling_id",
-    "layer.scaling_projection",
-    "layer.should_be_false",
-    "layer.should_be_true",
-    "layer.smooth_l1_cost",
-    "layer.sum_cost",
-    "layer.sum_to_one_norm",
-    "networks.bidirectional_gru",
-    "networks.bidirectional_lstm",
-    "networks.gru_group",
-    "networks.gru_unit",
-    "networks.img_conv_bn_pool",
-    "networks.img_conv_group",
-    "networks.sequence_conv_pool",
-    "networks.simple_gru",
-    "networks.simple_gru2",
-    "networks.simple_img_conv_pool",
-    "networks.small_vgg",
-    "networks.vgg_16_network",
-}
-# Examples that need inputs of their own (names beyond ``example_inputs``) or run inside a
-# step function; same rule.
-EXAMPLE_PENDING = {
-    "layer.beam_search",
-    "layer.conv_operator",
-    "layer.conv_shift",
-    "layer.convex_comb",
-    "layer.cos_sim",
-    "layer.crf",
-    "layer.crf_decoding",
-    "layer.cross_entropy_with_selfnorm_cost",
-    "layer.ctc",
-    "layer.dotmul_operator",
-    "layer.eos",
-    "layer.expand",
-    "layer.first_seq",
-    "layer.get_output",
-    "layer.gru_step",
-    "layer.gru_step_naive",
-    "layer.hsigmoid",
-    "layer.huber_classification_cost",
-    "layer.huber_regression_cost",
-    "layer.interpolation",
-    "layer.lambda_cost",
-    "layer.last_seq",
-    "layer.less_than",
-    "layer.lstm_step",
-    "layer.memory",
-    "layer.mixed",
-    "layer.mse_cost",
-    "layer.multi_binary_label_cross_entropy_cost",
-    "layer.nce",
-    "layer.power",
-    "layer.printer",
-    "layer.rank_cost",
-    "layer.recurrent_group",
-    "layer.rotate",
-    "layer.scaling",
-    "layer.seq_concat",
-    "layer.seq_reshape",
-    "layer.should_be_false",
-    "layer.should_be_true",
-    "layer.smooth_l1_cost",
-    "layer.sum_cost",
-    "layer.sum_to_one_norm",
-    "layer.table_projection",
-    "layer.tensor",
-    "layer.warp_ctc",
-    "networks.gru_group",
-    "networks.gru_unit",
-    "networks.lstmemory_unit",
-    "networks.simple_attention",
-}
 
 
-def _pending(names, reason):
-    return [
-        pytest.param(n, f, marks=pytest.mark.xfail(strict=True, reason=reason))
-        if n in names
-        else (n, f)
-        for n, f in FUNCTIONS
-    ]
-
-
-@pytest.mark.parametrize(
-    "name,fn",
-    _pending(TEMPLATE_PENDING, "docstring not yet in the template"),
-    ids=[n for n, _ in FUNCTIONS],
-)
+@pytest.mark.parametrize("name,fn", FUNCTIONS, ids=[n for n, _ in FUNCTIONS])
 def test_docstring_follows_the_template(name, fn):
     doc = inspect.getdoc(fn) or ""
     summary = doc.split("\n\n")[0]
@@ -167,14 +85,11 @@ def test_docstring_follows_the_template(name, fn):
     assert ">>>" in doc, f"{name}: no doctest example"
 
 
-@pytest.mark.parametrize(
-    "name,fn",
-    _pending(EXAMPLE_PENDING, "example needs inputs of its own"),
-    ids=[n for n, _ in FUNCTIONS],
-)
+@pytest.mark.parametrize("name,fn", FUNCTIONS, ids=[n for n, _ in FUNCTIONS])
 def test_docstring_example_runs(name, fn):
     if ">>>" not in (inspect.getdoc(fn) or ""):
-        pytest.skip(f"{name} has no example yet")
+        assert name in HELPERS, f"{name}: no doctest example"
+        pytest.skip(f"{name} is a helper without an example")
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     for test in finder.find(fn, name, globs=example_inputs()):

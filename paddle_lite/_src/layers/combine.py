@@ -59,13 +59,17 @@ def conv_shift(a, b, name=None, layer_attr=None):
     Args:
         a: a dense layer of size M (one vector per sample).
         b: a dense layer of odd size N (the shift weights).
+        name: the layer name (default ``__conv_shift_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A layer of size M (auto name ``__conv_shift_layer_<n>__``); no parameters.
+        A layer of size M; no parameters.
 
     Example:
-        >>> shifted = paddle.layer.conv_shift(a=memory_weights, b=shift)
+        >>> shift = paddle.layer.fc(input=y, size=3, act=paddle.activation.Softmax())
+        >>> shifted = paddle.layer.conv_shift(a=x, b=shift)
+        >>> shifted.size
+        8
     """
     name = _base.layer_name(name, "conv_shift_layer")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
@@ -106,13 +110,17 @@ def linear_comb(weights, vectors, size=None, name=None, layer_attr=None):
         weights: a dense layer of size M (``x``).
         vectors: a dense layer of size M*N (``y``).
         size: N; default ``vectors.size / weights.size``.
+        name: the layer name (default ``__linear_comb_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A layer of size N (auto name ``__linear_comb_layer_<n>__``); no parameters.
+        A layer of size N; no parameters.
 
     Example:
-        >>> z = paddle.layer.linear_comb(weights=attention, vectors=values, size=16)
+        >>> values = paddle.layer.fc(input=y, size=10 * 4, act=paddle.activation.Linear())
+        >>> z = paddle.layer.linear_comb(weights=prob, vectors=values, size=4)
+        >>> z.size
+        4
     """
     name = _base.layer_name(name, "linear_comb_layer")
     w = _base.as_layer(weights, layer=name, arg="weights")
@@ -168,20 +176,23 @@ def tensor(a, b, size, act=None, name=None, param_attr=None, bias_attr=None, lay
     """A bilinear form per output: ``y_k = act(a W_k bᵀ + b_k)``, ``k = 0 .. size-1``.
 
     Args:
-        a: a dense layer of size M; b: a dense layer of size N.
+        a: a dense layer of size M; b: a dense layer of size N (one vector per sample).
         size: the number of outputs K.
         act: activation (default ``Linear``).
+        name: the layer name (default ``__tensor_layer_<n>__``).
         param_attr: for ``W``; bias_attr: ``None``/``True`` zero bias, ``False`` none.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
     Returns:
-        A layer of size K (auto name ``__tensor_layer_<n>__``). ``W`` has v2's dims
-        ``[M, N, K]`` over v2's buffer, in which ``W_k`` is the k-th ``[M, N]`` block
-        (so ``W_k = w.reshape(K, M, N)[k]``); its default init is v2's N(0, 1/sqrt(M)).
-        Bias ``[1, K]``.
+        A layer of size K. ``W`` has v2's dims ``[M, N, K]`` over v2's buffer, in which
+        ``W_k`` is the k-th ``[M, N]`` block (so ``W_k = w.reshape(K, M, N)[k]``); its
+        default init is v2's N(0, 1/sqrt(M)). Bias ``[1, K]``.
 
     Example:
-        >>> y = paddle.layer.tensor(a=user, b=item, size=8)
+        >>> user = paddle.layer.fc(input=x, size=6)
+        >>> t = paddle.layer.tensor(a=user, b=y, size=4)
+        >>> t.size
+        4
     """
     name = _base.layer_name(name, "tensor_layer")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]

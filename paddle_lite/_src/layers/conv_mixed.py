@@ -151,8 +151,10 @@ def conv_operator(
 ):
     """Convolve each sample's image with that sample's own filter (no parameter).
 
-    ``filter`` holds ``F * C * ky * kx`` values per sample, laid out ``[F, C, ky, kx]``
-    (``[C, F, ky, kx]`` with ``trans=True``); the geometry is ``conv_projection``'s.
+    ``out_b[f] = sum_c K_b[f, c] * img_b[c]`` (2-D cross-correlation, caffe-mode output
+    size ``1 + (in + 2p - k) // s``), where the kernels ``K_b`` are sample ``b``'s
+    values of ``filter``: ``F * C * ky * kx`` of them, laid out ``[F, C, ky, kx]``
+    (``[C, F, ky, kx]`` with ``trans=True``, the transposed convolution).
 
     Args:
         img: an image layer, or a flat layer with ``num_channels`` (then square).
@@ -166,9 +168,12 @@ def conv_operator(
         An operator of width ``F * outH * outW`` for :func:`mixed`.
 
     Example:
-        >>> op = paddle.layer.conv_operator(img=image, filter=kernels, filter_size=3,
-        ...                                 num_filters=4, num_channels=1)
-        >>> m = paddle.layer.mixed(input=op)
+        >>> kernels = paddle.layer.fc(input=x, size=4 * 1 * 3 * 3,
+        ...                           act=paddle.activation.Linear())
+        >>> op = paddle.layer.conv_operator(img=img, filter=kernels, filter_size=3,
+        ...                                 num_filters=4, num_channels=1, padding=1)
+        >>> paddle.layer.mixed(input=op).size
+        256
     """
     fn = "conv_operator"
     image = _base.as_layer(img, layer=fn, arg="img")

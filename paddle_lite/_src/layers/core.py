@@ -175,13 +175,28 @@ register_kind(EmbeddingKind())
 
 @_base.layer_function
 def embedding(input, size, name=None, param_attr=None, layer_attr=None, parameter_name=None):  # noqa: A002
-    """Look up a ``size``-wide row of a ``[vocab, size]`` table for each id.
+    """Look up a learned vector for each id: ``out = W[id]``.
+
+    ``W`` is a ``[vocab, size]`` table with ``vocab = input.size`` (the range of the
+    ids); every id, or every step of an id sequence, picks its row.
+
+    Args:
+        input: an integer-id layer (``integer_value`` or ``integer_value_sequence``).
+        size: the width of each vector.
+        name: the layer name (default ``__embedding_<n>__``).
+        param_attr: a ``Param`` for the table; name it to share the table (with
+            another embedding, or with ``GeneratedInput(embedding_name=...)``).
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+        parameter_name: the table's name (default ``_<name>.w0``).
 
     Returns:
-        A layer of size ``size`` (a sequence when the ids are a sequence).
+        A layer of size ``size`` (a sequence when the ids are a sequence); table
+        ``[input.size, size]``.
 
     Example:
         >>> emb = paddle.layer.embedding(input=word, size=32)
+        >>> emb.size
+        32
     """
     name = _base.layer_name(name, "embedding")
     (inp,) = _base.as_layers(input, layer=name)
@@ -223,14 +238,35 @@ register_kind(ConcatKind())
 
 @_base.layer_function
 def concat(input, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa: A002
-    """Concatenate features: ``act([x_1, x_2, ...])``.
+    """Concatenate features side by side: ``act([x_1, x_2, ..., x_n])``.
 
-    The inputs are all layers (images of equal height and width concatenate along
-    channels), or all projections (v2's concat of projections: each projection's
-    output side by side, with an optional bias).
+    The inputs are all layers, or all projections (v2's concat of projections:
+    ``act([p_1(x_1), ..., p_n(x_n)] + b)``, each projection with its own width and
+    weight). Images of equal height and width concatenate along their channels.
+
+    Args:
+        input: a list of layers (dense, of one sequence level), or a list of
+            projections, each with its width set (``size=`` where it has one).
+        act: activation (default ``Linear``; v2's ``Identity``).
+        name: the layer name (default ``__concat_<n>__``).
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
+        bias_attr: projections only: ``True`` or a ``Param`` adds a bias of the output
+            size; ``None``/``False`` (default) none. Layers take no bias.
 
     Returns:
-        A layer whose size is the sum of the input (or projection) sizes.
+        A layer whose size is the sum of the input (or projection) sizes; an image
+        ``(sum of channels, H, W)`` when the inputs are images of one ``H, W``.
+        Projection ``i`` owns ``_<name>.w{i}``, the bias is ``_<name>.wbias``.
+
+    Example:
+        >>> xy = paddle.layer.concat(input=[x, y])
+        >>> xy.size
+        16
+        >>> both = paddle.layer.concat(input=[
+        ...     paddle.layer.full_matrix_projection(input=x, size=4),
+        ...     paddle.layer.identity_projection(input=y)], bias_attr=True)
+        >>> both.size
+        12
     """
     name = _base.layer_name(name, "concat")
     items = input if isinstance(input, (list, tuple)) else [input]
@@ -281,10 +317,23 @@ register_kind(AddtoKind())
 
 @_base.layer_function
 def addto(input, act=None, name=None, bias_attr=False, layer_attr=None):  # noqa: A002
-    """Sum layers of equal size: ``act(sum_i x_i + b)``.
+    """Sum layers of equal size: ``act(sum_i x_i + b)``, with no weights.
+
+    Args:
+        input: a layer or a list of dense layers of one size and sequence level.
+        act: activation (default ``Linear``).
+        name: the layer name (default ``__addto_<n>__``).
+        bias_attr: ``False``/``None`` (default) no bias; ``True`` or a ``Param`` adds
+            ``b`` (``[1, size]``).
+        layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
     Returns:
-        A layer of the common input size.
+        A layer of the common input size (the first input's image, if any).
+
+    Example:
+        >>> s = paddle.layer.addto(input=[x, y], act=paddle.activation.Relu(), bias_attr=True)
+        >>> s.size
+        8
     """
     name = _base.layer_name(name, "addto")
     inputs = _base.as_layers(input, layer=name)
@@ -298,11 +347,24 @@ def addto(input, act=None, name=None, bias_attr=False, layer_attr=None):  # noqa
 
 @_base.layer_function
 def dropout(input, dropout_rate, name=None):  # noqa: A002
-    """Dropout (not inverted): zero each value with probability ``dropout_rate`` in
-    training; scale by ``1 - dropout_rate`` in test.
+    """Dropout, not inverted (v2's): random zeros in training, a fixed scale in test.
+
+    Training: ``out_j = m_j x_j`` with ``m_j ~ Bernoulli(1 - rate)``; test:
+    ``out = (1 - rate) x``. It is an ``addto`` of one input with
+    ``Extra(drop_rate=dropout_rate)`` (no bias, linear activation), as in v2.
+
+    Args:
+        input: a dense layer.
+        dropout_rate: the probability ``rate`` of zeroing each value.
+        name: the layer name (default ``__dropout_<n>__``).
 
     Returns:
         A layer of the input's size.
+
+    Example:
+        >>> h = paddle.layer.dropout(input=x, dropout_rate=0.5)
+        >>> h.size
+        8
     """
     name = _base.layer_name(name, "dropout")
     rate = _base.number(dropout_rate, layer=name, arg="dropout_rate")

@@ -133,16 +133,17 @@ def _evaluator_names(evaluator: Any, *, layer: str) -> tuple[str, ...]:
 def classification_cost(
     input, label, weight=None, name=None, evaluator=None, layer_attr=None, coeff=1.0
 ):  # noqa: A002
-    """Multi-class cross entropy of a softmax output: ``coeff * w * -log(p[label])``.
+    """Multi-class cross entropy of a softmax output: ``w * -log(p[label])``.
 
-    Attaches v2's ``classification_error_evaluator`` (attr ``evaluators``).
+    Attaches v2's ``classification_error_evaluator`` (attr ``evaluators``). As in v2,
+    ``coeff`` scales only the gradient.
 
     Args:
         input: a layer with a Softmax activation (or a sequence of them).
         label: an ``integer_value(input.size)`` layer (an id sequence for sequences).
         weight: optional size-1 layer, a per-sample weight.
         evaluator: evaluators to attach (default: classification error).
-        coeff: cost multiplier.
+        coeff: the gradient's multiplier.
 
     Returns:
         A size-1 cost layer, ``[batch, 1]``; a sequence costs the sum over its steps.
@@ -172,12 +173,14 @@ def classification_cost(
 
 @_base.layer_function
 def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_attr=None):  # noqa: A002
-    """Multi-class cross entropy ``coeff * w * -log(p[label])`` of a probability vector.
+    """Multi-class cross entropy ``w * -log(p[label])`` of a probability vector.
+
+    As in v2, ``coeff`` scales only the gradient.
 
     Args:
         input: probabilities (any activation; no softmax check).
         label: an ``integer_value(input.size)`` layer.
-        coeff: cost multiplier. weight: optional size-1 per-sample weight.
+        coeff: the gradient's multiplier. weight: optional size-1 per-sample weight.
 
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
@@ -198,15 +201,26 @@ def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_at
 
 @_base.layer_function
 def cross_entropy(input, label, name=None, coeff=1.0):  # noqa: A002
-    """The design doc's cross entropy: ``-log(p[label])`` for an id label, or
-    ``-sum_j label_j log(p_j)`` when ``label`` is a probability vector of the same size
-    (the cross entropy between two distributions, e.g. two towers' softmax outputs).
+    """The design doc's cross entropy, with a class id or a distribution as label.
+
+    ``cost = -log p[label]`` for an id label, ``cost = -sum_j q_j log p_j`` for a label
+    ``q`` that is a distribution (the cross entropy between two distributions, e.g.
+    two towers' softmax outputs). As in v2, ``coeff`` scales only the gradient.
+
+    Args:
+        input: probabilities ``p`` (e.g. a softmax output).
+        label: an ``integer_value(input.size)`` layer, or a dense layer of
+            ``input.size`` holding a distribution ``q``.
+        name: the layer name (default ``__cross_entropy_<n>__``).
+        coeff: the gradient's multiplier.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
         >>> cost = paddle.layer.cross_entropy(input=prob, label=lbl)
+        >>> other = paddle.layer.fc(input=y, size=10, act=paddle.activation.Softmax())
+        >>> soft = paddle.layer.cross_entropy(input=prob, label=other)
     """
     name = _base.layer_name(name, "cross_entropy")
     return build_cost(
@@ -228,15 +242,22 @@ def cross_entropy_with_selfnorm_cost(
 
         cost = -log(p[label] / Z) + alpha * log(Z)^2
 
+    The penalty pushes ``Z`` towards 1, so that ``p`` itself can be read as a
+    distribution at test time. As in v2, ``coeff`` scales only the gradient.
+
     Args:
         input: positive unnormalised scores (e.g. ``act=Exp``).
         label: an ``integer_value(input.size)`` layer.
+        name: the layer name (default ``__cross_entropy_with_selfnorm_<n>__``).
+        coeff: the gradient's multiplier.
         softmax_selfnorm_alpha: weight ``alpha`` of the ``log(Z)^2`` penalty.
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
+        >>> scores = paddle.layer.fc(input=x, size=10, act=paddle.activation.Exp())
         >>> cost = paddle.layer.cross_entropy_with_selfnorm_cost(input=scores, label=lbl)
     """
     name = _base.layer_name(name, "cross_entropy_with_selfnorm")
@@ -255,18 +276,25 @@ def cross_entropy_with_selfnorm_cost(
 def multi_binary_label_cross_entropy_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
     """Independent binary cross entropies: ``-sum_j [t_j log p_j + (1-t_j) log(1-p_j)]``.
 
-    Logs a warning when the input activation is not Sigmoid.
+    One yes/no decision per class (multi-label classification). Logs a warning when
+    the input activation is not Sigmoid. As in v2, ``coeff`` scales only the gradient.
 
     Args:
         input: probabilities in (0, 1) (a Sigmoid output).
         label: a ``sparse_binary_vector(input.size)`` (ids of the positive labels) or a
             dense 0/1 vector of ``input.size``.
+        name: the layer name (default ``__multi_binary_label_cross_entropy_<n>__``).
+        coeff: the gradient's multiplier.
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.multi_binary_label_cross_entropy_cost(input=prob, label=tags)
+        >>> labels = paddle.layer.data(name="labels",
+        ...                            type=paddle.data_type.sparse_binary_vector(10))
+        >>> p = paddle.layer.fc(input=x, size=10, act=paddle.activation.Sigmoid())
+        >>> cost = paddle.layer.multi_binary_label_cross_entropy_cost(input=p, label=labels)
     """
     name = _base.layer_name(name, "multi_binary_label_cross_entropy")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -316,19 +344,24 @@ for _kind in (SquareErrorKind(), SumCostKind()):
 
 @_base.layer_function
 def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
-    """Sum of squared errors per sample, no 1/2: ``coeff * w * sum_j (y_j - t_j)^2``.
+    """Sum of squared errors per sample, no 1/2: ``w * sum_j (y_j - t_j)^2``.
 
-    Aliases: ``mse_cost`` (v2 0.10) and ``regression_cost``.
+    Aliases: ``mse_cost`` (v2 0.10) and ``regression_cost``. As in v2, ``coeff``
+    scales only the gradient.
 
     Args:
         input: predictions ``y``. label: targets ``t``, dense, of ``input.size``.
-        weight: optional size-1 per-sample weight. coeff: cost multiplier.
+        weight: optional size-1 per-sample weight ``w``.
+        name: the layer name (default ``__square_error_cost_<n>__``).
+        coeff: the gradient's multiplier.
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.square_error_cost(input=y_predict, label=y)
+        >>> pred = paddle.layer.fc(input=x, size=8, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.square_error_cost(input=pred, label=y)
     """
     name = _base.layer_name(name, "square_error_cost")
     return build_cost(
@@ -347,12 +380,18 @@ regression_cost = square_error_cost
 
 @_base.layer_function
 def sum_cost(input, name=None, layer_attr=None):  # noqa: A002
-    """Use a layer's values as the cost: ``sum_j x_j`` per sample.
+    """Use a layer's values as the cost: ``cost = sum_j x_j`` per sample.
+
+    Args:
+        input: a dense layer (or sequence) whose sum is to be minimised.
+        name: the layer name (default ``__sum_cost_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
+        >>> penalty = paddle.layer.fc(input=x, size=4, act=paddle.activation.Square())
         >>> cost = paddle.layer.sum_cost(input=penalty)
     """
     name = _base.layer_name(name, "sum_cost")

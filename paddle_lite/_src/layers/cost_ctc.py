@@ -115,8 +115,13 @@ def _build(kind: str, prefix: str, input, label, size, name, blank, norm_by_time
 def ctc(input, label, size=None, name=None, norm_by_times=False, layer_attr=None):  # noqa: A002
     """CTC cost over class *probabilities*; the blank is the last class (v2's ``ctc``).
 
-    ``cost = -log sum_{paths -> label} prod_t p_t(path_t)`` per sequence, the paths
-    running over ``size`` classes of which ``size - 1`` is the blank.
+    .. math::
+
+        cost = -\\log \\sum_{\\pi:\\, B(\\pi) = label} \\prod_t p_t(\\pi_t)
+
+    per sequence, where the frame paths ``pi`` run over ``size`` classes of which
+    ``size - 1`` is the blank and ``B`` merges repeats, then drops blanks. A sequence
+    with too few frames for its label costs 0, with no gradient (as in v2).
 
     Args:
         input: a sequence of probabilities of size ``size`` (a softmax output).
@@ -124,14 +129,16 @@ def ctc(input, label, size=None, name=None, norm_by_times=False, layer_attr=None
             (``integer_value_sequence(size - 1)``).
         size: the number of classes plus the blank (default ``label.size + 1``; must
             equal ``input.size``).
+        name: the layer name (default ``__ctc_layer_<n>__``).
         norm_by_times: divide the gradient (not the cost) by the sequence length.
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]`` (auto name ``__ctc_layer_<n>__``).
+        A size-1 cost layer, ``[batch, 1]``: one cost per sequence.
 
     Example:
-        >>> cost = paddle.layer.ctc(input=probs, label=transcript, size=n_chars + 1)
+        >>> probs = paddle.layer.fc(input=emb, size=11, act=paddle.activation.Softmax())
+        >>> cost = paddle.layer.ctc(input=probs, label=tags, size=11)
     """
     return _build("ctc", "ctc_layer", input, label, size, name, None, norm_by_times, layer_attr)
 
@@ -140,21 +147,33 @@ def ctc(input, label, size=None, name=None, norm_by_times=False, layer_attr=None
 def warp_ctc(input, label, size=None, name=None, blank=0, norm_by_times=False, layer_attr=None):  # noqa: A002
     """CTC cost over unnormalised *scores* with a softmax inside (v2's ``warp_ctc``).
 
-    ``cost = -log sum_{paths -> label} prod_t softmax(x_t)(path_t)`` per sequence.
+    .. math::
+
+        cost = -\\log \\sum_{\\pi:\\, B(\\pi) = label} \\prod_t softmax(x_t)_{\\pi_t}
+
+    per sequence (``B`` merges repeats, then drops the blank ``blank``); a sequence
+    with too few frames for its label costs 0, with no gradient (as in v2).
 
     Args:
         input: a sequence of scores of size ``size`` (use a linear activation).
-        label: an integer sequence of label ids (``integer_value_sequence(size - 1)``).
-        size: the number of classes plus the blank (default ``label.size + 1``).
-        blank: the blank's class id, in ``[0, size)`` (default 0).
+        label: an integer sequence of the non-blank class ids
+            (``integer_value_sequence(size - 1)``).
+        size: the number of classes plus the blank (default ``label.size + 1``; must
+            equal ``input.size``).
+        name: the layer name (default ``__warp_ctc_layer_<n>__``).
+        blank: the blank's class id, in ``[0, size)`` (default 0). With the default
+            the labels are ids ``1 .. size - 1``, but a label declared
+            ``integer_value_sequence(size - 1)`` is fed ids below ``size - 1`` only:
+            pass ``blank=size - 1`` to feed labels ``0 .. size - 2``.
         norm_by_times: divide the gradient (not the cost) by the sequence length.
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]`` (auto name ``__warp_ctc_layer_<n>__``).
+        A size-1 cost layer, ``[batch, 1]``: one cost per sequence.
 
     Example:
-        >>> cost = paddle.layer.warp_ctc(input=scores, label=transcript, blank=0)
+        >>> scores = paddle.layer.fc(input=emb, size=11, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.warp_ctc(input=scores, label=tags, blank=10)
     """
     return _build(
         "warp_ctc", "warp_ctc_layer", input, label, size, name, blank, norm_by_times, layer_attr

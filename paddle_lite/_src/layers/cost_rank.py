@@ -216,15 +216,22 @@ def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_a
         cost = 0.5 r^2              if r <= delta
                delta (r - delta/2)  otherwise
 
+    Quadratic near the target, linear beyond ``delta``: less sensitive to outliers
+    than the squared error.
+
     Args:
-        input: predictions. label: dense targets of ``input.size``.
+        input: predictions ``y``. label: dense targets ``t`` of ``input.size``.
+        name: the layer name (default ``__huber_regression_cost_<n>__``).
         delta: where the cost turns from quadratic to linear (> 0).
+        coeff: the gradient's multiplier (the reported cost is unscaled).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.huber_regression_cost(input=y_predict, label=y, delta=0.5)
+        >>> pred = paddle.layer.fc(input=x, size=8, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.huber_regression_cost(input=pred, label=y, delta=0.5)
     """
     name = _base.layer_name(name, "huber_regression_cost")
     delta = _base.number(delta, layer=name, arg="delta")
@@ -242,16 +249,25 @@ def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_a
 
 @_base.layer_function
 def smooth_l1_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
-    """Smooth L1 cost, summed over features; with ``x = y - t``::
+    """Smooth L1 cost (Fast R-CNN's), summed over features; with ``d = y - t``::
 
-        cost = 0.5 x^2      if |x| < 1
-               |x| - 0.5    otherwise
+        cost = 0.5 d^2      if |d| < 1
+               |d| - 0.5    otherwise
+
+    This is ``huber_regression_cost`` with ``delta = 1``.
+
+    Args:
+        input: predictions ``y``. label: dense targets ``t`` of ``input.size``.
+        name: the layer name (default ``__smooth_l1_cost_<n>__``).
+        coeff: the gradient's multiplier (the reported cost is unscaled).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.smooth_l1_cost(input=box_pred, label=box)
+        >>> box = paddle.layer.fc(input=x, size=8, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.smooth_l1_cost(input=box, label=y)
     """
     name = _base.layer_name(name, "smooth_l1_cost")
     return build_cost(
@@ -272,13 +288,19 @@ def huber_classification_cost(input, label, name=None, coeff=1.0, layer_attr=Non
                0                 otherwise
 
     Args:
-        input: a size-1 score layer. label: an ``integer_value(2)`` layer (0 or 1).
+        input: a size-1 score layer ``f`` (a linear activation).
+        label: an ``integer_value(2)`` layer (0 or 1).
+        name: the layer name (default ``__huber_classification_cost_<n>__``).
+        coeff: the gradient's multiplier (the reported cost is unscaled).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.huber_classification_cost(input=score, label=lbl)
+        >>> flag = paddle.layer.data(name="flag", type=paddle.data_type.integer_value(2))
+        >>> score = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.huber_classification_cost(input=score, label=flag)
     """
     name = _base.layer_name(name, "huber_classification_cost")
     return build_cost(
@@ -294,11 +316,19 @@ def huber_classification_cost(input, label, name=None, coeff=1.0, layer_attr=Non
 def should_be_true(input, name=None, coeff=1.0):  # noqa: A002
     """Cost ``-log(p)`` pushing a size-1 probability ``p`` towards 1 (v2 design doc).
 
+    As in every cost, a zero ``p`` costs about 85.2 (``log`` of ``max(p, 1e-37)``).
+
+    Args:
+        input: a size-1 layer holding a probability (a Sigmoid output).
+        name: the layer name (default ``__should_be_true_<n>__``).
+        coeff: the gradient's multiplier (the reported cost is unscaled).
+
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.should_be_true(input=prob_real)
+        >>> real = paddle.layer.fc(input=x, size=1, act=paddle.activation.Sigmoid())
+        >>> cost = paddle.layer.should_be_true(input=real)
     """
     name = _base.layer_name(name, "should_be_true")
     return build_cost("should_be_true", name=name, args=[("input", input)], coeff=coeff)
@@ -308,11 +338,19 @@ def should_be_true(input, name=None, coeff=1.0):  # noqa: A002
 def should_be_false(input, name=None, coeff=1.0):  # noqa: A002
     """Cost ``-log(1 - p)`` pushing a size-1 probability ``p`` towards 0 (v2 design doc).
 
+    As in every cost, ``p = 1`` costs about 85.2 (``log`` of ``max(1 - p, 1e-37)``).
+
+    Args:
+        input: a size-1 layer holding a probability (a Sigmoid output).
+        name: the layer name (default ``__should_be_false_<n>__``).
+        coeff: the gradient's multiplier (the reported cost is unscaled).
+
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.should_be_false(input=prob_fake)
+        >>> fake = paddle.layer.fc(input=x, size=1, act=paddle.activation.Sigmoid())
+        >>> cost = paddle.layer.should_be_false(input=fake)
     """
     name = _base.layer_name(name, "should_be_false")
     return build_cost("should_be_false", name=name, args=[("input", input)], coeff=coeff)
@@ -324,17 +362,25 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=
 
         cost = -P o + log(1 + exp(o))
 
+    the cross entropy between the target ``P`` and ``sigmoid(o)``, the modelled
+    probability that ``left`` ranks above ``right``.
+
     Args:
         left, right: size-1 scores of the two items.
         label: ``P``, the target probability that ``left`` ranks above ``right`` (a
-            size-1 dense layer, or integer ids 0/1).
-        weight: optional size-1 per-sample weight. coeff: cost multiplier.
+            size-1 dense layer, or integer ids 0/1; v2 took a size-1 layer).
+        weight: optional size-1 per-sample weight.
+        name: the layer name (default ``__rank_cost_<n>__``).
+        coeff: the gradient's multiplier (the reported cost is unscaled).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.rank_cost(left=score_a, right=score_b, label=p)
+        >>> left = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
+        >>> right = paddle.layer.fc(input=y, size=1, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.rank_cost(left=left, right=right, label=w)
     """
     name = _base.layer_name(name, "rank_cost")
     return build_cost(
@@ -355,11 +401,18 @@ def less_than(left, right, name=None, coeff=1.0):
 
     This is ``rank_cost(left, right, P=0)``, or equally ``rank_cost(right, left, P=1)``.
 
+    Args:
+        left, right: size-1 scores.
+        name: the layer name (default ``__less_than_<n>__``).
+        coeff: the gradient's multiplier (the reported cost is unscaled).
+
     Returns:
-        A size-1 cost layer, ``[batch, 1]``.
+        A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
 
     Example:
-        >>> cost = paddle.layer.less_than(left=score_bad, right=score_good)
+        >>> bad = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
+        >>> good = paddle.layer.fc(input=y, size=1, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.less_than(left=bad, right=good)
     """
     name = _base.layer_name(name, "less_than")
     return build_cost("less_than", name=name, args=[("left", left), ("right", right)], coeff=coeff)
@@ -382,15 +435,20 @@ def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1, layer_att
     Args:
         input: a sequence of size-1 model scores.
         score: a sequence of size-1 relevances (same lengths).
+        name: the layer name (default ``__lambda_cost_<n>__``).
         NDCG_num: the NDCG truncation ``k``.
         max_sort_size: sort only the top ``max_sort_size`` by relevance for the pairs
             (-1: the whole list); must be ``-1`` or ``>= NDCG_num``.
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A size-1 cost layer, ``[batch, 1]``: one cost per sequence.
 
     Example:
-        >>> cost = paddle.layer.lambda_cost(input=doc_scores, score=relevance, NDCG_num=3)
+        >>> rel = paddle.layer.data(name="rel",
+        ...                         type=paddle.data_type.dense_vector_sequence(1))
+        >>> doc_scores = paddle.layer.fc(input=emb, size=1, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.lambda_cost(input=doc_scores, score=rel, NDCG_num=3)
     """
     name = _base.layer_name(name, "lambda_cost")
     ndcg_num = _base.positive_int(NDCG_num, layer=name, arg="NDCG_num")

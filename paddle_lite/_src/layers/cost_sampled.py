@@ -194,7 +194,19 @@ def nce(
     bias_attr=None,
     layer_attr=None,
 ):
-    """Noise-contrastive estimation cost (see the module docstring for the maths).
+    """Noise-contrastive estimation: a cost for many classes that scores only a few.
+
+    With ``k = num_neg_samples``, noise distribution ``q`` and
+    ``o_c = sigmoid(b_c + sum_i x_i . w_i[c])``, a sample of label ``t`` costs
+
+    .. math:: -\\log \\frac{o_t}{o_t + k q_t}
+              - \\sum_{j=1}^{k} \\log \\frac{k q_{n_j}}{o_{n_j} + k q_{n_j}}
+
+    where training draws the ``k`` noise classes ``n_j`` from ``q`` (with replacement;
+    the label may be drawn, as in v2). In test mode the noise sum is its expectation
+    over all classes, ``sum_c k q_c (-log(k q_c / (o_c + k q_c)))``, so the cost is
+    deterministic (v2 drew noise in test passes too). A sequence input costs the sum
+    over its steps.
 
     Args:
         input: a dense layer or a list of them (the features).
@@ -207,14 +219,14 @@ def nce(
         neg_distribution: the noise distribution (``num_classes`` values summing to 1);
             default uniform.
         bias_attr: ``None``/``True`` zero bias ``[1, num_classes]``, ``False`` none.
+        name: the layer name (default ``__nce_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]`` (auto name ``__nce_layer_<n>__``).
+        A size-1 cost layer, ``[batch, 1]``.
 
     Example:
-        >>> cost = paddle.layer.nce(input=hidden, label=next_word, num_classes=dict_size,
-        ...                         num_neg_samples=25)
+        >>> cost = paddle.layer.nce(input=x, label=lbl, num_classes=10, num_neg_samples=5)
     """
     name, inputs, attrs = _cost_layer(
         "nce_layer", input, label, weight, name, num_classes, layer_attr
@@ -286,7 +298,19 @@ def hsigmoid(
     param_attr=None,
     layer_attr=None,
 ):
-    """Hierarchical sigmoid cost over v2's binary code tree (see the module docstring).
+    """Hierarchical sigmoid: a cost for many classes as binary decisions down a tree.
+
+    The ``num_classes - 1`` inner nodes each hold a weight row and a bias. Class ``c``
+    has the code ``c + num_classes`` of ``L = bitlen - 1`` bits; bit ``j`` chooses
+    between the children of node ``(code >> (j+1)) - 1`` (v2's SimpleCode). With
+    ``z_j = clip(b_node + sum_i x_i . w_i[node], -40, 40)``:
+
+    .. math:: cost = \\sum_j \\log(1 + e^{z_j}) - \\sum_{j:\\, bit_j = 1} z_j
+
+    the sum of ``-log sigmoid(+-z_j)`` along the path. As in v2 every sample is
+    charged for the longest code, ``bitlen(num_classes - 1)`` bits: each missing bit
+    adds ``log 2`` (a constant, with no gradient). A sequence input costs the sum over
+    its steps.
 
     Args:
         input: a dense layer or a list of them (the features).
@@ -295,13 +319,14 @@ def hsigmoid(
         bias_attr: ``None``/``True`` zero bias ``[1, num_classes - 1]``, ``False`` none.
         param_attr: a ``Param`` or one per input, for the ``[num_classes - 1, in_i]``
             node weights (default init N(0, 1/sqrt(num_classes - 1)), v2's).
+        name: the layer name (default ``__hsigmoid_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A size-1 cost layer, ``[batch, 1]`` (auto name ``__hsigmoid_<n>__``).
+        A size-1 cost layer, ``[batch, 1]``.
 
     Example:
-        >>> cost = paddle.layer.hsigmoid(input=hidden, label=next_word, num_classes=dict_size)
+        >>> cost = paddle.layer.hsigmoid(input=x, label=lbl, num_classes=10)
     """
     name, inputs, attrs = _cost_layer("hsigmoid", input, label, None, name, num_classes, layer_attr)
     if attrs["num_classes"] <= 2:

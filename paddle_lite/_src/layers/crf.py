@@ -186,11 +186,20 @@ def crf(
 ):  # noqa: A002
     """Linear-chain CRF cost: the negative log-likelihood of the label path.
 
+    A tag path ``y`` of a length-``L`` sequence of emissions ``x`` scores
+
+    .. math:: s(y) = a_{y_0} + x_{0, y_0} + \\sum_{t=1}^{L-1} (w_{y_{t-1}, y_t} + x_{t, y_t})
+              + b_{y_{L-1}}
+
+    with start weights ``a`` (row 0 of the transition parameter), end weights ``b``
+    (row 1) and transitions ``w`` (rows ``2..``: ``w[i, j]`` scores tag ``i`` followed
+    by tag ``j``). The cost of a sequence is
+
     .. math:: cost = \\log Z - s(y), \\quad \\log Z = \\log \\sum_{y'} \\exp s(y')
 
-    per sequence (see the module docstring for ``s``), times the optional ``weight``;
-    a length-0 sequence costs 0. As in v2, ``coeff`` scales only the gradient. Label
-    ids outside ``[0, size)`` are clipped into it (v2 stopped with a check failure).
+    times the optional ``weight``; a length-0 sequence costs 0. As in v2, ``coeff``
+    scales only the gradient. Label ids outside ``[0, size)`` are clipped into it (v2
+    stopped with a check failure).
 
     Args:
         input: a dense sequence of emission scores of size ``size`` (linear activation).
@@ -207,7 +216,8 @@ def crf(
         A size-1 cost layer, ``[batch, 1]``: one cost per sequence.
 
     Example:
-        >>> cost = paddle.layer.crf(size=n_tags, input=feature_out, label=target,
+        >>> emission = paddle.layer.fc(input=emb, size=10, act=paddle.activation.Linear())
+        >>> cost = paddle.layer.crf(size=10, input=emission, label=tags,
         ...                         param_attr=paddle.attr.Param(name="crfw"))
     """
     name = _base.layer_name(name, "crf_layer")
@@ -268,7 +278,7 @@ def crf_decoding(input, size, label=None, param_attr=None, name=None, layer_attr
 
     .. math:: \\hat y = \\arg\\max_y s(y)
 
-    (see the module docstring for ``s``; ties go to the lower tag id, as in v2).
+    with ``s`` the path score of :func:`crf` (ties go to the lower tag id, as in v2).
     Without ``label`` the output is the tag ids; with ``label`` it is 1.0 at each step
     where ``\\hat y_t \\ne label_t`` and 0.0 where they agree (feed it to
     ``paddle.evaluator.sum`` to count errors). The layer has no gradient.
@@ -288,8 +298,11 @@ def crf_decoding(input, size, label=None, param_attr=None, name=None, layer_attr
         Padding steps hold 0.
 
     Example:
-        >>> tags = paddle.layer.crf_decoding(size=n_tags, input=feature_out,
+        >>> emission = paddle.layer.fc(input=emb, size=10, act=paddle.activation.Linear())
+        >>> best = paddle.layer.crf_decoding(size=10, input=emission,
         ...                                  param_attr=paddle.attr.Param(name="crfw"))
+        >>> errors = paddle.layer.crf_decoding(size=10, input=emission, label=tags,
+        ...                                    param_attr=paddle.attr.Param(name="crfw"))
     """
     name = _base.layer_name(name, "crf_decoding_layer")
     inputs = [_base.as_layer(input, layer=name, arg="input")]

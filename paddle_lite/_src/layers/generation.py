@@ -127,13 +127,24 @@ register_kind(SamplingIdKind())
 
 @_base.layer_function
 def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
-    """1 where an id equals ``eos_id``, else 0 (v2's ``eos_layer``).
+    """Mark the end-of-sequence ids: ``out = [id == eos_id]`` (v2's ``eos_layer``).
+
+    ``beam_search`` adds one, ``__<group>_eos_layer__``, after its step (as v2 did).
+
+    Args:
+        input: an integer-id layer (or id sequence).
+        eos_id: the id that ends a sequence.
+        name: the layer name (default ``__eos_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        An id layer of the input's shape (size 2: a boolean).
+        An int32 id layer of the input's shape, 1 where the id is ``eos_id`` and 0
+        elsewhere; its size is 2, the range of a boolean id (v2's).
 
     Example:
-        >>> done = paddle.layer.eos(input=ids, eos_id=1)
+        >>> done = paddle.layer.eos(input=word, eos_id=1)
+        >>> done.size
+        2
     """
     name = _base.layer_name(name, "eos_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -148,16 +159,24 @@ def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
 
 @_base.layer_function
 def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
-    """An id drawn from each row's distribution: ``id ~ Categorical(p)``.
+    """An id drawn from each row's distribution: ``id ~ Categorical(p)``,
+    ``P(id = j) = p_j``.
 
     In training the draw follows the step's PRNG key; in inference (no key) each layer
     draws from a fixed stream, so repeated calls give the same ids.
 
+    Args:
+        input: a dense layer (or sequence) of probabilities, e.g. a softmax output.
+        name: the layer name (default ``__sampling_id_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
+
     Returns:
-        An id layer of range ``input.size``.
+        An int32 id layer (one id per sample or step) of range ``input.size``.
 
     Example:
-        >>> word = paddle.layer.sampling_id(input=prob)
+        >>> drawn = paddle.layer.sampling_id(input=prob)
+        >>> drawn.size
+        10
     """
     name = _base.layer_name(name, "sampling_id_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -270,16 +289,32 @@ def beam_search(
         num_results_per_sample: results per source (default ``beam_size``).
 
     Returns:
-        The generated ids. ``paddle.infer(..., field=['prob', 'id'])`` gives v2's
-        layout: ``prob`` ``[sources, num_results]`` log probabilities and ``id`` each
-        result as ``[length, word ids..., -1]`` (only the best result's words, without
-        length and ``-1``, when ``num_results_per_sample`` is 1).
+        The generated ids: an int32 id sequence layer whose size is that of the step's
+        first output (the dictionary). ``paddle.infer(..., field=['prob', 'id'])``
+        gives v2's layout: ``prob`` ``[sources, num_results]`` log probabilities and
+        ``id`` each result as ``[length, word ids..., -1]`` (only the best result's
+        words, without length and ``-1``, when ``num_results_per_sample`` is 1).
 
     Example:
+        >>> enc = paddle.layer.last_seq(input=emb)
+        >>> def decoder_step(enc_vec, cur_word):
+        ...     state = paddle.layer.memory(name="decoder", size=16, boot_layer=enc)
+        ...     h = paddle.layer.fc(input=[enc_vec, cur_word, state], size=16,
+        ...                         name="decoder")
+        ...     return paddle.layer.fc(input=h, size=100, act=paddle.activation.Softmax())
+        >>> trg = paddle.layer.embedding(input=word, size=16,
+        ...                              param_attr=paddle.attr.Param(name="trg_emb"))
+        >>> train = paddle.layer.recurrent_group(
+        ...     name="decoder", step=decoder_step,
+        ...     input=[paddle.layer.StaticInput(input=enc), trg])
         >>> gen = paddle.layer.beam_search(
-        ...     name="decoder_group", step=decoder_step,
-        ...     input=[paddle.layer.StaticInput(input=enc), word],
-        ...     bos_id=0, eos_id=1, beam_size=3, max_length=50)
+        ...     name="decoder", step=decoder_step,
+        ...     input=[paddle.layer.StaticInput(input=enc),
+        ...            paddle.layer.GeneratedInput(size=100, embedding_name="trg_emb",
+        ...                                        embedding_size=16)],
+        ...     bos_id=0, eos_id=1, beam_size=3, max_length=20)
+        >>> gen.size
+        100
     """
     name = _base.layer_name(name, "beam_search")
     beam_size = _base.positive_int(beam_size, layer=name, arg="beam_size")

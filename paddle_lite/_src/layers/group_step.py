@@ -61,7 +61,21 @@ class StaticInput:
 
 
 def SubsequenceInput(input: Any) -> Any:  # noqa: A002, N802 - v2 name
-    """v2's (deprecated) marker for a nested-sequence group input: returns ``input``."""
+    """v2's (deprecated) marker for a nested-sequence group input: returns ``input``.
+
+    ``recurrent_group`` splits any nested sequence into its sub-sequences by itself,
+    so the marker changes nothing.
+
+    Args:
+        input: a layer.
+
+    Returns:
+        ``input`` itself.
+
+    Example:
+        >>> paddle.layer.SubsequenceInput(input=emb) is emb
+        True
+    """
     return input
 
 
@@ -198,9 +212,12 @@ def memory(
         A layer of size ``size`` usable inside the step (named ``<name>+delay1``).
 
     Example:
-        >>> def step(x):
+        >>> def step(x_t):
         ...     mem = paddle.layer.memory(name="state", size=32)
-        >>> return paddle.layer.fc(input=[x, mem], size=32, name="state")
+        ...     return paddle.layer.fc(input=[x_t, mem], size=32, name="state")
+        >>> rnn = paddle.layer.recurrent_group(step=step, input=emb)
+        >>> rnn.size
+        32
     """
     model = current_submodel()
     own = memory_name or auto_name("memory")  # v2 draws an auto name even when unused

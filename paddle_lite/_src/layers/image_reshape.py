@@ -125,14 +125,18 @@ def rotate(input, height, width, name=None, layer_attr=None):  # noqa: A002
     Args:
         input: a dense non-sequence layer whose size is a multiple of ``height*width``.
         height, width: the geometry of each input map.
+        name: the layer name (default ``__rotate_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
-        A layer of the input's size (auto name ``__rotate_layer_<n>__``), an image
-        ``(C, width, height)``: the rotated maps are ``width`` high.
+        A layer of the input's size, an image ``(C, width, height)``: the rotated maps
+        are ``width`` high.
 
     Example:
-        >>> rot = paddle.layer.rotate(input=feature_map, height=16, width=49)
+        >>> maps = paddle.layer.fc(input=x, size=2 * 3 * 4)
+        >>> rot = paddle.layer.rotate(input=maps, height=3, width=4)
+        >>> rot.size
+        24
     """
     name = _base.layer_name(name, "rotate_layer")
     (inp,) = _base.as_layers(input, layer=name)

@@ -68,15 +68,21 @@ def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
     result is NaN).
 
     Args:
-        a, b: dense layers; ``b.size == a.size * size``.
+        a, b: dense layers (or sequences of one level); ``b.size == a.size * size``.
         scale: factor on the cosine.
         size: number of cosines.
+        name: the layer name (default ``__cos_sim_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of size ``size``.
 
     Example:
-        >>> sim = paddle.layer.cos_sim(a=query, b=doc)
+        >>> sim = paddle.layer.cos_sim(a=x, b=y)
+        >>> docs = paddle.layer.fc(input=y, size=3 * 8)
+        >>> sims = paddle.layer.cos_sim(a=x, b=docs, size=3, scale=5)
+        >>> sims.size
+        3
     """
     name = _base.layer_name(name, "cos_sim")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
@@ -222,12 +228,14 @@ def scaling(input, weight, name=None, layer_attr=None):  # noqa: A002
 
     Args:
         input: a dense layer; weight: a dense layer of size 1 (same sequence level).
+        name: the layer name (default ``__scaling_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of the input's size.
 
     Example:
-        >>> y = paddle.layer.scaling(input=x, weight=w)
+        >>> scaled = paddle.layer.scaling(input=x, weight=w)
     """
     return _weighted("scaling", "scaling_layer", input, weight, name, layer_attr)
 
@@ -238,12 +246,14 @@ def power(input, weight, name=None, layer_attr=None):  # noqa: A002
 
     Args:
         input: a dense layer; weight: a dense layer of size 1 (same sequence level).
+        name: the layer name (default ``__power_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of the input's size.
 
     Example:
-        >>> y = paddle.layer.power(input=x, weight=w)
+        >>> powered = paddle.layer.power(input=x, weight=w)
     """
     return _weighted("power", "power_layer", input, weight, name, layer_attr)
 
@@ -253,13 +263,18 @@ def interpolation(input, weight, name=None, layer_attr=None):  # noqa: A002
     """``y = w * x1 + (1 - w) * x2`` for ``input = [x1, x2]`` and a size-1 ``weight``.
 
     Args:
-        input: ``[x1, x2]``, dense layers of equal size; weight: a layer of size 1.
+        input: ``[x1, x2]``, dense layers of equal size; weight: a layer of size 1
+            (e.g. a Sigmoid output), of the inputs' sequence level.
+        name: the layer name (default ``__interpolation_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of the size of ``x1`` (== size of ``x2``).
 
     Example:
-        >>> y = paddle.layer.interpolation(input=[x1, x2], weight=w)
+        >>> mix = paddle.layer.interpolation(input=[x, y], weight=w)
+        >>> mix.size
+        8
     """
     name = _base.layer_name(name, "interpolation_layer")
     pair = _base.as_layers(input, layer=name)

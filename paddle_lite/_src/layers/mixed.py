@@ -324,6 +324,8 @@ def mixed(size=0, input=None, name=None, act=None, bias_attr=False, layer_attr=N
 
     Example:
         >>> m = paddle.layer.mixed(input=[paddle.layer.dotmul_operator(a=x, b=y)])
+        >>> m.size
+        8
     """
     name = _base.layer_name(name, "mixed")
     size = _size_arg(size, f"layer '{name}'")

@@ -272,16 +272,24 @@ register_kind(SumToOneNormKind())
 
 @_base.layer_function
 def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
-    """Scale each sample to sum to one: ``out = x / sum_i x_i``.
+    """Scale each sample to sum to one: ``out_i = x_i / sum_k x_k``.
 
     v2 requires positive sums (e.g. after a ``Sigmoid`` or ``Exp`` activation); a zero
     sum gives inf/nan.
+
+    Args:
+        input: a dense non-sequence layer.
+        name: the layer name (default ``__sum_to_one_norm_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of the input's size.
 
     Example:
+        >>> scores = paddle.layer.fc(input=x, size=10, act=paddle.activation.Exp())
         >>> p = paddle.layer.sum_to_one_norm(input=scores)
+        >>> p.size
+        10
     """
     name = _base.layer_name(name, "sum_to_one_norm_layer")
     (inp,) = _base.as_layers(input, layer=name)

@@ -127,30 +127,44 @@ def trans_full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
 def table_projection(input, size=0, param_attr=None):  # noqa: A002
     """``out += W[id]``: the row of the ``[vocab, size]`` table for each integer id.
 
+    ``vocab = input.size`` (the range of the ids); an id sequence picks a row per step.
+    ``embedding`` is this projection alone in a layer.
+
     Args:
         input: an integer-id layer (``vocab = input.size``); size: row width (0: the mixed
             layer's); param_attr: for the table.
 
     Returns:
-        A projection of width ``size`` for :func:`mixed`.
+        A projection of width ``size`` for :func:`mixed`; table ``[input.size, size]``.
 
     Example:
-        >>> proj = paddle.layer.table_projection(input=word_ids, size=32)
+        >>> proj = paddle.layer.table_projection(input=word, size=32)
+        >>> m = paddle.layer.mixed(input=proj)
+        >>> m.size
+        32
     """
     return _projection("table_projection", "table", input, size, param_attr)
 
 
 @_base.layer_function
 def identity_projection(input, offset=None, size=None):  # noqa: A002
-    """``out += x``, or with ``offset`` the slice ``x[offset : offset + size]``.
+    """``out += x``, or with ``offset`` the slice ``out += x[offset : offset + size]``.
 
-    ``size`` is ignored without ``offset`` and defaults to ``input.size - offset``.
+    Args:
+        input: a dense layer.
+        offset: None (default) for the whole input, else the first value taken (an
+            int >= 0).
+        size: the slice width; ignored without ``offset``, default ``input.size -
+            offset``.
 
     Returns:
-        A parameterless projection of width ``input.size`` (or ``size``).
+        A parameterless projection of width ``input.size`` (or ``size``) for
+        :func:`mixed`.
 
     Example:
         >>> proj = paddle.layer.identity_projection(input=x, offset=2, size=3)
+        >>> paddle.layer.mixed(input=proj).size
+        3
     """
     fn = "identity_projection"
     layer = _base.as_layer(input, layer=fn, arg="input")
@@ -170,13 +184,20 @@ def identity_projection(input, offset=None, size=None):  # noqa: A002
 
 @_base.layer_function
 def dotmul_projection(input, param_attr=None):  # noqa: A002
-    """``out += x ⊙ w`` with a learned ``w`` of shape ``[1, input.size]``.
+    """``out += x ⊙ w``: an elementwise product with a learned ``w`` of shape
+    ``[1, input.size]``.
+
+    Args:
+        input: a dense layer.
+        param_attr: a ``Param`` for ``w``.
 
     Returns:
         A projection of width ``input.size`` for :func:`mixed`.
 
     Example:
         >>> proj = paddle.layer.dotmul_projection(input=x)
+        >>> paddle.layer.mixed(input=proj).size
+        8
     """
     return _projection("dotmul_projection", "dotmul", input, 0, param_attr)
 
@@ -185,11 +206,17 @@ def dotmul_projection(input, param_attr=None):  # noqa: A002
 def scaling_projection(input, param_attr=None):  # noqa: A002
     """``out += w x`` with one learned scalar ``w`` (shape ``[1, 1]``).
 
+    Args:
+        input: a dense layer.
+        param_attr: a ``Param`` for ``w``.
+
     Returns:
         A projection of width ``input.size`` for :func:`mixed`.
 
     Example:
         >>> proj = paddle.layer.scaling_projection(input=x)
+        >>> paddle.layer.mixed(input=proj).size
+        8
     """
     return _projection("scaling_projection", "scaling", input, 0, param_attr)
 
@@ -242,15 +269,20 @@ def context_projection(input, context_len, context_start=None, padding_attr=Fals
 
 
 def dotmul_operator(a=None, b=None, scale=1, **kwargs):
-    """``out += scale * (a ⊙ b)`` for two layers of equal size; no parameters.
+    """``out += scale * (a ⊙ b)``: the elementwise product of two layers; no parameters.
 
-    ``x=`` and ``y=`` are deprecated spellings of ``a=`` and ``b=``.
+    Args:
+        a, b: dense layers of equal size (``x=`` and ``y=`` are deprecated spellings,
+            which warn).
+        scale: a number multiplying the product (default 1).
 
     Returns:
         An operator of width ``a.size`` for :func:`mixed`.
 
     Example:
         >>> op = paddle.layer.dotmul_operator(a=x, b=y, scale=0.5)
+        >>> paddle.layer.mixed(input=op).size
+        8
     """
     fn = "dotmul_operator"
     unknown = sorted(set(kwargs) - {"x", "y"})

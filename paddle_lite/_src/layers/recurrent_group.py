@@ -260,10 +260,15 @@ def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  
         with the input's lengths, nested when each step returns a sequence.
 
     Example:
-        >>> def step(y):
+        >>> summary = paddle.layer.last_seq(input=emb)
+        >>> def step(x_t, summary_vec):
         ...     mem = paddle.layer.memory(name="rnn_state", size=32)
-        >>> return paddle.layer.fc(input=[y, mem], size=32, name="rnn_state")
-        >>> rnn = paddle.layer.recurrent_group(step=step, input=emb)
+        ...     return paddle.layer.fc(input=[x_t, summary_vec, mem], size=32,
+        ...                            name="rnn_state")
+        >>> rnn = paddle.layer.recurrent_group(
+        ...     step=step, input=[emb, paddle.layer.StaticInput(input=summary)])
+        >>> rnn.size
+        32
     """
     name = _base.layer_name(name, "recurrent_group")
     if not callable(step):

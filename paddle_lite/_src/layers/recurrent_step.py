@@ -155,6 +155,7 @@ def lstm_step(
         state: the memory of the cell state, size ``H``.
         size: when given it must equal ``state.size``.
         act, gate_act, state_act: Tanh, Sigmoid, Tanh by default.
+        name: the layer name (default ``__lstm_step_<n>__``).
         bias_attr: the peepholes ``_<name>.wbias`` ``[1, 3H]``; ``False`` none.
         layer_attr: ``Extra(device=...)`` only.
 
@@ -162,9 +163,19 @@ def lstm_step(
         ``h_t`` (size ``H``); ``get_output(input=this, arg_name='state')`` is ``c_t``.
 
     Example:
-        >>> c = paddle.layer.memory(name="lstm_c", size=32)
-        >>> h = paddle.layer.lstm_step(input=gates, state=c, name="lstm")
-        >>> paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+        >>> proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     h_prev = paddle.layer.memory(name="lstm", size=32)
+        ...     c_prev = paddle.layer.memory(name="lstm_c", size=32)
+        ...     gates = paddle.layer.mixed(size=4 * 32, input=[
+        ...         paddle.layer.identity_projection(input=x_t),
+        ...         paddle.layer.full_matrix_projection(input=h_prev)])
+        ...     h = paddle.layer.lstm_step(name="lstm", input=gates, state=c_prev)
+        ...     paddle.layer.get_output(name="lstm_c", input=h, arg_name="state")
+        ...     return h
+        >>> lstm = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> lstm.size
+        32
     """
     name = _base.layer_name(name, "lstm_step")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -201,7 +212,13 @@ def get_output(input, arg_name, name=None, layer_attr=None):  # noqa: A002
         A layer of ``input.size``.
 
     Example:
-        >>> c = paddle.layer.get_output(input=h, arg_name="state", name="lstm_c")
+        >>> proj = paddle.layer.fc(input=emb, size=4 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     c_prev = paddle.layer.memory(name="cell", size=32)
+        ...     h = paddle.layer.lstm_step(input=x_t, state=c_prev)
+        ...     c = paddle.layer.get_output(name="cell", input=h, arg_name="state")
+        ...     return h
+        >>> lstm = paddle.layer.recurrent_group(step=step, input=proj)
     """
     name = _base.layer_name(name, "get_output_layer")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -298,6 +315,8 @@ def gru_step(
         output_mem: the memory of this layer's previous output (name it like this layer).
         size: when given it must equal ``input.size / 3``.
         act, gate_act: Tanh and Sigmoid by default.
+        name: the layer name (default ``__gru_step_<n>__``); the memory of its output
+            takes the same name.
         bias_attr: ``_<name>.wbias`` ``[1, 3H]``; ``False`` none.
         param_attr: ``_<name>.w0`` ``[H, 3H]`` (``U_g`` then ``U_c``).
         layer_attr: ``Extra(device=...)`` only.
@@ -306,8 +325,13 @@ def gru_step(
         ``h_t``, size ``H``.
 
     Example:
-        >>> mem = paddle.layer.memory(name="gru_decoder", size=32)
-        >>> h = paddle.layer.gru_step(name="gru_decoder", input=proj, output_mem=mem)
+        >>> proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     mem = paddle.layer.memory(name="gru", size=32)
+        ...     return paddle.layer.gru_step(name="gru", input=x_t, output_mem=mem)
+        >>> gru = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> gru.size
+        32
     """
     name = _base.layer_name(name, "gru_step")
     inp, mem, _ = _gru_args(input, output_mem, size, name)
@@ -347,7 +371,8 @@ def gru_step_naive(
 
     Args:
         input, output_mem, size, act, gate_act: as :func:`gru_step`.
-        bias_attr: the biases of the gate and candidate layers (default on).
+        bias_attr: the biases of the gate and candidate layers (default on); a named
+            ``Param`` makes the three share one bias (v2 refused a name here).
         param_attr: ``Param`` of the three recurrent matrices (one name shares them).
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
@@ -355,7 +380,13 @@ def gru_step_naive(
         ``h_t``, size ``input.size / 3``.
 
     Example:
-        >>> h = paddle.layer.gru_step_naive(name="gru", input=proj, output_mem=mem)
+        >>> proj = paddle.layer.fc(input=emb, size=3 * 32, act=paddle.activation.Linear())
+        >>> def step(x_t):
+        ...     mem = paddle.layer.memory(name="gru", size=32)
+        ...     return paddle.layer.gru_step_naive(name="gru", input=x_t, output_mem=mem)
+        >>> gru = paddle.layer.recurrent_group(step=step, input=proj)
+        >>> gru.size
+        32
     """
     name = _base.layer_name(name, "gru_step_naive")
     inp, mem, size = _gru_args(input, output_mem, size, name)

@@ -303,6 +303,7 @@ def last_seq(
 
     Args:
         input: a dense sequence layer (a non-sequence counts as one-step sequences).
+        name: the layer name (default ``__last_seq_<n>__``).
         agg_level: ``TO_NO_SEQUENCE`` the last step of the whole sequence (of its last
             non-empty sub-sequence when nested); ``TO_SEQUENCE`` the last step of each
             sub-sequence of a nested sequence.
@@ -315,7 +316,10 @@ def last_seq(
         ``TO_SEQUENCE`` and for ``stride > 0``. An empty sequence gives 0.
 
     Example:
-        >>> last = paddle.layer.last_seq(input=lstm)
+        >>> last = paddle.layer.last_seq(input=emb)
+        >>> last.size
+        16
+        >>> every_second = paddle.layer.last_seq(input=emb, stride=2)
     """
     return _instance("seqlastins", "last_seq", input, name, agg_level, stride, layer_attr)
 
@@ -332,6 +336,7 @@ def first_seq(
 
     Args:
         input: a dense sequence layer (a non-sequence counts as one-step sequences).
+        name: the layer name (default ``__first_seq_<n>__``).
         agg_level: ``TO_NO_SEQUENCE`` the first step of the whole sequence;
             ``TO_SEQUENCE`` the first step of each sub-sequence of a nested sequence.
         stride: -1, or ``s > 0`` for the first step of each window of ``s`` steps
@@ -343,6 +348,8 @@ def first_seq(
         ``TO_SEQUENCE`` and for ``stride > 0``. An empty sequence gives 0.
 
     Example:
-        >>> first = paddle.layer.first_seq(input=backward_gru)
+        >>> first = paddle.layer.first_seq(input=emb)
+        >>> first.size
+        16
     """
     return _instance("seqfirstins", "first_seq", input, name, agg_level, stride, layer_attr)

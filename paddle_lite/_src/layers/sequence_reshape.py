@@ -92,6 +92,7 @@ def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=False):
         a, b: dense sequence layers of equal size (a non-sequence counts as
             one-step sequences).
         act: activation (default ``Identity``).
+        name: the layer name (default ``__seqconcat_<n>__``).
         bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
@@ -99,7 +100,10 @@ def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=False):
         A sequence layer of size ``a.size``; bias ``[1, size]``.
 
     Example:
-        >>> both = paddle.layer.seq_concat(a=question, b=answer)
+        >>> tag_emb = paddle.layer.embedding(input=tags, size=16)
+        >>> both = paddle.layer.seq_concat(a=emb, b=tag_emb)
+        >>> both.size
+        16
     """
     name = _base.layer_name(name, "seqconcat")
     inputs = [_base.as_layer(a, layer=name, arg="a"), _base.as_layer(b, layer=name, arg="b")]
@@ -177,6 +181,7 @@ def expand(
     Args:
         input: a dense layer (a sequence for ``FROM_SEQUENCE``).
         expand_as: the layer whose sequence structure the output takes.
+        name: the layer name (default ``__expand_layer_<n>__``).
         bias_attr: only a ``Param`` adds a bias (v2: ``True`` does not).
         expand_level: ``ExpandLevel.FROM_NO_SEQUENCE`` (default) or ``FROM_SEQUENCE``.
         layer_attr: ``Extra(device=...)`` only.
@@ -185,7 +190,9 @@ def expand(
         A layer of size ``input.size`` with ``expand_as``'s lengths and sequence level.
 
     Example:
-        >>> tiled = paddle.layer.expand(input=state, expand_as=encoded)
+        >>> tiled = paddle.layer.expand(input=x, expand_as=emb)
+        >>> tiled.size
+        8
     """
     name = _base.layer_name(name, "expand_layer")
     inputs = [
@@ -251,6 +258,7 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
             multiple of ``reshape_size``).
         reshape_size: the new step width ``N``.
         act: activation (default ``Identity``).
+        name: the layer name (default ``__seqreshape_<n>__``).
         bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
@@ -258,7 +266,9 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
         A sequence layer of size ``reshape_size``; bias ``[1, reshape_size]``.
 
     Example:
-        >>> pairs = paddle.layer.seq_reshape(input=words, reshape_size=2 * words.size)
+        >>> pairs = paddle.layer.seq_reshape(input=emb, reshape_size=2 * emb.size)
+        >>> pairs.size
+        32
     """
     name = _base.layer_name(name, "seqreshape")
     inp = _base.as_layer(input, layer=name, arg="input")
