@@ -41,7 +41,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-torch", action="store_true", help="leave PyTorch out")
     p.add_argument("--torch", action="store_true", help="include PyTorch in a quick run")
     p.add_argument("--no-memory", action="store_true", help="skip XLA's memory analysis")
-    p.add_argument("--json", help="JSON output (default: bench/results/<mode>-<platform>.json)")
+    p.add_argument("--json", help="JSON output (default: bench/results/<platform>[-<mode>].json)")
     p.add_argument("--markdown", help="markdown output (default: docs/benchmarks.md)")
     p.add_argument("--guard", type=float, help=f"fail if the {GUARD_MODEL} ratio is below this")
     return p.parse_args(argv)
@@ -93,7 +93,8 @@ def _outputs(args: argparse.Namespace, mode: str, platform: str) -> tuple[str | 
     """Where the JSON and markdown go; a quick run writes only where it is told to."""
     if args.quick:
         return args.json, args.markdown
-    default_json = os.path.join("bench", "results", f"{mode}-{platform}.json")
+    name = platform if mode == "cpu" else f"{platform}-{mode}"  # cpu.json, gpu-full.json
+    default_json = os.path.join("bench", "results", f"{name}.json")
     return args.json or default_json, args.markdown or os.path.join("docs", "benchmarks.md")
 
 
