@@ -47,18 +47,18 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _torch(disabled: bool) -> Any:
-    """``bench.torch_nets`` when PyTorch imports, else None."""
+def _torch(disabled: bool) -> tuple[Any, str | None]:
+    """``(bench.torch_nets, None)`` when PyTorch imports, else ``(None, why not)``."""
     if disabled:
-        return None
+        return None, "PyTorch was not asked for (--no-torch, or --quick without --torch)."
     # In one process with XLA's thread pool on a busy machine, OpenMP's spinning
     # workers made a PyTorch MLP step 50x slower; passive waiting keeps both fair.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         from bench import torch_nets
     except ImportError:
-        return None
-    return torch_nets
+        return None, "PyTorch is not installed: its rows are left out."
+    return torch_nets, None
 
 
 def run_suite(
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the suite as ``argv`` asks; returns the exit status (1: the guard failed)."""
     argv = sys.argv[1:] if argv is None else argv
     args = parse(argv)
-    torch_nets = _torch(args.no_torch or (args.quick and not args.torch))
+    torch_nets, no_torch = _torch(args.no_torch or (args.quick and not args.torch))
     platform = _start_jax(args.precision)
     from bench import models, report
 
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": command,
         },
         "models": run_suite(keys, mode, reps, args.steps, _options(args, platform, torch_nets)),
-        "notes": [] if torch_nets else ["PyTorch rows are left out (not installed or not asked)."],
+        "notes": [no_torch] if no_torch else [],
     }
     text = report.markdown(result)
     print(text)

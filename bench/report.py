@@ -16,7 +16,10 @@ COLUMNS = """\
 - **samples/s**: samples (sequences for the LSTMs) trained per second, from the median
   over the timed repetitions of one pass of `steps` batches; each repetition runs every
   side once, in an order that rotates, in the same process.
-- **× plain JAX**: samples/s divided by plain JAX's (same model, same run).
+- **× plain JAX**: speed relative to plain JAX: within each repetition, plain JAX's pass
+  time divided by this side's, then the median over repetitions (pairing each side with
+  the plain JAX pass run moments apart cancels the machine's drift between repetitions;
+  the JSON also has the ratio of the median samples/s, `vs_jax_of_medians`).
 - **ms/step**: median milliseconds per batch.
 - **setup s**: building the network, its parameters and optimizer (plain JAX: also putting
   the batches on the device), before the first pass.
@@ -32,7 +35,7 @@ COLUMNS = """\
   pads its batches (paddle_lite and plain JAX: the feeder's length buckets; PyTorch:
   each batch's longest sequence, its LSTMs then stop at every sequence's own length).
 - **XLA step MB**: arguments + outputs + temporaries − donated aliases of the compiled
-  step program for the first batch's shapes (`compiled.memory_analysis()`).
+  step program for the pass's largest batch (`compiled.memory_analysis()`).
 - **peak MB**: the process's peak memory after this side's first pass, cumulative over
   the run (CPU: max resident set size of the whole process; GPU: JAX's device
   `peak_bytes_in_use`, PyTorch's `torch.cuda.max_memory_allocated`).
@@ -72,7 +75,7 @@ def device_info(torch_module: Any = None) -> dict[str, Any]:
 
 def device_line(info: dict[str, Any]) -> str:
     """One line naming the machine and the software measured."""
-    torch = "torch not installed"
+    torch = "torch not measured"
     if info.get("torch"):
         torch = f"torch {info['torch']} ({info['torch_threads']} threads"
         torch += f", OMP_WAIT_POLICY={info['omp_wait_policy']})" if info["omp_wait_policy"] else ")"

@@ -3,7 +3,8 @@
 A side is built by ``setup(groups)`` (the batches of one pass, lists of samples) and
 then ``run()`` trains one pass over them and returns when the device has finished.
 After the timed runs, ``dispatches()`` counts device calls per step over one more
-pass and ``step_bytes()`` asks XLA for the memory of the step program.
+pass and ``step_bytes()`` asks XLA for the memory of the step program of the pass's
+largest batch.
 """
 
 from __future__ import annotations
@@ -41,16 +42,20 @@ def xla_step_bytes(jitted: Any, args: tuple[Any, ...]) -> int | None:
     return int(total - stats.alias_size_in_bytes)
 
 
+def _nbytes(tree: Any) -> int:
+    return sum(int(np.prod(x.shape)) * np.dtype(x.dtype).itemsize for x in jax.tree.leaves(tree))
+
+
 class _Counted:
-    """Wraps a jitted function: counts calls and keeps the shapes of the first call."""
+    """Wraps a jitted function: counts calls, keeps the shapes of its largest call."""
 
     def __init__(self, fn: Any) -> None:
-        self.fn, self.calls, self.first = fn, 0, None
+        self.fn, self.calls, self.largest = fn, 0, None
 
     def __call__(self, *args: Any) -> Any:
         self.calls += 1
-        if self.first is None:
-            self.first = _shapes(args)
+        if self.largest is None or _nbytes(args[1]) > _nbytes(self.largest[1]):
+            self.largest = _shapes(args)
         return self.fn(*args)
 
 
@@ -60,7 +65,7 @@ class LiteSide:
     def __init__(self, model: Any, name: str, k: int = 1, columns: bool = False) -> None:
         self.model, self.name, self.k, self.columns = model, name, k, columns
         self.padding = lite_padding() if model.sequence else None
-        self._first_step: tuple[Any, Any] | None = None
+        self._largest_step: tuple[Any, Any] | None = None
 
     def setup(self, groups: list[list[Any]]) -> None:
         with paddle.layer.name_scope():
@@ -103,12 +108,12 @@ class LiteSide:
         """Calls of the trainer's compiled programs per step, over one more pass."""
         with self._counting() as counters:
             self.run()
-        step = counters["step"] if counters["step"].first is not None else counters["steps"]
-        self._first_step = (step.fn, step.first)
+        step = counters["step"] if counters["step"].largest is not None else counters["steps"]
+        self._largest_step = (step.fn, step.largest)
         return sum(c.calls for c in counters.values()) / self.steps
 
     def step_bytes(self) -> int | None:
-        return None if self._first_step is None else xla_step_bytes(*self._first_step)
+        return None if self._largest_step is None else xla_step_bytes(*self._largest_step)
 
 
 class JaxSide:
@@ -138,7 +143,8 @@ class JaxSide:
         return 1.0  # one jitted call per batch, by construction
 
     def step_bytes(self) -> int | None:
-        return xla_step_bytes(self.step, _shapes((self.carry, self.batches[0])))
+        largest = max(self.batches, key=_nbytes)
+        return xla_step_bytes(self.step, _shapes((self.carry, largest)))
 
 
 class TorchSide:
