@@ -44,6 +44,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", help="JSON output (default: bench/results/<platform>[-<mode>].json)")
     p.add_argument("--markdown", help="markdown output (default: docs/benchmarks.md)")
     p.add_argument("--guard", type=float, help=f"fail if the {GUARD_MODEL} ratio is below this")
+    p.add_argument("--render", metavar="JSON", help="only rewrite the markdown from a results file")
     return p.parse_args(argv)
 
 
@@ -147,10 +148,25 @@ def _write(text: str, result: dict[str, Any], json_path: str | None, md_path: st
             f.write(text)
 
 
+def _render(json_path: str, md_path: str) -> int:
+    """Rewrite ``md_path`` from the results in ``json_path`` (no measuring)."""
+    import json
+
+    from bench import report
+
+    with open(json_path) as f:
+        result = json.load(f)
+    _write(report.markdown(result), result, None, md_path)
+    print(f"wrote {md_path} from {json_path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the suite as ``argv`` asks; returns the exit status (1: the guard failed)."""
     argv = sys.argv[1:] if argv is None else argv
     args = parse(argv)
+    if args.render:
+        return _render(args.render, args.markdown or os.path.join("docs", "benchmarks.md"))
     torch_nets, no_torch = _torch(args.no_torch or (args.quick and not args.torch))
     platform = _start_jax(args.precision)
     from bench import models, report

@@ -21,13 +21,14 @@ COLUMNS = """\
   the plain JAX pass run moments apart cancels the machine's drift between repetitions;
   the JSON also has the ratio of the median samples/s, `vs_jax_of_medians`).
 - **ms/step**: median milliseconds per batch.
-- **setup s**: building the network, its parameters and optimizer (plain JAX: also putting
-  the batches on the device), before the first pass.
+- **spread**: (slowest − fastest) / median of the timed passes: the noise of this row.
 - **first pass s**: wall time of the first (cold) pass, compilation included.
 - **compile s**: seconds JAX spent tracing, lowering and compiling with XLA during that
   pass (the persistent compilation cache starts empty in each run).
-- **compilations**: XLA programs lowered during that pass (parameter initialisation and
-  other setup programs are counted apart, in the JSON's `setup_compilations`).
+- **compilations**: XLA programs lowered during that pass. Building the network and its
+  parameters before it is timed apart (the JSON's `setup_s` and `setup_compilations`):
+  JAX programs that several sides share, such as random initialisers of one shape, are
+  compiled by the first side that needs them, so those figures depend on the order.
 - **dispatches/step**: calls of paddle_lite's compiled programs per batch over one pass
   (the step, the K-step scan, and the per-pass zeroing of the metric totals); plain JAX
   is one jitted call per batch by construction; PyTorch eager launches one kernel per op.
@@ -106,13 +107,14 @@ def _num(value: Any, digits: int = 2) -> str:
 
 def _row(title: str, name: str, row: dict[str, Any]) -> str:
     waste = row.get("padding_waste")
+    spread = (max(row["times_s"]) - min(row["times_s"])) / row["median_s"]
     cells = [
         title,
         name,
         _num(row["samples_per_s"]),
         f"**{row['vs_jax']:.2f}**" if name == "paddle_lite" else f"{row['vs_jax']:.2f}",
         _num(row["ms_per_step"], 3),
-        _num(row["setup_s"]),
+        f"{100 * spread:.0f}%",
         _num(row["first_pass_s"]),
         _num(row["compile_s"]),
         _num(row["compilations"]),
@@ -125,7 +127,7 @@ def _row(title: str, name: str, row: dict[str, Any]) -> str:
 
 
 HEADER = (
-    "| model | side | samples/s | × plain JAX | ms/step | setup s | first pass s | compile s "
+    "| model | side | samples/s | × plain JAX | ms/step | spread | first pass s | compile s "
     "| compilations | dispatches/step | padding waste | XLA step MB | peak MB |\n"
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 )
@@ -154,8 +156,10 @@ def markdown(result: dict[str, Any]) -> str:
         steps = f"; {model['steps']} batches per repetition"
         lines.append(f"| {model['title']} | {model['config']}{steps} | {shrunk} |")
     lines += ["", "## Columns", "", COLUMNS.rstrip()]
-    if result.get("notes"):
-        lines += ["", "## Notes", ""] + [f"- {note}" for note in result["notes"]]
+    notes = result.get("notes", []) + [
+        "What these numbers say, and the measurements behind it: README.md, section Measured."
+    ]
+    lines += ["", "## Notes", ""] + [f"- {note}" for note in notes]
     return "\n".join(lines) + "\n"
 
 
