@@ -72,8 +72,13 @@ def _ngram_columns(group: list[Any], pad: Any = None) -> dict[str, Any]:
     return data.id_columns(group)
 
 
-def _simple(mode: str) -> list[Model]:
-    fit = Model(
+def _shrunk(*fields: tuple[str, Any, Any]) -> str:
+    """``"name got (book: want)"`` for each ``(name, got, want)`` that differs."""
+    return ", ".join(f"{name} {got} (book: {want})" for name, got, want in fields if got != want)
+
+
+def _fit_a_line(mode: str) -> Model:
+    return Model(
         key="fit_a_line",
         title="ch. 1 fit a line",
         batch=2,
@@ -87,6 +92,9 @@ def _simple(mode: str) -> list[Model]:
         columns=_dense_columns,
         lite_columns=_named(["x", "y"]),
     )
+
+
+def _digits(mode: str) -> list[Model]:
     digits = dict(
         batch=128,
         samples=functools.partial(data.classification, dim=784, classes=10),
@@ -110,22 +118,17 @@ def _simple(mode: str) -> list[Model]:
         title="ch. 2 LeNet-5",
         steps={"quick": 8, "cpu": 16, "full": 400}[mode],
         config=f"conv5x5x20-pool2-conv5x5x50-pool2-fc10, Momentum as MLP, batch {lenet_batch}",
-        shrunk="" if lenet_batch == 128 else f"batch {lenet_batch} (book: 128)",
+        shrunk=_shrunk(("batch", lenet_batch, 128)),
         lite=functools.partial(lite_nets.recognize_digits, "lenet"),
         jax=jax_nets.lenet,
         torch=lambda t: t.lenet(),
         **{**digits, "batch": lenet_batch},
     )
-    return [fit, mlp, lenet]
+    return [mlp, lenet]
 
 
 def _resnet(mode: str) -> Model:
     depth, batch = {"quick": (8, 8), "cpu": (32, 32), "full": (32, 128)}[mode]
-    shrunk = []
-    if depth != 32:
-        shrunk.append(f"depth {depth} (book: 32)")
-    if batch != 128:
-        shrunk.append(f"batch {batch} (book: 128)")
     return Model(
         key="resnet",
         title=f"ch. 3 ResNet-{depth}, CIFAR shape",
@@ -135,7 +138,7 @@ def _resnet(mode: str) -> Model:
             f"resnet_cifar10 depth {depth} (NCHW 3x32x32, BN), fc 10; Momentum 0.9 "
             f"lr 0.1/128 discexp, L2 0.0002*128, batch {batch}"
         ),
-        shrunk=", ".join(shrunk),
+        shrunk=_shrunk(("depth", depth, 32), ("batch", batch, 128)),
         samples=functools.partial(data.classification, dim=3 * 32 * 32, classes=10),
         lite=functools.partial(lite_nets.image_classification, depth),
         jax=functools.partial(jax_nets_deep.resnet, depth, batch),
@@ -179,11 +182,6 @@ def _seq_samples(lengths: Callable[..., Any]) -> Callable[[int, np.random.Genera
 
 def _lstm(mode: str, key: str, lengths: str, bucketed: bool = False) -> Model:
     emb, hid, batch = _lstm_sizes(mode)
-    shrunk = [
-        f"{name} {got} (book: {want})"
-        for name, got, want in (("emb_dim", emb, 128), ("hid_dim", hid, 512), ("batch", batch, 100))
-        if got != want
-    ]
     long_tail = lengths == "longtail"
     title = "ch. 6 stacked LSTM, " + ("IMDB-like lengths" if long_tail else "lengths 20..200")
     reader = "paddle.batch"
@@ -196,18 +194,17 @@ def _lstm(mode: str, key: str, lengths: str, bucketed: bool = False) -> Model:
             f"lognormal median 174 sigma 0.75 in 10..2500; the pass's samples are those of "
             f"the first batches bucket_by_length makes of {WINDOW} batches' worth"
         )
-    steps = {"quick": 2, "cpu": 16, "full": 40}[mode]
     return Model(
         key=key,
         title=title,
         batch=batch,
-        steps=steps,
+        steps={"quick": 2, "cpu": 16, "full": 40}[mode],
         config=(
             f"stacked_lstm_net 3 levels, dict {IMDB_WORDS}, emb {emb}, fc {hid} / LSTM "
             f"{hid // 4} (ReLU, peepholes); Adam lr 2e-3 + ModelAverage 0.5; batch {batch}; "
             f"lengths {length_text}; reader {reader}"
         ),
-        shrunk=", ".join(shrunk),
+        shrunk=_shrunk(("emb_dim", emb, 128), ("hid_dim", hid, 512), ("batch", batch, 100)),
         samples=_seq_samples(data.longtail_lengths if long_tail else data.uniform_lengths),
         lite=functools.partial(lite_nets.understand_sentiment, IMDB_WORDS, emb, hid),
         jax=functools.partial(jax_nets_deep.stacked_lstm, IMDB_WORDS, emb, hid),
@@ -224,7 +221,7 @@ def registry(mode: str) -> dict[str, Model]:
     """Every model of ``mode`` (one of :data:`MODES`) by key, in report order."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; received {mode!r}.")
-    models = _simple(mode) + [_resnet(mode), _ngram(mode)]
+    models = [_fit_a_line(mode), *_digits(mode), _resnet(mode), _ngram(mode)]
     models += [
         _lstm(mode, "lstm", "uniform"),
         _lstm(mode, "lstm_imdb", "longtail"),
