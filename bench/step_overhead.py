@@ -1,21 +1,23 @@
-"""Per-step overhead of the training loop against bare loops over the same jitted step.
+"""Per-step overhead of the training loop against bare loops over the same compiled step.
 
-All sides run the same compiled step (the trainer's own) on the same batches,
-alternating rounds so machine noise hits them alike:
+All rows run the trainer's own compiled step on the same batches, in rounds that
+alternate so machine noise hits them alike:
 
-- ``bare``: a plain Python loop that converts each batch of samples with the same
-  feeder and calls the step — what a user would write by hand;
-- ``bare, pre-converted``: the step alone, batches already converted and on the device
-  (a lower bound: no data work at all);
-- ``trainer.train``: the full loop (reader, background conversion, events, metrics).
+- ``trainer.train``: the full loop (reader, conversion, device puts, events, metrics);
+- ``bare, device_put``: a hand-written loop that converts each batch with the same
+  feeder, puts it on the device with ``jax.device_put`` and calls the step;
+- ``bare, numpy into the step``: the same, passing the numpy feeds to the jitted step
+  (JAX copies them inside the call);
+- ``bare, pre-converted``: the step alone over batches already on the device (a
+  lower bound: no data work at all).
 
-Prints the best of the rounds for each (noise on a shared machine only adds time) and
-the ratios of ``trainer.train`` to each.
+Prints the median of the rounds for each and the ratios of ``trainer.train`` to each.
 
-Run: python bench/step_overhead.py [--steps 300] [--rounds 5]
+Run: python bench/step_overhead.py [--steps 300] [--rounds 7] [--hidden 256] [--batch 128]
 """
 
 import argparse
+import statistics
 import time
 
 import jax
@@ -23,6 +25,7 @@ import numpy as np
 
 import paddle_lite as paddle
 from paddle_lite._src.feeder import DataFeeder
+from paddle_lite._src.prefetch import Chunk
 
 
 def build(hidden):
@@ -31,6 +34,20 @@ def build(hidden):
     h = paddle.layer.fc(input=x, size=hidden, act=paddle.activation.Relu())
     p = paddle.layer.fc(input=h, size=10, act=paddle.activation.Softmax())
     return paddle.layer.classification_cost(input=p, label=y)
+
+
+def bare_loop(trainer, batches, convert):
+    """Run the trainer's step over ``batches``, each made ready by ``convert``."""
+    trainer._start(frozenset())
+    try:
+        for i, batch in enumerate(batches):
+            feeds = convert(batch)
+            if i == 0:
+                trainer._begin_pass(0, feeds, stacked=False)
+            trainer._dispatch(Chunk(feeds, (len(batch),), False))
+        jax.block_until_ready(trainer._state)
+    finally:
+        trainer._stop()
 
 
 def main(steps, rounds, hidden, batch):
@@ -44,46 +61,37 @@ def main(steps, rounds, hidden, batch):
         cost, params, paddle.optimizer.Momentum(momentum=0.9, learning_rate=1e-4)
     )
     reader = paddle.batch(lambda: iter(samples), batch)
-    trainer.train(reader, num_passes=1)  # compile
-
     feeder = DataFeeder(trainer.__topology__.data_type())
     device_batches = [jax.device_put(feeder(b)) for b in reader()]
-
-    def bare():
-        trainer._load()
-        for samples_batch in reader():
-            total, _ = trainer._run_step(frozenset(), feeder(samples_batch), batch, 0)
-        jax.block_until_ready(total)
-
-    def preconverted():
-        trainer._load()
-        for feeds in device_batches:
-            total, _ = trainer._run_step(frozenset(), feeds, batch, 0)
-        jax.block_until_ready(total)
-
-    def full():
-        trainer.train(reader, num_passes=1)
-
-    runs = {"bare": bare, "bare, pre-converted": preconverted, "trainer.train": full}
+    runs = {
+        "trainer.train": lambda: trainer.train(reader, num_passes=1),
+        "bare, device_put": lambda: bare_loop(
+            trainer, reader(), lambda b: jax.device_put(feeder(b))
+        ),
+        "bare, numpy into the step": lambda: bare_loop(trainer, reader(), feeder),
+        "bare, pre-converted": lambda: bare_loop(trainer, device_batches, lambda b: b),
+    }
+    for run in runs.values():  # compile, and warm every path
+        run()
     times = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, fn in runs.items():
+    for r in range(rounds):
+        names = list(runs)[r % len(runs) :] + list(runs)[: r % len(runs)]
+        for name in names:
             start = time.perf_counter()
-            fn()
+            runs[name]()
             times[name].append(time.perf_counter() - start)
-    best = {name: min(t) for name, t in times.items()}  # noise only ever adds time
+    median = {name: statistics.median(t) for name, t in times.items()}
     print(f"device: {jax.devices()[0].platform}, steps: {steps}, batch: {batch}, hidden: {hidden}")
-    for name, t in best.items():
-        print(f"{name:20s}: {1e3 * t / steps:.3f} ms/step")
-    train_t = best["trainer.train"]
-    print(f"ratio trainer / bare: {train_t / best['bare']:.3f}")
-    print(f"ratio trainer / bare, pre-converted: {train_t / best['bare, pre-converted']:.3f}")
+    for name, t in median.items():
+        print(f"{name:26s}: {1e3 * t / steps:.3f} ms/step (median of {rounds})")
+    for name in list(runs)[1:]:
+        print(f"ratio trainer / {name}: {median['trainer.train'] / median[name]:.3f}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--batch", type=int, default=128)
     args = parser.parse_args()

@@ -1,0 +1,1 @@
+"""Benchmarks of paddle_lite against plain JAX + optax and PyTorch (``python -m bench``)."""

@@ -1,0 +1,171 @@
+"""The benchmark's report: a device line, JSON, and the markdown of ``docs/benchmarks.md``."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import pathlib
+import platform
+from importlib import metadata
+from typing import Any
+
+import jax
+
+COLUMNS = """\
+- **samples/s**: samples (sequences for the LSTMs) trained per second, from the median
+  over the timed repetitions of one pass of `steps` batches; each repetition runs every
+  side once, in an order that rotates, in the same process.
+- **× plain JAX**: speed relative to plain JAX: within each repetition, plain JAX's pass
+  time divided by this side's, then the median over repetitions (pairing each side with
+  the plain JAX pass run moments apart cancels the machine's drift between repetitions;
+  the JSON also has the ratio of the median samples/s, `vs_jax_of_medians`).
+- **ms/step**: median milliseconds per batch.
+- **spread**: (slowest − fastest) / median of the timed passes: the noise of this row.
+- **first pass s**: wall time of the first (cold) pass, compilation included.
+- **compile s**: seconds JAX spent tracing, lowering and compiling with XLA during that
+  pass (the persistent compilation cache starts empty in each run).
+- **compilations**: XLA programs lowered during that pass. Building the network and its
+  parameters before it is timed apart (the JSON's `setup_s` and `setup_compilations`):
+  JAX programs that several sides share, such as random initialisers of one shape, are
+  compiled by the first side that needs them, so those figures depend on the order.
+- **dispatches/step**: calls of paddle_lite's compiled programs per batch over one pass
+  (the step, the K-step scan, and the per-pass zeroing of the metric totals); plain JAX
+  is one jitted call per batch by construction; PyTorch eager launches one kernel per op.
+- **padding waste**: fraction of the padded time steps that are padding, as each side
+  pads its batches (paddle_lite and plain JAX: the feeder's length buckets; PyTorch:
+  each batch's longest sequence, its LSTMs then stop at every sequence's own length).
+- **XLA step MB**: arguments + outputs + temporaries − donated aliases of the compiled
+  step program for the pass's largest batch (`compiled.memory_analysis()`).
+- **peak MB**: the process's peak memory after this side's first pass, cumulative over
+  the run (CPU: max resident set size of the whole process; GPU: JAX's device
+  `peak_bytes_in_use`, PyTorch's `torch.cuda.max_memory_allocated`).
+"""
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def device_info(torch_module: Any = None) -> dict[str, Any]:
+    """Platform, device kind, library versions, CPU count, date, load."""
+    device = jax.devices()[0]
+    info = {
+        "platform": jax.default_backend(),
+        "device_kind": device.device_kind,
+        "device_count": jax.device_count(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "jax": jax.__version__,
+        "jaxlib": _version("jaxlib"),
+        "optax": _version("optax"),
+        "numpy": _version("numpy"),
+        "torch": None,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+    if torch_module is not None:
+        info["torch"] = torch_module.__version__
+        info["torch_threads"] = torch_module.get_num_threads()
+        info["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY")
+    return info
+
+
+def device_line(info: dict[str, Any]) -> str:
+    """One line naming the machine and the software measured."""
+    torch = "torch not measured"
+    if info.get("torch"):
+        torch = f"torch {info['torch']} ({info['torch_threads']} threads"
+        torch += f", OMP_WAIT_POLICY={info['omp_wait_policy']})" if info["omp_wait_policy"] else ")"
+    load = info.get("load_average")
+    return (
+        f"{info['platform']} ({info['device_kind']}, {info['device_count']} device(s)), "
+        f"{info['cpu_count']} CPUs; jax {info['jax']}, jaxlib {info['jaxlib']}, "
+        f"optax {info['optax']}, numpy {info['numpy']}, {torch}; Python {info['python']}; "
+        f"{info['date']}" + ("" if load is None else f"; 1-min load average {load:.1f} at start")
+    )
+
+
+def write_json(result: dict[str, Any], path: str | os.PathLike) -> None:
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n")
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, int):
+        return str(value)
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}f}" if abs(value) >= 1 else f"{value:.{digits + 1}g}"
+
+
+def _row(title: str, name: str, row: dict[str, Any]) -> str:
+    waste = row.get("padding_waste")
+    spread = (max(row["times_s"]) - min(row["times_s"])) / row["median_s"]
+    cells = [
+        title,
+        name,
+        _num(row["samples_per_s"]),
+        f"**{row['vs_jax']:.2f}**" if name == "paddle_lite" else f"{row['vs_jax']:.2f}",
+        _num(row["ms_per_step"], 3),
+        f"{100 * spread:.0f}%",
+        _num(row["first_pass_s"]),
+        _num(row["compile_s"]),
+        _num(row["compilations"]),
+        _num(row["dispatches_per_step"]),
+        "–" if waste is None else f"{100 * waste:.0f}%",
+        _num(row["xla_step_mb"]),
+        _num(row["peak_mb"], 0),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+HEADER = (
+    "| model | side | samples/s | × plain JAX | ms/step | spread | first pass s | compile s "
+    "| compilations | dispatches/step | padding waste | XLA step MB | peak MB |\n"
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The whole report as markdown."""
+    opts = result["options"]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Device: {device_line(result['device'])}.",
+        "",
+        f"Mode `{opts['mode']}` ({_mode_text(opts['mode'])}); {opts['reps']} interleaved "
+        f"repetitions per side; precision `{opts['precision']}`; command `{opts['command']}`.",
+        "",
+        HEADER,
+    ]
+    for model in result["models"].values():
+        for i, (name, row) in enumerate(model["sides"].items()):
+            lines.append(_row(model["title"] if i == 0 else "", name, row))
+    lines += ["", "## Configurations", "", "| model | measured configuration | shrunk |"]
+    lines.append("| --- | --- | --- |")
+    for model in result["models"].values():
+        shrunk = model["shrunk"] or "no: the book's shapes"
+        steps = f"; {model['steps']} batches per repetition"
+        lines.append(f"| {model['title']} | {model['config']}{steps} | {shrunk} |")
+    lines += ["", "## Columns", "", COLUMNS.rstrip()]
+    notes = result.get("notes", []) + [
+        "What these numbers say, and the measurements behind it: README.md, section Measured."
+    ]
+    lines += ["", "## Notes", ""] + [f"- {note}" for note in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _mode_text(mode: str) -> str:
+    return {
+        "full": "the book's shapes",
+        "cpu": "the book's shapes except where the configuration table says shrunk",
+        "quick": "a smoke run on shrunk models, not a measurement",
+    }[mode]
