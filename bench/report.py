@@ -30,7 +30,8 @@ COLUMNS = """\
   JAX programs that several sides share, such as random initialisers of one shape, are
   compiled by the first side that needs them, so those figures depend on the order.
 - **dispatches/step**: calls of paddle_lite's compiled programs per batch over one pass
-  (the step, the K-step scan, and the per-pass zeroing of the metric totals); plain JAX
+  (the step, the K-step scan, and the pass-end catch-up of lazily decayed sparse rows
+  where there are any; the pass totals start as host zeros); plain JAX
   is one jitted call per batch by construction; PyTorch eager launches one kernel per op.
 - **padding waste**: fraction of the padded time steps that are padding, as each side
   pads its batches (paddle_lite and plain JAX: the feeder's length buckets; PyTorch:

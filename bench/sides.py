@@ -91,18 +91,18 @@ class LiteSide:
 
     @contextlib.contextmanager
     def _counting(self) -> Iterator[dict[str, _Counted]]:
-        """Count calls of the trainer's programs: one step, K stacked steps, pass zeros."""
-        trainer = self.trainer
-        (program,) = trainer._programs.values()
-        saved = {"step": program.step, "steps": program._steps, "zeros": trainer._zeros}
+        """Count calls of the trainer's compiled programs: one step, K stacked steps, and
+        the pass-end catch-up of lazily decayed sparse rows."""
+        (program,) = self.trainer._device.programs.values()
+        saved = {"step": program.step, "steps": program._steps, "catch_up": program.catch_up}
         counters = {name: _Counted(fn) for name, fn in saved.items() if fn is not None}
         program.step = counters["step"]
         program._steps = counters.get("steps")
-        trainer._zeros = counters["zeros"]
+        program.catch_up = counters["catch_up"]
         try:
             yield counters
         finally:
-            program.step, program._steps, trainer._zeros = saved.values()
+            program.step, program._steps, program.catch_up = saved.values()
 
     def dispatches(self) -> float:
         """Calls of the trainer's compiled programs per step, over one more pass."""

@@ -38,16 +38,17 @@ def build(hidden):
 
 def bare_loop(trainer, batches, convert):
     """Run the trainer's step over ``batches``, each made ready by ``convert``."""
-    trainer._start(frozenset())
+    device = trainer._device
+    device.start(frozenset(), "raise")
     try:
         for i, batch in enumerate(batches):
             feeds = convert(batch)
             if i == 0:
-                trainer._begin_pass(0, feeds, stacked=False)
-            trainer._dispatch(Chunk(feeds, (len(batch),), False))
-        jax.block_until_ready(trainer._state)
+                device.begin_pass(0, feeds, stacked=False)
+            device.dispatch(Chunk(feeds, (len(batch),), False))
+        jax.block_until_ready(device.state)
     finally:
-        trainer._stop()
+        device.stop()
 
 
 def main(steps, rounds, hidden, batch):

@@ -92,9 +92,12 @@ def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return raw[start : start + size].view(dtype).reshape(shape)
 
 
+ALIGN_FROM = 1 << 14  # bytes: smaller arrays copy faster than they are realigned
+
+
 def aligned(arr: np.ndarray) -> np.ndarray:
-    """``arr`` in aligned memory (itself when it is already aligned and contiguous)."""
-    if arr.ctypes.data % ALIGN == 0 and arr.flags.c_contiguous:
+    """``arr`` in aligned memory (itself when small, or already aligned and contiguous)."""
+    if arr.nbytes < ALIGN_FROM or (arr.ctypes.data % ALIGN == 0 and arr.flags.c_contiguous):
         return arr
     out = aligned_empty(arr.shape, arr.dtype)
     out[...] = arr
@@ -102,6 +105,8 @@ def aligned(arr: np.ndarray) -> np.ndarray:
 
 
 def aligned_zeros(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    if int(np.prod(shape)) * np.dtype(dtype).itemsize < ALIGN_FROM:
+        return np.zeros(shape, dtype)
     out = aligned_empty(shape, dtype)
     out.fill(0)
     return out

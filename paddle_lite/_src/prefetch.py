@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from paddle_lite._src.distributed import put_batch
+from paddle_lite._src.distributed import mesh, put_batch
 from paddle_lite._src.readers.parallel import buffered
 
 
@@ -86,13 +86,17 @@ def device_batches(
     reuses its buffers cannot change a queued batch). An error in the reader or the
     conversion is re-raised in the consumer, after the batches before it.
 
-    ``background=None`` uses the thread when JAX computes on an accelerator.
+    ``background=None`` uses the thread when JAX computes on an accelerator. On a single
+    CPU device the numpy feeds go to the jitted step as they are: its C++ dispatch adopts
+    them for less than ``jax.device_put`` costs in Python (``python -m bench``).
     """
-    converted = ((feeds, _size(feeds)) for feeds in map(convert, batches))
-    put = (c._replace(feeds=put_batch(c.feeds, c.stacked)) for c in chunks(converted, k))
     if background is None:
         background = jax.default_backend() != "cpu"
+    converted = ((feeds, _size(feeds)) for feeds in map(convert, batches))
+    grouped = chunks(converted, k)
+    if background or mesh() is not None:
+        grouped = (c._replace(feeds=put_batch(c.feeds, c.stacked)) for c in grouped)
     if not background:
-        yield from put
+        yield from grouped
         return
-    yield from buffered(lambda: put, depth)()
+    yield from buffered(lambda: grouped, depth)()

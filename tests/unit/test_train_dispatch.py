@@ -2,6 +2,7 @@
 compilations, and several steps per call giving the very same parameters."""
 
 import contextlib
+import functools
 
 import jax
 import jax.monitoring
@@ -9,7 +10,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
+import paddle_lite._src.trainer as trainer_mod
 from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.prefetch import device_batches
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)
@@ -39,13 +42,14 @@ def _trainer(cost, **opt):
 
 
 class _Counted:
-    """A jitted function that counts its calls."""
+    """A jitted function that counts its calls and keeps what they were given."""
 
     def __init__(self, fn):
-        self.fn, self.calls = fn, 0
+        self.fn, self.calls, self.args = fn, 0, []
 
     def __call__(self, *args):
         self.calls += 1
+        self.args.append(args)
         return self.fn(*args)
 
 
@@ -65,19 +69,33 @@ def _lowerings():
         jax.monitoring.unregister_event_duration_listener(listen)
 
 
-def test_one_device_call_per_step_and_no_implicit_transfer():
+@pytest.mark.parametrize("background", [True, False], ids=["device_put ahead", "numpy feeds"])
+def test_one_device_call_per_step_and_no_implicit_transfer(background, monkeypatch):
     cost = _mlp()
     _, trainer = _trainer(cost)
     reader = paddle.batch(_reader, 10)
     trainer.train(reader, num_passes=1)  # compile
     program = trainer._device.programs[(frozenset(), "float32", "raise")]
     program.step = _Counted(program.step)
-    # Python scalars or numpy arrays reaching a jitted call, and values read back, are
-    # implicit transfers: any of them would raise here.
-    with jax.transfer_guard("disallow"), _lowerings() as built:
+    monkeypatch.setattr(
+        trainer_mod, "device_batches", functools.partial(device_batches, background=background)
+    )
+    # Values read back are implicit transfers: any would raise. Feeds put on the device
+    # ahead leave nothing to transfer implicitly (no Python scalar either); on a CPU the
+    # batch's numpy arrays go to the step as they are, and nothing else does.
+    guard = "disallow" if background else "allow"
+    with (
+        jax.transfer_guard_device_to_host("disallow"),
+        jax.transfer_guard_host_to_device(guard),
+        _lowerings() as built,
+    ):
         trainer.train(reader, num_passes=2)
     assert program.step.calls == 20
     assert built == []
+    for state, feeds in program.step.args:
+        assert all(isinstance(x, jax.Array) for x in jax.tree_util.tree_leaves(state))
+        kind = jax.Array if background else np.ndarray
+        assert all(isinstance(x, kind) for x in jax.tree_util.tree_leaves(feeds))
 
 
 def test_first_pass_compiles_one_program_per_signature_plus_a_few():
