@@ -39,6 +39,30 @@ def aligned(arr: np.ndarray) -> np.ndarray:
     return out
 
 
+def aligned_copy(arr: np.ndarray, dtype: Any) -> np.ndarray:
+    """A copy of ``arr`` as ``dtype``, in aligned memory unless it is small."""
+    dtype = np.dtype(dtype)
+    if arr.size * dtype.itemsize < ALIGN_FROM:
+        return arr.astype(dtype)
+    out = aligned_empty(arr.shape, dtype)
+    out[...] = arr
+    return out
+
+
+def aligned_stack(rows: list[np.ndarray], dtype: Any) -> np.ndarray:
+    """``np.stack(rows)`` as ``dtype`` in aligned memory, in one copy.
+
+    ``rows`` are arrays of one shape, at least 1-D (concatenating them along their
+    first axis into the result's memory is the stack, and costs less than it).
+    Raises ``TypeError`` for values that do not cast to ``dtype``.
+    """
+    first = rows[0]
+    out = aligned_empty((len(rows), *first.shape), dtype)
+    flat = out.reshape(len(rows) * first.shape[0], *first.shape[1:])
+    np.concatenate(rows, out=flat, casting="same_kind")
+    return out
+
+
 def aligned_zeros(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     if int(np.prod(shape)) * np.dtype(dtype).itemsize < ALIGN_FROM:
         return np.zeros(shape, dtype)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src import config
-from paddle_lite._src.aligned import aligned, aligned_zeros
+from paddle_lite._src.aligned import aligned, aligned_copy, aligned_stack, aligned_zeros
 from paddle_lite._src.buckets import Policy, make_policy, pow2
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
 from paddle_lite._src.errors import DataError
@@ -76,8 +76,25 @@ class _Field:
         return DataError(f"{where}): {what}; declared {self.type!r}.")
 
 
+def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
+    """``values`` as a float32 ``[N, dim]`` array in one copy, when they are arrays of
+    one shape with ``dim`` elements each (the common case); else ``None``."""
+    first = values[0] if values else None
+    if not isinstance(first, np.ndarray) or first.ndim == 0 or first.size != dim:
+        return None
+    if not all(isinstance(v, np.ndarray) and v.shape == first.shape for v in values):
+        return None
+    try:
+        return aligned_stack(values, np.float32).reshape(len(values), dim)
+    except TypeError:  # values that are not numbers
+        return None
+
+
 def _dense_rows(values: list[Any], field: _Field) -> np.ndarray:
     dim = field.type.dim
+    stacked = _stacked_rows(values, dim)
+    if stacked is not None:
+        return stacked
     try:
         arr = np.asarray(values, dtype=np.float32).reshape(len(values), -1)
     except (TypeError, ValueError):
@@ -269,7 +286,7 @@ def _column(column: Any, field: _Field, bucket: Policy, nonempty: bool) -> Any:
             raise field.error(
                 f"received a column of shape {column.shape}, expected [batch, {tp.dim}]"
             )
-        return aligned(column.astype(np.float32).reshape(len(column), tp.dim))  # a copy
+        return aligned_copy(column.reshape(len(column), tp.dim), np.float32)
     if tp.type == DataType.Index:
         if column.ndim != 1 and column.shape[1:] != (1,):
             raise field.error(f"received a column of shape {column.shape}, expected [batch] ids")

@@ -56,8 +56,25 @@ ON_NAN = ("raise", "skip")
 
 
 def _all_finite(tree: Any) -> Any:
-    leaves = [jnp.all(jnp.isfinite(x)) for x in jax.tree_util.tree_leaves(tree)]
-    return jnp.all(jnp.stack(leaves)) if leaves else jnp.bool_(True)
+    """Whether every element of ``tree`` is finite: ``x * 0`` is 0 for finite ``x`` and
+    NaN otherwise, so one sum per leaf (which cannot overflow) tells."""
+    zeros = [jnp.sum(x * 0) for x in jax.tree_util.tree_leaves(tree)]
+    return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
+
+
+def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
+    """``update(state)`` where ``apply``, else the state's own values, unchanged.
+
+    On a CPU the host runs XLA's control flow for free, and a ``lax.cond`` lets the
+    update write the donated buffers in place. Elsewhere a branch would wait for the
+    device, so the update is computed and selects keep the old values (they fuse into
+    the update, at the price of copies of the donated inputs).
+    """
+    kept = (state.trainable, state.fixed, state.opt_state, state.totals)
+    if jax.default_backend() == "cpu":
+        return jax.lax.cond(apply, update, lambda _: kept, state)
+    changed = update(state)
+    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, kept)
 
 
 def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: ANN001
@@ -87,29 +104,30 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
                 state.trainable, state.fixed, feeds, key
             )
             stats = evaluate(precision_mod.to_float32(values), slots, evaluators, feeds.get(VALID))
-        deltas, opt_state = tx.update(
-            grads,
-            state.opt_state,
-            state.trainable,
-            batch_size=batch_size(feeds),
-            pass_id=state.pass_id,
-        )
-        trainable = optax.apply_updates(state.trainable, deltas)
-        trainable = {n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()}
-        trainable = {  # row-split parameters stay split (see distributed.row_shardings)
-            n: jax.lax.with_sharding_constraint(v, rows[n]) if n in rows else v
-            for n, v in trainable.items()
-        }
-        fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
-        totals = jax.tree_util.tree_map(jnp.add, state.totals, (total, stats))
+
+        def update(state: TrainState) -> tuple[Any, ...]:
+            deltas, opt_state = tx.update(
+                grads,
+                state.opt_state,
+                state.trainable,
+                batch_size=batch_size(feeds),
+                pass_id=state.pass_id,
+            )
+            trainable = optax.apply_updates(state.trainable, deltas)
+            trainable = {
+                n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()
+            }
+            trainable = {  # row-split parameters stay split (see distributed.row_shardings)
+                n: jax.lax.with_sharding_constraint(v, rows[n]) if n in rows else v
+                for n, v in trainable.items()
+            }
+            fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
+            totals = jax.tree_util.tree_map(jnp.add, state.totals, (total, stats))
+            return trainable, fixed, opt_state, totals
+
         finite = jnp.isfinite(total) & _all_finite(grads)
         apply = finite if on_nan == "skip" else finite & (state.bad < 0)
-        changed = (trainable, fixed, opt_state, totals)
-        kept = (state.trainable, state.fixed, state.opt_state, state.totals)
-        # selects, not a lax.cond: they fuse into the updates and never stall the host
-        trainable, fixed, opt_state, totals = jax.tree_util.tree_map(
-            lambda n, o: jnp.where(apply, n, o), changed, kept
-        )
+        trainable, fixed, opt_state, totals = _apply_if(apply, update, state)
         new = state._replace(
             trainable=trainable,
             fixed=fixed,

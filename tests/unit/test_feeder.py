@@ -145,3 +145,19 @@ def test_column_errors_name_the_layer():
         feeder({"x": np.zeros((2, 6)), "y": np.array([1, 7])})
     with pytest.raises(DataError, match=r"different lengths \[2, 3\]"):
         feeder({"x": np.zeros((2, 6)), "y": np.zeros(3, int)})
+
+
+def test_dense_arrays_stack_into_aligned_float32_whatever_their_dtype():
+    rows = RNG.random((64, 784))  # 200 KB of float32: large enough to be realigned
+    feeder = DataFeeder([("image", DT.dense_vector(784))])
+    for batch in ([(r,) for r in rows], [(r.reshape(28, 28),) for r in rows], {"image": rows}):
+        out = feeder(batch)["image"]
+        assert out.dtype == np.float32 and out.ctypes.data % 64 == 0
+        np.testing.assert_array_equal(out, rows.astype(np.float32))
+
+
+def test_arrays_of_other_shapes_whose_sizes_add_up_are_refused():
+    """Rows (2, 392), (1, 392), (3, 392) hold 3 x 784 numbers but are not 3 images."""
+    batch = [(np.zeros((n, 392), np.float32),) for n in (2, 1, 3)]
+    with pytest.raises(DataError, match=r"sample 1\): received 392 values, expected 784"):
+        DataFeeder([("image", DT.dense_vector(784))])(batch)

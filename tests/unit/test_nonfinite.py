@@ -110,3 +110,18 @@ def test_on_nan_must_be_known():
     _, trainer = _trainer(_net())
     with pytest.raises(ConfigError, match=r"on_nan must be one of \['raise', 'skip'\]"):
         trainer.train(paddle.batch(lambda: iter(_samples()), 5), on_nan="ignore")
+
+
+def test_huge_but_finite_gradients_are_not_taken_for_overflow():
+    """Gradients whose sum would overflow float32 are finite: the step applies."""
+    x = L.data(name="x", type=DT.dense_vector(4))
+    y = L.data(name="y", type=DT.dense_vector(1))
+    p = L.fc(input=x, size=1, act=A.Linear(), bias_attr=False, name="out")
+    cost = L.sum_cost(input=L.scaling(input=y, weight=p))
+    params = paddle.parameters.create(cost, seed=2)
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(learning_rate=1e-30))
+    big = np.full(4, 3e38, np.float32)  # d cost / d w = x * y: each 3e38, sum 1.2e39
+    before = params.get("_out.w0").copy()
+    trainer.train(paddle.batch(lambda: iter([(big, np.ones(1, np.float32))]), 1))
+    want = before.astype(np.float64) - 1e-30 * 3e38  # v2 momentum: w -= lr * g
+    np.testing.assert_allclose(params.get("_out.w0"), want, rtol=1e-5)
