@@ -83,14 +83,15 @@ Identity = Linear
 
 
 class Softmax(BaseActivation):
-    """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample."""
+    """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample.
 
-    """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample."""
+    Computed in float32 at least (also under ``precision="bfloat16"``): probabilities
+    rounded to bfloat16's 3 digits would make the cost's gradient noisy."""
 
     name = "softmax"
 
     def _fn(self, z):
-        return jax.nn.softmax(z, axis=-1)
+        return jax.nn.softmax(z.astype(jnp.promote_types(z.dtype, jnp.float32)), axis=-1)
 
 
 class SequenceSoftmax(BaseActivation):

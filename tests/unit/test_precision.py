@@ -1,5 +1,7 @@
 """paddle.init(precision=...): what the compiled steps compute in, and that it trains."""
 
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -62,6 +64,9 @@ def test_the_step_computes_at_the_chosen_precision():
     assert "bf16" not in steps["float32"] and "bf16" not in steps["tf32"]
     assert "HIGHEST" not in steps["tf32"]  # XLA's default: TF32 on GPUs that have it
     assert "bf16[8,32]" in steps["bfloat16"] and "f32[20,32]" in steps["bfloat16"]
+    # the softmax's probabilities are float32 even when its input is bfloat16
+    assert re.search(r"f32\[8,4\] = exp", steps["bfloat16"])
+    assert not re.search(r"bf16\[8,4\] = exp", steps["bfloat16"])
 
 
 def test_bfloat16_keeps_float32_parameters_and_trains_like_float32():
