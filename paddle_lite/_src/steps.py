@@ -70,11 +70,14 @@ def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     device, so the update is computed and selects keep the old values (they fuse into
     the update, at the price of copies of the donated inputs).
     """
-    kept = (state.trainable, state.fixed, state.opt_state, state.totals)
+
+    def keep(state: TrainState) -> tuple[Any, ...]:
+        return state.trainable, state.fixed, state.opt_state, state.totals
+
     if jax.default_backend() == "cpu":
-        return jax.lax.cond(apply, update, lambda _: kept, state)
+        return jax.lax.cond(apply, update, keep, state)
     changed = update(state)
-    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, kept)
+    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, keep(state))
 
 
 def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: ANN001

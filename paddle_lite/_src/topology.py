@@ -198,8 +198,9 @@ class Topology:
         )
 
     # summary -------------------------------------------------------------------------
-    def summary(self, print_fn: Any = print) -> str:
-        """Print (and return) a table of layers, output sizes and parameter counts."""
+    def summary(self, print_fn: Any = print) -> str | None:
+        """Print a table of layers, output sizes and parameter counts with ``print_fn``
+        (like Keras's ``model.summary``); with ``print_fn=None``, return it instead."""
         rows = [("layer", "type", "output", "params", "inputs")]
         seen: set[str] = set()
         total = 0
@@ -218,9 +219,10 @@ class Topology:
         lines.insert(1, "-" * len(lines[0]))
         lines.append(f"total parameters: {total:,} in {len(self.params)} arrays")
         text = "\n".join(lines)
-        if print_fn is not None:
-            print_fn(text)
-        return text
+        if print_fn is None:
+            return text
+        print_fn(text)
+        return None
 
     # pictures (topology_dot) ---------------------------------------------------------
     def to_dot(self) -> str:

@@ -174,3 +174,10 @@ def test_a_name_only_declaration_defers_to_the_full_one_in_either_order():
     c = L.fc(input=x, size=4, param_attr=paddle.attr.Param(name="w"), bias_attr=False)
     with pytest.raises(ParameterError, match=r"\(2, 3\) vs \(2, 4\)"):
         Topology([a, c])
+
+
+def test_summary_prints_with_print_fn_and_returns_nothing_then():
+    printed = []
+    topo = Topology(_mnist()[3])
+    assert topo.summary(print_fn=printed.append) is None
+    assert printed == [topo.summary(print_fn=None)]
