@@ -85,7 +85,7 @@ ERRORS = [OSError, OSError, ZeroDivisionError, OSError, ZeroDivisionError]
 ERRORS += [ReaderTypeError, ReaderTypeError]
 
 
-@pytest.mark.parametrize("what, error", zip(CASES, ERRORS, strict=True), ids=list(range(7)))
+@pytest.mark.parametrize("what, error", list(zip(CASES, ERRORS, strict=True)), ids=list(range(7)))
 def test_failures_reach_the_consumer_and_threads_stop(what, error, fault):
     fault.case("reader threads", what, f"{error.__name__} in the consumer; threads stop")
     outcome, alive = _consume_with_deadline(CASES[what]())
