@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src import config
-from paddle_lite._src.aligned import aligned, aligned_copy, aligned_stack, aligned_zeros
+from paddle_lite._src.aligned import (
+    ALIGN_FROM,
+    aligned,
+    aligned_copy,
+    aligned_stack,
+    aligned_zeros,
+)
 from paddle_lite._src.buckets import Policy, make_policy, pow2
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
 from paddle_lite._src.errors import DataError
@@ -77,10 +83,13 @@ class _Field:
 
 
 def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
-    """``values`` as a float32 ``[N, dim]`` array in one copy, when they are arrays of
-    one shape with ``dim`` elements each (the common case); else ``None``."""
+    """``values`` as an aligned float32 ``[N, dim]`` array in one copy, when they are
+    arrays of one shape with ``dim`` elements each and large enough to realign; else
+    ``None``."""
     first = values[0] if values else None
     if not isinstance(first, np.ndarray) or first.ndim == 0 or first.size != dim:
+        return None
+    if len(values) * dim * 4 < ALIGN_FROM:  # small: np.asarray is faster, no realignment
         return None
     if not all(isinstance(v, np.ndarray) and v.shape == first.shape for v in values):
         return None
