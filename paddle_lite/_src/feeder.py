@@ -89,7 +89,7 @@ def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
     first = values[0] if values else None
     if not isinstance(first, np.ndarray) or first.ndim == 0 or first.size != dim:
         return None
-    if len(values) * dim * 4 < ALIGN_FROM:  # small: np.asarray is faster, no realignment
+    if len(values) * dim * 4 < ALIGN_FROM:  # float32 bytes; small: np.asarray is faster
         return None
     if not all(isinstance(v, np.ndarray) and v.shape == first.shape for v in values):
         return None

@@ -66,9 +66,10 @@ def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     """``update(state)`` where ``apply``, else the state's own values, unchanged.
 
     On a CPU the host runs XLA's control flow for free, and a ``lax.cond`` lets the
-    update write the donated buffers in place. Elsewhere a branch would wait for the
-    device, so the update is computed and selects keep the old values (they fuse into
-    the update, at the price of copies of the donated inputs).
+    update write the donated buffers in place. On accelerators a branch makes the host
+    wait for the predicate, so there the update is computed and selects keep the old
+    values. (On a CPU the selects cost a copy of every donated parameter and optimizer
+    slot per step, because the old values must outlive the update.)
     """
 
     def keep(state: TrainState) -> tuple[Any, ...]:
