@@ -1,3 +1,19 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Chapter 4, word2vec
 #
@@ -40,30 +56,6 @@ def wordemb(inlayer):
 
 # %% tags=["parameters"]
 num_passes = 100
-
-
-# %%
-def live(event_handler, every=10, redraw=100):
-    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
-    if not in_notebook:
-        return event_handler
-    ploter = paddle.plot.Ploter("Train cost")
-    progress = paddle.event.progress()
-    step = [0]
-
-    def handler(event):
-        progress(event)
-        if isinstance(event, paddle.event.EndIteration):
-            if step[0] % every == 0:
-                ploter.append("Train cost", step[0], event.cost)
-            if step[0] % redraw == 0:
-                ploter.plot()  # redraws the curve in place
-            step[0] += 1
-        if isinstance(event, paddle.event.EndPass):
-            ploter.plot()
-        event_handler(event)
-
-    return handler
 
 
 # %%
@@ -122,7 +114,9 @@ def main(num_passes=100, word_dict=None, train_reader=None, test_reader=None, sa
         learning_rate=3e-3, regularization=paddle.optimizer.L2Regularization(8e-4)
     )
     trainer = paddle.trainer.SGD(cost, parameters, adagrad)
-    trainer.train(paddle.batch(train_reader, 32), num_passes, live(event_handler))
+    if in_notebook:  # the cost curve drawn live and a progress bar
+        event_handler = paddle.plot.live(event_handler)
+    trainer.train(paddle.batch(train_reader, 32), num_passes, event_handler)
 
     # the learned embedding table, one row per word
     embeddings = parameters.get("_proj").reshape(len(word_dict), embsize)

@@ -1,3 +1,19 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Chapter 6, understand sentiment
 #
@@ -79,30 +95,6 @@ num_passes = 20
 
 
 # %%
-def live(event_handler, every=10, redraw=100):
-    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
-    if not in_notebook:
-        return event_handler
-    ploter = paddle.plot.Ploter("Train cost")
-    progress = paddle.event.progress()
-    step = [0]
-
-    def handler(event):
-        progress(event)
-        if isinstance(event, paddle.event.EndIteration):
-            if step[0] % every == 0:
-                ploter.append("Train cost", step[0], event.cost)
-            if step[0] % redraw == 0:
-                ploter.plot()  # redraws the curve in place
-            step[0] += 1
-        if isinstance(event, paddle.event.EndPass):
-            ploter.plot()
-        event_handler(event)
-
-    return handler
-
-
-# %%
 def main(
     net="conv", num_passes=20, word_dict=None, train_reader=None, test_reader=None, save_dir="."
 ):
@@ -155,9 +147,11 @@ def main(
             print("\nTest with Pass %d, %s" % (event.pass_id, result.metrics))
 
     feeding = {"word": 0, "label": 1}
+    if in_notebook:  # the cost curve drawn live and a progress bar
+        event_handler = paddle.plot.live(event_handler)
     trainer.train(
         reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=1000), batch_size=100),
-        event_handler=live(event_handler),
+        event_handler=event_handler,
         feeding=feeding,
         num_passes=num_passes,
     )

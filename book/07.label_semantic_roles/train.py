@@ -1,3 +1,19 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Chapter 7, label semantic roles
 #
@@ -144,30 +160,6 @@ num_passes = 1
 
 
 # %%
-def live(event_handler, every=10, redraw=100):
-    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
-    if not in_notebook:
-        return event_handler
-    ploter = paddle.plot.Ploter("Train cost")
-    progress = paddle.event.progress()
-    step = [0]
-
-    def handler(event):
-        progress(event)
-        if isinstance(event, paddle.event.EndIteration):
-            if step[0] % every == 0:
-                ploter.append("Train cost", step[0], event.cost)
-            if step[0] % redraw == 0:
-                ploter.plot()  # redraws the curve in place
-            step[0] += 1
-        if isinstance(event, paddle.event.EndPass):
-            ploter.plot()
-        event_handler(event)
-
-    return handler
-
-
-# %%
 def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8):
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
@@ -254,8 +246,10 @@ def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8):
             result = trainer.test(reader=reader, feeding=feeding)
             print("\nTest with Pass %d, %s" % (event.pass_id, result.metrics))
 
+    if in_notebook:  # the cost curve drawn live and a progress bar
+        event_handler = paddle.plot.live(event_handler)
     trainer.train(
-        reader=reader, event_handler=live(event_handler), num_passes=num_passes, feeding=feeding
+        reader=reader, event_handler=event_handler, num_passes=num_passes, feeding=feeding
     )
 
     test_creator = reader

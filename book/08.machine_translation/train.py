@@ -1,3 +1,19 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Chapter 8, machine translation
 #
@@ -217,7 +233,9 @@ def train(
             save_model(trainer, parameters, os.path.join(save_dir, save_path))
 
     # start to train
-    trainer.train(reader=wmt14_reader, event_handler=live(event_handler), num_passes=num_passes)
+    if in_notebook:  # the cost curve drawn live and a progress bar
+        event_handler = paddle.plot.live(event_handler)
+    trainer.train(reader=wmt14_reader, event_handler=event_handler, num_passes=num_passes)
     return parameters
 
 
@@ -260,30 +278,6 @@ is_generating = False
 dataset = "wmt14"  # or "wmt16"
 dict_size = 30000
 num_passes = 2
-
-
-# %%
-def live(event_handler, every=10, redraw=100):
-    """In Jupyter, also draw the training cost live (Ploter) and a progress bar per pass."""
-    if not in_notebook:
-        return event_handler
-    ploter = paddle.plot.Ploter("Train cost")
-    progress = paddle.event.progress()
-    step = [0]
-
-    def handler(event):
-        progress(event)
-        if isinstance(event, paddle.event.EndIteration):
-            if step[0] % every == 0:
-                ploter.append("Train cost", step[0], event.cost)
-            if step[0] % redraw == 0:
-                ploter.plot()  # redraws the curve in place
-            step[0] += 1
-        if isinstance(event, paddle.event.EndPass):
-            ploter.plot()
-        event_handler(event)
-
-    return handler
 
 
 # %%

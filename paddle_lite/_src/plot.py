@@ -12,8 +12,9 @@ import os
 import sys
 from typing import Any
 
-from paddle_lite._src import atomic
+from paddle_lite._src import atomic, events
 from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite._src.progress import progress
 
 DEFAULT_PATH = "plot.png"
 
@@ -122,3 +123,33 @@ class Ploter:
         """Forget every point."""
         for data in self.__plot_data__.values():
             data.reset()
+
+
+def live(event_handler: Any, every: int = 10, redraw: int = 100, title: str = "Train cost"):
+    """``event_handler`` wrapped to also draw the training cost live and show a progress
+    bar per pass (:func:`paddle.event.progress`): the cost of every ``every``-th batch
+    joins the line ``title``, the figure is redrawn every ``redraw`` batches and at
+    each pass end, then ``event_handler`` sees the event.
+
+    Example::
+
+        trainer.train(reader, num_passes=5, event_handler=paddle.plot.live(handler))
+    """
+    ploter = Ploter(title)
+    bar = progress()
+    step = 0
+
+    def handler(event: Any) -> None:
+        nonlocal step
+        bar(event)
+        if isinstance(event, events.EndIteration):
+            if step % every == 0:
+                ploter.append(title, step, event.cost)
+            if step % redraw == 0:
+                ploter.plot()  # redraws the curve in place
+            step += 1
+        if isinstance(event, events.EndPass):
+            ploter.plot()
+        event_handler(event)
+
+    return handler

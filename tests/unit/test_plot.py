@@ -61,3 +61,28 @@ def test_axes_are_labelled(tmp_path, monkeypatch):
     assert seen[1][:2] == ("pass", "error rate")
     assert [t.get_text() for t in seen[1][2]] == ["train"]  # titles without data are left out
     assert Ploter("a", "b").__ylabel__ == "value"
+
+
+def test_live_plots_every_nth_cost_and_passes_every_event_on(monkeypatch):
+    import paddle_lite as paddle
+    from paddle_lite._src import plot
+
+    drawn = []  # the (steps, costs) of the line at each redraw
+
+    def record(ploter, path=None):
+        data = ploter.__plot_data__["Train cost"]
+        drawn.append((list(data.step), list(data.value)))
+
+    monkeypatch.setattr(plot.Ploter, "plot", record)
+
+    seen = []
+    handler = paddle.plot.live(seen.append, every=2, redraw=3)
+    events = [paddle.event.BeginPass(0)]
+    for batch in range(5):
+        events.append(paddle.event.EndIteration(0, batch, cost=float(batch), evaluator=dict))
+    events.append(paddle.event.EndPass(0, evaluator=dict))
+    for event in events:
+        handler(event)
+    assert seen == events
+    # redrawn after batches 0 and 3 and at the pass end; every 2nd batch's cost plotted
+    assert drawn == [([0], [0.0]), ([0, 2], [0.0, 2.0]), ([0, 2, 4], [0.0, 2.0, 4.0])]
