@@ -19,6 +19,7 @@ was expected.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,9 @@ class _Field:
         return DataError(f"{where}): {what}; declared {self.type!r}.")
 
 
+_shape = attrgetter("shape")
+
+
 def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
     """``values`` as an aligned float32 ``[N, dim]`` array in one copy, when they are
     arrays of one shape with ``dim`` elements each and large enough to realign; else
@@ -91,12 +95,12 @@ def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
         return None
     if len(values) * dim * 4 < ALIGN_FROM:  # float32 bytes; small: np.asarray is faster
         return None
-    if not all(isinstance(v, np.ndarray) and v.shape == first.shape for v in values):
-        return None
-    try:
-        return aligned_stack(values, np.float32).reshape(len(values), dim)
-    except TypeError:  # values that are not numbers
-        return None
+    try:  # the shapes in one C-level pass
+        if set(map(_shape, values)) == {first.shape}:
+            return aligned_stack(values, np.float32).reshape(len(values), dim)
+    except (AttributeError, TypeError):  # values that are not arrays, or not numbers
+        pass
+    return None
 
 
 def _dense_rows(values: list[Any], field: _Field) -> np.ndarray:

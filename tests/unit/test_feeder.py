@@ -161,3 +161,12 @@ def test_arrays_of_other_shapes_whose_sizes_add_up_are_refused():
     batch = [(np.zeros((n, 392), np.float32),) for n in (2, 1, 3)]
     with pytest.raises(DataError, match=r"sample 1\): received 392 values, expected 784"):
         DataFeeder([("image", DT.dense_vector(784))])(batch)
+
+
+def test_a_large_batch_of_rows_with_compensating_sizes_is_refused():
+    """784 x 64 numbers in all, but row 1 has 783 and row 2 has 785: the aligned stack
+    (large batches) must not join them into misaligned images."""
+    batch = [(np.zeros(784, np.float32),) for _ in range(64)]
+    batch[1], batch[2] = (np.zeros(783, np.float32),), (np.zeros(785, np.float32),)
+    with pytest.raises(DataError, match=r"sample 1\): received 783 values, expected 784"):
+        DataFeeder([("image", DT.dense_vector(784))])(batch)
