@@ -125,7 +125,7 @@ def lite_network(net, img):
     return paddle.layer.fc(input=h, size=10, act=act.Softmax())
 
 
-def lite_train(net, samples, test_samples, passes):
+def lite_train(net, samples, test_samples, passes, lr=LR):
     paddle.layer.reset_names()
     img = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(784))
     label = paddle.layer.data(name="label", type=paddle.data_type.integer_value(10))
@@ -134,7 +134,7 @@ def lite_train(net, samples, test_samples, passes):
     params = paddle.parameters.create(cost)
     initial = params.values()
     opt = paddle.optimizer.Momentum(
-        learning_rate=LR,
+        learning_rate=lr,
         momentum=MOMENTUM,
         regularization=paddle.optimizer.L2Regularization(rate=L2),
     )
