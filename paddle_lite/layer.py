@@ -19,13 +19,15 @@ from paddle_lite._src.layers.cost import (
 )
 from paddle_lite._src.layers.cost_ctc import ctc, warp_ctc
 from paddle_lite._src.layers.cost_rank import (
-    huber_classification_cost,
-    huber_regression_cost,
     lambda_cost,
     less_than,
     rank_cost,
     should_be_false,
     should_be_true,
+)
+from paddle_lite._src.layers.cost_robust import (
+    huber_classification_cost,
+    huber_regression_cost,
     smooth_l1_cost,
 )
 from paddle_lite._src.layers.cost_sampled import hsigmoid, nce

@@ -1,7 +1,7 @@
 """Cost layers: cross entropies, squared error and sum.
 
-The shared machinery (``CostKind``, ``build_cost``) is in ``cost_base``; ranking,
-binary-judgement and robust (Huber, smooth L1) costs are in ``cost_rank``.
+The shared machinery (``CostKind``, ``build_cost``) is in ``cost_base``; ranking and
+binary-judgement costs are in ``cost_rank``, robust (Huber, smooth L1) ones in ``cost_robust``.
 
 Every cost outputs float32 ``[batch, 1]``: the per-sample cost, multiplied by the
 optional ``weight`` layer (a size-1 per-sample weight). The trainer sums these over
