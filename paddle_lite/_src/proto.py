@@ -26,7 +26,7 @@ import struct
 from typing import Any
 
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.graph import InitSpec, ParamSpec
+from paddle_lite._src.specs import InitSpec, ParamSpec
 
 # (field number, attribute, type), from Paddle's proto/ParameterConfig.proto.
 FIELDS: tuple[tuple[int, str, str], ...] = (

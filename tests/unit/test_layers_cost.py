@@ -11,10 +11,10 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.layers import cost as C
 from paddle_lite._src.layers import cost_rank as R
 from paddle_lite._src.layers import cost_robust as H
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, Sparse
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation

@@ -18,8 +18,9 @@ from paddle_lite._src.activations import Linear
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.data_types import dense_vector
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.graph import InitSpec, ParamSpec, name_scope
+from paddle_lite._src.graph import name_scope
 from paddle_lite._src.layers.core import data, fc
+from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.topology import Topology
 
 try:

@@ -23,7 +23,6 @@ import jax.numpy as jnp
 
 from paddle_lite._src.activations import Sigmoid, Softmax
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import (
@@ -33,6 +32,7 @@ from paddle_lite._src.layers.cost_base import (
     safe_log,
     v2_note,
 )
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Sparse
 
 _LOG = logging.getLogger(__name__)

@@ -18,9 +18,10 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Layer, Spec
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask
 
 TINY = 1e-37

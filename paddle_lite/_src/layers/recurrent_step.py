@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Linear, Sigmoid, Tanh, as_activation
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Layer, Spec, qualified_name
+from paddle_lite._src.graph import Layer, qualified_name
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.mixed import mixed
@@ -27,6 +27,7 @@ from paddle_lite._src.layers.projections import (
     full_matrix_projection,
     identity_projection,
 )
+from paddle_lite._src.specs import Spec
 
 
 def _cell_act(act: Any, default: Any, *, layer: str, arg: str) -> Any:
