@@ -66,12 +66,8 @@ from paddle_lite._src.layers.projections import (
 )
 from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
 from paddle_lite._src.layers.recurrent_group import recurrent_group
-from paddle_lite._src.layers.recurrent_step import (
-    get_output,
-    gru_step,
-    gru_step_naive,
-    lstm_step,
-)
+from paddle_lite._src.layers.recurrent_step import get_output, lstm_step
+from paddle_lite._src.layers.recurrent_step_gru import gru_step, gru_step_naive
 from paddle_lite._src.layers.sequence import (
     AggregateLevel,
     ExpandLevel,

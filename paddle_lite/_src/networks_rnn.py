@@ -17,7 +17,8 @@ from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import full_matrix_projection, identity_projection
 from paddle_lite._src.layers.recurrent import grumemory
 from paddle_lite._src.layers.recurrent_group import recurrent_group
-from paddle_lite._src.layers.recurrent_step import get_output, gru_step, gru_step_naive, lstm_step
+from paddle_lite._src.layers.recurrent_step import get_output, lstm_step
+from paddle_lite._src.layers.recurrent_step_gru import gru_step, gru_step_naive
 
 
 def _unit_size(input, size, multiple: int, name: str) -> int:  # noqa: A002, ANN001
