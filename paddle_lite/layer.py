@@ -19,13 +19,15 @@ from paddle_lite._src.layers.cost import (
 )
 from paddle_lite._src.layers.cost_ctc import ctc, warp_ctc
 from paddle_lite._src.layers.cost_rank import (
-    huber_classification_cost,
-    huber_regression_cost,
     lambda_cost,
     less_than,
     rank_cost,
     should_be_false,
     should_be_true,
+)
+from paddle_lite._src.layers.cost_robust import (
+    huber_classification_cost,
+    huber_regression_cost,
     smooth_l1_cost,
 )
 from paddle_lite._src.layers.cost_sampled import hsigmoid, nce
@@ -64,12 +66,8 @@ from paddle_lite._src.layers.projections import (
 )
 from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
 from paddle_lite._src.layers.recurrent_group import recurrent_group
-from paddle_lite._src.layers.recurrent_step import (
-    get_output,
-    gru_step,
-    gru_step_naive,
-    lstm_step,
-)
+from paddle_lite._src.layers.recurrent_step import get_output, lstm_step
+from paddle_lite._src.layers.recurrent_step_gru import gru_step, gru_step_naive
 from paddle_lite._src.layers.sequence import (
     AggregateLevel,
     ExpandLevel,

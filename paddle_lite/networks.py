@@ -12,14 +12,8 @@ from paddle_lite._src.networks_attention import (
     bidirectional_lstm,
     simple_attention,
 )
-from paddle_lite._src.networks_rnn import (
-    gru_group,
-    gru_unit,
-    lstmemory_group,
-    lstmemory_unit,
-    simple_gru,
-    simple_gru2,
-)
+from paddle_lite._src.networks_gru import simple_gru, simple_gru2
+from paddle_lite._src.networks_rnn import gru_group, gru_unit, lstmemory_group, lstmemory_unit
 from paddle_lite._src.networks_seq import sequence_conv_pool, simple_lstm, text_conv_pool
 
 __all__ = [

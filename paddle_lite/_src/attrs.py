@@ -11,8 +11,8 @@ import math
 from typing import Any
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, ParameterError
-from paddle_lite._src.graph import InitSpec, ParamSpec, Shape
 from paddle_lite._src.initializers import Initializer, lookup
+from paddle_lite._src.specs import InitSpec, ParamSpec, Shape
 
 
 def _unset_if_zero(value: float | None) -> float | None:

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src.errors import ParameterError, did_you_mean
-from paddle_lite._src.graph import InitSpec, ParamSpec
+from paddle_lite._src.specs import InitSpec, ParamSpec
 
 InitFn = Callable[..., Any]
 

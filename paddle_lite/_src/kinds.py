@@ -29,7 +29,8 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError, did_you_mean
-from paddle_lite._src.graph import InitSpec, Layer, Spec
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.specs import InitSpec, Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
 

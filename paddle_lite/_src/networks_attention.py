@@ -19,7 +19,7 @@ from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import full_matrix_projection, identity_projection
 from paddle_lite._src.layers.sequence import first_seq, last_seq, pooling
 from paddle_lite._src.layers.sequence_reshape import expand
-from paddle_lite._src.networks_rnn import simple_gru2
+from paddle_lite._src.networks_gru import simple_gru2
 from paddle_lite._src.networks_seq import simple_lstm
 from paddle_lite._src.poolings import Sum
 

@@ -24,8 +24,8 @@ from typing import IO, Any
 import numpy as np
 
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.graph import ParamSpec
 from paddle_lite._src.param_files import source_name
+from paddle_lite._src.specs import ParamSpec
 
 # What zipfile raises on damaged archives (a corrupt flag byte can announce an unknown
 # compression method, NotImplementedError, or encryption, RuntimeError).

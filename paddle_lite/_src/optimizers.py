@@ -40,7 +40,6 @@ import optax
 
 from paddle_lite._src import regularizers, sparse_rows
 from paddle_lite._src.errors import did_you_mean
-from paddle_lite._src.graph import ParamSpec
 from paddle_lite._src.lr_schedules import make_schedule
 from paddle_lite._src.regularizers import (
     ModelAverage,
@@ -48,6 +47,7 @@ from paddle_lite._src.regularizers import (
     OptimizerArgumentError,
     number,
 )
+from paddle_lite._src.specs import ParamSpec
 
 SETTINGS: dict[str, Any] = {
     "learning_rate": 1e-3,

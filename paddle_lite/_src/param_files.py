@@ -25,7 +25,7 @@ import numpy as np
 from paddle_lite._src import atomic, proto
 from paddle_lite._src.distributed import is_writer
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.graph import ParamSpec
+from paddle_lite._src.specs import ParamSpec
 
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
 _BLOCK = 512

@@ -33,7 +33,7 @@ import numpy as np
 
 from paddle_lite._src import config, proto
 from paddle_lite._src.errors import ParameterError, did_you_mean
-from paddle_lite._src.graph import Layer, ParamSpec
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.npz_files import NpzReader, spec_from_json
 from paddle_lite._src.param_files import (
@@ -44,6 +44,7 @@ from paddle_lite._src.param_files import (
     _write_output,
     read_parameter_tar,
 )
+from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.topology import Topology, collect_params
 
 SPECS_MEMBER = "__specs__"

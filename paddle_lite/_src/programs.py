@@ -15,9 +15,9 @@ from typing import Any
 import jax
 
 from paddle_lite._src import steps
-from paddle_lite._src.graph import ParamSpec
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.regularizers import trainable_names
+from paddle_lite._src.specs import ParamSpec
 
 
 def _lazy_decay(equation: Any, specs: Mapping[str, ParamSpec]) -> bool:

@@ -4,12 +4,9 @@ Every parameter of a v2 tar has a ``<name>.protobuf`` member holding a serialize
 ``ParameterConfig`` (Paddle's ``ParameterConfig.proto``). This module encodes and
 decodes that message by hand and converts it to and from :class:`ParamSpec`.
 
-Wire format: each field is a varint key ``(field_number << 3) | wire_type``
-followed by its value: wire type 0 a varint (uint64, int32, bool; a negative int32
-takes ten bytes), 1 eight little-endian bytes (double), 2 a varint length and that
-many bytes (string, sub-message), 5 four bytes. Decoding skips unknown fields of
-any wire type (groups included); encoding writes the set fields in field-number
-order, as protobuf does, and repeated ``dims`` unpacked (proto2's default).
+The wire format itself is in ``proto_wire``. Decoding skips unknown fields of any
+wire type (groups included); encoding writes the set fields in field-number order, as
+protobuf does, and repeated ``dims`` unpacked (proto2's default).
 
 Example::
 
@@ -26,7 +23,8 @@ import struct
 from typing import Any
 
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.graph import InitSpec, ParamSpec
+from paddle_lite._src.proto_wire import WIRE_TYPES, WireReader, encode_field, utf8_text
+from paddle_lite._src.specs import InitSpec, ParamSpec
 
 # (field number, attribute, type), from Paddle's proto/ParameterConfig.proto.
 FIELDS: tuple[tuple[int, str, str], ...] = (
@@ -56,15 +54,6 @@ FIELDS: tuple[tuple[int, str, str], ...] = (
     (24, "parameter_block_size", "uint64"),
 )
 _BY_NUMBER = {num: (attr, kind) for num, attr, kind in FIELDS}
-_WIRE = {
-    "string": 2,
-    "uint64": 0,
-    "int32": 0,
-    "bool": 0,
-    "double": 1,
-    "repeated_uint64": 0,
-    "repeated_message": 2,
-}
 
 DEFAULTS: dict[str, Any] = {
     "name": "",
@@ -133,34 +122,6 @@ class ParameterConfig:
 
 
 # encoding ---------------------------------------------------------------------------
-def _varint(n: int) -> bytes:
-    if n < 0:
-        n += 1 << 64
-    out = bytearray()
-    while True:
-        low = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
-
-
-def _scalar(kind: str, value: Any) -> bytes:
-    if kind == "double":
-        return struct.pack("<d", float(value))
-    if kind in ("string", "repeated_message"):
-        raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
-        return _varint(len(raw)) + raw
-    return _varint(int(value))
-
-
-def _field(num: int, kind: str, value: Any) -> bytes:
-    """One field on the wire: its key, then its value."""
-    return _varint((num << 3) | _WIRE[kind]) + _scalar(kind, value)
-
-
 def encode(config: ParameterConfig) -> bytes:
     """The proto2 serialization of ``config`` (set fields in field-number order).
 
@@ -180,107 +141,24 @@ def encode(config: ParameterConfig) -> bytes:
         value = getattr(config, attr)
         values = value if kind.startswith("repeated") else ([] if value is None else [value])
         for item in values:
-            out += _field(num, kind, item)
+            out += encode_field(num, kind, item)
     return bytes(out)
 
 
 # decoding ---------------------------------------------------------------------------
-_MAX_GROUP_DEPTH = 64  # protobuf's own parsers stop at 100 nested messages
-
-
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data = bytes(data)
-        self.pos = 0
-        self.depth = 0
-
-    def done(self) -> bool:
-        return self.pos >= len(self.data)
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > len(self.data):
-            raise ParameterError(
-                f"malformed ParameterConfig: {n} bytes wanted at offset {self.pos} but the "
-                f"message has {len(self.data)} bytes."
-            )
-        chunk = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return chunk
-
-    def varint(self) -> int:
-        start = self.pos
-        n = shift = 0
-        while True:
-            byte = self.take(1)[0]
-            n |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return n & ((1 << 64) - 1)
-            if shift >= 70:
-                raise ParameterError(
-                    f"malformed ParameterConfig: the varint at offset {start} runs past 10 "
-                    "bytes (a varint has at most 10)."
-                )
-
-    def field(self) -> tuple[int, int, Any]:
-        """``(number, wire type, raw value)`` of the next field (groups skipped whole)."""
-        key = self.varint()
-        num, wire = key >> 3, key & 7
-        if wire == 0:
-            return num, wire, self.varint()
-        if wire == 1:
-            return num, wire, self.take(8)
-        if wire == 2:
-            return num, wire, self.take(self.varint())
-        if wire == 5:
-            return num, wire, self.take(4)
-        if wire == 3:
-            self._skip_group(num)
-            return num, wire, None
-        raise ParameterError(
-            f"malformed ParameterConfig: wire type {wire} of field {num} at offset {self.pos}."
-        )
-
-    def _skip_group(self, num: int) -> None:
-        self.depth += 1
-        if self.depth > _MAX_GROUP_DEPTH:
-            raise ParameterError(
-                f"malformed ParameterConfig: groups nested deeper than {_MAX_GROUP_DEPTH} at "
-                f"offset {self.pos}."
-            )
-        while True:
-            if self.done():
-                raise ParameterError(f"malformed ParameterConfig: unterminated group {num}.")
-            start = self.pos
-            if self.varint() == (num << 3) | 4:
-                self.depth -= 1
-                return
-            self.pos = start
-            self.field()
-
-
-def _text(raw: bytes, field: str) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ParameterError(
-            f"malformed ParameterConfig: field '{field}' is not UTF-8 text ({err})."
-        ) from None
-
-
 def _convert(attr: str, kind: str, wire: int, raw: Any) -> list[Any]:
     """The decoded value(s) of one known field, or ``[]`` for a wire-type mismatch."""
     if kind == "repeated_uint64" and wire == 2:  # packed encoding, accepted on read
-        sub, out = _Reader(raw), []
+        sub, out = WireReader(raw), []
         while not sub.done():
             out.append(sub.varint())
         return out
-    if wire != _WIRE[kind]:
+    if wire != WIRE_TYPES[kind]:
         return []
     if kind == "double":
         return [struct.unpack("<d", raw)[0]]
     if kind == "string":
-        return [_text(raw, attr)]
+        return [utf8_text(raw, attr)]
     if kind == "repeated_message":
         return [bytes(raw)]
     if kind == "int32":
@@ -300,7 +178,7 @@ def decode(data: bytes) -> ParameterConfig:
         The :class:`ParameterConfig`; raises :class:`ParameterError` when the bytes
         are malformed or the required ``name``/``size`` are missing.
     """
-    reader = _Reader(data)
+    reader = WireReader(data)
     fields: dict[str, Any] = {"dims": [], "update_hooks": []}
     while not reader.done():
         num, wire, raw = reader.field()
@@ -377,17 +255,17 @@ def from_spec(spec: ParamSpec) -> ParameterConfig:
 
 def pruning_hook(sparsity_ratio: float) -> bytes:
     """A serialized ``ParameterUpdaterHookConfig`` ``{type: "pruning", sparsity_ratio}``."""
-    return _field(1, "string", "pruning") + _field(2, "double", sparsity_ratio)
+    return encode_field(1, "string", "pruning") + encode_field(2, "double", sparsity_ratio)
 
 
 def hook_sparsity(hooks: tuple[bytes, ...]) -> float | None:
     """The sparsity ratio of the first pruning hook (v2's default 0.6), or None."""
     for raw in hooks:
-        reader, kind, ratio = _Reader(raw), None, 0.6
+        reader, kind, ratio = WireReader(raw), None, 0.6
         while not reader.done():
             num, wire, value = reader.field()
             if num == 1 and wire == 2:
-                kind = _text(value, "update_hooks.type")
+                kind = utf8_text(value, "update_hooks.type")
             elif num == 2 and wire == 1:
                 ratio = struct.unpack("<d", value)[0]
         if kind == "pruning":

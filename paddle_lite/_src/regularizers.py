@@ -29,8 +29,8 @@ import jax.numpy as jnp
 import optax
 
 from paddle_lite._src.errors import PaddleLiteError, ParameterError
-from paddle_lite._src.graph import ParamSpec
 from paddle_lite._src.lr_schedules import OptimizerConfigError
+from paddle_lite._src.specs import ParamSpec
 
 INT32_MAX = 2**31 - 1
 MIN_AVERAGE_WINDOW = 10000

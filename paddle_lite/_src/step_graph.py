@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from paddle_lite._src.errors import TopologyError
-from paddle_lite._src.graph import Layer, ParamSpec, Spec
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import run
+from paddle_lite._src.specs import ParamSpec, Spec
 
 PLACEHOLDER_KINDS = ("scatter_agent", "static_agent", "memory")
 

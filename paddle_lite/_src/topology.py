@@ -14,7 +14,8 @@ from typing import Any
 
 from paddle_lite._src import codec, proto
 from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
-from paddle_lite._src.graph import Layer, ParamSpec, Spec, current_scope
+from paddle_lite._src.graph import Layer, current_scope
+from paddle_lite._src.specs import ParamSpec, Spec
 from paddle_lite._src.topology_files import layers_from_json, read_json, write_text
 
 FORMAT = "paddle_lite.topology/1"

@@ -24,8 +24,9 @@ from paddle_lite._src import atomic, codec
 from paddle_lite._src.activations import BaseActivation
 from paddle_lite._src.data_types import InputType
 from paddle_lite._src.errors import TopologyError
-from paddle_lite._src.graph import Layer, ParamSpec, Spec
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import get_kind
+from paddle_lite._src.specs import ParamSpec, Spec
 
 
 def where_of(source: Any) -> str:

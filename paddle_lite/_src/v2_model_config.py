@@ -17,7 +17,7 @@ import struct
 from typing import Any
 
 from paddle_lite._src.errors import TopologyError
-from paddle_lite._src.proto import _Reader
+from paddle_lite._src.proto_wire import WireReader
 
 # message -> {field number: (name, type, repeated)}; types: str, uint, int, bool, double,
 # "msg:<Name>" and "packed_double".
@@ -190,7 +190,7 @@ def _value(kind: str, wire: int, raw: Any) -> list[Any]:
         return [bool(raw)]
     if kind == "int":
         if wire == 2:  # packed
-            sub, out = _Reader(raw), []
+            sub, out = WireReader(raw), []
             while not sub.done():
                 out.append(_signed(sub.varint()))
             return out
@@ -200,7 +200,7 @@ def _value(kind: str, wire: int, raw: Any) -> list[Any]:
 
 def decode_message(name: str, data: bytes) -> Msg:
     """Decode ``data`` as the message ``name`` of :data:`SCHEMA`."""
-    fields, out, reader = SCHEMA[name], Msg(), _Reader(data)
+    fields, out, reader = SCHEMA[name], Msg(), WireReader(data)
     while not reader.done():
         num, wire, raw = reader.field()
         if num not in fields or raw is None:

@@ -3,7 +3,6 @@
 from paddle_lite._src.readers.decorator import (
     ComposeNotAligned,
     Fake,
-    PipeReader,
     cache,
     chain,
     compose,
@@ -17,6 +16,7 @@ from paddle_lite._src.readers.parallel import (
     multiprocess_reader,
     xmap_readers,
 )
+from paddle_lite._src.readers.pipe import PipeReader
 
 __all__ = [
     "ComposeNotAligned",

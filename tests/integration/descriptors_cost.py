@@ -11,6 +11,7 @@ from paddle_lite._src import data_types as dt
 from paddle_lite._src.layers import core
 from paddle_lite._src.layers import cost as C
 from paddle_lite._src.layers import cost_rank as R
+from paddle_lite._src.layers import cost_robust as H
 from paddle_lite._src.typing import Seq
 
 B = 3
@@ -92,7 +93,7 @@ def _regression(fn, prefix):
 
 
 def _huber_classification():
-    cost = R.huber_classification_cost(input=_dense("hc_f", 1), label=_ids("hc_y", 2))
+    cost = H.huber_classification_cost(input=_dense("hc_f", 1), label=_ids("hc_y", 2))
     return cost, {"hc_f": np.array([[-2.0], [0.3], [1.5]], F32), "hc_y": _labels(2)}
 
 
@@ -153,9 +154,9 @@ _BUILDERS = {
     "square_error_cost": _regression(C.square_error_cost, "se"),
     "mse_cost": _regression(C.mse_cost, "mse"),
     "regression_cost": _regression(C.regression_cost, "reg"),
-    "huber_regression_cost": _regression(R.huber_regression_cost, "hr"),
+    "huber_regression_cost": _regression(H.huber_regression_cost, "hr"),
     "huber_classification_cost": _huber_classification,
-    "smooth_l1_cost": _regression(R.smooth_l1_cost, "sl1"),
+    "smooth_l1_cost": _regression(H.smooth_l1_cost, "sl1"),
     "rank_cost": _rank,
     "lambda_cost": _lambda,
     "sum_cost": _sum,

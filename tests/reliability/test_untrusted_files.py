@@ -20,9 +20,9 @@ import paddle_lite as paddle
 from paddle_lite._src import proto
 from paddle_lite._src.dataset.cifar import UnsafePickleError, load_batch
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
-from paddle_lite._src.graph import InitSpec, ParamSpec
 from paddle_lite._src.param_files import HEADER
 from paddle_lite._src.readers import recordio
+from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.topology import load_inference_topology
 
 Parameters = paddle.parameters.Parameters

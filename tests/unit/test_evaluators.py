@@ -12,6 +12,7 @@ from paddle_lite._src import graph
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.evaluator_base import total_stats
 from paddle_lite._src.evaluators import auto_evaluators
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq
 
 try:
@@ -119,7 +120,7 @@ def cost_layer(weighted):
         inputs = (prob, y) + ((w,) if weighted else ())
         attrs = {"evaluators": ("classification_error",), "weighted": weighted}
         return (
-            graph.Layer("__cost_0__", "multi_class_cross_entropy", inputs, attrs, graph.Spec(1)),
+            graph.Layer("__cost_0__", "multi_class_cross_entropy", inputs, attrs, Spec(1)),
             prob,
             y,
             w,
@@ -140,7 +141,7 @@ def test_auto_evaluators_of_classification_cost(weighted):
     )
     assert metrics(ev, vals) == {"classification_error_evaluator": 0.75 if weighted else 0.5}
     assert auto_evaluators(prob) == []
-    bad = graph.Layer("c", "x", (prob, y), {"evaluators": ("chunk",)}, graph.Spec(1))
+    bad = graph.Layer("c", "x", (prob, y), {"evaluators": ("chunk",)}, Spec(1))
     with pytest.raises(LayerConfigError, match="'c'.*'chunk'"):
         auto_evaluators(bad)
 

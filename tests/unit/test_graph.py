@@ -4,7 +4,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
+from paddle_lite._src.specs import Spec
 
 
 def _x(dim=4, name="x"):

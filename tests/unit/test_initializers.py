@@ -9,8 +9,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.graph import InitSpec, ParamSpec
 from paddle_lite._src.initializers import fans, initialize, lookup, param_key
+from paddle_lite._src.specs import InitSpec, ParamSpec
 
 init = paddle.initializer
 SHAPE = (400, 300)

@@ -3,8 +3,8 @@
 import pytest
 
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.layers import _base
+from paddle_lite._src.specs import Spec
 
 DENSE, IDS = Spec(4), Spec(10, dtype="int32")
 SPARSE = Spec(7, dtype="sparse_binary")

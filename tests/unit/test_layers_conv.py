@@ -14,9 +14,10 @@ from paddle_lite._src import poolings
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import InitSpec, name_scope
+from paddle_lite._src.graph import name_scope
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import conv, core, pool
+from paddle_lite._src.specs import InitSpec
 from paddle_lite._src.topology import traverse
 
 RTOL, ATOL = 1e-5, 1e-5

@@ -11,9 +11,10 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.layers import cost as C
 from paddle_lite._src.layers import cost_rank as R
+from paddle_lite._src.layers import cost_robust as H
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, Sparse
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
@@ -218,7 +219,7 @@ def _huber_ref(r, delta):
 def test_huber_regression_value_and_gradient():
     y = L.data(name="y", type=DT.dense_vector(3))
     t = L.data(name="t", type=DT.dense_vector(3))
-    cost = R.huber_regression_cost(input=y, label=t, delta=0.5, coeff=2.0)
+    cost = H.huber_regression_cost(input=y, label=t, delta=0.5, coeff=2.0)
     fy, ft = RNG.normal(size=(6, 3)), RNG.normal(size=(6, 3))
     feeds = {"y": fy.astype(F32), "t": ft.astype(F32)}
     np.testing.assert_allclose(_run(cost, feeds)[:, 0], _huber_ref(fy - ft, 0.5), rtol=1e-5)
@@ -231,7 +232,7 @@ def test_huber_regression_value_and_gradient():
 def test_huber_classification_regimes_and_gradient():
     f = L.data(name="f", type=DT.dense_vector(1))
     lab = L.data(name="lab", type=DT.integer_value(2))
-    cost = R.huber_classification_cost(input=f, label=lab)
+    cost = H.huber_classification_cost(input=f, label=lab)
     fv = np.array([[-2.0], [0.3], [1.5], [2.0], [-0.4], [-3.0]])
     ids = np.array([1, 1, 1, 0, 0, 0], np.int32)
     feeds = {"f": fv.astype(F32), "lab": ids}
@@ -247,7 +248,7 @@ def test_huber_classification_regimes_and_gradient():
 def test_smooth_l1():
     y = L.data(name="y", type=DT.dense_vector(4))
     t = L.data(name="t", type=DT.dense_vector(4))
-    cost = R.smooth_l1_cost(input=y, label=t, coeff=0.5)
+    cost = H.smooth_l1_cost(input=y, label=t, coeff=0.5)
     fy, ft = 2 * RNG.normal(size=(5, 4)), RNG.normal(size=(5, 4))
     a = np.abs(fy - ft)
     want = np.where(a < 1, 0.5 * a * a, a - 0.5).sum(axis=1)
@@ -415,8 +416,8 @@ def test_every_cost_is_parameter_free_and_size_one():
         R.rank_cost(left=x, right=x, label=x),
         R.should_be_true(input=x),
         R.less_than(left=x, right=x),
-        R.huber_classification_cost(input=x, label=lab),
-        R.smooth_l1_cost(input=x, label=x),
+        H.huber_classification_cost(input=x, label=lab),
+        H.smooth_l1_cost(input=x, label=x),
     ]
     assert all(c.params == () and c.spec == Spec(1) for c in layers)
 
@@ -456,7 +457,7 @@ def test_unknown_keyword_and_unsupported_extra_attr():
     with pytest.raises(LayerTypeError, match=r"unexpected keyword argument 'wieght'.*weight"):
         C.square_error_cost(input=x, label=x, wieght=x)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'weight'"):
-        R.huber_regression_cost(input=x, label=x, weight=x)
+        H.huber_regression_cost(input=x, label=x, weight=x)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         C.sum_cost(input=x, layer_attr=paddle.attr.Extra(drop_rate=0.5))
 
@@ -473,9 +474,9 @@ def test_sequence_level_and_lambda_argument_errors():
     with pytest.raises(LayerConfigError, match="max_sort_size must be -1 or >= NDCG_num"):
         R.lambda_cost(input=seq1, score=seq1, NDCG_num=5, max_sort_size=3)
     with pytest.raises(LayerConfigError, match="input has size 3; expected 1"):
-        R.huber_classification_cost(input=x, label=L.data(name="l", type=DT.integer_value(2)))
+        H.huber_classification_cost(input=x, label=L.data(name="l", type=DT.integer_value(2)))
     with pytest.raises(LayerConfigError, match="delta must be positive"):
-        R.huber_regression_cost(input=x, label=x, delta=0)
+        H.huber_regression_cost(input=x, label=x, delta=0)
 
 
 def test_evaluator_argument_forms():
@@ -507,7 +508,7 @@ def test_coeff_scales_the_gradient_but_not_the_reported_cost():
     ("build", "fix"),
     [
         (lambda x, y, s: C.square_error_cost(input=x, label=y), r"dense_vector\(3\)"),
-        (lambda x, y, s: R.huber_regression_cost(input=x, label=y), r"dense_vector\(3\)"),
+        (lambda x, y, s: H.huber_regression_cost(input=x, label=y), r"dense_vector\(3\)"),
         (
             lambda x, y, s: C.multi_binary_label_cross_entropy_cost(input=x, label=y),
             r"sparse_binary_vector\(3\)",

@@ -6,11 +6,11 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers import sequence as S
 from paddle_lite._src.layers import sequence_reshape as R
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq
 
 try:

@@ -12,14 +12,15 @@ import tarfile
 import numpy as np
 import pytest
 
-from paddle_lite._src import config, proto
+from paddle_lite._src import config, proto, proto_wire
 from paddle_lite._src import parameters as P
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.data_types import dense_vector
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.graph import InitSpec, ParamSpec, name_scope
+from paddle_lite._src.graph import name_scope
 from paddle_lite._src.layers.core import data, fc
+from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.topology import Topology
 
 try:
@@ -148,7 +149,7 @@ def test_proto_round_trips_update_settings_in_field_order():
     )
     encoded = proto.encode(proto.from_spec(spec))
     assert proto.to_spec(proto.decode(encoded)) == spec
-    numbers, reader = [], proto._Reader(encoded)
+    numbers, reader = [], proto_wire.WireReader(encoded)
     while not reader.done():
         numbers.append(reader.field()[0])
     assert numbers == [1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 11, 12, 16, 17, 18, 22]

@@ -10,8 +10,9 @@ from typing import Any, TypeVar
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
-from paddle_lite._src.graph import Layer, ParamSpec, Spec, auto_name, qualified_name
+from paddle_lite._src.graph import Layer, auto_name, qualified_name
 from paddle_lite._src.kinds import ParamDecl, get_kind
+from paddle_lite._src.specs import ParamSpec, Spec
 
 F = TypeVar("F", bound=Callable[..., Any])
 

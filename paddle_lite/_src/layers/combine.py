@@ -8,9 +8,9 @@ import jax.numpy as jnp
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Linear, as_activation
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.specs import Spec
 
 
 def _plain_pair(inputs, what: str) -> None:  # noqa: ANN001

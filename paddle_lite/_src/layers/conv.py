@@ -14,10 +14,10 @@ from jax import lax
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Relu, as_activation
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import InitSpec, Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import input_image, int_at_least, output_image, pair
+from paddle_lite._src.specs import InitSpec, Spec
 
 CONV_TYPES = (None, "conv", "exconv", "cudnn_conv")
 CONVT_TYPES = (None, "convt", "exconvt", "cudnn_convt")

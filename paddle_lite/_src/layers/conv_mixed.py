@@ -20,11 +20,11 @@ import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import InitSpec, Spec
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.conv import _conv, _conv_transpose, conv_output_size
 from paddle_lite._src.layers.image_geometry import input_image, int_at_least, pair
 from paddle_lite._src.layers.projections import Projection
+from paddle_lite._src.specs import InitSpec, Spec
 
 CONV_TYPES = ("conv", "convt", "conv_operator")
 

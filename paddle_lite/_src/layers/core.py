@@ -10,10 +10,10 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Linear, Tanh, as_activation
 from paddle_lite._src.data_types import DataType, InputType
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base, mixed
 from paddle_lite._src.layers.projections import project
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of, with_data
 
 _DTYPES = {

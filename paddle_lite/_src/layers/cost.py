@@ -1,7 +1,7 @@
 """Cost layers: cross entropies, squared error and sum.
 
-The shared machinery (``CostKind``, ``build_cost``) is in ``cost_base``; ranking,
-binary-judgement and robust (Huber, smooth L1) costs are in ``cost_rank``.
+The shared machinery (``CostKind``, ``build_cost``) is in ``cost_base``; ranking and
+binary-judgement costs are in ``cost_rank``, robust (Huber, smooth L1) ones in ``cost_robust``.
 
 Every cost outputs float32 ``[batch, 1]``: the per-sample cost, multiplied by the
 optional ``weight`` layer (a size-1 per-sample weight). The trainer sums these over
@@ -23,7 +23,6 @@ import jax.numpy as jnp
 
 from paddle_lite._src.activations import Sigmoid, Softmax
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import (
@@ -33,6 +32,7 @@ from paddle_lite._src.layers.cost_base import (
     safe_log,
     v2_note,
 )
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Sparse
 
 _LOG = logging.getLogger(__name__)

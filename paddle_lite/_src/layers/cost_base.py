@@ -2,9 +2,10 @@
 
 ``CostKind`` is a cost over named inputs, per sample, weighted and summed over the
 valid steps of a sequence; ``build_cost`` checks a cost function's arguments and
-builds its node; ``check_same_size`` and ``safe_log`` are the check and the safe
-logarithm that the cost families (``cost``, ``cost_rank``) share. The
-contract every cost follows is stated in ``cost``.
+builds its node; ``check_same_size``, ``safe_log`` and ``as_target`` are the check,
+the safe logarithm and the label conversion that the cost families (``cost``,
+``cost_rank``, ``cost_robust``) share. The contract every cost follows is stated in
+``cost``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Layer, Spec
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask
 
 TINY = 1e-37
@@ -28,6 +30,12 @@ TINY = 1e-37
 def safe_log(p: Any) -> Any:
     """``log(max(p, 1e-37))``."""
     return jnp.log(jnp.maximum(p, TINY))
+
+
+def as_target(label: Any, like: Any) -> Any:
+    """A float label per row: ids ``[...]`` or dense ``[..., 1]`` values."""
+    label = label if label.ndim < like.ndim else label[..., 0]
+    return label.astype(jnp.float32)
 
 
 def per_sample(cost: Any, template: Any, weight: Any, coeff: float) -> Any:

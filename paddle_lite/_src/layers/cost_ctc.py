@@ -23,10 +23,10 @@ import jax.numpy as jnp
 import optax
 
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import safe_log
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import step_mask
 
 

@@ -35,10 +35,10 @@ import numpy as np
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import per_sample, safe_log
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of
 
 SOFTRELU_CLIP = 40.0

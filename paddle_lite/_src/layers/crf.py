@@ -26,10 +26,10 @@ from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import CostKind, per_sample, v2_note
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, step_mask
 
 

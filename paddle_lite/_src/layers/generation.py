@@ -19,7 +19,7 @@ import numpy as np
 
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Layer, Spec, qualified_name
+from paddle_lite._src.graph import Layer, qualified_name
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
@@ -33,6 +33,7 @@ from paddle_lite._src.layers.recurrent_group import (
     group_layer,
     split_inputs,
 )
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of, with_data
 
 PREDICT = "__beam_search_predict__"

@@ -17,16 +17,10 @@ from typing import Any
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
-from paddle_lite._src.graph import (
-    Layer,
-    Spec,
-    auto_name,
-    current_submodel,
-    qualified_name,
-    submodel,
-)
+from paddle_lite._src.graph import Layer, auto_name, current_submodel, qualified_name, submodel
 from paddle_lite._src.kinds import Kind, ParamDecl, get_kind, register_kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph
 
 

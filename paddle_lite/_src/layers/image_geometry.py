@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
+from paddle_lite._src.specs import Spec
 
 
 def int_at_least(value: Any, minimum: int, *, layer: str, arg: str) -> int:

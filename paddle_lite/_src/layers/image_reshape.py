@@ -10,7 +10,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import (
@@ -19,6 +18,7 @@ from paddle_lite._src.layers.image_geometry import (
     int_at_least,
     plain_dense,
 )
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq
 
 

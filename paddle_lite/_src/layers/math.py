@@ -9,9 +9,10 @@ import jax.numpy as jnp
 
 from paddle_lite._src import activations as acts
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Layer, Spec
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of, with_data
 
 

@@ -17,11 +17,12 @@ import jax.numpy as jnp
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Layer, Spec
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base, conv_mixed
 from paddle_lite._src.layers.projections import Projection, _size_arg, project
 from paddle_lite._src.layers.sequence_reshape import context_padding_rows, context_window
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of, with_data
 
 

@@ -11,10 +11,10 @@ from jax import lax
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Relu, as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import InitSpec, Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import checked_image, input_image, plain_dense
+from paddle_lite._src.specs import InitSpec, Spec
 
 BATCH_NORM_TYPES = (None, "batch_norm", "cudnn_batch_norm", "mkldnn_batch_norm")
 

@@ -15,7 +15,6 @@ from jax import lax
 
 from paddle_lite._src import poolings
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import (
@@ -25,6 +24,7 @@ from paddle_lite._src.layers.image_geometry import (
     output_image,
     pair,
 )
+from paddle_lite._src.specs import Spec
 
 
 # img_pool ----------------------------------------------------------------------------

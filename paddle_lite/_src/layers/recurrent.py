@@ -1,9 +1,8 @@
 """Recurrent layers over padded sequences: recurrent, lstmemory, grumemory.
 
-Each runs one ``lax.scan`` over time. Padding is ignored exactly: at a padded step
-the state is carried unchanged and the output is 0. ``reverse=True`` runs every
-sequence from its own last valid step back to its first (each sequence is reversed
-within its length, scanned forward and reversed back).
+Each runs one ``lax.scan`` over time (``recurrent_scan``). Padding is ignored exactly:
+at a padded step the state is carried unchanged and the output is 0. ``reverse=True``
+runs every sequence from its own last valid step back to its first.
 
 Parameter memory layouts follow v2 so model tars interoperate: the ``w0`` array of
 ``lstmemory`` (dims ``[H, H, 4]``) is read as a row-major ``[H, 4H]`` matrix;
@@ -13,23 +12,25 @@ followed by a row-major ``[H, H]`` candidate matrix.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import jax
 import jax.numpy as jnp
-from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Sigmoid, Tanh, as_activation
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.typing import Seq, step_mask
+from paddle_lite._src.layers.recurrent_scan import (
+    as_sequence,
+    like_input,
+    scan_sequence,
+    zero_state,
+)
+from paddle_lite._src.specs import Spec
 
 
-# shared machinery --------------------------------------------------------------------
+# checks and builders shared by the three layers --------------------------------------
 def _sequence_input(spec: Spec, multiple: int) -> int:
     """The hidden width ``spec.size / multiple`` of a sequence input, checked.
 
@@ -61,66 +62,6 @@ def _sequence_hidden(inp: Any, name: str, multiple: int) -> int:
         return _sequence_input(inp.spec, multiple)
     except LayerConfigError as exc:
         raise LayerConfigError(f"layer '{name}': {exc}") from None
-
-
-def as_sequence(value: Any) -> Seq:
-    """``value`` as a sequence: a plain ``[B, n]`` array becomes one-step sequences."""
-    data = value.data if isinstance(value, Seq) else value
-    if not jnp.issubdtype(data.dtype, jnp.floating):
-        raise LayerConfigError(
-            "a recurrent layer received integer ids; it needs dense values. Project the ids "
-            "first (paddle.layer.embedding, fc or mixed)."
-        )
-    if isinstance(value, Seq):
-        return value
-    return Seq(value[:, None, :], jnp.ones(value.shape[:1], jnp.int32))
-
-
-def like_input(value: Any, out: Seq) -> Any:
-    """``out`` shaped like the layer's input: plain values stay plain."""
-    return out if isinstance(value, Seq) else out.data[:, 0, :]
-
-
-def reverse_within_length(data: Any, lengths: Any) -> Any:
-    """Reverse each sequence of ``data`` ``[B, T, ...]`` within its own length.
-
-    Step ``t < length`` takes step ``length - 1 - t``; padded steps stay in place, so
-    applying it twice gives back ``data``.
-    """
-    steps = jnp.arange(data.shape[1])[None, :]
-    idx = jnp.where(steps < lengths[:, None], lengths[:, None] - 1 - steps, steps)
-    idx = idx.reshape(idx.shape + (1,) * (data.ndim - 2))
-    return jnp.take_along_axis(data, idx, axis=1)
-
-
-def scan_sequence(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
-    """Run ``step(carry, x_t) -> (carry, out_t)`` over the valid steps of ``seq``.
-
-    Padded steps carry the state unchanged and output 0; their inputs are zeroed
-    first so garbage there reaches neither the values nor the gradients.
-
-    Returns:
-        The outputs ``[B, T, out]``, aligned with the input steps.
-    """
-    mask = step_mask(seq)
-    xs = jnp.where(mask[:, :, None], seq.data, 0.0)
-    if reverse:
-        xs = reverse_within_length(xs, seq.lengths)
-
-    def body(state, inp):  # noqa: ANN001, ANN202
-        x_t, m_t = inp
-        new_state, out = step(state, x_t)
-        keep = m_t[:, None]
-        state = jax.tree_util.tree_map(lambda n, o: jnp.where(keep, n, o), new_state, state)
-        return state, jnp.where(keep, out, 0.0)
-
-    _, outs = lax.scan(body, carry, (jnp.swapaxes(xs, 0, 1), mask.T))
-    outs = jnp.swapaxes(outs, 0, 1)
-    return reverse_within_length(outs, seq.lengths) if reverse else outs
-
-
-def _zeros(seq: Seq, width: int) -> Any:
-    return jnp.zeros((seq.data.shape[0], width), seq.data.dtype)
 
 
 def _hppl(act: Any, *, layer: str, arg: str, default: Any) -> Any:
@@ -188,7 +129,7 @@ class RecurrentKind(Kind):
             h = act.apply(x + bias + h @ w)
             return h, h
 
-        out = scan_sequence(step, _zeros(seq, w.shape[0]), seq, attrs["reverse"])
+        out = scan_sequence(step, zero_state(seq, w.shape[0]), seq, attrs["reverse"])
         return like_input(inputs[0], seq._replace(data=out))
 
 
@@ -269,7 +210,7 @@ class LstmKind(Kind):
             out = gate.apply(out_g + cell * peep_o) * state_act.apply(cell)
             return (out, cell), out
 
-        init = (_zeros(seq, h), _zeros(seq, h))
+        init = (zero_state(seq, h), zero_state(seq, h))
         out = seq._replace(data=scan_sequence(step, init, seq, attrs["reverse"]))
         return like_input(inputs[0], out)
 
@@ -368,7 +309,7 @@ class GruKind(Kind):
             out = out - update * out + update * cand
             return out, out
 
-        out = seq._replace(data=scan_sequence(step, _zeros(seq, h), seq, attrs["reverse"]))
+        out = seq._replace(data=scan_sequence(step, zero_state(seq, h), seq, attrs["reverse"]))
         return like_input(inputs[0], out)
 
 

@@ -21,11 +21,12 @@ import jax.numpy as jnp
 from jax import lax
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Layer, Spec, freeze, qualified_name
+from paddle_lite._src.graph import Layer, freeze, qualified_name
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.group_step import base_name, define_step
-from paddle_lite._src.layers.recurrent import reverse_within_length
+from paddle_lite._src.layers.recurrent_scan import reverse_within_length
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph, run_step
 from paddle_lite._src.typing import Seq
 

@@ -17,9 +17,9 @@ import jax.numpy as jnp
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import poolings
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
 _LOG = logging.getLogger(__name__)

@@ -14,10 +14,10 @@ import jax.numpy as jnp
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.graph import Spec
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.sequence import ExpandLevel, bucket
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, Sparse, data_of, with_data
 
 
