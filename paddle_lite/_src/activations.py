@@ -12,7 +12,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from paddle_lite._src.errors import LayerTypeError
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 
 
 class BaseActivation:
@@ -239,3 +239,15 @@ def as_activation(act: Any, *, layer: str, arg: str = "act") -> BaseActivation:
 
 def activation_from_json(name: str) -> BaseActivation:
     return ALL[name]()
+
+
+def cell_activation(act: Any, default: Any, *, layer: str, arg: str) -> BaseActivation:
+    """An activation usable inside LSTM/GRU cells (v2: sigmoid, relu, tanh or linear);
+    ``default`` when ``act`` is None."""
+    act = as_activation(default if act is None else act, layer=layer, arg=arg)
+    if not act.support_hppl:
+        raise LayerConfigError(
+            f"layer '{layer}': {arg} must be Sigmoid, Relu, Tanh or Linear inside a "
+            f"recurrent cell; received {act!r}."
+        )
+    return act

@@ -17,7 +17,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Sigmoid, Tanh, as_activation
+from paddle_lite._src.activations import Sigmoid, Tanh, as_activation, cell_activation
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
@@ -62,17 +62,6 @@ def _sequence_hidden(inp: Any, name: str, multiple: int) -> int:
         return _sequence_input(inp.spec, multiple)
     except LayerConfigError as exc:
         raise LayerConfigError(f"layer '{name}': {exc}") from None
-
-
-def _hppl(act: Any, *, layer: str, arg: str, default: Any) -> Any:
-    """An activation usable inside LSTM/GRU cells (v2: sigmoid, relu, tanh or linear)."""
-    act = as_activation(default if act is None else act, layer=layer, arg=arg)
-    if not act.support_hppl:
-        raise LayerConfigError(
-            f"layer '{layer}': {arg} must be Sigmoid, Relu, Tanh or Linear inside a "
-            f"recurrent cell; received {act!r}."
-        )
-    return act
 
 
 def _check_size(size: Any, hidden: int, *, layer: str, multiple: int) -> None:
@@ -270,9 +259,9 @@ def lstmemory(
     hidden = _sequence_hidden(inp, name, 4)
     _check_size(size, hidden, layer=name, multiple=4)
     attrs = {
-        "cell_act": _hppl(act, layer=name, arg="act", default=Tanh()),
-        "gate_act": _hppl(gate_act, layer=name, arg="gate_act", default=Sigmoid()),
-        "state_act": _hppl(state_act, layer=name, arg="state_act", default=Tanh()),
+        "cell_act": cell_activation(act, Tanh(), layer=name, arg="act"),
+        "gate_act": cell_activation(gate_act, Sigmoid(), layer=name, arg="gate_act"),
+        "state_act": cell_activation(state_act, Tanh(), layer=name, arg="state_act"),
         **_common_attrs(name, reverse, layer_attr),
     }
     return _build("lstmemory", name, inp, attrs, param_attr, bias_attr)
@@ -364,8 +353,8 @@ def grumemory(
     hidden = _sequence_hidden(inp, name, 3)
     _check_size(size, hidden, layer=name, multiple=3)
     attrs = {
-        "cell_act": _hppl(act, layer=name, arg="act", default=Tanh()),
-        "gate_act": _hppl(gate_act, layer=name, arg="gate_act", default=Sigmoid()),
+        "cell_act": cell_activation(act, Tanh(), layer=name, arg="act"),
+        "gate_act": cell_activation(gate_act, Sigmoid(), layer=name, arg="gate_act"),
         **_common_attrs(name, reverse, layer_attr),
     }
     return _build("gated_recurrent", name, inp, attrs, param_attr, bias_attr)

@@ -1,5 +1,5 @@
 """One step of an LSTM, for recurrent groups: lstm_step and get_output, and the checks
-the recurrent steps share (``cell_activation``, ``check_step_state``).
+the recurrent steps share (``check_step_state``).
 
 A step computes a single time step from the step's input and a ``memory`` of the
 previous state, with v2's parameter layouts: ``lstm_step`` owns only the three
@@ -14,7 +14,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Sigmoid, Tanh, as_activation
+from paddle_lite._src.activations import Sigmoid, Tanh, cell_activation
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer, qualified_name
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -22,17 +22,6 @@ from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import identity_projection
 from paddle_lite._src.specs import Spec
-
-
-def cell_activation(act: Any, default: Any, *, layer: str, arg: str) -> Any:
-    """An activation usable inside LSTM/GRU cells (v2: sigmoid, relu, tanh or linear)."""
-    act = as_activation(default if act is None else act, layer=layer, arg=arg)
-    if not act.support_hppl:
-        raise LayerConfigError(
-            f"layer '{layer}': {arg} must be Sigmoid, Relu, Tanh or Linear inside a "
-            f"recurrent cell; received {act!r}."
-        )
-    return act
 
 
 def _dense_step(spec: Spec, multiple: int, arg: str) -> int:

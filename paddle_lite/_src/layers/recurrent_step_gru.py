@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Linear, Sigmoid, Tanh, as_activation
+from paddle_lite._src.activations import Linear, Sigmoid, Tanh, as_activation, cell_activation
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -23,7 +23,7 @@ from paddle_lite._src.layers.projections import (
     full_matrix_projection,
     identity_projection,
 )
-from paddle_lite._src.layers.recurrent_step import cell_activation, check_step_state
+from paddle_lite._src.layers.recurrent_step import check_step_state
 from paddle_lite._src.specs import Spec
 
 
