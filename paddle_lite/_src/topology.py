@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from paddle_lite._src import codec, proto
+from paddle_lite._src import codec, topology_proto
 from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
 from paddle_lite._src.graph import Layer, current_scope
-from paddle_lite._src.specs import ParamSpec, Spec
+from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.topology_files import layers_from_json, read_json, write_text
 
 FORMAT = "paddle_lite.topology/1"
@@ -174,52 +174,26 @@ class Topology:
     def proto(self, specs: Mapping[str, ParamSpec] | None = None) -> SimpleNamespace:
         """A readable ModelConfig (v2 ``proto()``), read by attribute like v2's.
 
-        ``.layers`` (name, type, size, inputs, active_type, parameters),
-        ``.input_layer_names``, ``.output_layer_names`` and ``.parameters``: one
-        ``ParameterConfig`` per parameter (``name``, ``size``, ``dims``,
-        ``decay_rate`` ...), from ``specs`` when given (a trainer's filled-in view).
+        ``.layers`` (name, type, size, inputs, active_type, parameters), with each
+        group's step layers after the group; ``.input_layer_names``,
+        ``.output_layer_names``; ``.parameters``: one ``ParameterConfig`` per
+        parameter (``name``, ``size``, ``dims``, ``decay_rate`` ...), from ``specs``
+        when given (a trainer's filled-in view); ``.sub_models``: ``root`` and one per
+        recurrent group (see ``topology_proto``).
         """
-        specs = self.params if specs is None else specs
-        layers = [
-            SimpleNamespace(
-                name=n.name,
-                type=n.kind,
-                size=n.size,
-                inputs=[i.name for i in n.inputs],
-                active_type=getattr(n.activation, "name", ""),
-                parameters=[p.name for p in n.params],
-            )
-            for n in self.nodes
-        ]
-        return SimpleNamespace(
-            layers=layers,
-            input_layer_names=list(self.data_layers()),
-            output_layer_names=[layer.name for layer in self.outputs],
-            parameters=[proto.from_spec(spec) for spec in specs.values()],
+        return topology_proto.model_config(
+            self.nodes,
+            list(self.data_layers()),
+            [layer.name for layer in self.outputs],
+            self.params if specs is None else specs,
         )
 
     # summary -------------------------------------------------------------------------
     def summary(self, print_fn: Any = print) -> str | None:
         """Print a table of layers, output sizes and parameter counts with ``print_fn``
-        (like Keras's ``model.summary``); with ``print_fn=None``, return it instead."""
-        rows = [("layer", "type", "output", "params", "inputs")]
-        seen: set[str] = set()
-        total = 0
-        for n in self.nodes:
-            own = sum(p.size for p in n.params if p.name not in seen)
-            seen.update(p.name for p in n.params)
-            total += own
-            rows.append(
-                (n.name, n.kind, _describe(n.spec), f"{own:,}", ", ".join(i.name for i in n.inputs))
-            )
-        widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-        lines = [
-            "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-            for r in rows
-        ]
-        lines.insert(1, "-" * len(lines[0]))
-        lines.append(f"total parameters: {total:,} in {len(self.params)} arrays")
-        text = "\n".join(lines)
+        (like Keras's ``model.summary``); with ``print_fn=None``, return it instead. A
+        recurrent group's step layers are listed, indented, under it."""
+        text = topology_proto.summary_table(self.nodes, len(self.params))
         if print_fn is None:
             return text
         print_fn(text)
@@ -316,11 +290,6 @@ def _node_json(n: Layer) -> dict[str, Any]:
         "spec": n.spec.to_json(),
         "params": [p.to_json() for p in n.params],
     }
-
-
-def _describe(spec: Spec) -> str:
-    text = f"{spec.size}" if spec.image is None else "x".join(map(str, spec.image))
-    return text + ("" if spec.seq_level == 0 else f" seq{spec.seq_level}")
 
 
 def parse_network(output_layers: Any, *extra: Any, extra_layers: Any = None) -> SimpleNamespace:

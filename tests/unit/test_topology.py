@@ -181,3 +181,57 @@ def test_summary_prints_with_print_fn_and_returns_nothing_then():
     topo = Topology(_mnist()[3])
     assert topo.summary(print_fn=printed.append) is None
     assert printed == [topo.summary(print_fn=None)]
+
+
+def _rnn_with_boot_and_static():
+    """v2 test_rnn_layer's group: a reversed step over an embedding, a memory booted
+    from an outer fc, and that fc also as a StaticInput."""
+    word = L.data(name="word", type=DT.integer_value_sequence(100))
+    emb = L.embedding(input=word, size=16)
+    boot = L.fc(input=L.data(name="b", type=DT.dense_vector(4)), size=32, name="boot")
+
+    def step(y, s):
+        mem = L.memory(name="rnn_state", size=32, boot_layer=boot)
+        return L.fc(input=[y, mem, s], size=32, act=A.Tanh(), bias_attr=True, name="rnn_state")
+
+    return L.recurrent_group(name="rnn", step=step, input=[emb, L.StaticInput(boot)], reverse=True)
+
+
+def test_proto_lists_a_groups_step_layers_and_its_sub_model_as_v2_does():
+    conf = L.parse_network(_rnn_with_boot_and_static())
+    types = {layer.name: layer.type for layer in conf.layers}
+    names = [layer.name for layer in conf.layers]
+    inner = ["__embedding_0__@rnn", "__memory_0__@rnn", "rnn_state+delay1@rnn", "rnn_state@rnn"]
+    assert names == ["word", "__embedding_0__", "b", "boot", "rnn", *inner, "rnn_state"]
+    assert types["rnn"] == "recurrent_layer_group" and types["rnn_state"] == "gather_agent"
+    assert types["__embedding_0__@rnn"] == "scatter_agent"
+    assert types["rnn_state+delay1@rnn"] == types["__memory_0__@rnn"] == "agent"
+    fc = conf.layers[names.index("rnn_state@rnn")]
+    assert fc.inputs == ["__embedding_0__@rnn", "rnn_state+delay1@rnn", "__memory_0__@rnn"]
+    assert fc.parameters == ["_rnn_state@rnn.w0", "_rnn_state@rnn.w1", "_rnn_state@rnn.w2"] + [
+        "_rnn_state@rnn.wbias"
+    ]
+    root, rnn = conf.sub_models
+    assert root.name == "root" and root.layer_names == ["word", "__embedding_0__", "b"] + [
+        "boot",
+        "rnn",
+        "rnn_state",
+    ]
+    assert (rnn.name, rnn.layer_names, rnn.reversed) == ("rnn", inner, True)
+    links = lambda ls: [(x.layer_name, x.link_name) for x in ls]  # noqa: E731
+    assert links(rnn.in_links) == [("__embedding_0__", "__embedding_0__@rnn")]
+    assert links(rnn.out_links) == [("rnn_state@rnn", "rnn_state")]
+    assert [(m.layer_name, m.link_name, m.boot_layer_name, m.is_static) for m in rnn.memories] == [
+        ("__memory_0__@rnn", "__memory_0__@rnn", "boot", True),
+        ("rnn_state@rnn", "rnn_state+delay1@rnn", "boot", False),
+    ]
+
+
+def test_summary_indents_a_groups_step_layers_and_counts_each_parameter_once():
+    text = Topology(_rnn_with_boot_and_static()).summary(print_fn=None)
+    rows = {line.split()[0]: line.split() for line in text.splitlines()[2:-1]}
+    assert rows["rnn"][:5] == ["rnn", "recurrent_layer_group", "32", "seq1", "0"]
+    assert "\n  rnn_state@rnn " in text and rows["rnn_state@rnn"][1:4] == ["fc", "32", "2,592"]
+    # 16*32 + 32*32 + 32*32 + 32: the step's fc, once, though the group owns it too
+    total = 100 * 16 + (4 * 32 + 32) + 2592
+    assert text.splitlines()[-1] == f"total parameters: {total:,} in 7 arrays"

@@ -1,0 +1,135 @@
+"""Readable views of a topology: v2's ModelConfig (``proto``) and a summary table.
+
+Layers that run a step sub-topology (``recurrent_group``, ``beam_search``) are listed
+with the layers of their step right after them, under the names v2 gives them
+(``<layer>@<group>``; a memory's agent is ``<layer>+delay1@<group>`` of type
+``agent``), and each such group adds a sub-model as in v2: its layer names, whether it
+runs reversed, and the links between the group and its step (``in_links``,
+``memories``, ``out_links``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from types import SimpleNamespace
+
+from paddle_lite._src import proto
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.specs import ParamSpec, Spec
+from paddle_lite._src.step_graph import StepGraph
+
+V2_TYPES = {"memory": "agent", "static_agent": "agent"}  # v2 names of some kinds
+
+
+def step_of(node: Layer) -> StepGraph | None:
+    """The step sub-topology ``node`` runs, if it is a group layer."""
+    step = node.attrs.get("step") if hasattr(node.attrs, "get") else None
+    return step if isinstance(step, StepGraph) else None
+
+
+def with_steps(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, int]]:
+    """``(layer, depth)``: each layer, followed by its step's layers one level deeper."""
+    for node in nodes:
+        yield node, 0
+        step = step_of(node)
+        if step is not None:
+            yield from ((inner, depth + 1) for inner, depth in with_steps(step.nodes))
+
+
+def _layer(n: Layer) -> SimpleNamespace:
+    return SimpleNamespace(
+        name=n.name,
+        type=V2_TYPES.get(n.kind, n.kind),
+        size=n.size,
+        inputs=[i.name for i in n.inputs],
+        active_type=getattr(n.activation, "name", ""),
+        parameters=[p.name for p in n.params],
+    )
+
+
+def _link(layer_name: str, link_name: str) -> SimpleNamespace:
+    return SimpleNamespace(layer_name=layer_name, link_name=link_name)
+
+
+def _sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNamespace:
+    """v2's SubModelConfig of the group ``node``."""
+    outer = [i.name for i in node.inputs]
+    n_in, n_st = len(step.inlinks), len(step.statics)
+    boots = iter(outer[n_in + n_st :])
+    memories = [  # a static input is a memory that keeps its boot value
+        SimpleNamespace(layer_name=s, link_name=s, boot_layer_name=b, is_static=True)
+        for s, b in zip(step.statics, outer[n_in : n_in + n_st], strict=True)
+    ]
+    for m in step.memories:
+        boot = next(boots) if m.boot == "layer" else None
+        memories.append(
+            SimpleNamespace(
+                layer_name=m.target, link_name=m.name, boot_layer_name=boot, is_static=False
+            )
+        )
+    gathers = {  # the outer layers that read the group: gather agents, generated ids
+        n.attrs.get("index", 0): n.name for n in nodes if n.inputs and n.inputs[0] is node
+    }
+    return SimpleNamespace(
+        name=node.name,
+        layer_names=[n.name for n in step.nodes],
+        is_recurrent_layer_group=True,
+        reversed=bool(node.attrs.get("reverse", False)),
+        in_links=[_link(o, i) for o, i in zip(outer[:n_in], step.inlinks, strict=True)],
+        memories=memories,
+        out_links=[_link(o, gathers.get(i, node.name)) for i, o in enumerate(step.outputs)],
+    )
+
+
+def model_config(
+    nodes: Sequence[Layer],
+    inputs: list[str],
+    outputs: list[str],
+    specs: Mapping[str, ParamSpec],
+) -> SimpleNamespace:
+    """The ModelConfig of ``nodes`` (a topology's layers in order); see the module doc."""
+    groups = [(n, step_of(n)) for n in nodes]
+    return SimpleNamespace(
+        layers=[_layer(n) for n, _ in with_steps(nodes)],
+        input_layer_names=inputs,
+        output_layer_names=outputs,
+        parameters=[proto.from_spec(spec) for spec in specs.values()],
+        sub_models=[
+            SimpleNamespace(
+                name="root",
+                layer_names=[n.name for n in nodes],
+                is_recurrent_layer_group=False,
+                input_layer_names=inputs,
+                output_layer_names=outputs,
+            ),
+            *(_sub_model(n, step, nodes) for n, step in groups if step is not None),
+        ],
+    )
+
+
+def describe(spec: Spec) -> str:
+    text = f"{spec.size}" if spec.image is None else "x".join(map(str, spec.image))
+    return text + ("" if spec.seq_level == 0 else f" seq{spec.seq_level}")
+
+
+def summary_table(nodes: Sequence[Layer], n_arrays: int) -> str:
+    """Layers (a group's step layers indented under it), output sizes, parameter counts
+    (each shared parameter counted once, where first used) and inputs."""
+    rows = [("layer", "type", "output", "params", "inputs")]
+    seen: set[str] = set()
+    total = 0
+    for n, depth in with_steps(nodes):
+        own = 0
+        if step_of(n) is None:  # a group's parameters belong to its step layers
+            own = sum(p.size for p in n.params if p.name not in seen)
+            seen.update(p.name for p in n.params)
+        total += own
+        inputs = ", ".join(i.name for i in n.inputs)
+        rows.append(("  " * depth + n.name, n.kind, describe(n.spec), f"{own:,}", inputs))
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+    lines.insert(1, "-" * len(lines[0]))
+    lines.append(f"total parameters: {total:,} in {n_arrays} arrays")
+    return "\n".join(lines)
