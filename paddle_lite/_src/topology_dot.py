@@ -3,9 +3,9 @@
 Every layer is one box (name, kind, output size, activation); every parameter is one
 ellipse (name, shape), drawn once however many layers use it, with a dashed edge to each
 layer that uses it. So layers that share a parameter by name visibly point at the same
-ellipse. ``to_dot`` needs nothing; ``to_svg`` runs the Graphviz ``dot`` program when it
-is installed and returns ``None`` otherwise, and ``to_html`` is the table Jupyter shows
-then.
+ellipse. A recurrent group is a dashed cluster of its step's layers. ``to_dot`` needs
+nothing; ``to_svg`` runs the Graphviz ``dot`` program when it is installed and returns
+``None`` otherwise, and ``to_html`` is the table Jupyter shows then.
 """
 
 from __future__ import annotations
@@ -15,12 +15,9 @@ import shutil
 import subprocess
 from typing import Any
 
+from paddle_lite._src.topology_proto import describe, step_of, sub_model, with_steps
+
 DOT_TIMEOUT_S = 20
-
-
-def _describe(spec: Any) -> str:
-    text = f"{spec.size}" if spec.image is None else "x".join(map(str, spec.image))
-    return text + ("" if spec.seq_level == 0 else f" seq{spec.seq_level}")
 
 
 def _quote(text: str) -> str:
@@ -36,10 +33,12 @@ def param_users(topology: Any) -> dict[str, list[str]]:
 
     Returns:
         One entry per parameter of the topology; a parameter shared by name lists
-        every layer that declares it.
+        every layer that declares it (for a recurrent group, the layers of its step).
     """
     users: dict[str, list[str]] = {name: [] for name in topology.params}
-    for node in topology.nodes:
+    for node, _ in with_steps(topology.nodes):
+        if step_of(node) is not None:  # a group's parameters are its step layers'
+            continue
         for spec in node.params:
             if node.name not in users[spec.name]:
                 users[spec.name].append(node.name)
@@ -48,22 +47,62 @@ def param_users(topology: Any) -> dict[str, list[str]]:
 
 def _layer_label(node: Any) -> str:
     act = getattr(node.activation, "name", "") or ""
-    parts = [node.name, f"{node.kind}: {_describe(node.spec)}"]
+    parts = [node.name, f"{node.kind}: {describe(node.spec)}"]
     if act and act != "linear":
         parts[1] += f" ({act})"
     return "\\n".join(p.replace("\\", "\\\\").replace('"', '\\"') for p in parts)
 
 
-def _layer_lines(topology: Any) -> list[str]:
-    outputs = {layer.name for layer in topology.layers}
+def _layer_lines(nodes: Any, outputs: set[str], indent: str = "  ") -> list[str]:
+    """One box per layer; a group is a dashed cluster holding its step's layers."""
     lines = []
-    for node in topology.nodes:
+    for node in nodes:
+        step = step_of(node)
+        if step is not None:
+            label = _layer_label(node).replace("\\n", " ")
+            lines.append(f"{indent}subgraph {_quote('cluster_' + node.name)} {{")
+            lines.append(f'{indent}  label="{label}"; style="dashed,rounded";')
+            lines += _layer_lines(step.nodes, outputs, indent + "  ")
+            lines.append(f"{indent}}}")
+            continue
         style = 'shape=box, style="rounded"'
         if node.kind == "data":
             style = 'shape=box, style="rounded,filled", fillcolor="#e3f2fd"'
         elif node.name in outputs:
             style = 'shape=box, style="rounded,bold"'
-        lines.append(f'  {_quote("L:" + node.name)} [label="{_layer_label(node)}", {style}];')
+        lines.append(f'{indent}{_quote("L:" + node.name)} [label="{_layer_label(node)}", {style}];')
+    return lines
+
+
+def _edge(a: str, b: str, style: str = "") -> str:
+    return f"  {_quote('L:' + a)} -> {_quote('L:' + b)}" + (f" [{style}]" if style else "") + ";"
+
+
+def _group_edges(node: Any, step: Any, nodes: Any) -> list[str]:
+    """A group's links: outer sequences into the step, boot layers into memories, each
+    memory from the layer it remembers (the previous step), step outputs out."""
+    model = sub_model(node, step, nodes)
+    lines = [_edge(link.layer_name, link.link_name) for link in model.in_links]
+    for m in model.memories:
+        if m.boot_layer_name is not None:
+            lines.append(_edge(m.boot_layer_name, m.link_name, "style=dashed"))
+        if not m.is_static:
+            lines.append(
+                _edge(m.layer_name, m.link_name, 'style=dotted, constraint=false, label="t-1"')
+            )
+    return lines + [_edge(link.layer_name, link.link_name) for link in model.out_links]
+
+
+def _input_edges(topology: Any) -> list[str]:
+    everything = list(with_steps(topology.nodes))
+    groups = {node.name for node, _ in everything if step_of(node) is not None}
+    lines = []
+    for node, _ in everything:
+        step = step_of(node)
+        if step is not None:
+            lines += _group_edges(node, step, [n for n, _ in everything])
+            continue
+        lines += [_edge(p.name, node.name) for p in node.inputs if p.name not in groups]
     return lines
 
 
@@ -86,7 +125,10 @@ def to_dot(topology: Any, name: str = "topology") -> str:
     """The topology as Graphviz DOT text (no dependency needed to produce it).
 
     Layer ``L`` is node ``"L:<name>"``; parameter ``P`` is node ``"P:<name>"``, once,
-    with a dashed edge ``"P:<name>" -> "L:<user>"`` to every layer that uses it.
+    with a dashed edge ``"P:<name>" -> "L:<user>"`` to every layer that uses it. A
+    recurrent group is a cluster ``"cluster_<name>"`` of its step's layers, linked to
+    the outer layers it reads and the gather agents that read it; a memory has a dotted
+    ``t-1`` edge from the layer it remembers.
 
     Args:
         topology: a ``paddle.topology.Topology``.
@@ -105,11 +147,9 @@ def to_dot(topology: Any, name: str = "topology") -> str:
     """
     users = param_users(topology)
     lines = [f"digraph {_quote(name)} {{", "  rankdir=TB;", '  node [fontname="Helvetica"];']
-    lines += _layer_lines(topology)
+    lines += _layer_lines(topology.nodes, {layer.name for layer in topology.layers})
     lines += _param_lines(topology, users)
-    for node in topology.nodes:
-        for parent in node.inputs:
-            lines.append(f"  {_quote('L:' + parent.name)} -> {_quote('L:' + node.name)};")
+    lines += _input_edges(topology)
     for pname, layers in users.items():
         for layer in layers:
             lines.append(
@@ -168,17 +208,17 @@ def to_html(topology: Any) -> str:
     """
     users = param_users(topology)
     rows = []
-    for node in topology.nodes:
+    for node, depth in with_steps(topology.nodes):
         params = []
-        for spec in node.params:
+        for spec in node.params if step_of(node) is None else ():
             shape = "x".join(map(str, spec.shape))
             others = [u for u in users[spec.name] if u != node.name]
             note = f" (shared with {', '.join(others)})" if others else ""
             params.append(f"{spec.name} [{shape}]{note}")
         cells = (
-            node.name,
+            "\u00a0\u00a0" * depth + node.name,
             node.kind,
-            _describe(node.spec),
+            describe(node.spec),
             "<br>".join(html.escape(p) for p in params),
             html.escape(", ".join(i.name for i in node.inputs)),
         )

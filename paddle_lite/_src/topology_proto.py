@@ -51,7 +51,7 @@ def _link(layer_name: str, link_name: str) -> SimpleNamespace:
     return SimpleNamespace(layer_name=layer_name, link_name=link_name)
 
 
-def _sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNamespace:
+def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNamespace:
     """v2's SubModelConfig of the group ``node``."""
     outer = [i.name for i in node.inputs]
     n_in, n_st = len(step.inlinks), len(step.statics)
@@ -102,7 +102,7 @@ def model_config(
                 input_layer_names=inputs,
                 output_layer_names=outputs,
             ),
-            *(_sub_model(n, step, nodes) for n, step in groups if step is not None),
+            *(sub_model(n, step, nodes) for n, step in groups if step is not None),
         ],
     )
 

@@ -103,3 +103,36 @@ def test_summary_stays_the_text_table():
     text = paddle.topology.Topology(paddle.layer.fc(input=x, size=1)).summary(print_fn=None)
     assert text.splitlines()[0].split() == ["layer", "type", "output", "params", "inputs"]
     assert text.endswith("total parameters: 14 in 2 arrays")
+
+
+def test_a_recurrent_group_is_a_cluster_of_its_step_linked_to_the_outer_layers():
+    L, DT, A = paddle.layer, paddle.data_type, paddle.activation
+    emb = L.embedding(input=L.data(name="word", type=DT.integer_value_sequence(9)), size=4)
+    boot = L.fc(input=L.data(name="b", type=DT.dense_vector(3)), size=5, name="boot")
+
+    def step(y):
+        mem = L.memory(name="h", size=5, boot_layer=boot)
+        return L.fc(input=[y, mem], size=5, act=A.Tanh(), name="h")
+
+    rnn = L.recurrent_group(name="rnn", step=step, input=emb)
+    topo = paddle.topology.Topology(L.last_seq(input=rnn))
+    dot = topo.to_dot()
+    cluster = re.search(r'subgraph "cluster_rnn" \{(.*?)\n  \}', dot, flags=re.S).group(1)
+    assert re.findall(r'"L:([^"]+)" \[label=', cluster) == [
+        "__embedding_0__@rnn",
+        "h+delay1@rnn",
+        "h@rnn",
+    ]
+    assert "L:rnn" not in _nodes(dot)  # the cluster stands for the group layer
+    edges = set(_edges(dot))
+    assert {
+        ("L:__embedding_0__", "L:__embedding_0__@rnn"),  # in-link
+        ("L:boot", "L:h+delay1@rnn"),  # boot layer
+        ("L:h@rnn", "L:h+delay1@rnn"),  # the memory remembers h@rnn
+        ("L:h@rnn", "L:h"),  # out-link to the gather agent
+        ("L:h", "L:__last_seq_0__"),
+        ("P:_h@rnn.w0", "L:h@rnn"),  # the step's parameters point at its layers
+    } <= edges
+    assert not [e for e in edges if "L:rnn" in e]
+    html = topology_dot.to_html(topo)
+    assert "\u00a0\u00a0h@rnn" in html and "_h@rnn.w1 [5x5]" in html
