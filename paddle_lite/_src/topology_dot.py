@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from typing import Any
 
-from paddle_lite._src.topology_proto import describe, step_of, sub_model, with_steps
+from paddle_lite._src.topology_proto import describe, groups, step_of, sub_model, with_steps
 
 DOT_TIMEOUT_S = 20
 
@@ -94,15 +94,14 @@ def _group_edges(node: Any, step: Any, nodes: Any) -> list[str]:
 
 
 def _input_edges(topology: Any) -> list[str]:
-    everything = list(with_steps(topology.nodes))
-    groups = {node.name for node, _ in everything if step_of(node) is not None}
+    """Edges from each layer's inputs; a group's links in place of its own edges."""
+    group_names = {node.name for node, _, _ in groups(topology.nodes)}
     lines = []
-    for node, _ in everything:
-        step = step_of(node)
-        if step is not None:
-            lines += _group_edges(node, step, [n for n, _ in everything])
-            continue
-        lines += [_edge(p.name, node.name) for p in node.inputs if p.name not in groups]
+    for node, _ in with_steps(topology.nodes):
+        if node.name not in group_names:
+            lines += [_edge(p.name, node.name) for p in node.inputs if p.name not in group_names]
+    for node, step, beside in groups(topology.nodes):
+        lines += _group_edges(node, step, beside)
     return lines
 
 

@@ -23,7 +23,7 @@ V2_TYPES = {"memory": "agent", "static_agent": "agent"}  # v2 names of some kind
 
 def step_of(node: Layer) -> StepGraph | None:
     """The step sub-topology ``node`` runs, if it is a group layer."""
-    step = node.attrs.get("step") if hasattr(node.attrs, "get") else None
+    step = node.attrs.get("step")
     return step if isinstance(step, StepGraph) else None
 
 
@@ -34,6 +34,15 @@ def with_steps(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, int]]:
         step = step_of(node)
         if step is not None:
             yield from ((inner, depth + 1) for inner, depth in with_steps(step.nodes))
+
+
+def groups(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, StepGraph, Sequence[Layer]]]:
+    """``(group layer, its step, the layers beside it)`` of every group, nested ones too."""
+    for node in nodes:
+        step = step_of(node)
+        if step is not None:
+            yield node, step, nodes
+            yield from groups(step.nodes)
 
 
 def _layer(n: Layer) -> SimpleNamespace:
@@ -52,7 +61,7 @@ def _link(layer_name: str, link_name: str) -> SimpleNamespace:
 
 
 def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNamespace:
-    """v2's SubModelConfig of the group ``node``."""
+    """v2's SubModelConfig of the group ``node``, one of ``nodes``."""
     outer = [i.name for i in node.inputs]
     n_in, n_st = len(step.inlinks), len(step.statics)
     boots = iter(outer[n_in + n_st :])
@@ -88,7 +97,6 @@ def model_config(
     specs: Mapping[str, ParamSpec],
 ) -> SimpleNamespace:
     """The ModelConfig of ``nodes`` (a topology's layers in order); see the module doc."""
-    groups = [(n, step_of(n)) for n in nodes]
     return SimpleNamespace(
         layers=[_layer(n) for n, _ in with_steps(nodes)],
         input_layer_names=inputs,
@@ -102,7 +110,7 @@ def model_config(
                 input_layer_names=inputs,
                 output_layer_names=outputs,
             ),
-            *(sub_model(n, step, nodes) for n, step in groups if step is not None),
+            *(sub_model(*group) for group in groups(nodes)),
         ],
     )
 

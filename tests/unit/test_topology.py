@@ -235,3 +235,24 @@ def test_summary_indents_a_groups_step_layers_and_counts_each_parameter_once():
     # 16*32 + 32*32 + 32*32 + 32: the step's fc, once, though the group owns it too
     total = 100 * 16 + (4 * 32 + 32) + 2592
     assert text.splitlines()[-1] == f"total parameters: {total:,} in 7 arrays"
+
+
+def test_a_nested_group_has_its_own_sub_model_linked_to_the_outer_step():
+    x = L.data(name="x", type=DT.dense_vector_sub_sequence(3))
+
+    def outer(sub):
+        def inner(word):
+            return L.fc(input=[word, L.memory(name="h", size=2)], size=2, name="h")
+
+        words = L.recurrent_group(name="inner", step=inner, input=sub)
+        return L.addto(input=[L.last_seq(input=words), L.memory(name="acc", size=2)], name="acc")
+
+    conf = L.parse_network(L.recurrent_group(name="outer", step=outer, input=x))
+    links = lambda ls: [(x.layer_name, x.link_name) for x in ls]  # noqa: E731
+    root, out, inner = conf.sub_models
+    assert (root.name, out.name, inner.name) == ("root", "outer", "inner@outer")
+    assert inner.layer_names == ["x@inner@outer", "h+delay1@inner@outer", "h@inner@outer"]
+    assert links(inner.in_links) == [("x@outer", "x@inner@outer")]
+    assert links(inner.out_links) == [("h@inner@outer", "h@outer")]
+    assert links(out.out_links) == [("acc@outer", "acc")]
+    assert [layer.name for layer in conf.layers].index("h@inner@outer") > 2
