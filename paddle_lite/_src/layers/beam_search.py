@@ -15,6 +15,12 @@ The results are the ``num_results`` best finished paths of each source, words
 including the final ``eos``. Finished paths are kept in a buffer of ``beam_size`` per
 source, which gives the same results as v2's unbounded list: a dropped path is worse
 than every kept one, so it would have been dropped or ranked out there too.
+
+Paths are kept as back-pointers: each step records, per live path, its last word, that
+word's log probability and the live path it extends (``[max_length, B, K]`` rows, one
+written per step), and a finished path records its last word and the live path it
+extends. The words are read back once, after the search, by walking the pointers
+backwards over the steps run; a step costs the same whatever ``max_length`` is.
 """
 
 from __future__ import annotations
@@ -47,11 +53,13 @@ class _State(NamedTuple):
     t: Any
     mems: Any
     scores: Any  # [B, K] live paths' log probabilities (-inf: no path)
-    ids: Any  # [B, K, L]
-    words: Any  # [B, K, L] per-word log probabilities
+    words: Any  # [L, B, K] row t: each live path's word at step t
+    logp: Any  # [L, B, K] that word's log probability
+    parent: Any  # [L, B, K] the live path (at step t - 1) it extends
     f_scores: Any  # [B, K] finished paths
-    f_ids: Any
-    f_words: Any
+    f_word: Any  # [B, K] their last word
+    f_logp: Any  # [B, K] its log probability
+    f_parent: Any  # [B, K] the live path (at step f_len - 2) they extend
     f_len: Any  # [B, K]
     min_final: Any  # [B] v2's minFinalPathLogProb (starts at 0)
 
@@ -70,18 +78,20 @@ def _by_parent(mem: Any, parent: Any, batch: int, beam: int) -> Any:
 
 def _initial(mems: Any, batch: int, beam: int, length: int) -> _State:
     first = jnp.where(jnp.arange(beam) == 0, 0.0, NEG)
-    zeros_i = jnp.zeros((batch, beam, length), jnp.int32)
-    zeros_f = jnp.zeros((batch, beam, length), jnp.float32)
+    rows_i = jnp.zeros((length, batch, beam), jnp.int32)
+    zeros_i = jnp.zeros((batch, beam), jnp.int32)
     return _State(
         t=jnp.int32(0),
         mems=mems,
         scores=jnp.broadcast_to(first, (batch, beam)).astype(jnp.float32),
-        ids=zeros_i,
-        words=zeros_f,
+        words=rows_i,
+        logp=jnp.zeros((length, batch, beam), jnp.float32),
+        parent=rows_i,
         f_scores=jnp.full((batch, beam), NEG, jnp.float32),
-        f_ids=zeros_i,
-        f_words=zeros_f,
-        f_len=jnp.zeros((batch, beam), jnp.int32),
+        f_word=zeros_i,
+        f_logp=jnp.zeros((batch, beam), jnp.float32),
+        f_parent=zeros_i,
+        f_len=zeros_i,
         min_final=jnp.zeros((batch,), jnp.float32),
     )
 
@@ -96,24 +106,22 @@ def _proposals(state: _State, probs: Any, beam: int) -> tuple[Any, Any, Any, Any
     return scores, top_i.reshape(batch, -1), logp.reshape(batch, -1), parent
 
 
-def _histories(state: _State, parent: Any, words: Any, logp: Any) -> tuple[Any, Any]:
-    """The word and word-score histories of proposals extending ``parent`` paths."""
-    ids = _take(state.ids, parent).at[:, :, state.t].set(words)
-    wl = _take(state.words, parent).at[:, :, state.t].set(logp)
-    return ids, wl
+def _finish(state, cand, fin, last, min_live, has_live, beam):  # noqa: ANN001, ANN202
+    """Merge finished proposals into the finished paths; v2's pruning and running min.
 
-
-def _finish(state, cand, fin, ids, wl, min_live, has_live, beam):  # noqa: ANN001, ANN202
-    """Merge finished proposals into the finished paths; v2's pruning and running min."""
+    ``last`` holds the proposals' ``(word, log prob, parent)``."""
     scores = jnp.concatenate([state.f_scores, jnp.where(fin, cand, NEG)], axis=1)
     scores = jnp.where(has_live[:, None] & (scores < min_live[:, None]), NEG, scores)
     lowest = jnp.min(jnp.where(jnp.isfinite(scores), scores, jnp.inf), axis=1)
     min_final = jnp.where(has_live, jnp.minimum(state.min_final, lowest), state.min_final)
     f_scores, sel = lax.top_k(scores, beam)
-    lengths = jnp.concatenate([state.f_len, jnp.full(cand.shape, state.t + 1, jnp.int32)], axis=1)
-    f_ids = _take(jnp.concatenate([state.f_ids, ids], axis=1), sel)
-    f_words = _take(jnp.concatenate([state.f_words, wl], axis=1), sel)
-    return f_scores, f_ids, f_words, _take(lengths, sel), min_final
+    length = jnp.full(cand.shape, state.t + 1, jnp.int32)
+    old = (state.f_word, state.f_logp, state.f_parent, state.f_len)
+    kept = [
+        _take(jnp.concatenate([o, n], axis=1), sel)
+        for o, n in zip(old, (*last, length), strict=True)
+    ]
+    return f_scores, *kept, min_final
 
 
 def _advance(state: _State, values: dict, spec: dict) -> _State:
@@ -122,7 +130,6 @@ def _advance(state: _State, values: dict, spec: dict) -> _State:
     batch = state.scores.shape[0]
     probs = data_of(values[spec["prob"]])
     cand, words, logp, parent = _proposals(state, probs, beam)
-    ids, wl = _histories(state, parent, words, logp)
     ended = (words == eos) | (state.t + 1 >= max_length)
     valid = jnp.isfinite(cand)
     live_sc, sel = lax.top_k(jnp.where(valid & ~ended, cand, NEG), beam)
@@ -130,8 +137,8 @@ def _advance(state: _State, values: dict, spec: dict) -> _State:
     has_live = kept.any(axis=1)
     min_live = jnp.min(jnp.where(kept, live_sc, jnp.inf), axis=1)
     max_live = jnp.max(jnp.where(kept, live_sc, NEG), axis=1)
-    f_scores, f_ids, f_words, f_len, min_final = _finish(
-        state, cand, valid & ended, ids, wl, min_live, has_live, beam
+    f_scores, f_word, f_logp, f_parent, f_len, min_final = _finish(
+        state, cand, valid & ended, (words, logp, parent), min_live, has_live, beam
     )
     full = jnp.isfinite(f_scores).sum(axis=1) >= beam
     stop = has_live & full & (min_final >= max_live)
@@ -139,19 +146,47 @@ def _advance(state: _State, values: dict, spec: dict) -> _State:
     mems = {
         name: _by_parent(values[target], live_parent, batch, beam) for name, target in spec["links"]
     }
-    mems[spec["predict_memory"]] = _take(words, sel).reshape(-1)
+    live_word = _take(words, sel)
+    mems[spec["predict_memory"]] = live_word.reshape(-1)
     return _State(
         t=state.t + 1,
         mems=mems,
         scores=jnp.where(stop[:, None], NEG, live_sc),
-        ids=_take(ids, sel),
-        words=_take(wl, sel),
+        words=state.words.at[state.t].set(live_word),
+        logp=state.logp.at[state.t].set(_take(logp, sel)),
+        parent=state.parent.at[state.t].set(live_parent),
         f_scores=f_scores,
-        f_ids=f_ids,
-        f_words=f_words,
+        f_word=f_word,
+        f_logp=f_logp,
+        f_parent=f_parent,
         f_len=f_len,
         min_final=min_final,
     )
+
+
+def _backtrack(state: _State, n: int) -> tuple[Any, Any]:
+    """The words and word log probabilities ``[B, n, L]`` of the ``n`` best finished
+    paths, read back from the pointers (zeros past each path's end)."""
+    end = jnp.where(jnp.isfinite(state.f_scores[:, :n]), state.f_len[:, :n], 0) - 1
+    at_end = jnp.arange(state.words.shape[0]) == end[..., None]  # [B, n, L]
+    ids = jnp.where(at_end, state.f_word[:, :n, None], 0)
+    word_scores = jnp.where(at_end, state.f_logp[:, :n, None], 0.0)
+
+    def body(carry: tuple) -> tuple:
+        s, slot, ids, word_scores = carry
+        on = s < end  # the paths that have a word at step s
+        here = jnp.arange(ids.shape[-1]) == s
+
+        def read(rows: Any) -> Any:
+            return jnp.take_along_axis(rows[s], slot, axis=1)
+
+        ids = jnp.where(here & on[..., None], read(state.words)[..., None], ids)
+        word_scores = jnp.where(here & on[..., None], read(state.logp)[..., None], word_scores)
+        return s - 1, jnp.where(on, read(state.parent), slot), ids, word_scores
+
+    start = (state.t - 1, state.f_parent[:, :n], ids, word_scores)
+    _, _, ids, word_scores = lax.while_loop(lambda c: c[0] >= 0, body, start)
+    return ids, word_scores
 
 
 def _tile(value: Any, beam: int) -> Any:
@@ -180,9 +215,10 @@ def search(
 
     state = lax.while_loop(cond, body, _initial(_tile(mems, beam), batch, beam, length))
     n = spec["num_results"]
+    ids, word_scores = _backtrack(state, n)
     return BeamResult(
-        ids=state.f_ids[:, :n],
+        ids=ids,
         lengths=jnp.where(jnp.isfinite(state.f_scores[:, :n]), state.f_len[:, :n], 0),
         scores=state.f_scores[:, :n],
-        word_scores=state.f_words[:, :n],
+        word_scores=word_scores,
     )
