@@ -81,6 +81,30 @@ def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, keep(state))
 
 
+def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:  # noqa: ANN001
+    """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
+
+    ``updates`` are the forward's new values of fixed parameters (batch-norm
+    statistics); ``batch_totals`` is the batch's ``(cost_sum, stats)``.
+    """
+    deltas, opt_state = tx.update(
+        grads,
+        state.opt_state,
+        state.trainable,
+        batch_size=batch_size(feeds),
+        pass_id=state.pass_id,
+    )
+    trainable = optax.apply_updates(state.trainable, deltas)
+    trainable = {n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()}
+    trainable = {  # row-split parameters stay split (see distributed.row_shardings)
+        n: jax.lax.with_sharding_constraint(v, rows[n]) if n in rows else v
+        for n, v in trainable.items()
+    }
+    fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
+    totals = jax.tree_util.tree_map(jnp.add, state.totals, batch_totals)
+    return trainable, fixed, opt_state, totals
+
+
 def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: ANN001
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
@@ -110,24 +134,7 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
             stats = evaluate(precision_mod.to_float32(values), slots, evaluators, feeds.get(VALID))
 
         def update(state: TrainState) -> tuple[Any, ...]:
-            deltas, opt_state = tx.update(
-                grads,
-                state.opt_state,
-                state.trainable,
-                batch_size=batch_size(feeds),
-                pass_id=state.pass_id,
-            )
-            trainable = optax.apply_updates(state.trainable, deltas)
-            trainable = {
-                n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()
-            }
-            trainable = {  # row-split parameters stay split (see distributed.row_shardings)
-                n: jax.lax.with_sharding_constraint(v, rows[n]) if n in rows else v
-                for n, v in trainable.items()
-            }
-            fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
-            totals = jax.tree_util.tree_map(jnp.add, state.totals, (total, stats))
-            return trainable, fixed, opt_state, totals
+            return _update(tx, rows, state, grads, feeds, updates, (total, stats))
 
         finite = jnp.isfinite(total) & _all_finite(grads)
         apply = finite if on_nan == "skip" else finite & (state.bad < 0)
