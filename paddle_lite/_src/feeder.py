@@ -19,22 +19,16 @@ was expected.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 from paddle_lite._src import config
-from paddle_lite._src.aligned import (
-    ALIGN_FROM,
-    aligned,
-    aligned_copy,
-    aligned_stack,
-    aligned_zeros,
-)
-from paddle_lite._src.buckets import Policy, make_policy, pow2
+from paddle_lite._src.aligned import aligned_copy, aligned_zeros
+from paddle_lite._src.buckets import Policy, make_policy
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
 from paddle_lite._src.errors import DataError
+from paddle_lite._src.feeder_items import Field, convert_items, ids_of
 from paddle_lite._src.typing import Seq, Sparse
 
 
@@ -58,146 +52,6 @@ def feeding_index(data_types: Sequence[tuple[str, InputType]], feeding: Any) -> 
     return {name: int(index[name]) for name in names}
 
 
-class _Field:
-    """Where an error happened: data layer, field index, type (and, when the items being
-    converted are the steps of one sample, that sample)."""
-
-    def __init__(
-        self, name: str, index: int, tp: InputType, sample: int | None = None, unit: str = ""
-    ) -> None:
-        self.name, self.index, self.type = name, index, tp
-        self.sample, self.unit = sample, unit
-
-    def at(self, sample: int, unit: str) -> _Field:
-        """The same field, converting the ``unit`` items (steps, entries) of ``sample``."""
-        return _Field(self.name, self.index, self.type, sample, unit)
-
-    def error(self, what: str, item: int | None = None) -> DataError:
-        where = f"data layer '{self.name}' (field {self.index}"
-        if self.sample is not None:
-            where += f", sample {self.sample}" + (
-                f", {self.unit} {item}" if item is not None else ""
-            )
-        elif item is not None:
-            where += f", sample {item}"
-        return DataError(f"{where}): {what}; declared {self.type!r}.")
-
-
-_shape = attrgetter("shape")
-
-
-def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
-    """``values`` as an aligned float32 ``[N, dim]`` array in one copy, when they are
-    arrays of one shape with ``dim`` elements each and large enough to realign; else
-    ``None``."""
-    first = values[0] if values else None
-    if not isinstance(first, np.ndarray) or first.ndim == 0 or first.size != dim:
-        return None
-    if len(values) * dim * 4 < ALIGN_FROM:  # float32 bytes; small: np.asarray is faster
-        return None
-    try:  # the shapes in one C-level pass
-        if set(map(_shape, values)) == {first.shape}:
-            return aligned_stack(values, np.float32).reshape(len(values), dim)
-    except (AttributeError, TypeError):  # values that are not arrays, or not numbers
-        pass
-    return None
-
-
-def _dense_rows(values: list[Any], field: _Field) -> np.ndarray:
-    dim = field.type.dim
-    stacked = _stacked_rows(values, dim)
-    if stacked is not None:
-        return stacked
-    try:
-        arr = np.asarray(values, dtype=np.float32).reshape(len(values), -1)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape[1] != dim:
-        for i, v in enumerate(values):
-            try:
-                size = np.asarray(v, dtype=np.float32).size
-            except (TypeError, ValueError):
-                raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
-            if size != dim:
-                raise field.error(f"received {size} values, expected {dim}", i)
-    if arr is None or arr.shape[1] != dim:  # no items, or items of mixed shapes
-        rows = [np.asarray(v, np.float32).reshape(-1) for v in values]
-        arr = np.stack(rows) if rows else np.zeros((0, dim), np.float32)
-    return aligned(arr)
-
-
-def _ids(values: list[Any], field: _Field) -> np.ndarray:
-    """Int32 ids in ``[0, dim)``, one per item (a one-element array counts as its id)."""
-    try:
-        arr = np.asarray(values)
-    except ValueError:  # ragged: some item is a list
-        arr = None
-    if arr is not None and arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.reshape(-1)
-    if arr is None or arr.ndim != 1:
-        first = next((i for i, v in enumerate(values) if np.size(v) != 1), 0)
-        raise field.error(f"received {show(values[first])}; expected one int per sample", first)
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind != "f" or not np.all(np.mod(arr, 1) == 0):
-            first = next((i for i, v in enumerate(values) if not _is_int(v)), 0)
-            raise field.error(f"received {show(values[first])}; expected ints", first)
-        arr = arr.astype(np.int64)
-    bad = np.nonzero((arr < 0) | (arr >= field.type.dim))[0]
-    if bad.size:
-        raise field.error(f"id {int(arr[bad[0]])} is outside [0, {field.type.dim})", int(bad[0]))
-    return aligned(arr.astype(np.int32))
-
-
-def _is_int(value: Any) -> bool:
-    """An int id: an int (not bool), an integral float, or a one-element array of one."""
-    if isinstance(value, np.ndarray) and value.size == 1:
-        value = value.reshape(()).item()
-    if isinstance(value, (bool, np.bool_)):
-        return False
-    if isinstance(value, (float, np.floating)):
-        return float(value).is_integer()
-    return isinstance(value, (int, np.integer))
-
-
-def show(value: Any, limit: int = 40) -> str:
-    """``repr (type)`` of a received value, the repr cut to ``limit`` characters."""
-    text = repr(value)
-    return f"{text[: limit - 3] + '...' if len(text) > limit else text} ({type(value).__name__})"
-
-
-def _sparse(values: list[Any], field: _Field) -> Sparse:
-    with_values = field.type.type == DataType.SparseValue
-    k = pow2(max((len(v) for v in values), default=1))
-    ids = aligned_zeros((len(values), k), np.int32)
-    vals = aligned_zeros((len(values), k), np.float32)
-    for i, row in enumerate(values):
-        if not row:
-            continue
-        if with_values:
-            try:
-                cols, v = zip(*row, strict=False)
-            except (TypeError, ValueError):
-                raise field.error(
-                    f"expected a list of (id, value) pairs, received {row!r:.60}", i
-                ) from None
-            vals[i, : len(cols)] = v
-        else:
-            cols = row
-            vals[i, : len(cols)] = 1.0
-        ids[i, : len(cols)] = _ids(list(cols), field.at(i, "entry"))
-    return Sparse(ids, vals)
-
-
-def _items(values: list[Any], field: _Field) -> Any:
-    """Convert a flat list of non-sequence items of ``field``'s type."""
-    kind = field.type.type
-    if kind == DataType.Dense:
-        return _dense_rows(values, field)
-    if kind == DataType.Index:
-        return _ids(values, field)
-    return _sparse(values, field)
-
-
 def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
     """Scatter ``flat`` (sum(lengths) items) into ``[len(lengths), t, ...]``."""
     if isinstance(flat, Sparse):
@@ -210,13 +64,13 @@ def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
     return out
 
 
-def _located(flat: list[Any], samples: list[Any], field: _Field, unit: str) -> Any:
-    """``_items(flat)``; on a bad item, the error names its sample and position in it."""
+def _located(flat: list[Any], samples: list[Any], field: Field, unit: str) -> Any:
+    """``convert_items(flat)``; on a bad item, the error names its sample and position in it."""
     try:
-        return _items(flat, field)
+        return convert_items(flat, field)
     except DataError:
         for i, sample in enumerate(samples):
-            _items(list(sample), field.at(i, unit))  # raises for the first bad sample
+            convert_items(list(sample), field.at(i, unit))  # raises for the first bad sample
         raise
 
 
@@ -227,7 +81,7 @@ _NEEDS_A_STEP = (
 )
 
 
-def _check_steps(values: list[Any], field: _Field, nonempty: bool, nested: bool) -> None:
+def _check_steps(values: list[Any], field: Field, nonempty: bool, nested: bool) -> None:
     """Every sample is a list of steps (of lists of steps when nested), non-empty if asked."""
     for i, v in enumerate(values):
         if not isinstance(v, _STEPS):
@@ -246,7 +100,7 @@ def _check_steps(values: list[Any], field: _Field, nonempty: bool, nested: bool)
                 raise field.error(f"sub-sequence {j} is empty" + _NEEDS_A_STEP, i)
 
 
-def _sequence(values: list[Any], field: _Field, bucket: Policy, nonempty: bool = False) -> Seq:
+def _sequence(values: list[Any], field: Field, bucket: Policy, nonempty: bool = False) -> Seq:
     _check_steps(values, field, nonempty, nested=False)
     lengths = [len(v) for v in values]
     flat = _located([item for v in values for item in v], values, field, "step")
@@ -254,7 +108,7 @@ def _sequence(values: list[Any], field: _Field, bucket: Policy, nonempty: bool =
     return Seq(data, np.asarray(lengths, np.int32))
 
 
-def _nested(values: list[Any], field: _Field, bucket: Policy, nonempty: bool = False) -> Seq:
+def _nested(values: list[Any], field: Field, bucket: Policy, nonempty: bool = False) -> Seq:
     _check_steps(values, field, nonempty, nested=True)
     subs = [[len(s) for s in v] for v in values]
     counts = [len(s) for s in subs]
@@ -280,16 +134,16 @@ def convert_field(
 ) -> Any:
     """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths
     (default: the configured ladder); ``nonempty`` refuses empty sequences."""
-    field = _Field(name, index, tp)
+    field = Field(name, index, tp)
     bucket = bucket or make_policy(None)
     if tp.seq_type == SequenceType.SEQUENCE:
         return _sequence(values, field, bucket, nonempty)
     if tp.seq_type == SequenceType.SUB_SEQUENCE:
         return _nested(values, field, bucket, nonempty)
-    return _items(values, field)
+    return convert_items(values, field)
 
 
-def _column(column: Any, field: _Field, bucket: Policy, nonempty: bool) -> Any:
+def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
     """Convert a whole column of a pre-collated batch."""
     tp = field.type
     if not isinstance(column, np.ndarray) or tp.seq_type != SequenceType.NO_SEQUENCE:
@@ -303,7 +157,7 @@ def _column(column: Any, field: _Field, bucket: Policy, nonempty: bool) -> Any:
     if tp.type == DataType.Index:
         if column.ndim != 1 and column.shape[1:] != (1,):
             raise field.error(f"received a column of shape {column.shape}, expected [batch] ids")
-        return _ids(column.reshape(-1), field)  # a fresh array
+        return ids_of(column.reshape(-1), field)  # a fresh array
     return convert_field(list(column), field.name, field.index, tp, bucket, nonempty)
 
 
@@ -367,7 +221,12 @@ class DataFeeder:
         for name, tp in self.data_types:
             index = self.feeding[name]
             values = self._column(batch, name, index)
-            feeds[name] = convert_field(values, name, index, tp, self.bucket, name in self.nonempty)
+            try:
+                feeds[name] = convert_field(
+                    values, name, index, tp, self.bucket, name in self.nonempty
+                )
+            except DataError as err:
+                raise _bare_array_hint(err, batch[0]) from None
         return feeds
 
     def _convert_columns(self, batch: Any) -> dict[str, Any]:
@@ -383,7 +242,7 @@ class DataFeeder:
                 column = batch[name]
             else:
                 column = batch[index]
-            field = _Field(name, index, tp)
+            field = Field(name, index, tp)
             feeds[name] = _column(column, field, self.bucket, name in self.nonempty)
             sizes.add(len(column))
         if len(sizes) > 1:
@@ -396,6 +255,17 @@ class DataFeeder:
             return [sample[index] for sample in batch]
         except (IndexError, TypeError, KeyError):
             return [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
+
+
+def _bare_array_hint(err: DataError, sample: Any) -> DataError:
+    """``err``, with a hint when samples are bare numpy arrays (indexed as their fields)."""
+    if not isinstance(sample, np.ndarray):
+        return err
+    return DataError(
+        f"{err} The samples are numpy arrays of shape {sample.shape}, so their elements were "
+        "read as fields: a sample is a tuple with one field per data layer; wrap an array "
+        "that is one field, e.g. (image,)."
+    )
 
 
 def _field_of(sample: Any, i: int, name: str, index: int) -> Any:

@@ -170,3 +170,14 @@ def test_a_large_batch_of_rows_with_compensating_sizes_is_refused():
     batch[1], batch[2] = (np.zeros(783, np.float32),), (np.zeros(785, np.float32),)
     with pytest.raises(DataError, match=r"sample 1\): received 783 values, expected 784"):
         DataFeeder([("image", DT.dense_vector(784))])(batch)
+
+
+def test_bare_array_samples_get_a_hint_to_wrap_them():
+    """A reader yielding ``image`` instead of ``(image,)``: the array's elements are read
+    as fields, and the error says so."""
+    feeder = DataFeeder([("image", DT.dense_vector(4)), ("label", DT.integer_value(3))])
+    with pytest.raises(DataError, match=r"received 1 values, expected 4.*numpy arrays of shape"):
+        feeder([np.zeros(4, np.float32)])
+    with pytest.raises(DataError) as err:  # tuples: no hint
+        feeder([(np.zeros(5, np.float32), 1)])
+    assert "numpy arrays" not in str(err.value)

@@ -1,0 +1,160 @@
+"""One field of a minibatch, item by item: dense rows, ids and sparse rows (v2 feeder).
+
+Each converter takes the field's values for the batch (one per sample, or one per step
+of a sequence) and returns a numpy array (:class:`~paddle_lite._src.typing.Sparse` for
+sparse fields); a bad value raises a :class:`DataError` naming the data layer, the field,
+the sample (and the step or entry) with what was received and what was declared.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+
+from paddle_lite._src.aligned import ALIGN_FROM, aligned, aligned_stack, aligned_zeros
+from paddle_lite._src.buckets import pow2
+from paddle_lite._src.data_types import DataType, InputType
+from paddle_lite._src.errors import DataError
+from paddle_lite._src.typing import Sparse
+
+
+class Field:
+    """Where an error happened: data layer, field index, type (and, when the items being
+    converted are the steps of one sample, that sample)."""
+
+    def __init__(
+        self, name: str, index: int, tp: InputType, sample: int | None = None, unit: str = ""
+    ) -> None:
+        self.name, self.index, self.type = name, index, tp
+        self.sample, self.unit = sample, unit
+
+    def at(self, sample: int, unit: str) -> Field:
+        """The same field, converting the ``unit`` items (steps, entries) of ``sample``."""
+        return Field(self.name, self.index, self.type, sample, unit)
+
+    def error(self, what: str, item: int | None = None) -> DataError:
+        where = f"data layer '{self.name}' (field {self.index}"
+        if self.sample is not None:
+            where += f", sample {self.sample}" + (
+                f", {self.unit} {item}" if item is not None else ""
+            )
+        elif item is not None:
+            where += f", sample {item}"
+        return DataError(f"{where}): {what}; declared {self.type!r}.")
+
+
+_shape = attrgetter("shape")
+
+
+def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
+    """``values`` as an aligned float32 ``[N, dim]`` array in one copy, when they are
+    arrays of one shape with ``dim`` elements each and large enough to realign; else
+    ``None``."""
+    first = values[0] if values else None
+    if not isinstance(first, np.ndarray) or first.ndim == 0 or first.size != dim:
+        return None
+    if len(values) * dim * 4 < ALIGN_FROM:  # float32 bytes; small: np.asarray is faster
+        return None
+    try:  # the shapes in one C-level pass
+        if set(map(_shape, values)) == {first.shape}:
+            return aligned_stack(values, np.float32).reshape(len(values), dim)
+    except (AttributeError, TypeError):  # values that are not arrays, or not numbers
+        pass
+    return None
+
+
+def _dense_rows(values: list[Any], field: Field) -> np.ndarray:
+    dim = field.type.dim
+    stacked = _stacked_rows(values, dim)
+    if stacked is not None:
+        return stacked
+    try:
+        arr = np.asarray(values, dtype=np.float32).reshape(len(values), -1)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape[1] != dim:
+        for i, v in enumerate(values):
+            try:
+                size = np.asarray(v, dtype=np.float32).size
+            except (TypeError, ValueError):
+                raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
+            if size != dim:
+                raise field.error(f"received {size} values, expected {dim}", i)
+    if arr is None or arr.shape[1] != dim:  # no items, or items of mixed shapes
+        rows = [np.asarray(v, np.float32).reshape(-1) for v in values]
+        arr = np.stack(rows) if rows else np.zeros((0, dim), np.float32)
+    return aligned(arr)
+
+
+def ids_of(values: list[Any], field: Field) -> np.ndarray:
+    """Int32 ids in ``[0, dim)``, one per item (a one-element array counts as its id)."""
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # ragged: some item is a list
+        arr = None
+    if arr is not None and arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.reshape(-1)
+    if arr is None or arr.ndim != 1:
+        first = next((i for i, v in enumerate(values) if np.size(v) != 1), 0)
+        raise field.error(f"received {show(values[first])}; expected one int per sample", first)
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind != "f" or not np.all(np.mod(arr, 1) == 0):
+            first = next((i for i, v in enumerate(values) if not _is_int(v)), 0)
+            raise field.error(f"received {show(values[first])}; expected ints", first)
+        arr = arr.astype(np.int64)
+    bad = np.nonzero((arr < 0) | (arr >= field.type.dim))[0]
+    if bad.size:
+        raise field.error(f"id {int(arr[bad[0]])} is outside [0, {field.type.dim})", int(bad[0]))
+    return aligned(arr.astype(np.int32))
+
+
+def _is_int(value: Any) -> bool:
+    """An int id: an int (not bool), an integral float, or a one-element array of one."""
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(()).item()
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (float, np.floating)):
+        return float(value).is_integer()
+    return isinstance(value, (int, np.integer))
+
+
+def show(value: Any, limit: int = 40) -> str:
+    """``repr (type)`` of a received value, the repr cut to ``limit`` characters."""
+    text = repr(value)
+    return f"{text[: limit - 3] + '...' if len(text) > limit else text} ({type(value).__name__})"
+
+
+def _sparse(values: list[Any], field: Field) -> Sparse:
+    with_values = field.type.type == DataType.SparseValue
+    k = pow2(max((len(v) for v in values), default=1))
+    ids = aligned_zeros((len(values), k), np.int32)
+    vals = aligned_zeros((len(values), k), np.float32)
+    for i, row in enumerate(values):
+        if not row:
+            continue
+        if with_values:
+            try:
+                cols, v = zip(*row, strict=False)
+            except (TypeError, ValueError):
+                raise field.error(
+                    f"expected a list of (id, value) pairs, received {row!r:.60}", i
+                ) from None
+            vals[i, : len(cols)] = v
+        else:
+            cols = row
+            vals[i, : len(cols)] = 1.0
+        ids[i, : len(cols)] = ids_of(list(cols), field.at(i, "entry"))
+    return Sparse(ids, vals)
+
+
+def convert_items(values: list[Any], field: Field) -> Any:
+    """Convert a flat list of non-sequence items of ``field``'s type."""
+    kind = field.type.type
+    if kind == DataType.Dense:
+        return _dense_rows(values, field)
+    if kind == DataType.Index:
+        return ids_of(values, field)
+    return _sparse(values, field)
