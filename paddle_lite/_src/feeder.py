@@ -274,8 +274,14 @@ def _field_of(sample: Any, i: int, name: str, index: int) -> Any:
         return sample[index]
     except (IndexError, TypeError, KeyError):
         size = len(sample) if hasattr(sample, "__len__") else 0
+        hint = ""
+        if isinstance(sample, (int, float, np.number)):
+            hint = (
+                " A sample that is a single number often means the reader yields samples, "
+                "not batches: wrap it with paddle.batch(reader, batch_size)."
+            )
         raise DataError(
             f"data layer '{name}' reads field {index}, but samples have [{size}] fields: "
             f"sample {i}, of type {type(sample).__name__}, has {size}. Each sample is a "
-            "tuple with a field per data layer (see the feeding argument)."
+            f"tuple with a field per data layer (see the feeding argument).{hint}"
         ) from None

@@ -181,3 +181,11 @@ def test_bare_array_samples_get_a_hint_to_wrap_them():
     with pytest.raises(DataError) as err:  # tuples: no hint
         feeder([(np.zeros(5, np.float32), 1)])
     assert "numpy arrays" not in str(err.value)
+
+
+def test_samples_that_are_numbers_suggest_paddle_batch():
+    """A reader of samples passed where batches are expected: its samples' numbers are
+    taken for samples."""
+    feeder = DataFeeder([("image", DT.dense_vector(4)), ("label", DT.integer_value(3))])
+    with pytest.raises(DataError, match=r"sample 1, of type int.*paddle\.batch\(reader"):
+        feeder((np.zeros(4, np.float32), 1))
