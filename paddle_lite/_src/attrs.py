@@ -20,6 +20,28 @@ def _unset_if_zero(value: float | None) -> float | None:
     return None if value is None or value == 0 else float(value)
 
 
+def _check_param_attr(name, initial_max, initial_min, initializer, sharding) -> None:  # noqa: ANN001
+    """ParamAttr's argument checks (typed errors naming the argument)."""
+    if name is not None and (not isinstance(name, str) or not name):
+        raise LayerTypeError(f"ParamAttr name must be a non-empty str; received {name!r}.")
+    if (initial_max is None) != (initial_min is None):
+        raise LayerConfigError("ParamAttr: initial_max and initial_min must be given together.")
+    if initial_max is not None and not initial_min < initial_max:
+        raise LayerConfigError(
+            f"ParamAttr: initial_min must be < initial_max; received "
+            f"min={initial_min}, max={initial_max}."
+        )
+    if initializer is not None and not (callable(initializer) or isinstance(initializer, str)):
+        raise LayerTypeError(
+            "ParamAttr initializer must be callable(name) -> ndarray, an Initializer or a "
+            f"registered initializer name; received {initializer!r}."
+        )
+    if isinstance(initializer, str):
+        lookup(initializer)
+    if sharding not in (None, "rows"):
+        raise LayerConfigError(f"ParamAttr sharding must be None or 'rows'; received {sharding!r}.")
+
+
 class ParamAttr:
     """How one parameter is named, initialised and updated.
 
@@ -62,26 +84,7 @@ class ParamAttr:
         initializer: Any = None,
         sharding: str | None = None,
     ) -> None:
-        if name is not None and (not isinstance(name, str) or not name):
-            raise LayerTypeError(f"ParamAttr name must be a non-empty str; received {name!r}.")
-        if (initial_max is None) != (initial_min is None):
-            raise LayerConfigError("ParamAttr: initial_max and initial_min must be given together.")
-        if initial_max is not None and not initial_min < initial_max:
-            raise LayerConfigError(
-                f"ParamAttr: initial_min must be < initial_max; received "
-                f"min={initial_min}, max={initial_max}."
-            )
-        if initializer is not None and not (callable(initializer) or isinstance(initializer, str)):
-            raise LayerTypeError(
-                "ParamAttr initializer must be callable(name) -> ndarray, an Initializer or a "
-                f"registered initializer name; received {initializer!r}."
-            )
-        if isinstance(initializer, str):
-            lookup(initializer)
-        if sharding not in (None, "rows"):
-            raise LayerConfigError(
-                f"ParamAttr sharding must be None or 'rows'; received {sharding!r}."
-            )
+        _check_param_attr(name, initial_max, initial_min, initializer, sharding)
         self.name = name
         self.is_static = bool(is_static)
         self.initial_std = initial_std
