@@ -7,6 +7,7 @@ costs it. The reference sides get the same batches as numpy columns, collated on
 Sequence lengths:
 
 - ``uniform``: 20..200 inclusive, uniformly.
+- ``translations``: source and target lengths each uniform in a range (chapter 8).
 - ``longtail``: IMDB-like; lognormal with median 174 and sigma 0.75, clipped to
   [10, 2500] (the real IMDB training reviews: median 174, 10th / 90th / 99th
   percentiles 90 / 457 / 909, longest 2,469 words after paddle's tokenizer).
@@ -65,6 +66,19 @@ def reviews(lengths: np.ndarray, rng: np.random.Generator, dict_size: int) -> li
     return out
 
 
+def translations(
+    n: int, rng: np.random.Generator, dict_size: int, lo: int, hi: int
+) -> list[Sample]:
+    """Chapter 8 samples as ``wmt14.train()`` yields them: ``(<s> source <e>, <s> target,
+    target <e>)`` id lists, source and target lengths each uniform in ``lo..hi``."""
+    out = []
+    for _ in range(n):
+        src = rng.integers(3, dict_size, int(rng.integers(lo, hi + 1))).tolist()
+        trg = rng.integers(3, dict_size, int(rng.integers(lo, hi + 1))).tolist()
+        out.append(([0, *src, 1], [0, *trg], [*trg, 1]))
+    return out
+
+
 def batches(samples: Sequence[Sample], batch: int) -> list[list[Sample]]:
     """Consecutive batches of ``batch`` samples (the last may be shorter)."""
     return [list(samples[i : i + batch]) for i in range(0, len(samples), batch)]
@@ -91,6 +105,28 @@ def sequence_columns(group: Sequence[Sample], pad: Callable[[int], int]) -> dict
     for i, s in enumerate(group):
         words[i, : lengths[i]] = s[0]
     return {"word": words, "lengths": lengths, "label": np.asarray([s[1] for s in group], np.int32)}
+
+
+def _padded(rows: Sequence[list[int]], pad: Callable[[int], int]) -> tuple[Any, Any]:
+    lengths = np.asarray([len(r) for r in rows], np.int32)
+    out = np.zeros((len(rows), pad(int(lengths.max()))), np.int32)
+    for i, row in enumerate(rows):
+        out[i, : lengths[i]] = row
+    return out, lengths
+
+
+def translation_columns(group: Sequence[Sample], pad: Callable[[int], int]) -> dict[str, Any]:
+    """Source and target id matrices, each padded to ``pad(its longest)``, and lengths."""
+    src, src_lengths = _padded([s[0] for s in group], pad)
+    trg, trg_lengths = _padded([s[1] for s in group], pad)
+    trg_next, _ = _padded([s[2] for s in group], pad)
+    return {
+        "src": src,
+        "src_lengths": src_lengths,
+        "trg": trg,
+        "trg_next": trg_next,
+        "trg_lengths": trg_lengths,
+    }
 
 
 def padding_waste(groups: Sequence[Sequence[Sample]], pad: Callable[[int], int]) -> float:

@@ -69,7 +69,7 @@ def make_sides(model: Any, options: dict[str, Any]) -> list[Any]:
     if options.get("columns", True):
         sides.append(LiteSide(model, "paddle_lite columns", columns=True))
     sides.append(JaxSide(model, options.get("matmul_precision", "highest")))
-    if options.get("torch_nets") is not None:
+    if options.get("torch_nets") is not None and model.torch is not None:
         sides.append(TorchSide(model, options["torch_nets"], options.get("torch_device", "cpu")))
     return sides
 

@@ -116,3 +116,15 @@ def understand_sentiment(dict_size: int, emb_dim: int, hid_dim: int) -> Built:
         model_average=paddle.optimizer.ModelAverage(average_window=0.5),
     )
     return cost, adam, {"word": 0, "label": 1}
+
+
+def machine_translation(dict_size: int, dim: int) -> Built:
+    """Chapter 8: the book's ``seq_to_seq_net`` (training) at width ``dim``; Adam 5e-5."""
+    book = chapter("08.machine_translation")
+    sizes = {"word_vector_dim": dim, "encoder_size": dim, "decoder_size": dim}
+    cost = book.seq_to_seq_net(dict_size, dict_size, False, **sizes)
+    adam = paddle.optimizer.Adam(
+        learning_rate=5e-5, regularization=paddle.optimizer.L2Regularization(rate=8e-4)
+    )
+    names = ["source_language_word", "target_language_word", "target_language_next_word"]
+    return cost, adam, {n: i for i, n in enumerate(names)}

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from bench import data, jax_nets, jax_nets_deep, lite_nets
+from bench import data, jax_nets, jax_nets_deep, jax_nets_translate, lite_nets
 
 MODES = ("quick", "cpu", "full")
 PTB_WORDS = 2073  # len(imikolov.build_dict()) on the real PTB files
 IMDB_WORDS = 5147  # len(imdb.word_dict()) on the real IMDB reviews
+WMT_WORDS = 30000  # the book's dict_size for both languages
 WINDOW = 100  # bucket_by_length's default buf_size: batches sorted together
 
 
@@ -37,7 +38,7 @@ class Model:
     samples: Callable[[int, np.random.Generator], list[Any]]
     lite: Callable[[], Any]  # () -> (cost, update_equation, feeding), paddle_lite
     jax: Callable[[], Any]  # () -> JaxNet
-    torch: Callable[[Any], Any]  # (torch_nets module) -> TorchNet
+    torch: Callable[[Any], Any] | None  # (torch_nets module) -> TorchNet; None: no PyTorch row
     columns: Callable[..., dict[str, Any]]  # (samples, pad) -> numpy columns for references
     lite_columns: Callable[[list[Any]], dict[str, Any]]  # samples -> paddle_lite column batch
     sequence: bool = False
@@ -217,6 +218,35 @@ def _lstm(mode: str, key: str, lengths: str, bucketed: bool = False) -> Model:
     )
 
 
+def _translate(mode: str) -> Model:
+    dim, words, lo, hi = {
+        "quick": (16, 1000, 4, 12),
+        "cpu": (128, WMT_WORDS, 20, 40),
+        "full": (512, WMT_WORDS, 20, 40),
+    }[mode]
+    return Model(
+        key="seq2seq",
+        title="ch. 8 attention GRU encoder-decoder",
+        batch=4,
+        steps={"quick": 2, "cpu": 16, "full": 100}[mode],
+        config=(
+            f"seq_to_seq_net training: dict {words}, embedding / encoder / decoder {dim}, "
+            f"bidirectional GRU encoder, GRU decoder with attention, softmax {words}; "
+            f"Adam lr 5e-5; batch 4; source and target lengths uniform {lo}..{hi} (+ <s>/<e>)"
+        ),
+        shrunk=_shrunk(("widths", dim, 512), ("dict", words, WMT_WORDS)),
+        samples=functools.partial(data.translations, dict_size=words, lo=lo, hi=hi),
+        lite=functools.partial(lite_nets.machine_translation, words, dim),
+        jax=functools.partial(jax_nets_translate.seq2seq, words, dim, dim, dim),
+        torch=None,
+        columns=data.translation_columns,
+        lite_columns=_named(
+            ["source_language_word", "target_language_word", "target_language_next_word"]
+        ),
+        sequence=True,
+    )
+
+
 def registry(mode: str) -> dict[str, Model]:
     """Every model of ``mode`` (one of :data:`MODES`) by key, in report order."""
     if mode not in MODES:
@@ -226,5 +256,6 @@ def registry(mode: str) -> dict[str, Model]:
         _lstm(mode, "lstm", "uniform"),
         _lstm(mode, "lstm_imdb", "longtail"),
         _lstm(mode, "lstm_imdb_bucketed", "longtail", bucketed=True),
+        _translate(mode),
     ]
     return {m.key: m for m in models}
