@@ -145,8 +145,9 @@ def run_step(
     *,
     key: Any,
     mode: str,
+    skip: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """The value of every inner layer at one step.
+    """The value of every inner layer at one step (but those in ``skip``).
 
     Args:
         graph: the step.
@@ -154,13 +155,14 @@ def run_step(
         params: parameter values by global name.
         key: this step's PRNG key (or None); each layer folds in its name.
         mode: ``"train"`` or ``"test"``.
+        skip: inner layers not to compute (a recurrent group's tail, see ``step_tail``).
 
     Returns:
         ``{layer name: value}`` for every inner layer and every ``env`` entry.
     """
     values = dict(env)
     for node in graph.nodes:
-        if node.name in values:
+        if node.name in values or node.name in skip:
             continue
         inputs = [values[i.name] for i in node.inputs]
         node_key = None if key is None else name_key(key, node.name)

@@ -28,6 +28,7 @@ from paddle_lite._src.layers.group_step import base_name, define_step
 from paddle_lite._src.layers.recurrent_scan import reverse_within_length
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph, run_step
+from paddle_lite._src.step_tail import boundary, run_tail, tail_nodes
 from paddle_lite._src.typing import Seq
 
 
@@ -100,11 +101,12 @@ def boot_memories(graph: StepGraph, params, boots, batch: int) -> dict[str, Any]
 
 
 def _zero_padded(value: Any, keep: Any) -> Any:
-    """A step output with padded steps zeroed (an empty sub-sequence for sequences)."""
+    """Step outputs (``keep`` ``[B]``, or ``[T, B]`` for all steps) with padded steps
+    zeroed (an empty sub-sequence for sequences)."""
     if isinstance(value, Seq):
-        m = keep.reshape(keep.shape + (1,) * (value.data.ndim - 1))
+        m = keep.reshape(keep.shape + (1,) * (value.data.ndim - keep.ndim))
         return Seq(jnp.where(m, value.data, 0), jnp.where(keep, value.lengths, 0))
-    return jnp.where(keep.reshape(keep.shape + (1,) * (value.ndim - 1)), value, 0)
+    return jnp.where(keep.reshape(keep.shape + (1,) * (value.ndim - keep.ndim)), value, 0)
 
 
 def _gathered(out: Any, lengths: Any, reverse: bool) -> Seq:
@@ -129,18 +131,26 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
     n_steps = seqs[0].data.shape[1]
     mask = jnp.arange(n_steps)[None, :] < lengths[:, None]
     carry = boot_memories(graph, params, boots, lengths.shape[0])
+    tail = tail_nodes(graph)
+    edge, looped = boundary(graph, tail), [o for o in graph.outputs if o not in tail]
 
     def body(carry, inp):  # noqa: ANN001, ANN202
         t, keep, x_t = inp
         step_key = None if key is None else jax.random.fold_in(key, t)
         step_env = {**env, **carry, **dict(zip(graph.inlinks, x_t, strict=True))}
-        values = run_step(graph, step_env, params, key=step_key, mode=mode)
+        values = run_step(graph, step_env, params, key=step_key, mode=mode, skip=tail)
         new = {m.name: values[m.target] for m in graph.memories}
-        outs = tuple(_zero_padded(values[o], keep) for o in graph.outputs)
-        return _keep(keep, new, carry), outs
+        outs = tuple(_zero_padded(values[o], keep) for o in looped)
+        return _keep(keep, new, carry), (outs, tuple(values[e] for e in edge))
 
-    _, outs = lax.scan(body, carry, (jnp.arange(n_steps), mask.T, xs))
-    return tuple(_gathered(o, lengths, reverse) for o in outs)
+    _, (outs, edges) = lax.scan(body, carry, (jnp.arange(n_steps), mask.T, xs))
+    by_name = dict(zip(looped, outs, strict=True))
+    if tail:  # the layers no memory needs, for all steps at once
+        stacked = dict(zip(graph.inlinks, xs, strict=True))
+        stacked.update(zip(edge, edges, strict=True))
+        late = run_tail(graph, tail, stacked, params, mode, (n_steps, lengths.shape[0]))
+        by_name.update({o: _zero_padded(late[o], mask.T) for o in graph.outputs if o in tail})
+    return tuple(_gathered(by_name[o], lengths, reverse) for o in graph.outputs)
 
 
 # kinds -----------------------------------------------------------------------------------
