@@ -5,7 +5,8 @@ and compiled into the body of one ``lax.scan`` over the padded time axis. At a p
 step (``t >= length``) the memories keep their values and the outputs are 0; with
 ``reverse=True`` every sequence runs from its own last step back to its first. A
 nested-sequence input runs the group over its sub-sequences: each step sees one
-whole sub-sequence.
+whole sub-sequence. Step layers that no memory needs (an output softmax, say) run once
+after the scan, over all steps at once (:mod:`~paddle_lite._src.step_tail`).
 
 The group is one layer (v2 type ``recurrent_layer_group``) that owns the parameters
 of every layer of its step; each step output comes out of it through a
