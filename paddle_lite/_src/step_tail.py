@@ -58,10 +58,8 @@ def tail_nodes(graph: StepGraph) -> frozenset[str]:
     """
     placeholders = set(graph.inlinks) | set(graph.statics) | {m.name for m in graph.memories}
     readable = set(graph.inlinks) | {n.name for n in graph.nodes} - placeholders
-    needed = _memory_inputs(graph)
-    tail = {
-        n.name for n in graph.nodes if n.name not in needed | placeholders and _movable(n, readable)
-    }
+    looped = _memory_inputs(graph) | placeholders
+    tail = {n.name for n in graph.nodes if n.name not in looped and _movable(n, readable)}
     changed = True
     while changed:  # a layer read inside the loop must be computed there
         readers = {i.name for n in graph.nodes if n.name not in tail for i in n.inputs}

@@ -95,12 +95,13 @@ def _group_edges(node: Any, step: Any, nodes: Any) -> list[str]:
 
 def _input_edges(topology: Any) -> list[str]:
     """Edges from each layer's inputs; a group's links in place of its own edges."""
-    group_names = {node.name for node, _, _ in groups(topology.nodes)}
+    found = list(groups(topology.nodes))
+    group_names = {node.name for node, _, _ in found}
     lines = []
     for node, _ in with_steps(topology.nodes):
         if node.name not in group_names:
             lines += [_edge(p.name, node.name) for p in node.inputs if p.name not in group_names]
-    for node, step, beside in groups(topology.nodes):
+    for node, step, beside in found:
         lines += _group_edges(node, step, beside)
     return lines
 
