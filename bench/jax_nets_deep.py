@@ -123,34 +123,48 @@ def ngram(dict_size: int, emb: int = 32, hidden: int = 256) -> JaxNet:
 
 
 # chapter 6: stacked LSTM --------------------------------------------------------------
-def _reverse_within(x: Any, lengths: Any) -> Any:
+def reverse_within(x: Any, lengths: Any) -> Any:
+    """Each sequence of ``x`` ``[B, T, ...]`` reversed within its length."""
     steps = jnp.arange(x.shape[1])[None, :]
     idx = jnp.where(steps < lengths[:, None], lengths[:, None] - 1 - steps, steps)
     return jnp.take_along_axis(x, idx[:, :, None], axis=1)
+
+
+def scan_masked(cell: Any, carry: Any, x: Any, mask: Any, lengths: Any, reverse: bool) -> Any:
+    """``cell(carry, x_t) -> (carry, h_t)`` over the steps of ``x`` ``[B, T, ...]``: past
+    each length the carry is kept and the output is 0; ``reverse`` runs each sequence
+    from its own last step. Returns the outputs ``[B, T, ...]``."""
+    xs = jnp.where(mask[:, :, None], x, 0.0)
+    if reverse:
+        xs = reverse_within(xs, lengths)
+
+    def body(carry, inp):  # noqa: ANN001, ANN202
+        x_t, m_t = inp
+        new, out = cell(carry, x_t)
+        keep = m_t[:, None]
+        carry = jax.tree_util.tree_map(lambda n, o: jnp.where(keep, n, o), new, carry)
+        return carry, jnp.where(keep, out, 0.0)
+
+    _, out = lax.scan(body, carry, (jnp.swapaxes(xs, 0, 1), mask.T))
+    out = jnp.swapaxes(out, 0, 1)
+    return reverse_within(out, lengths) if reverse else out
 
 
 def lstm(p: dict, x: Any, mask: Any, lengths: Any, reverse: bool) -> Any:
     """Peephole LSTM over ``x`` ``[B, T, 4H]`` (gates a, i, f, o; ReLU candidate)."""
     h_dim = p["w"].shape[0]
     bias, peep = p["b"][: 4 * h_dim], p["b"][4 * h_dim :].reshape(3, h_dim)
-    xs = jnp.where(mask[:, :, None], x, 0.0)
-    if reverse:
-        xs = _reverse_within(xs, lengths)
 
-    def body(carry, inp):  # noqa: ANN001, ANN202
-        (h, c), (x_t, m_t) = carry, inp
+    def cell(carry, x_t):  # noqa: ANN001, ANN202
+        h, c = carry
         a, i, f, o = jnp.split(x_t + bias + h @ p["w"], 4, axis=-1)
         i, f = jax.nn.sigmoid(i + c * peep[0]), jax.nn.sigmoid(f + c * peep[1])
         c_new = jax.nn.relu(a) * i + c * f
         h_new = jax.nn.sigmoid(o + c_new * peep[2]) * jnp.tanh(c_new)
-        keep = m_t[:, None]
-        carry = (jnp.where(keep, h_new, h), jnp.where(keep, c_new, c))
-        return carry, jnp.where(keep, h_new, 0.0)
+        return (h_new, c_new), h_new
 
     zeros = jnp.zeros((x.shape[0], h_dim), x.dtype)
-    _, out = lax.scan(body, (zeros, zeros), (jnp.swapaxes(xs, 0, 1), mask.T))
-    out = jnp.swapaxes(out, 0, 1)
-    return _reverse_within(out, lengths) if reverse else out
+    return scan_masked(cell, (zeros, zeros), x, mask, lengths, reverse)
 
 
 def _two_input_fc(key: Any, n_a: int, n_b: int, n_out: int) -> dict[str, Any]:

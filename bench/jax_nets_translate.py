@@ -22,7 +22,7 @@ import optax
 from jax import lax
 
 from bench.jax_nets import JaxNet
-from bench.jax_nets_deep import _reverse_within
+from bench.jax_nets_deep import scan_masked
 
 
 def gru_cell(p: dict, x: Any, h: Any) -> Any:
@@ -37,19 +37,13 @@ def gru_cell(p: dict, x: Any, h: Any) -> Any:
 
 def gru_seq(p: dict, x: Any, mask: Any, lengths: Any, reverse: bool) -> Any:
     """A GRU over ``x`` ``[B, T, 3H]``, masked past each length (reversed within it)."""
-    xs = jnp.where(mask[:, :, None], x, 0.0)
-    if reverse:
-        xs = _reverse_within(xs, lengths)
 
-    def body(h, inp):  # noqa: ANN001, ANN202
-        x_t, m_t = inp
-        h_new = jnp.where(m_t[:, None], gru_cell(p, x_t, h), h)
-        return h_new, jnp.where(m_t[:, None], h_new, 0.0)
+    def cell(h, x_t):  # noqa: ANN001, ANN202
+        h_new = gru_cell(p, x_t, h)
+        return h_new, h_new
 
     h0 = jnp.zeros((x.shape[0], p["w"].shape[0]), x.dtype)
-    _, out = lax.scan(body, h0, (jnp.swapaxes(xs, 0, 1), mask.T))
-    out = jnp.swapaxes(out, 0, 1)
-    return _reverse_within(out, lengths) if reverse else out
+    return scan_masked(cell, h0, x, mask, lengths, reverse)
 
 
 def _normal(key: Any, shape: tuple[int, ...]) -> Any:

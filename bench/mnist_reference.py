@@ -125,19 +125,27 @@ def lite_network(net, img):
     return paddle.layer.fc(input=h, size=10, act=act.Softmax())
 
 
-def lite_train(net, samples, test_samples, passes, lr=LR):
+def lite_model(net, lr=LR, evaluator=None):
+    """Chapter 2's ``net`` with its classification cost (``evaluator``: v2's default
+    when None) and the book's Momentum at rate ``lr``: ``(cost, optimizer)``."""
     paddle.layer.reset_names()
     img = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(784))
     label = paddle.layer.data(name="label", type=paddle.data_type.integer_value(10))
     predict = lite_network(net, img)
-    cost = paddle.layer.classification_cost(input=predict, label=label)
-    params = paddle.parameters.create(cost)
-    initial = params.values()
+    extra = {} if evaluator is None else {"evaluator": evaluator}
+    cost = paddle.layer.classification_cost(input=predict, label=label, **extra)
     opt = paddle.optimizer.Momentum(
         learning_rate=lr,
         momentum=MOMENTUM,
         regularization=paddle.optimizer.L2Regularization(rate=L2),
     )
+    return cost, opt
+
+
+def lite_train(net, samples, test_samples, passes, lr=LR):
+    cost, opt = lite_model(net, lr)
+    params = paddle.parameters.create(cost)
+    initial = params.values()
     trainer = paddle.trainer.SGD(cost=cost, parameters=params, update_equation=opt)
     start = time.perf_counter()
     trainer.train(paddle.batch(lambda: iter(samples), BATCH), num_passes=passes)

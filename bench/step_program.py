@@ -55,17 +55,7 @@ def no_finite_check() -> Iterator[None]:
 
 def lite_side(batches: list[dict], evaluator: bool, finite: bool) -> Callable[[], None]:
     """A pass of the trainer's compiled step over ``batches`` (feeds ``pixel``, ``label``)."""
-    paddle.layer.reset_names()
-    img = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(784))
-    label = paddle.layer.data(name="label", type=paddle.data_type.integer_value(10))
-    predict = ref.lite_network("mlp", img)
-    extra = {} if evaluator else {"evaluator": []}
-    cost = paddle.layer.classification_cost(input=predict, label=label, **extra)
-    opt = paddle.optimizer.Momentum(
-        learning_rate=ref.LR,
-        momentum=ref.MOMENTUM,
-        regularization=paddle.optimizer.L2Regularization(rate=ref.L2),
-    )
+    cost, opt = ref.lite_model("mlp", evaluator=None if evaluator else [])
     trainer = paddle.trainer.SGD(cost, paddle.parameters.create(cost), opt)
     device = trainer._device
     with contextlib.nullcontext() if finite else no_finite_check():
