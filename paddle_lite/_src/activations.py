@@ -82,8 +82,27 @@ class Linear(BaseActivation):
 Identity = Linear
 
 
+SOFTMAX_FLOOR = -64.0
+
+
+def floored_softmax(z, axis=-1, mask=None):  # noqa: ANN001, ANN201
+    """v2's softmax (``CpuMatrix::softmax``): ``z - max z`` is floored at -64 before
+    ``exp``, so no probability is below ``exp(-64) / sum`` and ``-log p`` stays finite
+    (at most about 66). Its backward (``softmaxDerivative``) is ``p * (g - sum(g p))`` at
+    the floored output, ignoring the floor: a sample far from its label still gets the
+    gradient ``p - onehot``. ``mask`` (bool, broadcast to ``z``) leaves entries out."""
+    if mask is not None:
+        z = jnp.where(mask, z, jnp.finfo(z.dtype).min)
+    shifted = z - jax.lax.stop_gradient(jnp.max(z, axis=axis, keepdims=True))
+    floored = shifted + jax.lax.stop_gradient(jnp.maximum(shifted, SOFTMAX_FLOOR) - shifted)
+    if mask is not None:
+        floored = jnp.where(mask, floored, jnp.finfo(z.dtype).min)
+    return jax.nn.softmax(floored, axis=axis)
+
+
 class Softmax(BaseActivation):
-    """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample.
+    """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample, as v2 computes it:
+    ``z_i - max z`` is floored at -64 (see :func:`floored_softmax`).
 
     Computed in float32 at least (also under ``precision="bfloat16"``): probabilities
     rounded to bfloat16's 3 digits would make the cost's gradient noisy."""
@@ -91,23 +110,23 @@ class Softmax(BaseActivation):
     name = "softmax"
 
     def _fn(self, z):
-        return jax.nn.softmax(z.astype(jnp.promote_types(z.dtype, jnp.float32)), axis=-1)
+        return floored_softmax(z.astype(jnp.promote_types(z.dtype, jnp.float32)))
 
 
 class SequenceSoftmax(BaseActivation):
     """Softmax over the steps of a sequence of width-1 items (``[batch, T, 1]``; for a
-    nested sequence ``[batch, S, T, 1]``, over the steps of each sub-sequence).
-    Padding steps get 0 and no gradient, also in fully padded sub-sequences."""
+    nested sequence ``[batch, S, T, 1]``, over the steps of each sub-sequence), floored
+    as v2's softmax (:func:`floored_softmax`). Padding steps get 0 and no gradient, also
+    in fully padded sub-sequences."""
 
     name = "sequence_softmax"
 
     def apply(self, z, mask=None):
         """Softmax over the steps axis; padding steps (``mask`` False) get 0."""
         if mask is None:
-            return jax.nn.softmax(z, axis=-2)
+            return floored_softmax(z, axis=-2)
         m = mask[..., None]
-        z = jnp.where(m, z, jnp.finfo(z.dtype).min)
-        return jnp.where(m, jax.nn.softmax(z, axis=-2), 0.0)
+        return jnp.where(m, floored_softmax(z, axis=-2, mask=m), 0.0)
 
 
 class BRelu(BaseActivation):

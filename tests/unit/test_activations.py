@@ -1,10 +1,12 @@
 """Activations against numpy float64 references."""
 
+import jax
 import numpy as np
 import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.activations import as_activation
+from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerTypeError
 
 act = paddle.activation
@@ -76,3 +78,28 @@ def test_sequence_softmax_on_nested_sequences_and_fully_padded_rows():
     np.testing.assert_array_equal(got[0, 1], [0.0, 0.0])
     grad = jax.grad(lambda v: act.SequenceSoftmax().apply(v, mask=step_mask(seq))[0, 0, 0, 0])(z)
     assert np.all(np.isfinite(np.asarray(grad))) and np.all(np.asarray(grad)[0, 1] == 0.0)
+
+
+def test_softmax_floors_at_minus_64_and_keeps_v2_gradient():
+    """v2's CpuMatrix::softmax floors z - max z at -64; softmaxDerivative ignores the
+    floor, so a sample whose label logit is far below the others still gets the gradient
+    p - onehot through classification_cost (it would vanish at a clamped log)."""
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(3))
+    label = paddle.layer.data(name="label", type=paddle.data_type.integer_value(3))
+    p = paddle.layer.fc(input=x, size=3, act=act.Softmax(), bias_attr=False)
+    cost = paddle.layer.classification_cost(input=p, label=label)
+    z = np.array([[0.0, 200.0, 10.0]], np.float32)
+    params = {"___fc_layer_0__.w0": np.eye(3, dtype=np.float32)}
+
+    def total(params):
+        (c, probs), _ = forward([cost, p], params, {"x": z, "label": np.array([0], np.int32)})
+        return c.sum(), probs
+
+    (c, probs), grad = jax.value_and_grad(total, has_aux=True)(params)
+    floor = np.exp(-64.0)
+    want_p = np.array([floor, 1.0, floor]) / (1.0 + 2 * floor)
+    np.testing.assert_allclose(np.asarray(probs)[0], want_p, rtol=1e-5)
+    np.testing.assert_allclose(float(c), 64.0, rtol=1e-5)  # -log(exp(-64) / sum)
+    # dcost/dz = p - onehot(label); with W = I the weight gradient is x^T (p - onehot)
+    want_g = np.outer(z[0].astype(np.float64), want_p - np.array([1.0, 0.0, 0.0]))
+    np.testing.assert_allclose(np.asarray(grad["___fc_layer_0__.w0"]), want_g, rtol=1e-5, atol=1e-6)
