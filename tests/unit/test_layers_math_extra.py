@@ -155,6 +155,8 @@ def test_prelu_partial_sum_and_its_gradients():
     out = L.prelu(input=x, partial_sum=2, num_channels=1)
     assert (out.name, out.params[0].shape) == ("__prelu_layer_0__", (1, 3))
     assert out.params[0].init.describe() == "gaussian(mean=0.25, std=0)"
+    named = L.prelu(input=x, num_channels=1, param_attr=paddle.attr.Param(name="a"))
+    assert named.params[0].init.describe() == "gaussian(mean=0, std=1)"  # v2: smart
     w = np.array([[0.1, -0.3, 0.7]])
     params = {"___prelu_layer_0__.w0": w}
     fx = RNG.normal(size=(4, 6))

@@ -11,7 +11,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.math_pairs import valid_rows
-from paddle_lite._src.specs import InitSpec, Spec
+from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of, with_data
 
 
@@ -171,9 +171,6 @@ def scale_shift(input, name=None, param_attr=None, bias_attr=None):  # noqa: A00
 
 
 # prelu -------------------------------------------------------------------------------
-PRELU_INIT = InitSpec("gaussian", 0.25, 0.0)  # v2's default: every slope starts at 0.25
-
-
 class PreluKind(Kind):
     name = "prelu"
 
@@ -187,7 +184,8 @@ class PreluKind(Kind):
 
     def param_specs(self, inputs, attrs):
         slopes = inputs[0].size // attrs["partial_sum"]
-        return [ParamDecl("w0", (1, slopes), ("param", 0), PRELU_INIT)]
+        # the function passes v2's default (all 0.25); a Param without init is smart
+        return [ParamDecl("w0", (1, slopes), ("param", 0), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         x = data_of(inputs[0])
