@@ -51,6 +51,14 @@ from paddle_lite._src.layers.math import (
     slope_intercept,
     trans,
 )
+from paddle_lite._src.layers.math_learned import (
+    factorization_machine,
+    gated_unit,
+    row_conv,
+    slice_projection,
+)
+from paddle_lite._src.layers.math_pairs import dot_prod, l2_distance, multiplex, out_prod
+from paddle_lite._src.layers.math_rows import clip, prelu, row_l2_norm, scale_shift
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException, mixed
 from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
 from paddle_lite._src.layers.pool import img_pool, maxout, pad, spp
@@ -68,6 +76,7 @@ from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
 from paddle_lite._src.layers.recurrent_group import recurrent_group
 from paddle_lite._src.layers.recurrent_step import get_output, lstm_step
 from paddle_lite._src.layers.recurrent_step_gru import gru_step, gru_step_naive
+from paddle_lite._src.layers.selective_fc import selective_fc
 from paddle_lite._src.layers.sequence import (
     AggregateLevel,
     ExpandLevel,
@@ -97,6 +106,7 @@ __all__ = [
     "bilinear_interp",
     "block_expand",
     "classification_cost",
+    "clip",
     "concat",
     "context_projection",
     "conv_operator",
@@ -111,15 +121,18 @@ __all__ = [
     "cross_entropy_with_selfnorm_cost",
     "ctc",
     "data",
+    "dot_prod",
     "dotmul_operator",
     "dotmul_projection",
     "dropout",
     "embedding",
     "eos",
     "expand",
+    "factorization_machine",
     "fc",
     "first_seq",
     "full_matrix_projection",
+    "gated_unit",
     "get_layer",
     "get_output",
     "gru_step",
@@ -133,6 +146,7 @@ __all__ = [
     "img_conv",
     "img_pool",
     "interpolation",
+    "l2_distance",
     "lambda_cost",
     "last_seq",
     "less_than",
@@ -145,12 +159,15 @@ __all__ = [
     "mixed",
     "mse_cost",
     "multi_binary_label_cross_entropy_cost",
+    "multiplex",
     "name_scope",
     "nce",
+    "out_prod",
     "pad",
     "parse_network",
     "pooling",
     "power",
+    "prelu",
     "printer",
     "rank_cost",
     "recurrent",
@@ -159,13 +176,18 @@ __all__ = [
     "repeat",
     "reset_names",
     "rotate",
+    "row_conv",
+    "row_l2_norm",
     "sampling_id",
+    "scale_shift",
     "scaling",
     "scaling_projection",
+    "selective_fc",
     "seq_concat",
     "seq_reshape",
     "should_be_false",
     "should_be_true",
+    "slice_projection",
     "slope_intercept",
     "smooth_l1_cost",
     "spp",

@@ -67,19 +67,6 @@ ABSENT: tuple[Absent, ...] = (
         "image re-layouts " + _LATER,
         "reshape in the reader, or use pad, img_pool and bilinear_interp",
     ),
-    *_layers(
-        "l2_distance dot_prod out_prod row_l2_norm clip scale_shift prelu gated_unit "
-        "factorization_machine multiplex row_conv slice_projection",
-        "a math layer " + _LATER,
-        "compose it from mixed projections, paddle.op and the math layers (cos_sim, "
-        "scaling, slope_intercept, addto, dotmul_operator)",
-    ),
-    Absent(
-        "layer",
-        "selective_fc",
-        "a v2 layer whose sparse output selection relied on Paddle's sparse matrices",
-        "use fc and select the columns in the cost or reader",
-    ),
     Absent("layer", "cross_channel_norm", _SSD, "use batch_norm or img_cmrnorm"),
     Absent(
         "layer",

@@ -30,7 +30,15 @@ class AddToSealedMixedLayerException(LayerConfigError):
     """``+=`` on a mixed layer whose inputs are already fixed (v2's exception name)."""
 
 
-_DENSE_ONLY = ("identity", "identity_offset", "dotmul", "scaling", "dotmul_operator", "context")
+_DENSE_ONLY = (
+    "identity",
+    "identity_offset",
+    "dotmul",
+    "scaling",
+    "dotmul_operator",
+    "context",
+    "slice",
+)
 
 
 # the kind -------------------------------------------------------------------------
@@ -146,6 +154,8 @@ def _term(item: dict[str, Any], w: Any, xs: list[Any]) -> Any:
         return x
     if kind == "identity_offset":
         return x[..., item["offset"] : item["offset"] + item["size"]]
+    if kind == "slice":
+        return jnp.concatenate([x[..., start:end] for start, end in item["slices"]], axis=-1)
     if kind == "dotmul":
         return x * w[0]
     if kind == "scaling":

@@ -27,7 +27,8 @@ class Projection:
 
     ``size`` 0 means "the mixed layer's size"; ``param_attr`` is ``None`` for the
     parameterless types (identity, operators). ``conv`` holds the geometry of the
-    convolution types (``conv``, ``convt``, ``conv_operator``; see ``conv_mixed``).
+    convolution types (``conv``, ``convt``, ``conv_operator``; see ``conv_mixed``),
+    ``slices`` the ``(start, end)`` value ranges a ``slice`` projection keeps.
     """
 
     type: str
@@ -39,6 +40,7 @@ class Projection:
     context_start: int = 0
     context_len: int = 0
     conv: Any = None
+    slices: tuple[tuple[int, int], ...] = ()
 
     @property
     def origin(self) -> Layer | list[Layer]:
@@ -62,6 +64,8 @@ class Projection:
             item["trainable"] = self.param_attr is not None
         if self.conv is not None:
             item["conv"] = dict(self.conv)
+        if self.type == "slice":
+            item["slices"] = self.slices
         return item
 
 
