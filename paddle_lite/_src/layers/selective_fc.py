@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Softmax, Tanh, as_activation
+from paddle_lite._src.activations import Softmax, Tanh, as_activation, floored_softmax
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.projections import project
@@ -31,7 +31,7 @@ def _masked_activation(act: Any, z: Any, mask: Any) -> Any:
     """``act`` over the selected values only; unselected columns hold 0 (v2 stores only
     the selected values, so a softmax normalises over them alone)."""
     if isinstance(act, Softmax):
-        z = jnp.where(mask, z, jnp.finfo(z.dtype).min)
+        return jnp.where(mask, floored_softmax(z, mask=mask), 0.0)
     return jnp.where(mask, act.apply(z), 0.0)
 
 
