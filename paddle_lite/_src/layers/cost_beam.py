@@ -71,11 +71,11 @@ def _expansion(scores: Any, selected: Any, first: bool) -> tuple[Any, Any]:
     """``(scores [B, S, T], candidates [B, S, K])`` of one expansion; a row past the
     number of sub-sequences holds only ``-1``."""
     if first:
-        return scores.data[:, None, :, 0], selected[:, None, :]
+        return jnp.asarray(scores.data)[:, None, :, 0], jnp.asarray(selected)[:, None, :]
     n_sub = scores.data.shape[1]
     cand = index_rows(selected, n_sub)
     rows = jnp.arange(n_sub)[None, :] < scores.lengths[:, None]
-    return scores.data[..., 0], jnp.where(rows[..., None], cand, -1.0)
+    return jnp.asarray(scores.data)[..., 0], jnp.where(rows[..., None], cand, -1.0)
 
 
 def _path_scores(scores: Any, cand: Any, previous: Any) -> Any:
