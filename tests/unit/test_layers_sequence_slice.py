@@ -135,25 +135,45 @@ def test_seq_slice_of_sequences_matches_v2(case):
     np.testing.assert_allclose(grad, expected_grad(value, w, selected, x), rtol=1e-6)
 
 
-def test_seq_slice_of_nested_sequences_matches_v2():
-    nested = sf.nested_value()
-    starts = np.full((4, 4, 2), 7.0, np.float32)  # junk past each sample's sub-sequences
-    starts[0, :2] = [[1, 0], [0, -1]]
-    starts[1, :3] = [[0, 1], [-1, 0], [2, 3]]
-    starts[3, :1] = [[3, 0]]
-    feeds = {"n": nested, "s": Seq(starts, np.array(sf.SUB_COUNTS, np.int32))}
-    out = L.seq_slice(input=sf.nested_data("n"), starts=sf.seq_data("s", 2), ends=None)
-    assert out.name == "__seq_slice_layer_0__" and out.spec == Spec(sf.D, seq_level=2)
+def _nested_slice_case(nested, starts, kind):
+    feeds = {"n": nested, "s": starts}
+    out = L.seq_slice(input=sf.nested_data("n"), starts=kind("s", 2), ends=None)
+    assert out.spec == Spec(sf.D, seq_level=2)
     got, _ = sf.run(out, feeds)
-    assert got.data.shape[1:3] == (8, 8)  # S*K sub-sequences of T steps
     flat, info = ref.flat_rows(nested)
-    rows = np.concatenate([starts[b, :c] for b, c in enumerate(sf.SUB_COUNTS)])
+    rows = ref.flat_rows(starts)[0] if isinstance(starts, Seq) else starts
     selected, per_row = ref.seq_slice(info, rows, None)
-    per_sample = np.split(np.array([len(r) for r in per_row]), np.cumsum(sf.SUB_COUNTS)[:-1])
+    counts = np.asarray(nested.lengths)
+    per_sample = np.split(np.array([len(r) for r in per_row]), np.cumsum(counts)[:-1])
     np.testing.assert_array_equal(got.lengths, [s.sum() for s in per_sample])
     assert_slices(got, flat, selected, [n for r in per_row for n in r])
     value, grad, w, _ = grad_wrt(out, feeds, "n")
     np.testing.assert_allclose(grad, expected_grad(value, w, selected, nested), rtol=1e-6)
+    return got
+
+
+def test_seq_slice_of_nested_sequences_matches_v2():
+    starts = np.full((4, 4, 2), 7.0, np.float32)  # junk past each sample's sub-sequences
+    starts[0, :2] = [[1, 0], [0, -1]]
+    starts[1, :3] = [[0, 1], [-1, 0], [2, 3]]
+    starts[3, :1] = [[3, 0]]
+    rows = Seq(starts, np.array(sf.SUB_COUNTS, np.int32))
+    got = _nested_slice_case(sf.nested_value(), rows, sf.seq_data)
+    assert got.data.shape[1:3] == (8, 8)  # S*K sub-sequences of T steps
+
+
+def test_seq_slice_index_rows_go_to_sub_sequences_in_batch_order():
+    """v2 reads the index rows one after another across the batch, whatever sample
+    holds them: 6 rows held 3 + 3 slice the 2 + 3 + 0 + 1 sub-sequences."""
+    starts = np.full((4, 3, 2), 7.0, np.float32)
+    starts[0] = [[1, 0], [0, -1], [0, 1]]
+    starts[1] = [[-1, 0], [2, 3], [3, 0]]
+    _nested_slice_case(
+        sf.nested_value(), Seq(starts, np.array([3, 3, 0, 0], np.int32)), sf.seq_data
+    )
+    one_each = sf.nested_value(counts=[1, 1, 1, 1])  # a row per sample = per sub-sequence
+    rows = np.array([[0, 2], [0, -1], [1, 0], [2, 3]], np.float32)
+    _nested_slice_case(one_each, rows, sf.dense_data)
 
 
 # sub_seq -----------------------------------------------------------------------------
@@ -199,14 +219,14 @@ def test_selection_layers_refuse_bad_inputs():
         L.kmax_seq_score(input=x)
     with pytest.raises(LayerConfigError, match="input is a sequence .*expected a nested"):
         L.sub_nested_seq(input=x, selected_indices=v)
-    with pytest.raises(LayerConfigError, match="selected_indices is a sequence"):
-        L.sub_nested_seq(input=n, selected_indices=sf.seq_data("s", 2))
+    with pytest.raises(LayerConfigError, match="selected_indices is a nested sequence"):
+        L.sub_nested_seq(input=n, selected_indices=n)
     with pytest.raises(LayerConfigError, match="both None"):
         L.seq_slice(input=x, starts=None, ends=None)
     with pytest.raises(LayerConfigError, match="same width; received 2 and 3"):
         L.seq_slice(input=x, starts=v, ends=sf.dense_data("e", 3))
-    with pytest.raises(LayerConfigError, match="starts is a non-sequence .*one row per sub"):
-        L.seq_slice(input=n, starts=v, ends=None)
+    with pytest.raises(LayerConfigError, match="starts is a nested sequence"):
+        L.seq_slice(input=n, starts=n, ends=None)
     with pytest.raises(LayerConfigError, match="'__sub_seq_0__'.*input is a non-sequence"):
         L.sub_seq(input=v, offsets=v, sizes=v)
     with pytest.raises(LayerConfigError, match="offsets is a dense input of size 2"):

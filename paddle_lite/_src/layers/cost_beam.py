@@ -4,7 +4,9 @@ A search runs ``E`` expansions. Expansion 0 scores the candidates of a sequence
 (``s_0`` a sequence of scores, one row of ``K`` selected candidate indices); each
 later expansion ``e`` scores, in a nested sequence, one sub-sequence per candidate
 kept at expansion ``e-1`` (in order: row by row, skipping ``-1``), and selects ``K``
-candidates in each (a sequence of rows, one per sub-sequence). A path is a chain of
+candidates in each (rows go to sub-sequences in batch order, as v2 reads them: a
+sequence of rows, one per sub-sequence, such as ``kmax_seq_score`` of the nested
+scores gives). A path is a chain of
 selected candidates, one per expansion; its score is the sum of their scores.
 
 The gold path (one gold index per expansion, inside the gold's sub-sequence) is
@@ -26,8 +28,8 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.sequence_select import first_number, refuse_level
-from paddle_lite._src.layers.sequence_slice import index_rows, pack_valid
+from paddle_lite._src.layers.sequence_select import batch_rows, first_number, refuse_level
+from paddle_lite._src.layers.sequence_slice import pack_valid
 from paddle_lite._src.specs import Spec
 
 
@@ -71,11 +73,10 @@ def _expansion(scores: Any, selected: Any, first: bool) -> tuple[Any, Any]:
     """``(scores [B, S, T], candidates [B, S, K])`` of one expansion; a row past the
     number of sub-sequences holds only ``-1``."""
     if first:
-        return jnp.asarray(scores.data)[:, None, :, 0], jnp.asarray(selected)[:, None, :]
-    n_sub = scores.data.shape[1]
-    cand = index_rows(selected, n_sub)
-    rows = jnp.arange(n_sub)[None, :] < scores.lengths[:, None]
-    return jnp.asarray(scores.data)[..., 0], jnp.where(rows[..., None], cand, -1.0)
+        ones = jnp.ones_like(scores.lengths)
+        return jnp.asarray(scores.data)[:, None, :, 0], batch_rows(selected, ones, 1)
+    cand = batch_rows(selected, scores.lengths, scores.data.shape[1])
+    return jnp.asarray(scores.data)[..., 0], cand
 
 
 def _path_scores(scores: Any, cand: Any, previous: Any) -> Any:
@@ -143,8 +144,8 @@ class CrossEntropyOverBeamKind(Kind):
             what = "a sequence" if first else "a nested sequence"
             refuse_level(scores, f"beam {e} candidate_scores", (1 if first else 2,), what)
             _base.expect(selected, f"beam {e} selected_candidates", size=width, why=" (beam 0's)")
-            rows = "one row per sample" if first else "a sequence of rows, one per sub-sequence"
-            refuse_level(selected, f"beam {e} selected_candidates", (0 if first else 1,), rows)
+            rows = "rows of candidate indices"
+            refuse_level(selected, f"beam {e} selected_candidates", (0, 1), rows)
             _base.expect(gold, f"beam {e} gold", "dense_or_ids")
             refuse_level(gold, f"beam {e} gold", (0,), "one index per sample")
         return Spec(1)

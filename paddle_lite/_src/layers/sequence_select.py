@@ -35,6 +35,31 @@ def index_prefix(indices: Any) -> tuple[Any, Any]:
     return indices.astype(jnp.int32), valid
 
 
+def batch_rows(value: Any, counts: Any, n_slots: int) -> Any:
+    """Index rows ``[B, n_slots, K]`` matched to (sub-)sequences as v2 matches them.
+
+    v2 reads the rows of ``value`` in batch order (one per sample, or the valid steps
+    of a sequence one after another) and gives the ``r``-th row to the ``r``-th
+    (sub-)sequence of the batch; sample ``b`` has ``counts[b]`` of those. Slots past a
+    count, or past the rows given, hold ``-1``.
+    """
+    if isinstance(value, Seq):
+        b, t = value.data.shape[:2]
+        flat = jnp.asarray(value.data).reshape(b * t, -1)
+        ends = jnp.cumsum(value.lengths)
+        total = ends[-1]
+    else:
+        flat, total = jnp.asarray(value), value.shape[0]
+    counts = counts.astype(jnp.int32)
+    r = (jnp.cumsum(counts) - counts)[:, None] + jnp.arange(n_slots)[None, :]
+    valid = (jnp.arange(n_slots)[None, :] < counts[:, None]) & (r < total)
+    if isinstance(value, Seq):
+        sample = jnp.clip(jnp.searchsorted(ends, r, side="right"), 0, b - 1)
+        r = sample * t + r - (ends - value.lengths)[sample]
+    rows = flat[jnp.clip(r, 0, flat.shape[0] - 1)]
+    return jnp.where(valid[..., None], rows, -1.0)
+
+
 def refuse_level(spec: Spec, arg: str, levels: tuple[int, ...], what: str) -> None:
     """Refuse ``spec`` unless its sequence level is one of ``levels``."""
     if spec.seq_level not in levels:
@@ -125,12 +150,13 @@ class SubNestedSeqKind(Kind):
         _base.expect(inp)
         refuse_level(inp, "input", (2,), "a nested sequence")
         _base.expect(sel, "selected_indices")
-        refuse_level(sel, "selected_indices", (0,), "one row of sub-sequence indices per sample")
+        refuse_level(sel, "selected_indices", (0, 1), "rows of sub-sequence indices")
         return Spec(inp.size, seq_level=2)
 
     def apply(self, params, inputs, attrs, *, key, mode):
         seq, sel = inputs
-        idx, valid = index_prefix(sel)
+        ones = jnp.ones_like(seq.lengths)
+        idx, valid = index_prefix(batch_rows(sel, ones, 1)[:, 0])
         valid = valid & (idx >= 0) & (idx < seq.lengths[:, None])
         idx = jnp.clip(idx, 0, seq.data.shape[1] - 1)
         data = jnp.take_along_axis(seq.data, idx[:, :, None, None], axis=1)
@@ -150,8 +176,9 @@ def sub_nested_seq(input, selected_indices, name=None):  # noqa: A002
 
     Args:
         input: a nested sequence layer.
-        selected_indices: a non-sequence layer of ``K`` float indices per sample, such
-            as ``kmax_seq_score`` over a sequence with one score per sub-sequence.
+        selected_indices: a row of ``K`` float indices per sample (rows taken in batch
+            order), such as ``kmax_seq_score`` over a sequence with one score per
+            sub-sequence.
         name: the layer name (default ``__sub_nested_seq_layer_<n>__``).
 
     Returns:

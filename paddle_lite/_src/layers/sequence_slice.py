@@ -12,7 +12,10 @@ row's slices end at its first ``-1``. As in v2's SequenceSliceLayer:
 - a nested sequence gives a nested sequence: the slices of its sub-sequences, in
   order, padded to ``S*K`` sub-sequences.
 
-Slices keep the input's padded length ``T``.
+Index rows go to the (sub-)sequences in batch order, as in v2: the ``r``-th row (one
+per sample of a non-sequence, or the valid steps of a sequence one after another)
+indexes the ``r``-th (sub-)sequence of the batch. Slices keep the input's padded
+length ``T``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import jax.numpy as jnp
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.sequence_select import index_prefix, refuse_level
+from paddle_lite._src.layers.sequence_select import batch_rows, index_prefix, refuse_level
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq
 
@@ -35,17 +38,6 @@ def _as_nested(seq: Seq) -> Seq:
         return seq
     ones = jnp.ones_like(seq.lengths)
     return Seq(seq.data[:, None], ones, seq.lengths[:, None])
-
-
-def index_rows(value: Any, n_sub: int) -> Any:
-    """Index rows ``[B, S, K]``: one row per sample, or a sequence of rows per
-    sub-sequence (trimmed or padded with ``-1`` to ``S`` rows)."""
-    if not isinstance(value, Seq):
-        return value[:, None, :]
-    rows = value.data
-    valid = jnp.arange(rows.shape[1])[None, :] < value.lengths[:, None]
-    rows = jnp.where(valid[..., None], rows, -1.0)[:, :n_sub]
-    return jnp.pad(rows, ((0, 0), (0, n_sub - rows.shape[1]), (0, 0)), constant_values=-1.0)
 
 
 def _slices(seq: Seq, starts: Any, ends: Any) -> tuple[Any, Any, Any]:
@@ -83,8 +75,8 @@ def slice_sequences(seq: Seq, starts: Any, ends: Any) -> Seq:
     """The nested sequence of all slices ``[B, S*K, T, D]`` (see the module doc)."""
     nested = _as_nested(seq)
     n_sub, t = nested.data.shape[1], nested.data.shape[2]
-    starts = None if starts is None else index_rows(starts, n_sub)
-    ends = None if ends is None else index_rows(ends, n_sub)
+    starts = None if starts is None else batch_rows(starts, nested.lengths, n_sub)
+    ends = None if ends is None else batch_rows(ends, nested.lengths, n_sub)
     valid, begin, length = _slices(nested, starts, ends)
     k = valid.shape[-1]
     source, count = pack_valid(valid.reshape(valid.shape[0], -1))
@@ -110,10 +102,7 @@ class SeqSliceKind(Kind):
         widths = set()
         for spec, arg in zip(indices, names, strict=True):
             _base.expect(spec, arg)
-            if inp.seq_level == 1:
-                refuse_level(spec, arg, (0,), "one row of indices per sequence (a non-sequence)")
-            else:
-                refuse_level(spec, arg, (1,), "a sequence with one row per sub-sequence")
+            refuse_level(spec, arg, (0, 1), "rows of indices (one row per sequence)")
             widths.add(spec.size)
         if len(widths) > 1:
             raise LayerConfigError(
@@ -150,9 +139,10 @@ def seq_slice(input, starts, ends, name=None):  # noqa: A002
 
     Args:
         input: a dense sequence or nested sequence layer.
-        starts: float start indices, ``K`` per sequence (a non-sequence layer, e.g.
-            ``kmax_seq_score`` of a sequence); for a nested input a sequence layer
-            with one row per sub-sequence. None for none.
+        starts: float start indices, a row of ``K`` per sequence (per sub-sequence of
+            a nested input), taken in batch order: e.g. ``kmax_seq_score`` of a
+            sequence (a row per sample) or of a nested sequence (a sequence of rows,
+            one per sub-sequence). None for none.
         ends: end indices of the same shape as ``starts``, or None (not both None).
         name: the layer name (default ``__seq_slice_layer_<n>__``).
 
