@@ -191,3 +191,53 @@ def test_cross_entropy_over_beam_refuses_bad_inputs():
     beam = L.BeamInput(candidate_scores=seq, selected_candidates=top, gold=gold)
     with pytest.raises(LayerConfigError, match="beam 1 candidate_scores is a sequence"):
         L.cross_entropy_over_beam(input=[beam, beam])
+
+
+def _search_network(d):
+    """v2's learning-to-search reader: pick sentences, then start words, then spans."""
+    states = L.data(name="states", type=DT.dense_vector_sub_sequence(d))
+    sent = L.pooling(
+        input=states, pooling_type=paddle.pooling.Avg(), agg_level=L.AggregateLevel.TO_SEQUENCE
+    )
+    beams, scores = [], L.fc(input=sent, size=1, act=paddle.activation.Linear())
+    picked = None
+    for level, gold in enumerate(("g_sent", "g_start", "g_end")):
+        top = L.kmax_seq_score(input=scores, beam_size=2)
+        gold = L.data(name=gold, type=DT.integer_value(10))
+        beams.append(L.BeamInput(candidate_scores=scores, selected_candidates=top, gold=gold))
+        if level < 2:
+            if level == 0:
+                picked = L.sub_nested_seq(input=states, selected_indices=top)
+            else:
+                picked = L.seq_slice(input=picked, starts=top, ends=None)
+            scores = L.fc(input=picked, size=1, act=paddle.activation.Linear())
+    return L.cross_entropy_over_beam(input=beams)
+
+
+def test_a_learning_to_search_network_trains():
+    d = 4
+    cost = _search_network(d)
+    params = paddle.parameters.create(cost)
+    opt = paddle.optimizer.Momentum(learning_rate=0.05, momentum=0.0)
+    trainer = paddle.trainer.SGD(cost=cost, parameters=params, update_equation=opt)
+
+    def reader():
+        r = np.random.default_rng(1)
+        for _ in range(32):
+            n = int(r.integers(2, 5))
+            sents = [r.normal(size=(int(r.integers(3, 6)), d)) for _ in range(n)]
+            g = int(r.integers(n))
+            sents[g] += 2.0  # the gold sentence stands out; so does its start word
+            start = int(np.argmax(sents[g][:, 0]))
+            yield [s.tolist() for s in sents], g, start, min(1, len(sents[g]) - start - 1)
+
+    costs = []
+    trainer.train(
+        reader=paddle.batch(reader, 16),
+        num_passes=4,
+        event_handler=lambda e: (
+            costs.append(e.cost) if isinstance(e, paddle.event.EndIteration) else None
+        ),
+        feeding={"states": 0, "g_sent": 1, "g_start": 2, "g_end": 3},
+    )
+    assert np.isfinite(costs).all() and np.mean(costs[-2:]) < 0.8 * np.mean(costs[:2])
