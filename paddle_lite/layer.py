@@ -17,6 +17,7 @@ from paddle_lite._src.layers.cost import (
     square_error_cost,
     sum_cost,
 )
+from paddle_lite._src.layers.cost_beam import BeamInput, cross_entropy_over_beam
 from paddle_lite._src.layers.cost_ctc import ctc, warp_ctc
 from paddle_lite._src.layers.cost_rank import (
     lambda_cost,
@@ -85,6 +86,8 @@ from paddle_lite._src.layers.sequence import (
     pooling,
 )
 from paddle_lite._src.layers.sequence_reshape import expand, seq_concat, seq_reshape
+from paddle_lite._src.layers.sequence_select import kmax_seq_score, sub_nested_seq, sub_seq
+from paddle_lite._src.layers.sequence_slice import seq_slice
 from paddle_lite._src.printers import printer
 from paddle_lite._src.topology import get_layer, parse_network
 
@@ -94,6 +97,7 @@ __all__ = [
     "AddToSealedMixedLayerException",
     "AggregateLevel",
     "BaseGeneratedInput",
+    "BeamInput",
     "ExpandLevel",
     "GeneratedInput",
     "Layer",
@@ -118,6 +122,7 @@ __all__ = [
     "crf_decoding",
     "cross_entropy",
     "cross_entropy_cost",
+    "cross_entropy_over_beam",
     "cross_entropy_with_selfnorm_cost",
     "ctc",
     "data",
@@ -146,6 +151,7 @@ __all__ = [
     "img_conv",
     "img_pool",
     "interpolation",
+    "kmax_seq_score",
     "l2_distance",
     "lambda_cost",
     "last_seq",
@@ -185,6 +191,7 @@ __all__ = [
     "selective_fc",
     "seq_concat",
     "seq_reshape",
+    "seq_slice",
     "should_be_false",
     "should_be_true",
     "slice_projection",
@@ -192,6 +199,8 @@ __all__ = [
     "smooth_l1_cost",
     "spp",
     "square_error_cost",
+    "sub_nested_seq",
+    "sub_seq",
     "sum_cost",
     "sum_to_one_norm",
     "table_projection",

@@ -53,16 +53,6 @@ ABSENT: tuple[Absent, ...] = (
         "fold depth into channels and use img_conv / img_pool",
     ),
     *_layers(
-        "BeamInput cross_entropy_over_beam",
-        "beam-training costs " + _LATER,
-        "train with classification_cost over the target sequence",
-    ),
-    *_layers(
-        "sub_nested_seq seq_slice sub_seq kmax_seq_score",
-        "sequence slicing " + _LATER,
-        "select steps in the reader, or aggregate with last_seq / first_seq / pooling",
-    ),
-    *_layers(
         "switch_order crop resize scale_sub_region upsample",
         "image re-layouts " + _LATER,
         "reshape in the reader, or use pad, img_pool and bilinear_interp",
