@@ -4,6 +4,7 @@ from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.graph import Layer, name_scope, reset_names
 from paddle_lite._src.layers.combine import conv_shift, convex_comb, linear_comb, tensor
 from paddle_lite._src.layers.conv import img_conv
+from paddle_lite._src.layers.conv3d import img_conv3d, img_pool3d
 from paddle_lite._src.layers.conv_mixed import conv_operator, conv_projection
 from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
 from paddle_lite._src.layers.cost import (
@@ -40,6 +41,7 @@ from paddle_lite._src.layers.generation import (
     sampling_id,
 )
 from paddle_lite._src.layers.group_step import StaticInput, SubsequenceInput, memory
+from paddle_lite._src.layers.image_layout import crop, resize, scale_sub_region, switch_order
 from paddle_lite._src.layers.image_reshape import bilinear_interp, block_expand, rotate
 from paddle_lite._src.layers.math import (
     cos_sim,
@@ -68,6 +70,7 @@ from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
 from paddle_lite._src.layers.recurrent_group import recurrent_group
 from paddle_lite._src.layers.recurrent_step import get_output, lstm_step
 from paddle_lite._src.layers.recurrent_step_gru import gru_step, gru_step_naive
+from paddle_lite._src.layers.roi_pool import roi_pool, upsample
 from paddle_lite._src.layers.sequence import (
     AggregateLevel,
     ExpandLevel,
@@ -106,6 +109,7 @@ __all__ = [
     "cos_sim",
     "crf",
     "crf_decoding",
+    "crop",
     "cross_entropy",
     "cross_entropy_cost",
     "cross_entropy_with_selfnorm_cost",
@@ -131,7 +135,9 @@ __all__ = [
     "identity_projection",
     "img_cmrnorm",
     "img_conv",
+    "img_conv3d",
     "img_pool",
+    "img_pool3d",
     "interpolation",
     "lambda_cost",
     "last_seq",
@@ -158,8 +164,11 @@ __all__ = [
     "regression_cost",
     "repeat",
     "reset_names",
+    "resize",
+    "roi_pool",
     "rotate",
     "sampling_id",
+    "scale_sub_region",
     "scaling",
     "scaling_projection",
     "seq_concat",
@@ -172,10 +181,12 @@ __all__ = [
     "square_error_cost",
     "sum_cost",
     "sum_to_one_norm",
+    "switch_order",
     "table_projection",
     "tensor",
     "trans",
     "trans_full_matrix_projection",
+    "upsample",
     "warp_ctc",
 ]
 

@@ -43,14 +43,9 @@ def _layers(names: str, reason: str, alternative: str) -> list[Absent]:
 
 ABSENT: tuple[Absent, ...] = (
     *_layers(
-        "priorbox multibox_loss detection_output roi_pool",
+        "priorbox multibox_loss detection_output",
         _SSD,
         "build detection heads from img_conv and fc layers and compute the boxes in numpy",
-    ),
-    *_layers(
-        "img_conv3d img_pool3d",
-        "3-D convolution and pooling, " + _LATER,
-        "fold depth into channels and use img_conv / img_pool",
     ),
     *_layers(
         "BeamInput cross_entropy_over_beam",
@@ -61,11 +56,6 @@ ABSENT: tuple[Absent, ...] = (
         "sub_nested_seq seq_slice sub_seq kmax_seq_score",
         "sequence slicing " + _LATER,
         "select steps in the reader, or aggregate with last_seq / first_seq / pooling",
-    ),
-    *_layers(
-        "switch_order crop resize scale_sub_region upsample",
-        "image re-layouts " + _LATER,
-        "reshape in the reader, or use pad, img_pool and bilinear_interp",
     ),
     *_layers(
         "l2_distance dot_prod out_prod row_l2_norm clip scale_shift prelu gated_unit "
