@@ -194,6 +194,12 @@ class ResizeKind(Kind):
     name = "resize"
 
     def infer_spec(self, inputs, attrs):
+        _base.expect(inputs[0], mode="dense")
+        if inputs[0].seq_level:
+            raise LayerConfigError(
+                "resize takes a non-sequence input (v2 drops sequence information); "
+                f"received sequence level {inputs[0].seq_level}."
+            )
         return Spec(attrs["size"])
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -230,12 +236,6 @@ def resize(input, size, name=None):  # noqa: A002
     """
     name = _base.layer_name(name, "resize")
     (inp,) = _base.as_layers(input, layer=name)
-    if inp.spec.seq_level:
-        raise LayerConfigError(
-            f"layer '{name}': resize takes a non-sequence input (v2 drops sequence "
-            f"information); received sequence level {inp.spec.seq_level}."
-        )
-    _base.expect(inp.spec, mode="dense")
     attrs = {"size": _base.positive_int(size, layer=name, arg="size")}
     return _base.build("resize", name=name, inputs=[inp], attrs=attrs)
 
@@ -246,6 +246,10 @@ class ScaleSubRegionKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         c, h, w = checked_image(inputs[0], attrs["image"])
+        why = " ([C_start, C_end, H_start, H_end, W_start, W_end] per sample)"
+        _base.expect(inputs[1], "indices", "dense", size=6, why=why)
+        if inputs[1].seq_level:
+            raise LayerConfigError("indices must not be a sequence.")
         return Spec(c * h * w, image=(c, h, w))
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -290,15 +294,6 @@ def scale_sub_region(input, indices, value, name=None):  # noqa: A002
     name = _base.layer_name(name, "scale_sub_region")
     (inp,) = _base.as_layers(input, layer=name)
     (idx,) = _base.as_layers(indices, layer=name, arg="indices")
-    _base.expect(
-        idx.spec,
-        "indices",
-        "dense",
-        size=6,
-        why=" ([C_start, C_end, H_start, H_end, W_start, W_end])",
-    )
-    if idx.spec.seq_level:
-        raise LayerConfigError(f"layer '{name}': indices must not be a sequence.")
     attrs = {
         "image": input_image(inp.spec, None, layer=name),
         "value": _base.number(value, layer=name, arg="value"),

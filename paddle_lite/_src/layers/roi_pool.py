@@ -52,6 +52,13 @@ class RoiPoolKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         c, _, _ = checked_image(inputs[0], attrs["image"])
+        _base.expect(inputs[1], "rois", "dense")
+        if inputs[1].size < 5 or inputs[1].seq_level:
+            raise LayerConfigError(
+                "rois must be a non-sequence dense layer of size >= 5 ([batch_index, x1, y1, "
+                f"x2, y2] per row); received size {inputs[1].size}, sequence level "
+                f"{inputs[1].seq_level}."
+            )
         ph, pw = attrs["pooled_height"], attrs["pooled_width"]
         return Spec(c * ph * pw, image=(c, ph, pw))
 
@@ -102,13 +109,6 @@ def roi_pool(input, rois, pooled_width, pooled_height, spatial_scale, num_channe
     name = _base.layer_name(name, "roi_pool")
     (inp,) = _base.as_layers(input, layer=name)
     (box,) = _base.as_layers(rois, layer=name, arg="rois")
-    _base.expect(box.spec, "rois", "dense")
-    if box.spec.size < 5 or box.spec.seq_level:
-        raise LayerConfigError(
-            f"layer '{name}': rois must be a non-sequence dense layer of size >= 5 "
-            f"([batch_index, x1, y1, x2, y2]); received size {box.spec.size}, sequence level "
-            f"{box.spec.seq_level}."
-        )
     attrs = {
         "image": input_image(inp.spec, num_channels, layer=name),
         "pooled_width": _base.positive_int(pooled_width, layer=name, arg="pooled_width"),
@@ -134,7 +134,7 @@ def max_pool_mask(x, pool_attrs):  # noqa: ANN001, ANN201
     valid = ((ys >= 0) & (ys < h))[:, None, :, None] & ((xs >= 0) & (xs < w))[None, :, None, :]
     flat = np.clip(ys, 0, h - 1)[:, None, :, None] * w + np.clip(xs, 0, w - 1)[None, :, None, :]
     flat = np.broadcast_to(flat, valid.shape).reshape(oh, ow, -1)  # [OH, OW, ky*kx]
-    values = x.reshape(x.shape[0], x.shape[1], -1)[:, :, flat]  # [B, C, OH, OW, ky*kx]
+    values = x[:, :, flat]  # x [B, C, H*W] -> [B, C, OH, OW, ky*kx]
     values = jnp.where(valid.reshape(oh, ow, -1), values, -jnp.inf)
     best = jnp.argmax(values, axis=-1)
     return jnp.asarray(flat)[np.arange(oh)[:, None], np.arange(ow)[None, :], best]
@@ -151,7 +151,8 @@ class UpsampleKind(Kind):
     def apply(self, params, inputs, attrs, *, key, mode):
         c, h, w = attrs["image"]
         x = inputs[0].reshape(-1, c, h * w)
-        mask = max_pool_mask(lax.stop_gradient(inputs[2]).reshape(x.shape[0], -1), attrs["pool"])
+        source = lax.stop_gradient(inputs[2]).reshape(x.shape[0], attrs["pool"]["image"][0], -1)
+        mask = max_pool_mask(source, attrs["pool"])
         oy, ox = attrs["out_hw"]
         out = jnp.zeros((x.shape[0], c, oy * ox), x.dtype)
         b = np.arange(x.shape[0])[:, None, None]
