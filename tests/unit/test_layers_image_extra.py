@@ -102,7 +102,11 @@ def test_crop_refuses_windows_past_the_input_and_missing_targets():
     with pytest.raises(LayerConfigError, match="reference input or shape"):
         L.crop(input=img, offset=[0])
     with pytest.raises(LayerTypeError, match="offset must be"):
-        L.crop(input=img, offset=1, shape=[0, 3, 2, 2])
+        L.crop(input=img, offset="1", shape=[0, 3, 2, 2])
+    with pytest.raises(LayerConfigError, match="too few entries"):
+        L.crop(input=img, offset=[1, 1], axis=1, shape=[0, 2, 2, 2])
+    one = L.crop(input=img, offset=1, axis=2, shape=[0, 3, 2, 2])
+    assert one.attrs["corner"] == (0, 1, 1)
 
 
 # resize --------------------------------------------------------------------------------

@@ -100,9 +100,12 @@ register_kind(CropKind())
 def _crop_corner(offset: Any, axis: int, *, layer: str) -> tuple[int, int, int, int]:
     """v2's crop corner over ``[N, C, H, W]``: ``offset[i - axis]`` for ``i >= axis``
     (one offset serves every cropped axis)."""
+    if isinstance(offset, int) and not isinstance(offset, bool):
+        offset = [offset]
     if not isinstance(offset, (list, tuple)) or not offset:
         raise LayerTypeError(
-            f"layer '{layer}': offset must be a non-empty list of ints; received {offset!r}."
+            f"layer '{layer}': offset must be an int or a non-empty list of ints; "
+            f"received {offset!r}."
         )
     offsets = [int_at_least(o, 0, layer=layer, arg="offset") for o in offset]
     if len(offsets) > 1 and len(offsets) < 4 - axis:
