@@ -137,12 +137,20 @@ def test_conv3d_golden_configs(trans, size, w_size, depth):
         assert w0.init.std == pytest.approx(0.272165526976) and bias.init.std == 0.0
 
 
-def test_deconv3d_with_other_channels_builds_but_refuses_to_run():
+def test_deconv3d_reads_num_filters_channels_as_v2():
+    """Fewer channels than filters: built (v2's config parses) but refused when run;
+    more: the first num_filters channels are used."""
     vol, x = _volume("vol", 2, 2, 2, 2)
     out = L.img_conv3d(input=vol, filter_size=2, num_filters=3, num_channels=2, trans=True)
     assert out.params[0].shape == (3, 2, 2, 2, 3)
-    with pytest.raises(LayerConfigError, match="num_channels == num_filters"):
+    with pytest.raises(LayerConfigError, match="num_channels >= num_filters"):
         _run(out, {"vol": x}, _params(out))
+    wide, xw = _volume("wide", 3, 2, 2, 2)
+    out = L.img_conv3d(input=wide, filter_size=2, num_filters=2, trans=True, act=A.Linear())
+    p = _params(out)
+    w, b = p["___conv3d_1__.w0"].astype("f8"), p["___conv3d_1__.wbias"].astype("f8")
+    want = ref.deconv3d(xw[:, :2], w, (1, 1, 1), (0, 0, 0), 1) + b.reshape(1, -1, 1, 1, 1)
+    np.testing.assert_allclose(_run(out, {"wide": xw}, p), want.reshape(2, -1), rtol=1e-5)
 
 
 def test_conv3d_checks_its_arguments():

@@ -89,17 +89,19 @@ def _conv3d(x, w, attrs):  # noqa: ANN001, ANN202
 def _deconv3d(x, w, attrs):  # noqa: ANN001, ANN202
     """v2's deconv3d: ``out[f, i*s - p + k] += W[f, k, m] * in[group(f)*F/g + m, i]``.
 
-    v2 reads each input as ``num_filters`` channels (its weight is ``[F*kz*ky*kx, F/g]``),
-    so the layer runs only when ``num_channels == num_filters``. Computed as a forward
-    convolution over the stride-dilated input with the flipped filters.
+    v2 reads each input as ``num_filters`` channels (its weight is ``[F*kz*ky*kx, F/g]``):
+    an input with more channels contributes its first ``F``; one with fewer would be read
+    past its end, which is refused. Computed as a forward convolution over the
+    stride-dilated input with the flipped filters.
     """
     c, f = x.shape[1], attrs["num_filters"]
-    if c != f:
+    if c < f:
         raise LayerConfigError(
             f"deconv3d reads its input as num_filters={f} channels (v2's weight is "
-            f"[num_filters*kz*ky*kx, num_filters/groups]) but the input has {c}; v2's "
-            "DeConv3DLayer fails its weight-size check here too. Use num_channels == num_filters."
+            f"[num_filters*kz*ky*kx, num_filters/groups]) but the input has only {c}; v2 "
+            "would read past each sample. Use num_channels >= num_filters."
         )
+    x = x[:, :f]
     oidhw = jnp.transpose(w, (0, 4, 1, 2, 3))[:, :, ::-1, ::-1, ::-1]
     pads = [
         (k - 1 - p, k - 1 - p) for k, p in zip(attrs["filter_size"], attrs["padding"], strict=True)
@@ -149,8 +151,8 @@ def img_conv3d(
     in[c, z*s_z - p_z + i, y*s_y - p_y + j, x*s_x - p_x + k])`` with zero padding and
     channel ``groups``. Output size per axis (caffe mode) ``1 + (n + 2p - k) // s``;
     ``trans=True``: ``(n - 1)*s + k - 2p``. v2's deconv3d reads its input as
-    ``num_filters`` channels, so it runs only with ``num_channels == num_filters``
-    (it builds otherwise, as in v2, and refuses to run).
+    ``num_filters`` channels: with more channels it uses the first ``num_filters``;
+    with fewer it builds, as in v2, and refuses to run.
 
     Args:
         input: a volume: a data layer with ``height``, ``width`` and ``depth``, or a 3-D
