@@ -163,6 +163,10 @@ def test_conv3d_checks_its_arguments():
         L.img_conv3d(input=vol, filter_size=[2, 2], num_filters=2)
     with pytest.raises(LayerConfigError, match="layer_type 'exconv'"):
         L.img_conv3d(input=vol, filter_size=2, num_filters=2, layer_type="exconv")
+    with pytest.raises(LayerConfigError, match="layer_type 'conv3d' is not valid with trans"):
+        L.img_conv3d(input=vol, filter_size=2, num_filters=2, trans=True, layer_type="conv3d")
+    typed = L.img_conv3d(input=vol, filter_size=2, num_filters=2, layer_type="deconv3d")
+    assert typed.layer_type == "deconv3d" and typed.attrs["trans"]
     with pytest.raises(LayerConfigError, match="output volume would be"):
         L.img_conv3d(input=vol, filter_size=4, num_filters=2)
     flat = L.data(name="flat", type=DT.dense_vector(8))

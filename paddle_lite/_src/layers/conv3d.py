@@ -118,13 +118,15 @@ def _deconv3d(x, w, attrs):  # noqa: ANN001, ANN202
 
 
 def _conv3d_type(layer_type: Any, trans: bool, *, layer: str) -> str:
-    kind = "deconv3d" if trans else "conv3d"
-    if layer_type not in (None, kind):
+    """The layer type: ``deconv3d`` for ``trans`` or ``layer_type="deconv3d"`` (v2 builds
+    the type it is given), else ``conv3d``."""
+    allowed = ("deconv3d",) if trans else ("conv3d", "deconv3d")
+    if layer_type is not None and layer_type not in allowed:
         raise LayerConfigError(
             f"layer '{layer}': layer_type {layer_type!r} is not valid with trans={trans}; "
-            f"expected None or {kind!r}."
+            f"expected None or one of {allowed}."
         )
-    return kind
+    return "deconv3d" if trans else (layer_type or "conv3d")
 
 
 @_base.layer_function
@@ -168,7 +170,8 @@ def img_conv3d(
         shared_biases: one bias per filter (``[F, 1]``), else one per output value.
         layer_attr: ``Extra(drop_rate=...)``.
         trans: transposed convolution (layer type ``deconv3d``).
-        layer_type: ``None``, ``"conv3d"`` or (with ``trans``) ``"deconv3d"``.
+        layer_type: ``None``, ``"conv3d"`` or ``"deconv3d"`` (which, as in v2, makes the
+            layer transposed even with ``trans=False``).
 
     Returns:
         A volume ``(num_filters, outD, outH, outW)`` (auto name ``__conv3d_<n>__``).
@@ -186,7 +189,8 @@ def img_conv3d(
     name = _base.layer_name(name, "conv3d")
     (inp,) = _base.as_layers(input, layer=name)
     volume = input_volume(inp, num_channels, name=name)
-    trans = bool(trans)
+    kind = _conv3d_type(layer_type, bool(trans), layer=name)
+    trans = kind == "deconv3d"
     num_filters = _base.positive_int(num_filters, layer=name, arg="num_filters")
     groups = int_at_least(groups, 1, layer=name, arg="groups")
     if volume[0] % groups or num_filters % groups:
@@ -206,7 +210,6 @@ def img_conv3d(
         "act": as_activation(Relu() if act is None else act, layer=name),
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_ONLY),
     }
-    kind = _conv3d_type(layer_type, trans, layer=name)
     attrs["out_depth"] = _out_depth(kind, inp.spec, attrs, name)
     return _base.build(
         kind,
