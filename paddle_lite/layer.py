@@ -4,6 +4,7 @@ from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.graph import Layer, name_scope, reset_names
 from paddle_lite._src.layers.combine import conv_shift, convex_comb, linear_comb, tensor
 from paddle_lite._src.layers.conv import img_conv
+from paddle_lite._src.layers.conv3d import img_conv3d, img_pool3d
 from paddle_lite._src.layers.conv_mixed import conv_operator, conv_projection
 from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
 from paddle_lite._src.layers.cost import (
@@ -41,6 +42,7 @@ from paddle_lite._src.layers.generation import (
     sampling_id,
 )
 from paddle_lite._src.layers.group_step import StaticInput, SubsequenceInput, memory
+from paddle_lite._src.layers.image_layout import crop, resize, scale_sub_region, switch_order
 from paddle_lite._src.layers.image_reshape import bilinear_interp, block_expand, rotate
 from paddle_lite._src.layers.math import (
     cos_sim,
@@ -77,6 +79,7 @@ from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
 from paddle_lite._src.layers.recurrent_group import recurrent_group
 from paddle_lite._src.layers.recurrent_step import get_output, lstm_step
 from paddle_lite._src.layers.recurrent_step_gru import gru_step, gru_step_naive
+from paddle_lite._src.layers.roi_pool import roi_pool, upsample
 from paddle_lite._src.layers.selective_fc import selective_fc
 from paddle_lite._src.layers.sequence import (
     AggregateLevel,
@@ -120,6 +123,7 @@ __all__ = [
     "cos_sim",
     "crf",
     "crf_decoding",
+    "crop",
     "cross_entropy",
     "cross_entropy_cost",
     "cross_entropy_over_beam",
@@ -149,7 +153,9 @@ __all__ = [
     "identity_projection",
     "img_cmrnorm",
     "img_conv",
+    "img_conv3d",
     "img_pool",
+    "img_pool3d",
     "interpolation",
     "kmax_seq_score",
     "l2_distance",
@@ -181,11 +187,14 @@ __all__ = [
     "regression_cost",
     "repeat",
     "reset_names",
+    "resize",
+    "roi_pool",
     "rotate",
     "row_conv",
     "row_l2_norm",
     "sampling_id",
     "scale_shift",
+    "scale_sub_region",
     "scaling",
     "scaling_projection",
     "selective_fc",
@@ -203,10 +212,12 @@ __all__ = [
     "sub_seq",
     "sum_cost",
     "sum_to_one_norm",
+    "switch_order",
     "table_projection",
     "tensor",
     "trans",
     "trans_full_matrix_projection",
+    "upsample",
     "warp_ctc",
 ]
 

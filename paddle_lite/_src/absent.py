@@ -43,19 +43,9 @@ def _layers(names: str, reason: str, alternative: str) -> list[Absent]:
 
 ABSENT: tuple[Absent, ...] = (
     *_layers(
-        "priorbox multibox_loss detection_output roi_pool",
+        "priorbox multibox_loss detection_output",
         _SSD,
         "build detection heads from img_conv and fc layers and compute the boxes in numpy",
-    ),
-    *_layers(
-        "img_conv3d img_pool3d",
-        "3-D convolution and pooling, " + _LATER,
-        "fold depth into channels and use img_conv / img_pool",
-    ),
-    *_layers(
-        "switch_order crop resize scale_sub_region upsample",
-        "image re-layouts " + _LATER,
-        "reshape in the reader, or use pad, img_pool and bilinear_interp",
     ),
     Absent("layer", "cross_channel_norm", _SSD, "use batch_norm or img_cmrnorm"),
     Absent(

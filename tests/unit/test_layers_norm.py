@@ -168,7 +168,7 @@ def test_batch_norm_errors():
     x = core.data(name="x", type=dt.dense_vector(10))
     with pytest.raises(LayerConfigError, match="num_channels=3 does not divide"):
         norm.batch_norm(input=x, num_channels=3)
-    with pytest.raises(LayerConfigError, match="img3D"):
+    with pytest.raises(LayerConfigError, match="not an image"):  # img3D needs a volume
         norm.batch_norm(input=x, img3D=True)
     with pytest.raises(LayerConfigError, match="batch_norm_type"):
         norm.batch_norm(input=x, batch_norm_type="fancy")

@@ -13,6 +13,7 @@ from paddle_lite._src.activations import Relu, as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.image3d import input_volume
 from paddle_lite._src.layers.image_geometry import checked_image, input_image, plain_dense
 from paddle_lite._src.specs import InitSpec, Spec
 
@@ -101,9 +102,7 @@ def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamA
     return [attrs_mod.ParamAttr(name=n, is_static=True) for n in mean_var_names]
 
 
-def _bn_options(img3D, batch_norm_type, use_global_stats, *, layer: str) -> None:  # noqa: ANN001, N803
-    if img3D:
-        raise LayerConfigError(f"layer '{layer}': img3D=True (3-D batch norm) is not supported.")
+def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> None:  # noqa: ANN001
     if batch_norm_type not in BATCH_NORM_TYPES:
         raise LayerConfigError(
             f"layer '{layer}': batch_norm_type must be one of {BATCH_NORM_TYPES}; "
@@ -146,6 +145,8 @@ def batch_norm(
         input: a layer; channels are ``num_channels``, else the image's channels,
             else the input size (one channel per feature).
         act: activation (default ``Relu``).
+        img3D: the input is a volume (NCDHW, see ``img_conv3d``): statistics per channel
+            over the batch and ``D*H*W``; channels ``num_channels``, else the input's.
         bias_attr: β: ``None``/``True`` zero init, ``False`` none, or a ``Param``.
         param_attr: γ; default ``Param(initial_mean=1.0, initial_std=0.0)``.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
@@ -165,8 +166,12 @@ def batch_norm(
     """
     name = _base.layer_name(name, "batch_norm")
     (inp,) = _base.as_layers(input, layer=name)
-    _bn_options(img3D, batch_norm_type, use_global_stats, layer=name)
-    channels, image = _bn_channels(inp.spec, num_channels, layer=name)
+    _bn_options(batch_norm_type, use_global_stats, layer=name)
+    if img3D:  # statistics per channel over the batch and D*H*W, as for 2-D images
+        c, d, h, w = input_volume(inp, num_channels, name=name)
+        channels, image, depth = c, (c * d, h, w), {"out_depth": d}
+    else:
+        (channels, image), depth = _bn_channels(inp.spec, num_channels, layer=name), {}
     attrs = {
         "channels": channels,
         "image": image,
@@ -179,6 +184,7 @@ def batch_norm(
         "batch_norm_type": batch_norm_type,
         "act": as_activation(Relu() if act is None else act, layer=name),
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        **depth,
     }
     gamma = (
         attrs_mod.ParamAttr(initial_mean=1.0, initial_std=0.0)
