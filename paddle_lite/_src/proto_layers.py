@@ -134,10 +134,8 @@ def _conv_projection_roles(n: Layer) -> set[str]:
 
 def dimless_roles(n: Layer) -> set[str]:
     """Roles of ``n``'s parameters that v2 declares by size only, with no ``dims``:
-    convolution filters and batch_norm's scale."""
-    if n.kind == "img_conv":
-        return {"w0"}
-    if n.kind == "batch_norm":
+    convolution filters (2-D and 3-D, layers and projections) and batch_norm's scale."""
+    if n.kind in ("img_conv", "conv3d", "deconv3d", "batch_norm"):
         return {"w0"}
     if n.kind == "mixed":
         return _conv_projection_roles(n)

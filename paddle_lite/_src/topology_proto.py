@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from types import SimpleNamespace
+from typing import Any
 
 from paddle_lite._src import proto, proto_layers
 from paddle_lite._src.graph import Layer, current_scope
@@ -78,35 +79,38 @@ def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNam
     )
 
 
-def print_layers(nodes: Sequence[Layer]) -> list[SimpleNamespace]:
-    """v2's ``print`` layers: each ``paddle.layer.printer`` of the current naming scope whose
-    inputs are all in ``nodes`` (v2's ``parse_network`` adds those the same way)."""
+def _print_layer(printer: Any) -> SimpleNamespace:
+    inputs = [
+        SimpleNamespace(input_layer_name=i.name, input_parameter_name="") for i in printer.inputs
+    ]
+    return SimpleNamespace(
+        name=printer.name,
+        type="print",
+        size=0,
+        inputs=inputs,
+        bias_parameter_name="",
+        active_type="",
+        parameters=[],
+    )
+
+
+def _printers(nodes: Sequence[Layer]) -> list[Any]:
+    """The ``paddle.layer.printer`` s of the current naming scope whose inputs are all in
+    ``nodes``: v2's ``parse_network`` adds their ``print`` layers the same way."""
     names = {n.name for n in nodes}
     return [
-        SimpleNamespace(
-            name=ev.name,
-            type="print",
-            size=0,
-            inputs=[
-                SimpleNamespace(input_layer_name=i.name, input_parameter_name="") for i in ev.inputs
-            ],
-            bias_parameter_name="",
-            active_type="",
-            parameters=[],
-        )
+        ev
         for ev in current_scope().evaluators
-        if ev.type == "printer" and "format" in ev.attrs and {i.name for i in ev.inputs} <= names
+        if ev.type == "printer" and "serial" in ev.attrs and {i.name for i in ev.inputs} <= names
     ]
 
 
-def _with_printers(layers: list[SimpleNamespace], printers: list[SimpleNamespace]) -> list:
-    """``layers`` with each print layer after the last of its inputs."""
-    out = list(layers)
-    for printer in printers:
-        wanted = {i.input_layer_name for i in printer.inputs}
-        at = max(i for i, layer in enumerate(out) if layer.name in wanted)
-        out.insert(at + 1, printer)
-    return out
+def _layers(nodes: Sequence[Layer]) -> list[SimpleNamespace]:
+    """Every layer in creation order, each group's step layers right after the group, and
+    print layers where their printer was declared."""
+    items = [(n.serial, [proto_layers.layer_config(m) for m, _ in with_steps([n])]) for n in nodes]
+    items += [(ev.attrs["serial"], [_print_layer(ev)]) for ev in _printers(nodes)]
+    return [layer for _, group in sorted(items, key=lambda item: item[0]) for layer in group]
 
 
 def _parameter(spec: ParamSpec, dimless: set[str]) -> proto.ParameterConfig:
@@ -127,7 +131,7 @@ def model_config(
     layer order (``output_layer_names`` keeps the order the outputs were given in)."""
     nodes = sorted(nodes, key=lambda n: n.serial)
     every = [n for n, _ in with_steps(nodes)]
-    layers = _with_printers([proto_layers.layer_config(n) for n in every], print_layers(nodes))
+    layers = _layers(nodes)
     dimless = {p.name for n in every for p in n.params if p.role in proto_layers.dimless_roles(n)}
     top = {n.name for n in nodes}
     root = [layer.name for layer in layers if layer.name in top or layer.type == "print"]

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration import v2_golden
+from tests.integration import protostr, v2_golden
 
 _RUN_CHECKED = (
     "v2's config parser accepted it and v2 failed when the network ran; paddle_lite "
-    "refuses it when the layer is built: "
+    "refuses it when the layer is built (with that check lifted, every compared field "
+    "matches): "
 )
 
 
@@ -56,29 +57,31 @@ MISMATCHES: dict[str, str] = {
     "test_sequence_pooling": _RUN_CHECKED
     + "one data layer 'dat_in' is pooled with agg_level TO_SEQUENCE (v2's "
     "SequencePoolLayer: 'input must hasSubseq') and with stride=5 ('sequence stride "
-    "pooling is invalid for hasSubseq')",
+    "pooling is invalid for hasSubseq'); its last pooling also needs "
+    "Max(output_max_index=True), which paddle_lite does not support yet",
     "last_first_seq": _RUN_CHECKED
     + "one data layer 'data' is read with agg_level TO_SEQUENCE (needs sub-sequences) and "
     "with stride=5 (refuses them), as in test_sequence_pooling",
     "test_expand_layer": _RUN_CHECKED
-    + "one data layer 'data' is expanded FROM_SEQUENCE (one row per sub-sequence of "
-    "'data_seq') and FROM_NO_SEQUENCE (one row per sequence); v2's ExpandLayer checks the "
-    "input's rows against those counts, paddle_lite the input's sequence level",
+    + "one data layer 'data' is expanded FROM_SEQUENCE (v2's ExpandLayer wants one row per "
+    "sub-sequence of 'data_seq') and FROM_NO_SEQUENCE (one row per sequence), which one "
+    "batch of samples cannot both give; paddle_lite checks the input's sequence level",
     "projections": _RUN_CHECKED
     + "table_projection reads the float output of a mixed layer (v2's TableProjection "
     "takes integer ids only)",
     "test_cost_layers": _RUN_CHECKED
     + "lambda_cost reads a 100-wide input as its one score per document, and "
     "huber_regression_cost regresses a 200-wide input on an integer label of size 5000 "
-    "(its ctc and warp_ctc, with a 200-wide input for 5000 classes, paddle_lite refuses "
-    "too)",
+    "(paddle_lite also refuses its ctc and warp_ctc, a 200-wide input for 5000 classes, "
+    "which v2's CTCLayer ran taking the classes from the input width)",
     "test_cost_layers_with_weight": _RUN_CHECKED
     + "square_error_cost compares a 10-wide input with a 1-wide integer label (and "
-    "classification_cost reads a label declared with size 1 as ids of 10 classes)",
+    "classification_cost reads a label declared with size 1 as ids of 10 classes, "
+    "which v2 did not check)",
     "test_rnn_group": _RUN_CHECKED
     + "in the SubsequenceInput group the fc adds the step's sub-sequence (one row per "
-    "step) to a non-sequence memory of that same fc (one row), inputs of different "
-    "sequence levels",
+    "step) to a non-sequence memory of that same fc (a sequence), inputs of different "
+    "sequence levels (paddle_lite: a memory must remember a non-sequence layer)",
 }
 
 CONFIGS = v2_golden.config_names()
@@ -125,3 +128,32 @@ def test_config_matches_v2_golden(name):
     assert not differences, f"{name}: {len(differences)} differences\n" + "\n".join(differences)
     _MISSED.remove(name)
     _MATCHED.append(name)
+
+
+def test_protostr_reader():
+    text = """
+    type: "nn"  # a comment
+    layers { name: "a\\"b" size: 3 active_type: "" }
+    layers {
+      name: 'c'
+      inputs { input_layer_name: "a" }
+      coeff: 1e-05 reversed: false
+    }
+    parameters < dims: 1 dims: -2 initial_std: 0.5 >
+    """
+    msg = protostr.parse(text)
+    assert msg["type"] == ["nn"]
+    assert [layer["name"] for layer in msg["layers"]] == [['a"b'], ["c"]]
+    assert msg["layers"][0]["size"] == [3] and msg["layers"][0]["active_type"] == [""]
+    assert msg["layers"][1]["inputs"] == [{"input_layer_name": ["a"]}]
+    assert msg["layers"][1]["coeff"] == [1e-05] and msg["layers"][1]["reversed"] == [False]
+    assert msg["parameters"] == [{"dims": [1, -2], "initial_std": [0.5]}]
+    with pytest.raises(ValueError, match="missing"):
+        protostr.parse("layers { name: 'x'")
+
+
+def test_differences_name_the_field():
+    want = v2_golden.view_golden(protostr.parse('layers { name: "x" type: "fc" size: 2 }'))
+    got = dict(want, layers=[dict(want["layers"][0], size=3)])
+    assert v2_golden.differences(want, got) == [".layers[0].size: want 2, got 3"]
+    assert v2_golden.differences(want, want) == []
