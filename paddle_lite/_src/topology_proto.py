@@ -128,7 +128,8 @@ def model_config(
 
     As v2's ``parse_network`` keeps the order of its global config, layers and parameters
     are listed in creation order, and the root sub-model lists its inputs and outputs in
-    layer order (``output_layer_names`` keeps the order the outputs were given in)."""
+    layer order (``output_layer_names`` keeps the order the outputs were given in). The
+    model's ``type`` is ``recurrent_nn`` when it holds a recurrent group, else ``nn``."""
     nodes = sorted(nodes, key=lambda n: n.serial)
     every = [n for n, _ in with_steps(nodes)]
     layers = _layers(nodes)
@@ -136,6 +137,7 @@ def model_config(
     top = {n.name for n in nodes}
     root = [layer.name for layer in layers if layer.name in top or layer.type == "print"]
     return SimpleNamespace(
+        type="recurrent_nn" if any(step_of(n) is not None for n in nodes) else "nn",
         layers=layers,
         input_layer_names=inputs,
         output_layer_names=outputs,

@@ -98,6 +98,7 @@ def view_golden(msg: Message) -> dict[str, Any]:
         sub["input_layer_names"] = v2_inputs(sub["input_layer_names"], data)
         sub["output_layer_names"] = in_layer_order(sub["output_layer_names"], layers)
     return {
+        "type": _one(msg, "type"),
         "layers": [_golden_layer(layer) for layer in msg.get("layers", [])],
         "parameters": [
             {f: _one(p, f) if f != "dims" else list(p.get("dims", [])) for f in PARAM_FIELDS}
@@ -144,6 +145,7 @@ def view_ours(conf: Any) -> dict[str, Any]:
         for p in conf.parameters
     ]
     return {
+        "type": conf.type,
         "layers": layers,
         "parameters": params,
         "input_layer_names": list(conf.input_layer_names),

@@ -199,6 +199,7 @@ def _rnn_with_boot_and_static():
 
 def test_proto_lists_a_groups_step_layers_and_its_sub_model_as_v2_does():
     conf = L.parse_network(_rnn_with_boot_and_static())
+    assert conf.type == "recurrent_nn"
     types = {layer.name: layer.type for layer in conf.layers}
     names = [layer.name for layer in conf.layers]
     inner = ["__embedding_0__@rnn", "__memory_0__@rnn", "rnn_state+delay1@rnn", "rnn_state@rnn"]

@@ -17,7 +17,7 @@ def test_layers_and_parameters_in_creation_order_with_their_parameter_names():
     out = L.fc(input=[a, b], size=2, bias_attr=False)
     conf = Topology(out).proto()
     assert [layer.name for layer in conf.layers] == ["b", "a", "__fc_layer_0__"]
-    assert conf.input_layer_names == ["b", "a"]
+    assert conf.input_layer_names == ["b", "a"] and conf.type == "nn"
     fc = conf.layers[2]
     assert _inputs(fc) == [("a", "___fc_layer_0__.w0"), ("b", "___fc_layer_0__.w1")]
     assert (fc.type, fc.size, fc.active_type, fc.bias_parameter_name) == ("fc", 2, "tanh", "")
