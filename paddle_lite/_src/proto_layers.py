@@ -36,10 +36,16 @@ NO_INPUTS = {"gather_agent"} | BARE
 NO_ACTIVATION = {"gather_agent", "lstm_step_state"} | BARE
 # kinds v2 writes with an activation paddle_lite applies inside the cost.
 ACTIVATION = {"nce": "sigmoid"}
-# kinds whose v2 size is an attribute (the number of classes), not the cost's width 1.
-SIZE_ATTR = {"ctc", "warp_ctc", "crf"}
+# kinds whose v2 size is not their output width: ctc, warp_ctc and crf declare their
+# number of classes, detection_output its most rows per image times 7.
+SIZES: dict[str, Callable[[Layer], int]] = {
+    "ctc": lambda n: n.attrs["size"],
+    "warp_ctc": lambda n: n.attrs["size"],
+    "crf": lambda n: n.attrs["size"],
+    "detection_output": lambda n: n.attrs["keep_top_k"] * 7,
+}
 # kinds v2 writes with no size.
-NO_SIZE = {"cross_entropy_with_selfnorm"} | BARE
+NO_SIZE = {"cross_entropy_with_selfnorm", "kmax_seq_score", "cross_entropy_over_beam"} | BARE
 
 
 def _conv_type(n: Layer) -> str:
@@ -71,8 +77,9 @@ def v2_type(n: Layer) -> str:
 
 
 def _size(n: Layer) -> int:
-    if n.kind in SIZE_ATTR:
-        return n.attrs["size"]
+    rule = SIZES.get(n.kind)
+    if rule is not None:
+        return rule(n)
     return 0 if n.kind in NO_SIZE else n.size
 
 
