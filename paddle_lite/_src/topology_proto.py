@@ -5,7 +5,9 @@ with the layers of their step right after them, under the names v2 gives them
 (``<layer>@<group>``; a memory's agent is ``<layer>+delay1@<group>`` of type
 ``agent``), and each such group adds a sub-model as in v2: its layer names, whether it
 runs reversed, and the links between the group and its step (``in_links``,
-``memories``, ``out_links``).
+``memories``, ``out_links``). How each layer reads in the ModelConfig (its v2 type, size,
+activation, inputs with their ``input_parameter_name``, ``bias_parameter_name``) is in
+``proto_layers``; a ``paddle.layer.printer`` adds a ``print`` layer, as in v2.
 """
 
 from __future__ import annotations
