@@ -48,6 +48,12 @@ _scope_stack: list[NameScope] = [NameScope()]
 _serials = itertools.count()
 
 
+def next_serial() -> int:
+    """A new creation serial. Layers take theirs when built; a printer, which is no layer,
+    takes one to keep its place among them in the ModelConfig (``Topology.proto``)."""
+    return next(_serials)
+
+
 def auto_name(prefix: str) -> str:
     """The next automatic layer name for ``prefix`` in the current scope."""
     return _scope_stack[-1].next_name(prefix)

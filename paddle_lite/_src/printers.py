@@ -26,7 +26,7 @@ from paddle_lite._src.evaluators import (
     evaluator_name,
     positive_int,
 )
-from paddle_lite._src.graph import Layer
+from paddle_lite._src.graph import Layer, next_serial
 from paddle_lite._src.layers import _base
 from paddle_lite._src.typing import Seq
 
@@ -111,7 +111,7 @@ def printer(input, format=None, name=None):  # noqa: A002
             f"printer '{name}': format must be a str with one %s per input ({len(inputs)}); "
             f"received {format!r}."
         )
-    _declare(name, inputs, _render_print, format=format)
+    _declare(name, inputs, _render_print, format=format, serial=next_serial())
 
 
 # paddle.evaluator printers ---------------------------------------------------------

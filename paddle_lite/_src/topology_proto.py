@@ -5,20 +5,22 @@ with the layers of their step right after them, under the names v2 gives them
 (``<layer>@<group>``; a memory's agent is ``<layer>+delay1@<group>`` of type
 ``agent``), and each such group adds a sub-model as in v2: its layer names, whether it
 runs reversed, and the links between the group and its step (``in_links``,
-``memories``, ``out_links``).
+``memories``, ``out_links``). How each layer reads in the ModelConfig (its v2 type, size,
+activation, inputs with their ``input_parameter_name``, ``bias_parameter_name``) is in
+``proto_layers``; a ``paddle.layer.printer`` adds a ``print`` layer, as in v2.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from types import SimpleNamespace
+from typing import Any
 
-from paddle_lite._src import proto
-from paddle_lite._src.graph import Layer
+from paddle_lite._src import proto, proto_layers
+from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.specs import ParamSpec, Spec
 from paddle_lite._src.step_graph import StepGraph
-
-V2_TYPES = {"memory": "agent", "static_agent": "agent"}  # v2 names of some kinds
 
 
 def step_of(node: Layer) -> StepGraph | None:
@@ -43,17 +45,6 @@ def groups(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, StepGraph, Sequence[
         if step is not None:
             yield node, step, nodes
             yield from groups(step.nodes)
-
-
-def _layer(n: Layer) -> SimpleNamespace:
-    return SimpleNamespace(
-        name=n.name,
-        type=V2_TYPES.get(n.kind, n.kind),
-        size=n.size,
-        inputs=[i.name for i in n.inputs],
-        active_type=getattr(n.activation, "name", ""),
-        parameters=[p.name for p in n.params],
-    )
 
 
 def _link(layer_name: str, link_name: str) -> SimpleNamespace:
@@ -90,25 +81,76 @@ def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNam
     )
 
 
+def _print_layer(printer: Any) -> SimpleNamespace:
+    inputs = [
+        SimpleNamespace(input_layer_name=i.name, input_parameter_name="") for i in printer.inputs
+    ]
+    return SimpleNamespace(
+        name=printer.name,
+        type="print",
+        size=0,
+        inputs=inputs,
+        bias_parameter_name="",
+        active_type="",
+        parameters=[],
+    )
+
+
+def _printers(nodes: Sequence[Layer]) -> list[Any]:
+    """The ``paddle.layer.printer`` s of the current naming scope whose inputs are all in
+    ``nodes``: v2's ``parse_network`` adds their ``print`` layers the same way."""
+    names = {n.name for n in nodes}
+    return [
+        ev
+        for ev in current_scope().evaluators
+        if ev.type == "printer" and "serial" in ev.attrs and {i.name for i in ev.inputs} <= names
+    ]
+
+
+def _layers(nodes: Sequence[Layer]) -> list[SimpleNamespace]:
+    """Every layer in creation order, each group's step layers right after the group, and
+    print layers where their printer was declared."""
+    items = [(n.serial, [proto_layers.layer_config(m) for m, _ in with_steps([n])]) for n in nodes]
+    items += [(ev.attrs["serial"], [_print_layer(ev)]) for ev in _printers(nodes)]
+    return [layer for _, group in sorted(items, key=lambda item: item[0]) for layer in group]
+
+
+def _parameter(spec: ParamSpec, dimless: set[str]) -> proto.ParameterConfig:
+    config = proto.from_spec(spec)
+    return dataclasses.replace(config, dims=()) if spec.name in dimless else config
+
+
 def model_config(
     nodes: Sequence[Layer],
     inputs: list[str],
     outputs: list[str],
     specs: Mapping[str, ParamSpec],
 ) -> SimpleNamespace:
-    """The ModelConfig of ``nodes`` (a topology's layers in order); see the module doc."""
+    """The ModelConfig of ``nodes`` (a topology's layers); see the module doc.
+
+    As v2's ``parse_network`` keeps the order of its global config, layers and parameters
+    are listed in creation order, and the root sub-model lists its inputs and outputs in
+    layer order (``output_layer_names`` keeps the order the outputs were given in). The
+    model's ``type`` is ``recurrent_nn`` when it holds a recurrent group, else ``nn``."""
+    nodes = sorted(nodes, key=lambda n: n.serial)
+    every = [n for n, _ in with_steps(nodes)]
+    layers = _layers(nodes)
+    dimless = {p.name for n in every for p in n.params if p.role in proto_layers.dimless_roles(n)}
+    top = {n.name for n in nodes}
+    root = [layer.name for layer in layers if layer.name in top or layer.type == "print"]
     return SimpleNamespace(
-        layers=[_layer(n) for n, _ in with_steps(nodes)],
+        type="recurrent_nn" if any(step_of(n) is not None for n in nodes) else "nn",
+        layers=layers,
         input_layer_names=inputs,
         output_layer_names=outputs,
-        parameters=[proto.from_spec(spec) for spec in specs.values()],
+        parameters=[_parameter(spec, dimless) for spec in specs.values()],
         sub_models=[
             SimpleNamespace(
                 name="root",
-                layer_names=[n.name for n in nodes],
+                layer_names=root,
                 is_recurrent_layer_group=False,
-                input_layer_names=inputs,
-                output_layer_names=outputs,
+                input_layer_names=[name for name in root if name in inputs],
+                output_layer_names=[name for name in root if name in outputs],
             ),
             *(sub_model(*group) for group in groups(nodes)),
         ],

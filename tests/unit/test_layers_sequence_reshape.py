@@ -243,3 +243,18 @@ def test_seq_reshape_drops_a_trailing_partial_step():
         flat = sf.valid_steps(fx, i).reshape(-1)
         want = flat[: len(flat) // 4 * 4].reshape(-1, 4)
         np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
+
+
+def test_context_projection_default_padding_is_trainable_as_in_v2():
+    """v2's ``wrap_bias_attr_default(['padding_attr'])`` turns an unset padding_attr into
+    ``ParamAttr(initial_mean=0, initial_std=0)``: trainable padding, starting at zero. Only
+    an explicit ``padding_attr=False`` gives fixed zero padding."""
+    x = sf.seq_data("x")
+    default = M.mixed(input=PR.context_projection(input=x, context_len=3))
+    (param,) = default.params
+    assert (param.name, param.shape) == ("___mixed_0__.w0", (2, D))
+    assert (param.init.mean, param.init.std, param.init.smart) == (0.0, 0.0, False)
+    assert (
+        M.mixed(input=PR.context_projection(input=x, context_len=3, padding_attr=False)).params
+        == ()
+    )

@@ -199,6 +199,7 @@ def _rnn_with_boot_and_static():
 
 def test_proto_lists_a_groups_step_layers_and_its_sub_model_as_v2_does():
     conf = L.parse_network(_rnn_with_boot_and_static())
+    assert conf.type == "recurrent_nn"
     types = {layer.name: layer.type for layer in conf.layers}
     names = [layer.name for layer in conf.layers]
     inner = ["__embedding_0__@rnn", "__memory_0__@rnn", "rnn_state+delay1@rnn", "rnn_state@rnn"]
@@ -207,7 +208,17 @@ def test_proto_lists_a_groups_step_layers_and_its_sub_model_as_v2_does():
     assert types["__embedding_0__@rnn"] == "scatter_agent"
     assert types["rnn_state+delay1@rnn"] == types["__memory_0__@rnn"] == "agent"
     fc = conf.layers[names.index("rnn_state@rnn")]
-    assert fc.inputs == ["__embedding_0__@rnn", "rnn_state+delay1@rnn", "__memory_0__@rnn"]
+    assert [i.input_layer_name for i in fc.inputs] == [
+        "__embedding_0__@rnn",
+        "rnn_state+delay1@rnn",
+        "__memory_0__@rnn",
+    ]
+    assert [i.input_parameter_name for i in fc.inputs] == [
+        "_rnn_state@rnn.w0",
+        "_rnn_state@rnn.w1",
+        "_rnn_state@rnn.w2",
+    ]
+    assert fc.bias_parameter_name == "_rnn_state@rnn.wbias"
     assert fc.parameters == ["_rnn_state@rnn.w0", "_rnn_state@rnn.w1", "_rnn_state@rnn.w2"] + [
         "_rnn_state@rnn.wbias"
     ]

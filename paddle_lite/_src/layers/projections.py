@@ -226,14 +226,15 @@ def scaling_projection(input, param_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def context_projection(input, context_len, context_start=None, padding_attr=False):  # noqa: A002
+def context_projection(input, context_len, context_start=None, padding_attr=None):  # noqa: A002
     """The window of ``context_len`` steps around each step, side by side:
     ``out_t = [x_{t+s}, x_{t+s+1}, ..., x_{t+s+context_len-1}]`` with ``s = context_start``.
 
     ``context_start`` defaults to ``-(context_len - 1) // 2`` (Python 2 floor: -1 for
     3 and 4, -2 for 5). Positions outside the sequence are zero with
-    ``padding_attr=False``; otherwise they are trainable rows of a padding parameter
-    ``[before + after, input.size]`` (``before = max(0, -s)`` rows for positions
+    ``padding_attr=False``; otherwise (the default: v2's decorator turns an unset
+    ``padding_attr`` into a zero-initialized one) they are trainable rows of a padding
+    parameter ``[before + after, input.size]`` (``before = max(0, -s)`` rows for positions
     ``-before .. -1``, then ``after = max(0, s + context_len - 1)`` rows for positions
     ``len .. len + after - 1``): ``True``/``None`` start it at zero, a ``Param`` sets it.
     For ``[A B C D E F G]`` and ``context_len=3``: ``[0AB ABC BCD CDE DEF EFG FG0]``.
@@ -242,7 +243,8 @@ def context_projection(input, context_len, context_start=None, padding_attr=Fals
         input: a dense sequence layer (a non-sequence counts as one-step sequences).
         context_len: the window length, a positive int.
         context_start: the window's first offset (an int; default above).
-        padding_attr: ``False`` (zero padding), ``True``/``None`` or a ``Param``.
+        padding_attr: ``False`` (zero padding), ``True``/``None`` (default: trainable,
+            starting at zero) or a ``Param``.
 
     Returns:
         A projection of width ``input.size * context_len`` for :func:`mixed`.

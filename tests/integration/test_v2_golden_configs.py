@@ -1,0 +1,176 @@
+"""Conformance with v2's golden ModelConfig files, one test per config.
+
+Each of the 56 network configs of v2's ``trainer_config_helpers/tests/configs`` is written
+with paddle_lite's v2 API in ``v2_configs/<config>.py``; its ``Topology(...).proto()`` is
+compared field by field (see ``v2_golden``) with the ModelConfig v2 produced for it,
+``golden/v2_configs/<config>.protostr``. A config matches when every compared field is
+equal. Every config that does not match is listed in ``MISMATCHES`` with the reason, and is
+a strict xfail: a change that makes it match fails here until the entry is removed. A listed
+config must also fail the way its reason says: "needs <layer>" by the layer's
+``NotImplementedError`` (or ``LayerConfigError`` for an unsupported option), a network
+paddle_lite refuses by ``LayerConfigError``, any other reason (a field that differs) by the
+comparison's ``AssertionError``; failing another way is an error to look at (a layer that
+has arrived but writes a field differently from v2, say).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from paddle_lite._src.errors import LayerConfigError
+from tests.integration import protostr, v2_golden
+
+_RUN_CHECKED = (
+    "v2's config parser accepted it and v2 failed when the network ran; paddle_lite "
+    "refuses it when the layer is built (with that check lifted, every compared field "
+    "matches): "
+)
+
+
+def _needs(layer: str) -> str:
+    return f"needs {layer}"
+
+
+MISMATCHES: dict[str, str] = {
+    # layers paddle_lite does not have yet
+    "test_fc": _needs("selective_fc"),
+    "test_multiplex_layer": _needs("multiplex"),
+    "test_prelu_layer": _needs("prelu"),
+    "test_row_conv": _needs("row_conv"),
+    "test_detection_output_layer": _needs("detection_output"),
+    "test_multibox_loss_layer": _needs("multibox_loss"),
+    "test_gated_unit_layer": _needs("gated_unit"),
+    "test_clip_layer": _needs("clip"),
+    "test_row_l2_norm_layer": _needs("row_l2_norm"),
+    "test_kmax_seq_socre_layer": _needs("kmax_seq_score"),
+    "test_sub_nested_seq_select_layer": _needs("sub_nested_seq"),
+    "test_scale_shift_layer": _needs("scale_shift"),
+    "test_seq_slice_layer": _needs("seq_slice"),
+    "test_cross_entropy_over_beam": _needs(
+        "kmax_seq_score, sub_nested_seq, seq_slice, cross_entropy_over_beam"
+    ),
+    "test_roi_pool_layer": _needs("roi_pool"),
+    "test_pooling3D_layer": _needs("img_pool3d"),
+    "test_conv3d_layer": _needs("img_conv3d"),
+    "test_deconv3d_layer": _needs("img_conv3d"),
+    "test_BatchNorm3D": _needs("batch_norm(img3D=True)"),
+    "test_resize_layer": _needs("resize"),
+    "test_scale_sub_region_layer": _needs("scale_sub_region"),
+    "test_dot_prod_layer": _needs("dot_prod"),
+    "test_l2_distance_layer": _needs("l2_distance"),
+    "test_factorization_machine": _needs("factorization_machine"),
+    # networks v2 parsed but could not run
+    "test_sequence_pooling": _RUN_CHECKED
+    + "one data layer 'dat_in' is pooled with agg_level TO_SEQUENCE (v2's "
+    "SequencePoolLayer: 'input must hasSubseq') and with stride=5 ('sequence stride "
+    "pooling is invalid for hasSubseq'); its last pooling also needs "
+    "Max(output_max_index=True), which paddle_lite does not support yet",
+    "last_first_seq": _RUN_CHECKED
+    + "one data layer 'data' is read with agg_level TO_SEQUENCE (needs sub-sequences) and "
+    "with stride=5 (refuses them), as in test_sequence_pooling",
+    "test_expand_layer": _RUN_CHECKED
+    + "one data layer 'data' is expanded FROM_SEQUENCE (v2's ExpandLayer wants one row per "
+    "sub-sequence of 'data_seq') and FROM_NO_SEQUENCE (one row per sequence), which one "
+    "batch of samples cannot both give; paddle_lite checks the input's sequence level",
+    "projections": _RUN_CHECKED
+    + "table_projection reads the float output of a mixed layer (v2's TableProjection "
+    "takes integer ids only)",
+    "test_cost_layers": _RUN_CHECKED
+    + "lambda_cost reads a 100-wide input as its one score per document, and "
+    "huber_regression_cost regresses a 200-wide input on an integer label of size 5000 "
+    "(paddle_lite also refuses its ctc and warp_ctc, a 200-wide input for 5000 classes, "
+    "which v2's CTCLayer ran taking the classes from the input width)",
+    "test_cost_layers_with_weight": _RUN_CHECKED
+    + "square_error_cost compares a 10-wide input with a 1-wide integer label (and "
+    "classification_cost reads a label declared with size 1 as ids of 10 classes, "
+    "which v2 did not check)",
+    "test_rnn_group": _RUN_CHECKED
+    + "in the SubsequenceInput group the fc adds the step's sub-sequence (one row per "
+    "step) to a non-sequence memory of that same fc (a sequence), inputs of different "
+    "sequence levels (paddle_lite: a memory must remember a non-sequence layer)",
+}
+
+CONFIGS = v2_golden.config_names()
+_MATCHED: list[str] = []
+_MISSED: list[str] = []
+
+
+def _raises(reason: str) -> tuple[type[BaseException], ...]:
+    """The exceptions a config listed with ``reason`` may fail with."""
+    if reason.startswith("needs "):
+        return (NotImplementedError, LayerConfigError)
+    if reason.startswith(_RUN_CHECKED):
+        return (LayerConfigError,)
+    return (AssertionError,)
+
+
+def _param(name: str) -> object:
+    if name not in MISMATCHES:
+        return name
+    reason = MISMATCHES[name]
+    mark = pytest.mark.xfail(strict=True, reason=reason, raises=_raises(reason))
+    return pytest.param(name, marks=mark)
+
+
+class _MatchReport:
+    """Adds a line to pytest's final summary: how many configs matched exactly."""
+
+    def pytest_terminal_summary(self, terminalreporter):
+        ran = len(_MATCHED) + len(_MISSED)
+        terminalreporter.write_line(
+            f"v2 golden ModelConfigs: {len(_MATCHED)} of {ran} configs run match exactly "
+            f"({len(CONFIGS)} configs in all)"
+        )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_matches(request: pytest.FixtureRequest):
+    report = _MatchReport()
+    request.config.pluginmanager.register(report, "v2_golden_match_report")
+    yield
+
+
+def test_every_config_has_a_golden_and_a_network():
+    """The 56 configs of v2's file_list.sh, each with its paddle_lite network module."""
+    assert len(CONFIGS) == 56
+    modules = {p.stem for p in (v2_golden.HERE / "v2_configs").glob("*.py")} - {"__init__"}
+    assert modules == set(CONFIGS)
+    assert set(MISMATCHES) <= set(CONFIGS)
+
+
+@pytest.mark.parametrize("name", [_param(name) for name in CONFIGS])
+def test_config_matches_v2_golden(name):
+    _MISSED.append(name)
+    differences = v2_golden.compare(name)
+    assert not differences, f"{name}: {len(differences)} differences\n" + "\n".join(differences)
+    _MISSED.remove(name)
+    _MATCHED.append(name)
+
+
+def test_protostr_reader():
+    text = """
+    type: "nn"  # a comment
+    layers { name: "a\\"b" size: 3 active_type: "" }
+    layers {
+      name: 'c'
+      inputs { input_layer_name: "a" }
+      coeff: 1e-05 reversed: false
+    }
+    parameters < dims: 1 dims: -2 initial_std: 0.5 >
+    """
+    msg = protostr.parse(text)
+    assert msg["type"] == ["nn"]
+    assert [layer["name"] for layer in msg["layers"]] == [['a"b'], ["c"]]
+    assert msg["layers"][0]["size"] == [3] and msg["layers"][0]["active_type"] == [""]
+    assert msg["layers"][1]["inputs"] == [{"input_layer_name": ["a"]}]
+    assert msg["layers"][1]["coeff"] == [1e-05] and msg["layers"][1]["reversed"] == [False]
+    assert msg["parameters"] == [{"dims": [1, -2], "initial_std": [0.5]}]
+    with pytest.raises(ValueError, match="missing"):
+        protostr.parse("layers { name: 'x'")
+
+
+def test_differences_name_the_field():
+    want = v2_golden.view_golden(protostr.parse('layers { name: "x" type: "fc" size: 2 }'))
+    got = dict(want, layers=[dict(want["layers"][0], size=3)])
+    assert v2_golden.differences(want, got) == [".layers[0].size: want 2, got 3"]
+    assert v2_golden.differences(want, want) == []
