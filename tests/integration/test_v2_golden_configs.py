@@ -33,32 +33,8 @@ def _needs(layer: str) -> str:
 
 MISMATCHES: dict[str, str] = {
     # layers paddle_lite does not have yet
-    "test_fc": _needs("selective_fc"),
-    "test_multiplex_layer": _needs("multiplex"),
-    "test_prelu_layer": _needs("prelu"),
-    "test_row_conv": _needs("row_conv"),
     "test_detection_output_layer": _needs("detection_output"),
     "test_multibox_loss_layer": _needs("multibox_loss"),
-    "test_gated_unit_layer": _needs("gated_unit"),
-    "test_clip_layer": _needs("clip"),
-    "test_row_l2_norm_layer": _needs("row_l2_norm"),
-    "test_kmax_seq_socre_layer": _needs("kmax_seq_score"),
-    "test_sub_nested_seq_select_layer": _needs("sub_nested_seq"),
-    "test_scale_shift_layer": _needs("scale_shift"),
-    "test_seq_slice_layer": _needs("seq_slice"),
-    "test_cross_entropy_over_beam": _needs(
-        "kmax_seq_score, sub_nested_seq, seq_slice, cross_entropy_over_beam"
-    ),
-    "test_roi_pool_layer": _needs("roi_pool"),
-    "test_pooling3D_layer": _needs("img_pool3d"),
-    "test_conv3d_layer": _needs("img_conv3d"),
-    "test_deconv3d_layer": _needs("img_conv3d"),
-    "test_BatchNorm3D": _needs("batch_norm(img3D=True)"),
-    "test_resize_layer": _needs("resize"),
-    "test_scale_sub_region_layer": _needs("scale_sub_region"),
-    "test_dot_prod_layer": _needs("dot_prod"),
-    "test_l2_distance_layer": _needs("l2_distance"),
-    "test_factorization_machine": _needs("factorization_machine"),
     # networks v2 parsed but could not run
     "test_sequence_pooling": _RUN_CHECKED
     + "one data layer 'dat_in' is pooled with agg_level TO_SEQUENCE (v2's "
