@@ -54,10 +54,12 @@ def frozen_names(immutable: Iterable[str] | None, names: Iterable[str]) -> froze
 
 
 def topology_evaluators(topology: Topology) -> list[Any]:
-    """The automatic evaluators of its costs plus the declared ones it can compute."""
+    """The automatic evaluators of its costs, the declared ones it can compute (v2
+    collected every evaluator of the config whose inputs are all in the network), and
+    those passed in ``extra_layers``."""
     found = [ev for layer in topology.nodes for ev in auto_evaluators(layer)]
     present = {id(n) for n in topology.nodes}
-    for ev in current_scope().evaluators:
+    for ev in [*current_scope().evaluators, *topology.evaluators]:
         if all(id(layer) in present for layer in ev.inputs) and ev not in found:
             found.append(ev)
     return found

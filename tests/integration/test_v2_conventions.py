@@ -1,0 +1,151 @@
+"""v2 programs as the Paddle team wrote them in 2017-18: conventions paddle_lite must accept.
+
+Each test is written the way a v2 program writes it (``import paddle.v2 as paddle``),
+and checks the values it gets against a plain computation of what v2 reported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import TopologyError
+from paddle_lite._src.evaluator_base import total_stats
+
+L, DT, A, E = paddle.layer, paddle.data_type, paddle.activation, paddle.evaluator
+RNG = np.random.default_rng(3)
+
+
+def _binary_reader(n=40):
+    x = RNG.normal(size=(n, 4)).astype(np.float32)
+    y = (x[:, 0] + 0.3 * x[:, 1] > 0).astype(np.int64)
+
+    def reader():
+        yield from zip(x, y, strict=True)
+
+    return reader
+
+
+def _binary_net():
+    x = L.data(name="x", type=DT.dense_vector(4))
+    y = L.data(name="y", type=DT.integer_value(2))
+    prob = L.fc(input=x, size=2, act=A.Softmax())
+    return x, y, prob, L.classification_cost(input=prob, label=y)
+
+
+def _sgd(cost, extra_layers=None, lr=0.0, params=None):
+    params = params or paddle.parameters.create(cost)
+    optimizer = paddle.optimizer.Momentum(momentum=0, learning_rate=lr)
+    return paddle.trainer.SGD(
+        cost=cost, parameters=params, update_equation=optimizer, extra_layers=extra_layers
+    ), params
+
+
+def _expected(evaluators, outputs_per_batch):
+    """Metrics of ``evaluators`` from the layer values of each batch (a plain recount)."""
+    out = {}
+    for ev in evaluators:
+        stats = [ev.batch_stats([b[layer.name] for layer in ev.inputs]) for b in outputs_per_batch]
+        out.update(ev.result(total_stats(stats)))
+    return out
+
+
+# 1. evaluators in extra_layers --------------------------------------------------------
+def test_evaluator_results_are_accepted_in_extra_layers_and_reported_like_v2():
+    x, y, prob, cost = _binary_net()
+    auc = E.auc(input=prob, label=y)
+    err = E.classification_error(input=prob, label=y, name="my_error")
+    total = E.sum(input=prob)
+    pr = E.precision_recall(input=prob, label=y, positive_label=1)
+    trainer, params = _sgd(cost, extra_layers=[auc, None, prob, err, total, pr])
+    trainer2, _ = _sgd(cost, extra_layers=auc)  # one evaluator alone
+    trainer3, _ = _sgd(cost, extra_layers=None)
+    for t in (trainer, trainer2, trainer3):
+        names = [ev.name for ev in t._evaluators]
+        assert names[0] == "classification_error_evaluator"  # the cost's own, v2's name
+        assert {auc.name, "my_error", total.name, pr.name} <= set(names)
+    reader = _binary_reader()
+    seen = []
+    trainer.train(paddle.batch(reader, 16), num_passes=1, event_handler=seen.append)
+    batches = [list(b) for b in paddle.batch(reader, 16)()]
+    outputs = [
+        {
+            prob.name: paddle.infer(output_layer=prob, parameters=params, input=b),
+            "y": np.asarray([yi for _, yi in b], np.int32),
+        }
+        for b in batches
+    ]
+    evs = [auc, err, total, pr]
+    ends = [e for e in seen if isinstance(e, paddle.event.EndIteration)]
+    for end, batch_out in zip(ends, outputs, strict=True):
+        want = _expected(evs, [batch_out])
+        for key, value in want.items():
+            np.testing.assert_allclose(end.metrics[key], value, rtol=1e-5, atol=1e-6)
+    want = _expected(evs, outputs)
+    [end_pass] = [e for e in seen if isinstance(e, paddle.event.EndPass)]
+    result = trainer.test(paddle.batch(reader, 16))
+    for key, value in want.items():
+        np.testing.assert_allclose(end_pass.metrics[key], value, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(result.metrics[key], value, rtol=1e-5, atol=1e-6)
+    assert f"{pr.name}.precision" in result.metrics and auc.name in result.metrics
+
+
+def test_an_evaluator_on_layers_off_the_cost_path_joins_the_network_through_extra_layers():
+    x, y, prob, cost = _binary_net()
+    side = L.fc(input=x, size=1, act=A.Sigmoid(), name="side")
+    total = E.sum(input=side, name="side_sum")
+    params = paddle.parameters.create([cost, side])
+    trainer, _ = _sgd(cost, extra_layers=total, params=params)
+    assert "side" in [n.name for n in trainer.__topology__.nodes]
+    reader = _binary_reader()
+    result = trainer.test(paddle.batch(reader, 10))
+    batch = list(reader())
+    side_out = paddle.infer(output_layer=side, parameters=params, input=batch)
+    np.testing.assert_allclose(result.metrics["side_sum"], side_out.mean(), rtol=1e-5)
+
+
+def test_non_layer_extra_is_still_refused_with_the_index():
+    _, _, _, cost = _binary_net()
+    with pytest.raises(TopologyError, match=r"extra_layers\[1\]"):
+        _sgd(cost, extra_layers=[None, 3])
+
+
+def _tagger():
+    words = L.data(name="w", type=DT.integer_value_sequence(10))
+    tags = L.data(name="t", type=DT.integer_value_sequence(5))
+    emb = L.embedding(input=words, size=6)
+    out = L.fc(input=emb, size=5, act=A.Softmax())
+    return words, tags, out, L.classification_cost(input=out, label=tags)
+
+
+def _tag_reader():
+    data = []
+    for n in (3, 5, 2, 4, 6, 1):
+        w = RNG.integers(0, 10, n).tolist()
+        data.append((w, [(i * 3 + 1) % 5 for i in w]))
+
+    def reader():
+        yield from data
+
+    return reader
+
+
+def test_sequence_evaluators_in_extra_layers_chunk_and_ctc_error():
+    words, tags, out, cost = _tagger()
+    decoded = L.max_id(input=out)
+    chunk = E.chunk(input=decoded, label=tags, chunk_scheme="IOB", num_chunk_types=2)
+    ctc = E.ctc_error(input=out, label=L.data(name="t2", type=DT.integer_value_sequence(4)))
+    trainer, params = _sgd(cost, extra_layers=[chunk, ctc])
+    assert [d for d, _ in trainer.__topology__.data_type()] == ["w", "t", "t2"]
+    samples = [(w, t, [v % 4 for v in t]) for w, t in _tag_reader()()]
+    seen = []
+    trainer.train(paddle.batch(lambda: iter(samples), 3), num_passes=1, event_handler=seen.append)
+    result = trainer.test(paddle.batch(lambda: iter(samples), 3))
+    keys = {f"{chunk.name}.precision", f"{chunk.name}.F1-score", f"{ctc.name}.error"}
+    assert keys <= set(result.metrics)
+    end = [e for e in seen if isinstance(e, paddle.event.EndIteration)][0]
+    assert keys <= set(end.metrics)
+    [end_pass] = [e for e in seen if isinstance(e, paddle.event.EndPass)]
+    for key in keys:  # learning rate 0: the pass saw the parameters test() sees
+        np.testing.assert_allclose(end_pass.metrics[key], result.metrics[key], rtol=1e-6)
