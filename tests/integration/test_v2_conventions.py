@@ -149,3 +149,73 @@ def test_sequence_evaluators_in_extra_layers_chunk_and_ctc_error():
     [end_pass] = [e for e in seen if isinstance(e, paddle.event.EndPass)]
     for key in keys:  # learning rate 0: the pass saw the parameters test() sees
         np.testing.assert_allclose(end_pass.metrics[key], result.metrics[key], rtol=1e-6)
+
+
+# 3. recurrent_group passes non-layer inputs to the step as they are --------------------
+def test_recurrent_group_passes_plain_values_to_the_step_in_position():
+    words = L.data(name="words", type=DT.integer_value_sequence(10))
+    emb = L.embedding(input=words, size=4, param_attr=paddle.attr.Param(name="emb"))
+    summary = L.last_seq(input=emb)
+    seen = []
+
+    def step_plain(x_t, summary_vec):
+        mem = L.memory(name="h", size=3)
+        return L.fc(
+            input=[x_t, summary_vec, mem],
+            size=3,
+            name="h",
+            param_attr=_shared(3),
+            bias_attr=paddle.attr.Param(name="h.b"),
+        )
+
+    def step_v2(width, summary_vec, x_t, tag):
+        seen.append((width, tag))
+        mem = L.memory(name="h2", size=width)
+        return L.fc(
+            input=[x_t, summary_vec, mem],
+            size=width,
+            name="h2",
+            param_attr=_shared(3),
+            bias_attr=paddle.attr.Param(name="h.b"),
+        )
+
+    plain = L.recurrent_group(step=step_plain, input=[emb, L.StaticInput(input=summary)])
+    v2 = L.recurrent_group(
+        step=step_v2, input=[3, L.StaticInput(input=summary), emb, "tag"], name="g2"
+    )
+    assert seen == [(3, "tag")]
+    params = paddle.parameters.create([plain, v2])
+    batch = [([1, 2, 3],), ([4],), ([5, 6],)]
+    a = paddle.infer(output_layer=plain, parameters=params, input=batch)
+    b = paddle.infer(output_layer=v2, parameters=params, input=batch)
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert a.shape == (6, 3)
+
+
+def _shared(n):
+    return [paddle.attr.Param(name=f"h.w{i}") for i in range(n)]
+
+
+def test_beam_search_passes_plain_values_to_the_step_too():
+    ctx = L.data(name="ctx", type=DT.dense_vector(3))
+    args = []
+
+    def step(context, width, word):
+        args.append(width)
+        state = L.fc(input=[word, context], size=width, act=A.Tanh(), name="state")
+        return L.fc(input=state, size=7, act=A.Softmax(), name="prob")
+
+    word = L.GeneratedInput(size=7, embedding_name="emb7", embedding_size=4)
+    gen = L.beam_search(
+        step=step,
+        input=[L.StaticInput(input=ctx), 5, word],
+        bos_id=0,
+        eos_id=1,
+        beam_size=2,
+        max_length=4,
+    )
+    assert args == [5]
+    params = paddle.parameters.create(gen)
+    assert params.get_shape("_state@__beam_search_0__.w1") == (3, 5)
+    ids = paddle.infer(output_layer=gen, parameters=params, input=[(np.ones(3, np.float32),)])
+    assert ids.size > 0

@@ -271,8 +271,13 @@ def _link(entry: list[Any]) -> MemoryLink:
     return MemoryLink(layer.name, target, boot, arg if boot == "id" else 0)
 
 
-def _argument(group: str, item: Any, inlinks: list, statics: list) -> Layer:
-    """The placeholder standing for one group input inside the step."""
+def _argument(group: str, item: Any, inlinks: list, statics: list) -> Any:
+    """The placeholder standing for one group input inside the step.
+
+    An item that is neither a layer nor a ``StaticInput`` (a number, a string, a
+    config object) reaches the step function as it is, in its position: v2's
+    ``recurrent_group`` passed such items through unchanged.
+    """
     if isinstance(item, StaticInput):
         outer = item.input
         name = auto_name("memory")  # v2 builds a StaticInput as a memory
@@ -284,10 +289,7 @@ def _argument(group: str, item: Any, inlinks: list, statics: list) -> Layer:
         holder = _placeholder("scatter_agent", base_name(item.name), item.spec, max(level - 1, 0))
         inlinks.append((holder, item))
         return holder
-    raise LayerTypeError(
-        f"recurrent group '{group}': input items must be layers (split into time steps) or "
-        f"paddle.layer.StaticInput; received {item!r} of type {type(item).__name__}."
-    )
+    return item
 
 
 def _step_outputs(group: str, outs: Any) -> list[Layer]:

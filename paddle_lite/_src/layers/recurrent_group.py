@@ -262,7 +262,8 @@ def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  
 
     Args:
         step: a function of the placeholders returning a layer or a list of layers.
-        input: a layer, ``StaticInput`` or a list of them.
+        input: a layer, ``StaticInput`` or a list of them; any other item of the list
+            (a number, a string ...) is passed to ``step`` as it is, in its position.
         reverse: run each sequence from its last step to its first.
         name: the group's name (default ``__recurrent_group_<n>__``).
         targetInlink: deprecated (v2); ignored.
