@@ -219,3 +219,83 @@ def test_beam_search_passes_plain_values_to_the_step_too():
     assert params.get_shape("_state@__beam_search_0__.w1") == (3, 5)
     ids = paddle.infer(output_layer=gen, parameters=params, input=[(np.ones(3, np.float32),)])
     assert ids.size > 0
+
+
+# 2. event.gm.getLayerOutputs --------------------------------------------------------------
+def test_event_gm_get_layer_outputs_gives_v2s_dicts_for_the_batch_just_trained():
+    x, y, prob, cost = _binary_net()
+    hidden = L.fc(input=x, size=3, act=A.Relu(), name="hidden")
+    guess = L.max_id(input=prob, name="guess")
+    params = paddle.parameters.create([cost, hidden])
+    trainer, _ = _sgd(cost, extra_layers=[hidden, guess], lr=0.05, params=params)
+    reader = _binary_reader(24)
+    batches = [list(b) for b in paddle.batch(reader, 10)()]
+    got, want = [], []
+
+    def handler(event):
+        if isinstance(event, (paddle.event.EndIteration, paddle.event.EndForwardBackward)):
+            assert event.gm is not None
+        if isinstance(event, paddle.event.EndIteration):
+            one = event.gm.getLayerOutputs(prob.name)
+            both = event.gm.getLayerOutputs(["hidden", "guess"])
+            got.append((one, both))
+            batch = batches[event.batch_id]  # the parameters now are those after the step
+            want.append(
+                [
+                    paddle.infer(output_layer=o, parameters=params, input=batch)
+                    for o in (prob, hidden)
+                ]
+            )
+        if isinstance(event, paddle.event.EndPass):
+            last = event.gm.getLayerOutputs(prob.name)[prob.name]["value"]
+            assert last.shape == (4, 2)
+
+    trainer.train(paddle.batch(reader, 10), num_passes=1, event_handler=handler)
+    assert [len(b) for b in batches] == [10, 10, 4]
+    for (one, both), (p, h) in zip(got, want, strict=True):
+        assert set(one) == {prob.name} and set(both) == {"hidden", "guess"}
+        assert set(one[prob.name]) == {"value", "id", "prob"}
+        assert one[prob.name]["id"] is None and one[prob.name]["prob"] is None
+        np.testing.assert_allclose(one[prob.name]["value"], p, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(both["hidden"]["value"], h, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(both["guess"]["id"], np.argmax(p, axis=1))
+        np.testing.assert_allclose(both["guess"]["value"][:, 0], p.max(axis=1), rtol=1e-5)
+
+
+def test_event_gm_costs_nothing_unless_called_and_names_unknown_layers():
+    _, _, prob, cost = _binary_net()
+    trainer, _ = _sgd(cost)
+    trainer.train(paddle.batch(_binary_reader(), 10), num_passes=1)
+    assert trainer._forwards._jitted == {}  # nothing compiled, nothing run
+
+    def handler(event):
+        if isinstance(event, paddle.event.EndIteration):
+            event.gm.getLayerOutputs("no_such_layer")
+
+    with pytest.raises(TopologyError, match="no_such_layer"):
+        trainer.train(paddle.batch(_binary_reader(), 10), num_passes=1, event_handler=handler)
+    rows = []  # several batches per dispatch: each event reads its own batch
+
+    def stacked(event):
+        if isinstance(event, paddle.event.EndIteration):
+            rows.append(event.gm.getLayerOutputs(prob.name)[prob.name]["value"].shape)
+
+    reader = paddle.batch(_binary_reader(), 8)
+    trainer.train(reader, num_passes=1, event_handler=stacked, steps_per_dispatch=2)
+    assert rows == [(8, 2)] * 5
+
+
+def test_event_gm_reads_sequence_layers_as_rows_of_steps():
+    words, tags, out, cost = _tagger()
+    trainer, params = _sgd(cost)
+    samples = list(_tag_reader()())
+    seen = {}
+
+    def handler(event):
+        if isinstance(event, paddle.event.EndIteration) and event.batch_id == 0:
+            seen["out"] = event.gm.getLayerOutputs(out.name)[out.name]["value"]
+            seen["want"] = paddle.infer(output_layer=out, parameters=params, input=samples[:4])
+
+    trainer.train(paddle.batch(lambda: iter(samples), 4), num_passes=1, event_handler=handler)
+    assert seen["out"].shape == (3 + 5 + 2 + 4, 5)
+    np.testing.assert_allclose(seen["out"], seen["want"], rtol=1e-5, atol=1e-6)
