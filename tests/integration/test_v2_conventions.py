@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
+from paddle_lite._src import errors as paddle_errors
 from paddle_lite._src.errors import TopologyError
 from paddle_lite._src.evaluator_base import total_stats
 
@@ -299,3 +300,57 @@ def test_event_gm_reads_sequence_layers_as_rows_of_steps():
     trainer.train(paddle.batch(lambda: iter(samples), 4), num_passes=1, event_handler=handler)
     assert seen["out"].shape == (3 + 5 + 2 + 4, 5)
     np.testing.assert_allclose(seen["out"], seen["want"], rtol=1e-5, atol=1e-6)
+
+
+# 4. a memory booted from a sequence (an external memory of slots) ---------------------------
+def _slot_memory_net():
+    x = L.data(name="x", type=DT.dense_vector_sequence(3))
+    slots = L.data(name="slots", type=DT.dense_vector_sequence(4))
+
+    def step(x_t):
+        memory = L.memory(name="slots_rw", size=4, boot_layer=slots)
+        write = L.fc(input=x_t, size=4, act=A.Linear(), bias_attr=False, name="write")
+        spread = L.expand(input=write, expand_as=memory)
+        new = L.addto(input=[memory, spread], act=A.Tanh(), name="slots_rw")
+        return L.pooling(input=new, pooling_type=paddle.pooling.Sum(), name="read")
+
+    return L.recurrent_group(step=step, input=x, name="ntm")
+
+
+def test_memory_booted_from_a_sequence_holds_and_rewrites_it_each_step():
+    read = _slot_memory_net()
+    params = paddle.parameters.create(read)
+    w = params.get("_write@ntm.w0").astype(np.float64)
+    rng = np.random.default_rng(5)
+    samples = []
+    for n_x, n_slots in ((3, 2), (1, 4), (2, 1)):
+        samples.append((rng.normal(size=(n_x, 3)).tolist(), rng.normal(size=(n_slots, 4)).tolist()))
+    got = paddle.infer(output_layer=read, parameters=params, input=samples)
+    want = []
+    for xs, slots in samples:
+        memory = np.asarray(slots, np.float64)
+        for x_t in np.asarray(xs, np.float64):
+            memory = np.tanh(memory + x_t @ w)  # every slot gets the write
+            want.append(memory.sum(axis=0))
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+def test_a_sequence_memory_trains_and_refuses_a_vector_target():
+    read = _slot_memory_net()
+    y = L.data(name="y", type=DT.dense_vector(4))
+    cost = L.square_error_cost(input=L.last_seq(input=read), label=y)
+    trainer, params = _sgd(cost, lr=0.01)
+    samples = [([[0.1, 0.2, 0.3]] * 2, [[0.5] * 4] * 3, [0.1] * 4)]
+    before = params.get("_write@ntm.w0").copy()
+    trainer.train(paddle.batch(lambda: iter(samples * 4), 2), num_passes=1)
+    assert not np.allclose(params.get("_write@ntm.w0"), before)
+    slots = L.data(name="slots2", type=DT.dense_vector_sequence(4))
+
+    def vector_step(x_t):
+        memory = L.memory(name="state", size=4, boot_layer=slots)
+        return L.fc(input=[x_t, L.last_seq(input=memory)], size=4, name="state")
+
+    with pytest.raises(paddle_errors.LayerConfigError, match="remembers a sequence"):
+        L.recurrent_group(
+            step=vector_step, input=L.data(name="x2", type=DT.dense_vector_sequence(3))
+        )

@@ -70,11 +70,13 @@ def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -
     target = graph.node(link.target).spec
     if link.boot == "layer":
         boot = boots[link.name]
-        if boot.shape[1:] != (target.size,):  # v2 parses this and fails when it runs
+        step_shape = tuple(boot.data.shape[2:] if isinstance(boot, Seq) else boot.shape[1:])
+        if step_shape != (target.size,):  # v2 parses this and fails when it runs
             raise LayerConfigError(
-                f"memory '{link.name}' boots from a layer of shape {tuple(boot.shape[1:])} "
-                f"per sample but remembers '{link.target}' of size {target.size}; give "
-                "memory and boot_layer the same size."
+                f"memory '{link.name}' boots from a layer of shape {step_shape} per "
+                f"{'step' if isinstance(boot, Seq) else 'sample'} but remembers "
+                f"'{link.target}' of size {target.size}; give memory and boot_layer the same "
+                "size."
             )
         return boot
     if link.boot == "id":
@@ -86,6 +88,20 @@ def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -
     if target.dtype == "int32":
         return jnp.zeros((batch,), jnp.int32)
     return jnp.zeros((batch, target.size), jnp.float32)
+
+
+def next_memory(new: Any, old: Any) -> Any:
+    """A memory's next value: a sequence memory keeps its padded length (the step's
+    sequence is cut or zero-padded to it)."""
+    if not isinstance(old, Seq):
+        return new
+    n, have = old.data.shape[1], new.data.shape[1]
+    data = (
+        new.data[:, :n]
+        if have >= n
+        else jnp.pad(new.data, [(0, 0), (0, n - have)] + [(0, 0)] * (new.data.ndim - 2))
+    )
+    return Seq(data, jnp.minimum(new.lengths, n).astype(old.lengths.dtype))
 
 
 def split_inputs(graph: StepGraph, inputs: list[Any]) -> tuple[list[Any], dict, dict]:
@@ -140,7 +156,7 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
         step_key = None if key is None else jax.random.fold_in(key, t)
         step_env = {**env, **carry, **dict(zip(graph.inlinks, x_t, strict=True))}
         values = run_step(graph, step_env, params, key=step_key, mode=mode, skip=tail)
-        new = {m.name: values[m.target] for m in graph.memories}
+        new = {m.name: next_memory(values[m.target], carry[m.name]) for m in graph.memories}
         outs = tuple(_zero_padded(values[o], keep) for o in looped)
         return _keep(keep, new, carry), (outs, tuple(values[e] for e in edge))
 
