@@ -6,6 +6,8 @@ and checks the values it gets against a plain computation of what v2 reported.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -354,3 +356,65 @@ def test_a_sequence_memory_trains_and_refuses_a_vector_target():
         L.recurrent_group(
             step=vector_step, input=L.data(name="x2", type=DT.dense_vector_sequence(3))
         )
+
+
+# 6. gradient_printer and seqtext_printer --------------------------------------------------
+def test_gradient_printer_prints_the_cost_gradient_of_each_layer_output(capsys):
+    import jax
+
+    x = L.data(name="x", type=DT.dense_vector(3))
+    y = L.data(name="y", type=DT.dense_vector(2))
+    pred = L.fc(input=x, size=2, act=A.Linear(), name="pred")
+    cost = L.square_error_cost(input=pred, label=y)
+    assert E.gradient_printer(input=pred) is None
+    trainer, params = _sgd(cost, lr=0.0)
+    xs = RNG.normal(size=(3, 3)).astype(np.float32)
+    ys = RNG.normal(size=(3, 2)).astype(np.float32)
+    samples = list(zip(xs, ys, strict=True))
+    trainer.train(paddle.batch(lambda: iter(samples), 3), num_passes=1)
+    jax.effects_barrier()
+    out = capsys.readouterr().out
+    assert "layer=pred grad matrix:" in out
+    printed = out.split("layer=pred grad matrix:\n")[1].split("]]")[0] + "]]"
+    got = np.array(re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", printed), float).reshape(3, 2)
+    p = xs @ params.get("_pred.w0") + params.get("_pred.wbias")
+    np.testing.assert_allclose(got, 2 * (p - ys), rtol=1e-4, atol=1e-5)
+    trainer.test(paddle.batch(lambda: iter(samples), 3))
+    jax.effects_barrier()
+    assert "grad matrix" not in capsys.readouterr().out  # no backward pass in test
+
+
+def test_seqtext_printer_writes_v2s_lines_through_a_dictionary(tmp_path):
+    import jax
+
+    words, tags, out, cost = _tagger()
+    guess = L.max_id(input=out)
+    sid = L.data(name="sid", type=DT.integer_value(100))
+    dict_file = tmp_path / "tags.dict"
+    dict_file.write_text("".join(f"T{i}\n" for i in range(5)))
+    plain, named = tmp_path / "plain.txt", tmp_path / "named.txt"
+    E.seqtext_printer(input=guess, result_file=str(plain))
+    E.seqtext_printer(
+        input=guess,
+        id_input=sid,
+        dict_file=str(dict_file),
+        result_file=str(named),
+        delimited=False,
+    )
+    trainer, params = _sgd(cost, extra_layers=[guess, sid])
+    samples = [(w, t, 40 + i) for i, (w, t) in enumerate(_tag_reader()())]
+    trainer.test(paddle.batch(lambda: iter(samples), 4))
+    jax.effects_barrier()
+    ids, rows = [], 0
+    flat = paddle.infer(output_layer=guess, parameters=params, input=samples, field="id")
+    for w, _, _ in samples:
+        ids.append(flat[rows : rows + len(w)].tolist())
+        rows += len(w)
+    want_plain = "".join(
+        f"{i % 4}\t{''.join(' ' + str(t) for t in seq)}\n" for i, seq in enumerate(ids)
+    )
+    want_named = "".join(
+        f"{40 + i}\t{''.join('T' + str(t) for t in seq)}\n" for i, seq in enumerate(ids)
+    )
+    assert plain.read_text() == want_plain
+    assert named.read_text() == want_named
