@@ -217,3 +217,39 @@ def test_seqtext_printer_writes_v2s_lines_through_a_dictionary(tmp_path):
     )
     assert plain.read_text() == want_plain
     assert named.read_text() == want_named
+
+
+def test_beam_search_carries_a_sequence_memory_along_each_path():
+    src = L.data(name="src", type=DT.dense_vector_sequence(4))
+
+    def step(word):
+        memory = L.memory(name="slots", size=4, boot_layer=src)
+        write = L.fc(input=word, size=4, act=A.Linear(), bias_attr=False, name="write")
+        new = L.addto(
+            input=[memory, L.expand(input=write, expand_as=memory)], act=A.Tanh(), name="slots"
+        )
+        read = L.pooling(input=new, pooling_type=paddle.pooling.Sum())
+        return L.fc(input=read, size=6, act=A.Softmax(), name="prob")
+
+    word = L.GeneratedInput(size=6, embedding_name="emb6", embedding_size=3)
+    gen = L.beam_search(
+        step=step, input=[word], bos_id=0, eos_id=1, beam_size=1, max_length=5, name="gen"
+    )
+    params = paddle.parameters.create(gen)
+    p = {n: params.get(n).astype(np.float64) for n in params.keys()}
+    rng = np.random.default_rng(11)
+    sources = [rng.normal(size=(n, 4)).astype(np.float32) for n in (3, 1, 2)]
+    ids = paddle.infer(
+        output_layer=gen, parameters=params, input=[(s,) for s in sources], field="id"
+    )
+    want = []
+    for slots in sources:  # greedy: beam_size 1 is v2's one-way search, ids without prefix
+        memory, last = slots.astype(np.float64), 0
+        for _ in range(5):
+            memory = np.tanh(memory + p["emb6"][last] @ p["_write@gen.w0"])
+            z = memory.sum(axis=0) @ p["_prob@gen.w0"] + p["_prob@gen.wbias"][0]
+            last = int(np.argmax(z))
+            want.append(last)
+            if last == 1:
+                break
+    assert ids.tolist() == want

@@ -28,7 +28,7 @@ from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.group_step import base_name, define_step
 from paddle_lite._src.layers.recurrent_scan import reverse_within_length
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.step_graph import MemoryLink, StepGraph, run_step
+from paddle_lite._src.step_graph import MemoryLink, StepGraph, next_memory, run_step
 from paddle_lite._src.step_tail import boundary, run_tail, tail_nodes
 from paddle_lite._src.typing import Seq
 
@@ -88,20 +88,6 @@ def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -
     if target.dtype == "int32":
         return jnp.zeros((batch,), jnp.int32)
     return jnp.zeros((batch, target.size), jnp.float32)
-
-
-def next_memory(new: Any, old: Any) -> Any:
-    """A memory's next value: a sequence memory keeps its padded length (the step's
-    sequence is cut or zero-padded to it)."""
-    if not isinstance(old, Seq):
-        return new
-    n, have = old.data.shape[1], new.data.shape[1]
-    data = (
-        new.data[:, :n]
-        if have >= n
-        else jnp.pad(new.data, [(0, 0), (0, n - have)] + [(0, 0)] * (new.data.ndim - 2))
-    )
-    return Seq(data, jnp.minimum(new.lengths, n).astype(old.lengths.dtype))
 
 
 def split_inputs(graph: StepGraph, inputs: list[Any]) -> tuple[list[Any], dict, dict]:
