@@ -253,3 +253,17 @@ def test_beam_search_carries_a_sequence_memory_along_each_path():
             if last == 1:
                 break
     assert ids.tolist() == want
+
+
+def test_seqtext_printer_writes_one_line_per_sub_sequence(tmp_path):
+    x = L.data(name="x", type=DT.dense_vector(2))
+    y = L.data(name="y", type=DT.dense_vector(1))
+    sub = L.data(name="sub", type=DT.integer_value_sub_sequence(9))
+    cost = L.square_error_cost(input=L.fc(input=x, size=1, act=A.Linear()), label=y)
+    result = tmp_path / "subs.txt"
+    E.seqtext_printer(input=sub, result_file=str(result))
+    trainer, _ = sgd(cost, extra_layers=sub)
+    samples = [([1.0, 2.0], [0.5], [[1, 2], [3]]), ([0.0, 1.0], [0.1], [[4, 5, 6]])]
+    trainer.test(paddle.batch(lambda: iter(samples), 2))
+    jax.effects_barrier()
+    assert result.read_text() == "0\t 1 2\n\t 3\n\n1\t 4 5 6\n\n"
