@@ -52,7 +52,7 @@ def _split_extras(extra_layers: Any) -> tuple[list[Layer], list[Evaluator]]:
             continue
         if isinstance(item, Evaluator):
             evaluators.append(item)
-            layers.extend(i for i in item.inputs if all(i is not x for x in layers))
+            layers.extend(inp for inp in item.inputs if all(inp is not x for x in layers))
             continue
         if not isinstance(item, Layer):
             raise TopologyError(
