@@ -11,8 +11,10 @@ from paddle_lite._src.evaluators_scores import auc, column_sum, pnpair, precisio
 from paddle_lite._src.evaluators_seq import chunk, ctc_error
 from paddle_lite._src.printers import (
     classification_error_printer,
+    gradient_printer,
     maxframe_printer,
     maxid_printer,
+    seqtext_printer,
     value_printer,
 )
 
@@ -24,13 +26,15 @@ __all__ = [
     "classification_error_printer",
     "column_sum",
     "ctc_error",
+    "gradient_printer",
     "maxframe_printer",
     "maxid_printer",
     "pnpair",
     "precision_recall",
+    "seqtext_printer",
     "sum",
     "value_printer",
 ]
 
-# v2's ``evaluator.base`` (the Evaluator base class) and the deliberately absent printers.
+# v2's ``evaluator.base`` (the Evaluator base class) and the absent detection_map.
 __getattr__ = module_getattr("evaluator", {"base": Evaluator})

@@ -63,18 +63,6 @@ ABSENT: tuple[Absent, ...] = (
     ),
     Absent(
         "evaluator",
-        "gradient_printer",
-        "printing gradients needs a hook inside the jitted step",
-        "read gradients with jax.grad over paddle_lite._src.compile.forward",
-    ),
-    Absent(
-        "evaluator",
-        "seqtext_printer",
-        "it wrote generated id sequences to a result file through Paddle's C++ runtime",
-        "decode paddle.infer(field='id') results with the dictionary in Python",
-    ),
-    Absent(
-        "evaluator",
         "detection_map",
         "an SSD evaluator " + _LATER,
         "compute mAP in numpy from paddle.infer outputs",

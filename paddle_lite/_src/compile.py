@@ -33,11 +33,13 @@ def forward(
     key: Any = None,
     mode: str = "test",
     float32_layers: frozenset[str] = frozenset(),
+    taps: Mapping[str, Any] | None = None,
 ) -> tuple[list[Any], dict[str, Any]]:
     """Compute ``outputs`` from ``feeds`` (``{data layer name: value}``).
 
     The layers named in ``float32_layers`` (the costs, under mixed precision) receive
-    their inputs cast to float32.
+    their inputs cast to float32. ``taps`` maps layer names to functions applied to
+    those layers' outputs (identities that hook the backward pass, for printers).
 
     Returns:
         ``(values, state_updates)``: one value per output, and the new values of
@@ -58,6 +60,8 @@ def forward(
         if node.name in float32_layers:
             inputs = precision_mod.to_float32(inputs)
         out, state = run(node, params, inputs, key=layer_key(key, node), mode=mode)
+        if taps and node.name in taps:
+            out = taps[node.name](out)
         values[id(node)] = out
         updates.update(state)
     return [values[id(o)] for o in outputs], updates

@@ -83,6 +83,11 @@ class Evaluator:
         """Metric key -> value from statistics summed over batches (numpy)."""
         raise NotImplementedError
 
+    def grad_taps(self) -> dict[str, Any]:
+        """``{layer name: function}`` applied to those layers' outputs in the training
+        forward pass (a printer of gradients hooks the backward pass this way)."""
+        return {}
+
     def weights(self, values: Sequence[Any], like: Any, mask: Any) -> Any:
         """Per-row weights ``[N]`` (0 on padding): the last input when weighted, else 1."""
         if not self.attrs.get("weighted", False):

@@ -3,7 +3,10 @@
 Order: ``BeginTraining``, then per pass ``BeginPass``, per batch ``BeginIteration``,
 ``EndForwardBackward``, ``EndIteration``, then ``EndPass``; finally ``EndTraining``.
 ``cost`` and ``metrics`` are read from the device only when a handler asks for them,
-so a handler that ignores them does not slow training down.
+so a handler that ignores them does not slow training down. ``EndForwardBackward``,
+``EndIteration`` and ``EndPass`` carry ``gm``, v2's gradient machine: call
+``event.gm.getLayerOutputs("name")`` (or a list of names) inside the handler for the
+layers' values on the batch just trained (see ``gradient_machine``).
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ class Inference:
         n = len(input)
         padded = list(input) + [input[-1]] * (pow2(n) - n)
         values = self._forward(self._params, feeder.convert(padded))
-        return [_trim(v, n) for v in values]
+        return [trim(v, n) for v in values]
 
     def iter_infer(
         self, input: Sequence[Any], feeding: Any = None
@@ -96,7 +96,7 @@ class Inference:
         n = len(self.outputs)
         sources = iter(values[n:])  # the input of each max_id output, in order (_needed)
         yield [
-            _fields(layer, value, next(sources) if layer.kind == "maxid" else None)
+            output_fields(layer, value, next(sources) if layer.kind == "maxid" else None)
             for layer, value in zip(self.outputs, values[:n], strict=True)
         ]
 
@@ -155,7 +155,8 @@ def _check_shapes(topology: Topology, parameters: Parameters) -> None:
         )
 
 
-def _trim(value: Any, n: int) -> Any:
+def trim(value: Any, n: int) -> Any:
+    """The first ``n`` rows (samples) of an output value, on the host."""
     if isinstance(value, BeamResult):
         return BeamResult(*(np.asarray(v)[:n] for v in value))
     if isinstance(value, Seq):
@@ -163,8 +164,9 @@ def _trim(value: Any, n: int) -> Any:
     return np.asarray(value)[:n]
 
 
-def _fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
-    """The fields of one output; ``source`` is the input of a ``max_id`` output."""
+def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
+    """The v2 fields (``value``, ``id``, ``prob``) of one output value: sequences as
+    their steps' rows concatenated; ``source`` is the input of a ``max_id`` output."""
     if isinstance(value, BeamResult):
         return beam_fields(value)
     if isinstance(value, Seq):

@@ -12,10 +12,12 @@ glog formatting.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src.errors import LayerTypeError
@@ -60,8 +62,17 @@ class Printer(Evaluator):
 
 
 def _emit(render: Callable[..., str], ev: Printer, values: Sequence[Any]) -> None:
-    split = _sequences if ev.attrs.get("per_sequence") else _rows
-    print(render(ev, [split(v) for v in values]), flush=True)
+    if ev.attrs.get("raw"):  # the render reads the values (numpy, Seq kept) itself
+        text = render(ev, [jax.tree_util.tree_map(np.asarray, v) for v in values])
+    else:
+        split = _sequences if ev.attrs.get("per_sequence") else _rows
+        text = render(ev, [split(v) for v in values])
+    path = ev.attrs.get("result_file")
+    if path is None:
+        print(text, flush=True)
+        return
+    with open(path, "a", encoding="utf-8") as out:  # v2 streamed into the file it opened
+        out.write(text)
 
 
 def _sequences(value: Any) -> list[np.ndarray]:
@@ -195,3 +206,165 @@ def classification_error_printer(input, label, threshold=0.5, name=None):  # noq
     inp = check_layer(input, where, "input")
     lbl = check_layer(label, where, "label", mode="dense_or_ids")
     _declare(name, [inp, lbl], _render_error, threshold=float(threshold))
+
+
+# seqtext_printer ---------------------------------------------------------------------
+def _id_sequences(value: Any) -> list[list[list[int]]]:
+    """Per sample, its id sequences: one (or one per sub-sequence when nested)."""
+    if not isinstance(value, Seq):
+        return [[[int(i)]] for i in np.asarray(value).reshape(len(value), -1)[:, 0]]
+    data, lengths = np.asarray(value.data), np.asarray(value.lengths)
+    if value.sub_lengths is None:
+        return [[data[b, :n].reshape(-1).tolist()] for b, n in enumerate(lengths)]
+    subs = np.asarray(value.sub_lengths)
+    return [
+        [data[b, s, : subs[b, s]].reshape(-1).tolist() for s in range(n)]
+        for b, n in enumerate(lengths)
+    ]
+
+
+def _render_seqtext(ev: Printer, values: list[Any]) -> str:
+    """v2's SequenceTextPrinter lines: ``id`` then, per input, a tab and its tokens."""
+    words, space = ev.attrs["dictionary"], " " if ev.attrs["delimited"] else ""
+    has_id = ev.attrs["has_id"]
+    texts = [
+        (_id_sequences(v), isinstance(v, Seq) and v.sub_lengths is not None)
+        for v in values[1 if has_id else 0 :]
+    ]
+    ids = np.asarray(values[0]).reshape(-1).tolist() if has_id else None
+    lines = []
+    for i in range(len(texts[0][0])):
+        line = [str(ids[i] if has_id else i)]
+        for text, nested in texts:
+            for seq in text[i]:  # a nested sequence: one line per sub-sequence
+                line.append("\t" + "".join(space + _token(words, t, ev) for t in seq))
+                line.append("\n" if nested else "")
+        lines.append("".join(line) + "\n")
+    return "".join(lines)
+
+
+def _token(words: tuple[str, ...], token: int, ev: Printer) -> str:
+    if not words:
+        return str(token)
+    if not 0 <= token < len(words):
+        raise IndexError(
+            f"seqtext_printer '{ev.name}': id {token} is outside the dictionary of "
+            f"{len(words)} words ({ev.attrs['dict_file']})."
+        )
+    return words[token]
+
+
+def seqtext_printer(input, result_file, id_input=None, dict_file=None, delimited=None, name=None):  # noqa: A002
+    """Write id sequences as text to ``result_file`` every batch (v2's
+    ``seqtext_printer_evaluator``), e.g. the words a model predicts.
+
+    Each sample gives one line: its id (the ``id_input`` value, else its index in
+    the batch), then a tab and its tokens, each preceded by a space when
+    ``delimited`` (default True); with ``dict_file`` (one word per line, line ``i``
+    for id ``i``) a token is its word, else the id. A nested sequence writes one
+    tab-led line per sub-sequence. As when v2 opened it, the file is emptied when
+    the printer is declared; lines are appended as batches run (in training and
+    ``test``).
+
+    Example:
+        >>> paddle.evaluator.seqtext_printer(input=guess, result_file=path)
+    """
+    name = evaluator_name(name, "seqtext_printer_evaluator")
+    where = f"evaluator '{name}'"
+    inp = check_layer(input, where, "input", mode="ids")
+    if not isinstance(result_file, (str, os.PathLike)) or not os.fspath(result_file):
+        raise LayerTypeError(f"{where}: result_file must be a file path; received {result_file!r}.")
+    inputs = (
+        [inp] if id_input is None else [check_layer(id_input, where, "id_input", mode="ids"), inp]
+    )
+    words: tuple[str, ...] = ()
+    if dict_file:
+        with open(dict_file, encoding="utf-8") as f:
+            words = tuple(line.rstrip("\r\n") for line in f)
+    path = os.fspath(result_file)
+    open(path, "w").close()  # noqa: SIM115 - emptied as v2's ofstream(trunc) did
+    _declare(
+        name,
+        inputs,
+        _render_seqtext,
+        raw=True,
+        result_file=path,
+        dictionary=words,
+        dict_file=dict_file,
+        has_id=id_input is not None,
+        delimited=True if delimited is None else bool(delimited),
+    )
+
+
+# gradient_printer --------------------------------------------------------------------
+class GradientPrinter(Printer):
+    """Prints the gradient of the summed cost with respect to each input's output, every
+    training batch, from the backward pass (``grad_taps``); a test batch prints nothing
+    (it has no backward pass)."""
+
+    type = "gradient_printer"
+
+    def batch_stats(self, values, valid=None):
+        return {}
+
+    def grad_taps(self):
+        return {layer.name: functools.partial(_grad_tap, layer.name) for layer in self.inputs}
+
+
+def _grad_tap(layer_name: str, value: Any) -> Any:
+    """``value`` unchanged; its cotangent is printed when the backward pass reaches it."""
+    if isinstance(value, Seq):
+        data = _tap(layer_name, value.data, (value.lengths, value.sub_lengths))
+        return Seq(data, value.lengths, value.sub_lengths)
+    if not jnp.issubdtype(value.dtype, jnp.floating):  # ids carry no gradient
+        return value
+    return _tap(layer_name, value, None)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+def _tap(layer_name: str, data: Any, structure: Any) -> Any:
+    return data
+
+
+def _tap_fwd(layer_name: str, data: Any, structure: Any) -> tuple[Any, Any]:
+    return data, structure
+
+
+def _tap_bwd(layer_name: str, structure: Any, grad: Any) -> tuple[Any, None]:
+    jax.debug.callback(functools.partial(_print_grad, layer_name), grad, structure)
+    return grad, None
+
+
+_tap.defvjp(_tap_fwd, _tap_bwd)
+
+
+def _print_grad(layer_name: str, grad: Any, structure: Any) -> None:
+    """v2's GradientPrinter: the gradient rows, and a sequence's start positions."""
+    if structure is None:
+        print(f"layer={layer_name} grad matrix:\n{_matrix(np.asarray(grad))}", flush=True)
+        return
+    lengths, sub = structure
+    rows = _rows(Seq(np.asarray(grad), np.asarray(lengths), sub))
+    starts = np.concatenate([[0], np.cumsum(np.asarray(lengths))])
+    print(
+        f"layer={layer_name} grad matrix:\n{_matrix(rows)}\n"
+        f"layer={layer_name} sequence pos vector:\n{starts}",
+        flush=True,
+    )
+
+
+def _matrix(rows: np.ndarray) -> str:
+    return np.array2string(rows.reshape(len(rows), -1), threshold=1 << 30)
+
+
+def gradient_printer(input, name=None):  # noqa: A002
+    """Print, every training batch, the gradient of the cost with respect to the
+    output of each layer in ``input`` (v2's ``gradient_printer_evaluator``): one row
+    per sample, or per step of a sequence (then also the sequences' start positions).
+
+    Example:
+        >>> paddle.evaluator.gradient_printer(input=hidden)
+    """
+    name = evaluator_name(name, "gradient_printer_evaluator")
+    inputs = _base.as_layers(input, layer=name)
+    declare(GradientPrinter(name, inputs, {"render": None}))

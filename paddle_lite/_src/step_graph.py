@@ -19,11 +19,14 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import jax.numpy as jnp
+
 from paddle_lite._src.errors import TopologyError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import run
 from paddle_lite._src.specs import ParamSpec, Spec
+from paddle_lite._src.typing import Seq
 
 PLACEHOLDER_KINDS = ("scatter_agent", "static_agent", "memory")
 
@@ -168,3 +171,17 @@ def run_step(
         node_key = None if key is None else name_key(key, node.name)
         values[node.name], _ = run(node, params, inputs, key=node_key, mode=mode)
     return values
+
+
+def next_memory(new: Any, old: Any) -> Any:
+    """A memory's next value: a sequence memory keeps its padded length (the step's
+    sequence is cut or zero-padded to it)."""
+    if not isinstance(old, Seq):
+        return new
+    n, have = old.data.shape[1], new.data.shape[1]
+    data = (
+        new.data[:, :n]
+        if have >= n
+        else jnp.pad(new.data, [(0, 0), (0, n - have)] + [(0, 0)] * (new.data.ndim - 2))
+    )
+    return Seq(data, jnp.minimum(new.lengths, n).astype(old.lengths.dtype))

@@ -118,11 +118,12 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
     matmul = precision_mod.matmul_precision(precision)
     cost_names = frozenset(c.name for c in costs)
     rows = row_shardings(collect_params(traverse(costs)))
+    taps = {name: tap for ev in evaluators for name, tap in ev.grad_taps().items()}
 
     def loss(trainable, fixed, feeds, key):
         params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
-        values, updates = forward(outputs, params, feeds, key, "train", cost_names)
+        values, updates = forward(outputs, params, feeds, key, "train", cost_names, taps)
         return cost_sum(values, len(costs), feeds.get(VALID)), (values, updates)
 
     def body(state: TrainState, feeds: Any):

@@ -14,6 +14,7 @@ from typing import Any
 
 from paddle_lite._src import codec, topology_proto
 from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
+from paddle_lite._src.evaluator_base import Evaluator
 from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.topology_files import layers_from_json, read_json, write_text
@@ -31,6 +32,36 @@ def _as_layer_list(layers: Any, arg: str) -> list[Layer]:
                 f"{type(item).__name__}."
             )
     return items
+
+
+def _split_extras(extra_layers: Any) -> tuple[list[Layer], list[Evaluator]]:
+    """``extra_layers`` as (layers, evaluators).
+
+    v2's evaluator functions returned None, so v2 programs pass their results in
+    ``extra_layers`` (``extra_layers=paddle.evaluator.auc(...)``). Here such a result
+    is the declared evaluator: its input layers join the extras (so it is computed)
+    and it is kept in ``Topology.evaluators``; a None is ignored, alone or in a list.
+    """
+    if extra_layers is None:
+        return [], []
+    items = list(extra_layers) if isinstance(extra_layers, (list, tuple)) else [extra_layers]
+    layers: list[Layer] = []
+    evaluators: list[Evaluator] = []
+    for i, item in enumerate(items):
+        if item is None:
+            continue
+        if isinstance(item, Evaluator):
+            evaluators.append(item)
+            layers.extend(inp for inp in item.inputs if all(inp is not x for x in layers))
+            continue
+        if not isinstance(item, Layer):
+            raise TopologyError(
+                f"layer should have type paddle_lite layer; extra_layers[{i}] is {item!r} of "
+                f"type {type(item).__name__} (expected a layer, an evaluator or None)."
+            )
+        if all(item is not x for x in layers):
+            layers.append(item)
+    return layers, evaluators
 
 
 def traverse(outputs: Iterable[Layer]) -> list[Layer]:
@@ -122,6 +153,9 @@ def _conflict(a: ParamSpec, b: ParamSpec, first: Layer, second: Layer) -> str:
 class Topology:
     """The network defined by ``layers`` (outputs) plus ``extra_layers``.
 
+    ``extra_layers`` takes layers, evaluators (the inputs of each join the
+    network; the evaluators are listed in ``evaluators``) and None, alone or in a list.
+
     Example::
 
         topo = paddle.topology.Topology(cost)
@@ -130,7 +164,7 @@ class Topology:
 
     def __init__(self, layers: Any, extra_layers: Any = None) -> None:
         outputs = _as_layer_list(layers, "layers")
-        extras = _as_layer_list(extra_layers, "extra_layers") if extra_layers is not None else []
+        extras, self.evaluators = _split_extras(extra_layers)
         self.layers = outputs + extras
         self.outputs = outputs
         self.nodes = traverse(self.layers)

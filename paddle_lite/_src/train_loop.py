@@ -54,21 +54,24 @@ def results(evaluators: list[Any], stats: Any) -> dict[str, float]:
     return out
 
 
-def fire_iterations(handler, evaluators, chunk, out: Fetched, pass_id: int, batch_id: int):  # noqa: ANN001
-    """The v2 per-batch events of a dispatched chunk, each with its own cost and metrics."""
+def fire_iterations(handler, evaluators, chunk, out: Fetched, pass_id: int, batch_id: int, gm):  # noqa: ANN001
+    """The v2 per-batch events of a dispatched chunk, each with its own cost and metrics;
+    ``gm(i)`` is batch ``i``'s ``event.gm``."""
     if not chunk.stacked:
-        handler(events.EndForwardBackward(pass_id, batch_id))
+        handler(events.EndForwardBackward(pass_id, batch_id, gm=gm(0)))
     for i, size in enumerate(chunk.sizes):
         pick = out.pick(i if chunk.stacked else None)
+        machine = gm(i)
         if chunk.stacked:
             handler(events.BeginIteration(pass_id, batch_id + i))
-            handler(events.EndForwardBackward(pass_id, batch_id + i))
+            handler(events.EndForwardBackward(pass_id, batch_id + i, gm=machine))
         handler(
             events.EndIteration(
                 pass_id,
                 batch_id + i,
                 cost=lambda p=pick, n=size: float(p()[0]) / n,
                 evaluator=lambda p=pick: results(evaluators, p()[1]),
+                gm=machine,
                 skipped=lambda p=pick: not bool(p()[2]),
             )
         )

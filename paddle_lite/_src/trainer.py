@@ -21,6 +21,7 @@ from paddle_lite._src.device_state import DeviceState
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError, ParameterError
 from paddle_lite._src.evaluators import auto_evaluators
+from paddle_lite._src.gradient_machine import LayerForwards, machines_for
 from paddle_lite._src.graph import current_scope
 from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
@@ -54,10 +55,12 @@ def frozen_names(immutable: Iterable[str] | None, names: Iterable[str]) -> froze
 
 
 def topology_evaluators(topology: Topology) -> list[Any]:
-    """The automatic evaluators of its costs plus the declared ones it can compute."""
+    """The automatic evaluators of its costs, the declared ones it can compute (v2
+    collected every evaluator of the config whose inputs are all in the network), and
+    those passed in ``extra_layers``."""
     found = [ev for layer in topology.nodes for ev in auto_evaluators(layer)]
     present = {id(n) for n in topology.nodes}
-    for ev in current_scope().evaluators:
+    for ev in [*current_scope().evaluators, *topology.evaluators]:
         if all(id(layer) in present for layer in ev.inputs) and ev not in found:
             found.append(ev)
     return found
@@ -111,6 +114,7 @@ class SGD:
             self._costs, self._evaluators, update_equation, self._specs, parameters
         )
         self._test_steps: dict[str, Any] = {}
+        self._forwards = LayerForwards(self.__topology__)  # for event.gm
         self._position = (0, 0)  # (pass, batch) the next step trains
         self._pass_random: dict[str, Any] | None = None  # random states at the pass start
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
@@ -212,9 +216,12 @@ class SGD:
                 self._device.begin_pass(pass_id, chunk.feeds, chunk.stacked)
             if not chunk.stacked:
                 run.handler(events.BeginIteration(pass_id, batch_id))
+            first = run.watch.step
             out = Fetched(self._device.dispatch(chunk))
             run.watch.record(chunk, out, pass_id, batch_id)
-            fire_iterations(run.handler, self._evaluators, chunk, out, pass_id, batch_id)
+            gm = machines_for(self._forwards, self._device, chunk, first)
+            fire_iterations(run.handler, self._evaluators, chunk, out, pass_id, batch_id, gm)
+            run.last_gm = gm(len(chunk.sizes) - 1)
             if run.watch.due():
                 run.watch.check()
             batch_id += len(chunk.sizes)
@@ -232,7 +239,7 @@ class SGD:
         def metrics() -> dict[str, float]:
             return {} if totals is None else results(self._evaluators, totals)
 
-        run.handler(events.EndPass(pass_id, evaluator=metrics))
+        run.handler(events.EndPass(pass_id, evaluator=metrics, gm=run.last_gm))
         if run.checkpoints:
             self._auto_checkpoint(run)
 
@@ -361,6 +368,7 @@ class _Run:
         self.handler, self.feeder, self.k = handler, feeder, k
         self.on_nan, self.checkpoints = on_nan, checkpoints
         self.watch: Watch | None = None
+        self.last_gm: Any = None  # the last batch's event.gm, passed on to EndPass
 
 
 def _checked_handler(reader: Any, event_handler: Any) -> Callable[[Any], None]:

@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from paddle_lite._src.step_graph import StepGraph, run_step
+from paddle_lite._src.step_graph import StepGraph, next_memory, run_step
 from paddle_lite._src.typing import data_of
 
 NEG = -jnp.inf
@@ -71,9 +71,13 @@ def _take(x: Any, idx: Any) -> Any:
 
 
 def _by_parent(mem: Any, parent: Any, batch: int, beam: int) -> Any:
-    """Rows of a ``[B*K, ...]`` memory reordered to follow each new path's parent."""
-    rows = mem.reshape((batch, beam) + mem.shape[1:])
-    return _take(rows, parent).reshape(mem.shape)
+    """Rows of a ``[B*K, ...]`` memory (each leaf of a sequence memory) reordered to
+    follow each new path's parent."""
+
+    def rows(x: Any) -> Any:
+        return _take(x.reshape((batch, beam) + x.shape[1:]), parent).reshape(x.shape)
+
+    return jax.tree_util.tree_map(rows, mem)
 
 
 def _initial(mems: Any, batch: int, beam: int, length: int) -> _State:
@@ -144,7 +148,8 @@ def _advance(state: _State, values: dict, spec: dict) -> _State:
     stop = has_live & full & (min_final >= max_live)
     live_parent = _take(parent, sel)
     mems = {
-        name: _by_parent(values[target], live_parent, batch, beam) for name, target in spec["links"]
+        name: _by_parent(next_memory(values[target], state.mems[name]), live_parent, batch, beam)
+        for name, target in spec["links"]
     }
     live_word = _take(words, sel)
     mems[spec["predict_memory"]] = live_word.reshape(-1)

@@ -25,7 +25,7 @@ from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.beam_search import BeamResult, search
 from paddle_lite._src.layers.core import embedding
-from paddle_lite._src.layers.group_step import StaticInput, base_name, define_step, memory
+from paddle_lite._src.layers.group_step import base_name, define_step, memory
 from paddle_lite._src.layers.math import max_id
 from paddle_lite._src.layers.recurrent_group import (
     StepGraphKind,
@@ -228,13 +228,13 @@ def _split_inputs(name: str, input: Any) -> tuple[list[Any], int, BaseGeneratedI
     for i, item in enumerate(items):
         if isinstance(item, BaseGeneratedInput):
             found.append(i)
-        elif isinstance(item, StaticInput):
-            real.append(item)
-        else:
+        elif isinstance(item, Layer):
             raise LayerTypeError(
                 f"beam_search '{name}': inputs must be StaticInput or GeneratedInput (none a "
                 f"layer); input {i} is {item!r}."
             )
+        else:  # StaticInput, or a plain value passed to the step as it is (as in v2)
+            real.append(item)
     if len(found) != 1:
         raise LayerConfigError(
             f"beam_search '{name}' needs exactly one GeneratedInput among its inputs; "
@@ -280,7 +280,8 @@ def beam_search(
 
     Args:
         step: the step function (the same one ``recurrent_group`` trained).
-        input: ``StaticInput``\\ s and exactly one ``GeneratedInput``.
+        input: ``StaticInput``\\ s and exactly one ``GeneratedInput``; other items
+            that are not layers reach ``step`` as they are, in their positions.
         bos_id: the id fed before the first word.
         eos_id: the id that ends a sequence.
         beam_size: paths kept per source.

@@ -150,11 +150,11 @@ def _boot(boot_layer, boot_bias, boot_with_const_id, name) -> tuple[str, Any, An
         )
     if boot_layer is not None:
         layer = _base.as_layer(boot_layer, layer=name, arg="boot_layer")
-        if layer.spec.seq_level != 0:
+        if layer.spec.seq_level > 1:  # v2: "Subsequence boot layer for memory is not supported"
             raise LayerConfigError(
-                f"memory '{name}': boot_layer '{layer.name}' is a sequence (seq_level "
-                f"{layer.spec.seq_level}); a memory boots from one vector per sample. Pass a "
-                "sequence whole with paddle.layer.StaticInput(input=..., is_seq=True)."
+                f"memory '{name}': boot_layer '{layer.name}' is a nested sequence (seq_level "
+                f"{layer.spec.seq_level}); a memory boots from one vector or one sequence per "
+                "sample."
             )
         return "layer", layer, None
     if given[1]:
@@ -197,7 +197,11 @@ def memory(
         size: the width of that layer.
         memory_name: the memory's own name when ``name`` is None.
         is_seq: deprecated (v2); ignored.
-        boot_layer: an outer layer giving the first value (one vector per sample).
+        boot_layer: an outer layer giving the first value: one vector per sample, or
+            one sequence per sample (the memory then holds a sequence, padded
+            ``[batch, T, size]`` + lengths, and remembers a sequence layer of the step,
+            cut or zero-padded to ``T`` steps: an external memory of slots rewritten
+            at each step, as v2's sequence scatter agent did).
         boot_bias: a ``paddle.attr.Param`` for a learned first value.
         boot_bias_active_type: the activation of that bias (default Linear).
         boot_with_const_id: an int: the memory holds ids, starting at this one.
@@ -223,8 +227,9 @@ def memory(
         )
     size = _base.positive_int(size, layer=label, arg="size")
     boot, boot_arg, bias = _boot(boot_layer, boot_bias, boot_with_const_id, label)
+    level = boot_arg.spec.seq_level if boot == "layer" else 0  # a sequence memory (v2's NTM)
     attrs = {
-        **_spec_attrs(Spec(size, "int32" if boot == "id" else "float32"), 0),
+        **_spec_attrs(Spec(size, "int32" if boot == "id" else "float32"), level),
         "boot_act": as_activation(boot_bias_active_type, layer=label, arg="boot_bias_active_type"),
     }
     node = _base.build("memory", name=label, inputs=(), attrs=attrs, bias=bias)
@@ -271,8 +276,13 @@ def _link(entry: list[Any]) -> MemoryLink:
     return MemoryLink(layer.name, target, boot, arg if boot == "id" else 0)
 
 
-def _argument(group: str, item: Any, inlinks: list, statics: list) -> Layer:
-    """The placeholder standing for one group input inside the step."""
+def _argument(group: str, item: Any, inlinks: list, statics: list) -> Any:
+    """The placeholder standing for one group input inside the step.
+
+    An item that is neither a layer nor a ``StaticInput`` (a number, a string, a
+    config object) reaches the step function as it is, in its position: v2's
+    ``recurrent_group`` passed such items through unchanged.
+    """
     if isinstance(item, StaticInput):
         outer = item.input
         name = auto_name("memory")  # v2 builds a StaticInput as a memory
@@ -284,10 +294,7 @@ def _argument(group: str, item: Any, inlinks: list, statics: list) -> Layer:
         holder = _placeholder("scatter_agent", base_name(item.name), item.spec, max(level - 1, 0))
         inlinks.append((holder, item))
         return holder
-    raise LayerTypeError(
-        f"recurrent group '{group}': input items must be layers (split into time steps) or "
-        f"paddle.layer.StaticInput; received {item!r} of type {type(item).__name__}."
-    )
+    return item
 
 
 def _step_outputs(group: str, outs: Any) -> list[Layer]:
@@ -325,11 +332,14 @@ def _link_memories(model: StepModel) -> list[list[Any]]:
                 + did_you_mean(base_name(target or ""), known)
             )
         found = by_name[target]
-        if found.spec.size != layer.spec.size or found.spec.seq_level != 0:
+        level = layer.spec.seq_level
+        if found.spec.size != layer.spec.size or found.spec.seq_level != level:
+            what = "a sequence layer" if level else "a non-sequence layer"
             raise LayerConfigError(
                 f"memory '{layer.name}' has size {layer.spec.size} but layer '{found.name}' it "
-                f"remembers has size {found.spec.size} (seq_level {found.spec.seq_level}); a "
-                "memory must match a non-sequence layer of its own size."
+                f"remembers has size {found.spec.size} (seq_level {found.spec.seq_level}, the "
+                f"memory's {level}); a memory must match {what} of its own size (a memory "
+                "booted from a sequence remembers a sequence)."
             )
         entry[1] = found
     for entry in model.memories:

@@ -28,7 +28,7 @@ from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.group_step import base_name, define_step
 from paddle_lite._src.layers.recurrent_scan import reverse_within_length
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.step_graph import MemoryLink, StepGraph, run_step
+from paddle_lite._src.step_graph import MemoryLink, StepGraph, next_memory, run_step
 from paddle_lite._src.step_tail import boundary, run_tail, tail_nodes
 from paddle_lite._src.typing import Seq
 
@@ -70,11 +70,13 @@ def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -
     target = graph.node(link.target).spec
     if link.boot == "layer":
         boot = boots[link.name]
-        if boot.shape[1:] != (target.size,):  # v2 parses this and fails when it runs
+        step_shape = tuple(boot.data.shape[2:] if isinstance(boot, Seq) else boot.shape[1:])
+        if step_shape != (target.size,):  # v2 parses this and fails when it runs
             raise LayerConfigError(
-                f"memory '{link.name}' boots from a layer of shape {tuple(boot.shape[1:])} "
-                f"per sample but remembers '{link.target}' of size {target.size}; give "
-                "memory and boot_layer the same size."
+                f"memory '{link.name}' boots from a layer of shape {step_shape} per "
+                f"{'step' if isinstance(boot, Seq) else 'sample'} but remembers "
+                f"'{link.target}' of size {target.size}; give memory and boot_layer the same "
+                "size."
             )
         return boot
     if link.boot == "id":
@@ -140,7 +142,7 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
         step_key = None if key is None else jax.random.fold_in(key, t)
         step_env = {**env, **carry, **dict(zip(graph.inlinks, x_t, strict=True))}
         values = run_step(graph, step_env, params, key=step_key, mode=mode, skip=tail)
-        new = {m.name: values[m.target] for m in graph.memories}
+        new = {m.name: next_memory(values[m.target], carry[m.name]) for m in graph.memories}
         outs = tuple(_zero_padded(values[o], keep) for o in looped)
         return _keep(keep, new, carry), (outs, tuple(values[e] for e in edge))
 
@@ -262,7 +264,8 @@ def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  
 
     Args:
         step: a function of the placeholders returning a layer or a list of layers.
-        input: a layer, ``StaticInput`` or a list of them.
+        input: a layer, ``StaticInput`` or a list of them; any other item of the list
+            (a number, a string ...) is passed to ``step`` as it is, in its position.
         reverse: run each sequence from its last step to its first.
         name: the group's name (default ``__recurrent_group_<n>__``).
         targetInlink: deprecated (v2); ignored.

@@ -1,0 +1,137 @@
+"""``event.gm``: v2's GradientMachine as training events expose it.
+
+v2 passed its C++ GradientMachine to ``EndForwardBackward``, ``EndIteration`` and
+``EndPass`` (``event.gm``); programs called ``event.gm.getLayerOutputs(name)`` to read
+the values some layers had for the batch just trained (book chapter 6's score diffs,
+the recommender's feature layers). :class:`GradientMachine` gives that call its v2
+result, and costs nothing until it is called: the trainer runs no extra device work
+for it. When called, it runs one jitted forward pass (compiled once per set of
+names) of those layers on that batch, in training mode with the PRNG key the step
+used (so dropout draws the same masks and batch norm uses the batch's statistics).
+
+The parameters it reads are the trainer's parameters right after that batch's
+update (after the whole dispatch under ``steps_per_dispatch``): the step's own
+parameters are donated to the update and gone. v2 read the values its forward pass
+left, computed with the parameters from before the update; the two differ by one
+update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from paddle_lite._src.compile import forward
+from paddle_lite._src.errors import TopologyError
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.inference import output_fields, trim
+from paddle_lite._src.topology import Topology
+
+
+class LayerForwards:
+    """A trainer's jitted forward passes of sets of layers, compiled when first asked."""
+
+    def __init__(self, topology: Topology) -> None:
+        self.topology = topology
+        self._jitted: dict[tuple[str, ...], Callable[..., Any]] = {}
+
+    def layers(self, names: tuple[str, ...]) -> list[Layer]:
+        """The layers named ``names`` (the input of each ``max_id`` appended)."""
+        wanted = [self.topology.get_layer(n) for n in names]
+        return wanted + [w.inputs[0] for w in wanted if w.kind == "maxid"]
+
+    def run(self, names: tuple[str, ...], params: Any, feeds: Any, key: Any) -> list[Any]:
+        if names not in self._jitted:
+            layers = self.layers(names)
+
+            def values(params: Any, feeds: Any, key: Any) -> list[Any]:
+                return forward(layers, params, feeds, key, "train")[0]
+
+            self._jitted[names] = jax.jit(values)
+        return self._jitted[names](params, feeds, key)
+
+
+class GradientMachine:
+    """The batch a training step just ran, as v2's ``event.gm`` (see the module doc).
+
+    Example::
+
+        def handler(event):
+            if isinstance(event, paddle.event.EndIteration):
+                out = event.gm.getLayerOutputs("score")["score"]["value"]  # [batch, size]
+    """
+
+    def __init__(
+        self, forwards: LayerForwards, device: Any, feeds: Callable[[], Any], step: int, size: int
+    ) -> None:
+        self._forwards, self._device, self._feeds = forwards, device, feeds
+        self._step, self._size = step, size
+
+    def getLayerOutputs(self, layerNames: Any) -> dict[str, dict[str, Any]]:  # noqa: N802, N803
+        """``{name: {"value", "id", "prob"}}`` for the layers named ``layerNames`` (a name
+        or a list of names), as v2's ``GradientMachine.getLayerOutputs``.
+
+        ``value`` is a float32 ``[rows, size]`` array (rows: one per sample, or one per
+        step of every sequence, concatenated), ``id`` an int32 ``[rows]`` array for id
+        layers (``max_id``, whose ``value`` is the largest probability), and a field
+        the layer does not have is None.
+        """
+        names = _names(layerNames)
+        state = self._device.state
+        if state is None:
+            raise TopologyError(
+                "event.gm.getLayerOutputs must be called inside the event handler that "
+                "received it, while the trainer trains."
+            )
+        params = {**state.fixed, **state.trainable}
+        key = jax.random.fold_in(state.key, self._step)
+        try:
+            values = self._forwards.run(names, params, self._feeds(), key)
+        except RuntimeError as err:
+            if "deleted" not in str(err):
+                raise
+            raise TopologyError(
+                "event.gm.getLayerOutputs must be called inside the event handler that received it."
+            ) from err
+        values = [trim(v, self._size) for v in values]
+        out, sources = {}, iter(values[len(names) :])
+        for name, value in zip(names, values, strict=False):
+            layer = self._forwards.topology.get_layer(name)
+            source = next(sources) if layer.kind == "maxid" else None
+            out[name] = _v2_fields(layer, value, source)
+        return out
+
+
+def _v2_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
+    """v2's ``{"value", "id", "prob"}`` of one layer output (absent fields None)."""
+    fields = output_fields(layer, value, source)
+    if layer.kind == "maxid":  # v2's MaxIdLayer keeps the maximum in its value
+        return {"value": fields["prob"], "id": fields["id"], "prob": None}
+    return {"value": fields.get("value"), "id": fields.get("id"), "prob": None}
+
+
+def _names(layer_names: Any) -> tuple[str, ...]:
+    if isinstance(layer_names, str):
+        return (layer_names,)
+    if isinstance(layer_names, (list, tuple)) and all(isinstance(n, str) for n in layer_names):
+        return tuple(layer_names)
+    raise TopologyError(
+        f"getLayerOutputs takes a layer name or a list of layer names; received {layer_names!r}."
+    )
+
+
+def machines_for(forwards: LayerForwards, device: Any, chunk: Any, first_step: int):  # noqa: ANN201
+    """``i -> GradientMachine`` of batch ``i`` of a dispatched chunk (``prefetch.Chunk``)
+    whose first step was number ``first_step``; ``device.state`` holds the parameters
+    (read when the machine is called)."""
+
+    def machine(i: int) -> GradientMachine:
+        if chunk.stacked:
+            feeds = lambda: jax.tree_util.tree_map(lambda x: x[i], chunk.feeds)  # noqa: E731
+        else:
+            feeds = lambda: chunk.feeds  # noqa: E731
+        return GradientMachine(forwards, device, feeds, first_step + i, chunk.sizes[i])
+
+    return machine
