@@ -32,6 +32,9 @@ from paddle_lite._src.layers.cost_robust import (
 )
 from paddle_lite._src.layers.cost_sampled import hsigmoid, nce
 from paddle_lite._src.layers.crf import crf, crf_decoding
+from paddle_lite._src.layers.detection import cross_channel_norm, priorbox
+from paddle_lite._src.layers.detection_loss import multibox_loss
+from paddle_lite._src.layers.detection_output import detection_output
 from paddle_lite._src.layers.generation import (
     BaseGeneratedInput,
     GeneratedInput,
@@ -106,11 +109,13 @@ __all__ = [
     "cos_sim",
     "crf",
     "crf_decoding",
+    "cross_channel_norm",
     "cross_entropy",
     "cross_entropy_cost",
     "cross_entropy_with_selfnorm_cost",
     "ctc",
     "data",
+    "detection_output",
     "dotmul_operator",
     "dotmul_projection",
     "dropout",
@@ -145,6 +150,7 @@ __all__ = [
     "mixed",
     "mse_cost",
     "multi_binary_label_cross_entropy_cost",
+    "multibox_loss",
     "name_scope",
     "nce",
     "pad",
@@ -152,6 +158,7 @@ __all__ = [
     "pooling",
     "power",
     "printer",
+    "priorbox",
     "rank_cost",
     "recurrent",
     "recurrent_group",

@@ -43,7 +43,7 @@ def _layers(names: str, reason: str, alternative: str) -> list[Absent]:
 
 ABSENT: tuple[Absent, ...] = (
     *_layers(
-        "priorbox multibox_loss detection_output roi_pool",
+        "roi_pool",
         _SSD,
         "build detection heads from img_conv and fc layers and compute the boxes in numpy",
     ),
@@ -80,7 +80,6 @@ ABSENT: tuple[Absent, ...] = (
         "a v2 layer whose sparse output selection relied on Paddle's sparse matrices",
         "use fc and select the columns in the cost or reader",
     ),
-    Absent("layer", "cross_channel_norm", _SSD, "use batch_norm or img_cmrnorm"),
     Absent(
         "layer",
         "LayerType",
