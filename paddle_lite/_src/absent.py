@@ -17,7 +17,7 @@ from typing import Any
 from paddle_lite._src.errors import did_you_mean
 
 _LATER = "added to Paddle after the 2017 v2 API this project follows (Paddle 0.11 and later)"
-_SSD = "an SSD object-detection layer " + _LATER
+_ROI = "a Fast R-CNN object-detection layer " + _LATER
 _GPU = "a v2 feature tied to Paddle's own C++ runtime"
 
 
@@ -44,7 +44,7 @@ def _layers(names: str, reason: str, alternative: str) -> list[Absent]:
 ABSENT: tuple[Absent, ...] = (
     *_layers(
         "roi_pool",
-        _SSD,
+        _ROI,
         "build detection heads from img_conv and fc layers and compute the boxes in numpy",
     ),
     *_layers(
@@ -104,12 +104,6 @@ ABSENT: tuple[Absent, ...] = (
         "seqtext_printer",
         "it wrote generated id sequences to a result file through Paddle's C++ runtime",
         "decode paddle.infer(field='id') results with the dictionary in Python",
-    ),
-    Absent(
-        "evaluator",
-        "detection_map",
-        "an SSD evaluator " + _LATER,
-        "compute mAP in numpy from paddle.infer outputs",
     ),
     Absent(
         "reader.creator",

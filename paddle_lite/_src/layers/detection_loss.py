@@ -38,7 +38,7 @@ def match_priors(prior: Any, gt: Any, gt_valid: Any, threshold: float) -> tuple[
         match, overlap, pool = carry
         cand = has & (match[:, None] < 0) & pool[None, :]
         flat = jnp.argmax(jnp.where(cand, ov, -1.0).reshape(-1))
-        i, j = flat // n_gt, flat % n_gt
+        i, j = flat // n_gt, (flat % n_gt).astype(jnp.int32)
         found = jnp.any(cand)
         match = jnp.where(found, match.at[i].set(j), match)
         overlap = jnp.where(found, overlap.at[i].set(ov[i, j]), overlap)
@@ -139,7 +139,7 @@ class MultiBoxLossKind(Kind):
         # sum of the rows): each row carries 1/B of the gradient.
         fixed = jax.lax.stop_gradient(loss)
         row = fixed + (loss - fixed) / loc.shape[0]
-        return jnp.broadcast_to(row, (loc.shape[0], 1)).astype(jnp.float32)
+        return jnp.broadcast_to(row, (loc.shape[0], 1))
 
 
 register_kind(MultiBoxLossKind())

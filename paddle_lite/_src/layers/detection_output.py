@@ -107,7 +107,7 @@ class DetectionOutputKind(Kind):
         cap = capacity(attrs, prior.shape[0])
         ids = jnp.arange(loc.shape[0], dtype=loc.dtype)
         rows, count = jax.vmap(image_rows, (0, 0, 0, None, None))(ids, decoded, prob, attrs, cap)
-        return Seq(rows.astype(jnp.float32), count)
+        return Seq(rows, count)
 
 
 register_kind(DetectionOutputKind())
