@@ -140,14 +140,10 @@ def priorbox(input, image, aspect_ratio, variance, min_size, max_size=[], name=N
         image of a batch).
 
     Example:
-        >>> pixels = paddle.layer.data(
-        ...     name="pixels", type=paddle.data_type.dense_vector(3 * 8 * 8), height=8, width=8)
-        >>> fmap = paddle.layer.data(
-        ...     name="fmap", type=paddle.data_type.dense_vector(2 * 2 * 2), height=2, width=2)
-        >>> prior = paddle.layer.priorbox(input=fmap, image=pixels, aspect_ratio=[2.0],
+        >>> prior = paddle.layer.priorbox(input=conv, image=img, aspect_ratio=[2.0],
         ...     variance=[0.1, 0.1, 0.2, 0.2], min_size=[3], max_size=[6])
-        >>> prior.size
-        128
+        >>> prior.size  # 8 x 8 pixels, 4 priors each, 8 numbers per prior
+        2048
     """
     name = _base.layer_name(name, "priorbox")
     inp = _base.as_layer(input, layer=name, arg="input")
@@ -242,12 +238,10 @@ def cross_channel_norm(input, name=None, param_attr=None):  # noqa: A002
         An image layer of the input's shape; parameter ``_<name>.w0`` of shape ``[C, 1]``.
 
     Example:
-        >>> fmap = paddle.layer.data(
-        ...     name="fmap", type=paddle.data_type.dense_vector(2 * 2 * 2), height=2, width=2)
         >>> norm = paddle.layer.cross_channel_norm(
-        ...     input=fmap, param_attr=paddle.attr.Param(initial_mean=20.0, initial_std=0.0))
+        ...     input=conv, param_attr=paddle.attr.Param(initial_mean=20.0, initial_std=0.0))
         >>> norm.size
-        8
+        256
     """
     name = _base.layer_name(name, "cross_channel_norm")
     inp = _base.as_layer(input, layer=name, arg="input")

@@ -210,15 +210,13 @@ def multibox_loss(
         A cost layer of size 1.
 
     Example:
-        >>> img = paddle.layer.data(
-        ...     name="img", type=paddle.data_type.dense_vector(3 * 8 * 8), height=8, width=8)
-        >>> loc = paddle.layer.data(
-        ...     name="loc", type=paddle.data_type.dense_vector(16 * 4), height=2, width=2)
-        >>> conf = paddle.layer.data(
-        ...     name="conf", type=paddle.data_type.dense_vector(12 * 4), height=2, width=2)
+        >>> loc = paddle.layer.img_conv(input=conv, filter_size=3, num_filters=4 * 4,
+        ...     padding=1, act=paddle.activation.Linear())
+        >>> conf = paddle.layer.img_conv(input=conv, filter_size=3, num_filters=4 * 3,
+        ...     padding=1, act=paddle.activation.Linear())
         >>> boxes = paddle.layer.data(
         ...     name="boxes", type=paddle.data_type.dense_vector_sequence(6))
-        >>> prior = paddle.layer.priorbox(input=loc, image=img, aspect_ratio=[2.0],
+        >>> prior = paddle.layer.priorbox(input=conv, image=img, aspect_ratio=[2.0],
         ...     variance=[0.1, 0.1, 0.2, 0.2], min_size=[3], max_size=[6])
         >>> cost = paddle.layer.multibox_loss(input_loc=loc, input_conf=conf,
         ...     priorbox=prior, label=boxes, num_classes=3)

@@ -150,13 +150,11 @@ def detection_output(
         rows of all images stacked. v2 declared the layer's size as ``keep_top_k * 7``.
 
     Example:
-        >>> img = paddle.layer.data(
-        ...     name="img", type=paddle.data_type.dense_vector(3 * 8 * 8), height=8, width=8)
-        >>> loc = paddle.layer.data(
-        ...     name="loc", type=paddle.data_type.dense_vector(16 * 4), height=2, width=2)
-        >>> conf = paddle.layer.data(
-        ...     name="conf", type=paddle.data_type.dense_vector(12 * 4), height=2, width=2)
-        >>> prior = paddle.layer.priorbox(input=loc, image=img, aspect_ratio=[2.0],
+        >>> loc = paddle.layer.img_conv(input=conv, filter_size=3, num_filters=4 * 4,
+        ...     padding=1, act=paddle.activation.Linear())
+        >>> conf = paddle.layer.img_conv(input=conv, filter_size=3, num_filters=4 * 3,
+        ...     padding=1, act=paddle.activation.Linear())
+        >>> prior = paddle.layer.priorbox(input=conv, image=img, aspect_ratio=[2.0],
         ...     variance=[0.1, 0.1, 0.2, 0.2], min_size=[3], max_size=[6])
         >>> det = paddle.layer.detection_output(input_loc=loc, input_conf=conf,
         ...     priorbox=prior, num_classes=3, keep_top_k=10)
