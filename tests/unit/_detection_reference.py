@@ -10,23 +10,25 @@ import numpy as np
 def priorbox(layer_hw, image_hw, min_sizes, max_sizes, ratios, variance):
     lh, lw = layer_hw
     ih, iw = image_hw
-    ars = list(ratios) + [1.0 / r for r in ratios] + [1.0]
+    ars = [1.0]
+    for r in ratios:
+        if abs(r - 1.0) >= 1e-6:
+            ars += [r, 1.0 / r]
     step_w, step_h = iw / lw, ih / lh
     out = []
     for h in range(lh):
         for w in range(lw):
             cx, cy = (w + 0.5) * step_w, (h + 0.5) * step_h
             sizes = []
-            min_size = 0
-            for min_size in min_sizes:
+            for s, min_size in enumerate(min_sizes):
                 sizes.append((min_size, min_size))
-                for max_size in max_sizes:
-                    side = int(math.sqrt(min_size * max_size))
+                if max_sizes:
+                    side = math.sqrt(min_size * max_sizes[s])
                     sizes.append((side, side))
-            for ar in ars:
-                if abs(ar - 1.0) < 1e-6:
-                    continue
-                sizes.append((min_size * math.sqrt(ar), min_size / math.sqrt(ar)))
+                for ar in ars:
+                    if abs(ar - 1.0) < 1e-6:
+                        continue
+                    sizes.append((min_size * math.sqrt(ar), min_size / math.sqrt(ar)))
             for bw, bh in sizes:
                 box = [
                     (cx - bw / 2) / iw,

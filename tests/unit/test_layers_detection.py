@@ -39,23 +39,29 @@ def run(layer, feeds, params=None):
 
 
 # priorbox ---------------------------------------------------------------------------
-def test_priorbox_matches_v2_loops():
+@pytest.mark.parametrize(
+    ("mins", "maxes", "ratios", "per_pixel"),
+    [([4], [9], [2.0, 3.0], 6), ([3, 5], [], [2.0, 1.0], 6), ([3, 5], [4, 7], [0.5], 8)],
+)
+def test_priorbox_matches_v2_loops(mins, maxes, ratios, per_pixel):
     img, fmap = image("img", 3, 10, 12), image("fmap", 2, 3, 2)
     pb = L.priorbox(
-        input=fmap, image=img, aspect_ratio=[2.0, 3.0], variance=VAR, min_size=[4], max_size=[9]
+        input=fmap, image=img, aspect_ratio=ratios, variance=VAR, min_size=mins, max_size=maxes
     )
-    assert pb.name == "__priorbox_0__" and pb.size == 3 * 2 * 6 * 8
+    assert pb.name == "__priorbox_0__" and pb.size == 3 * 2 * per_pixel * 8
     feeds = {"img": np.zeros((2, 360), np.float32), "fmap": np.zeros((2, 12), np.float32)}
     got = np.asarray(run(pb, feeds))
-    want = ref.priorbox((3, 2), (10, 12), [4], [9], [2.0, 3.0], VAR)
+    want = ref.priorbox((3, 2), (10, 12), mins, maxes, ratios, VAR)
     np.testing.assert_allclose(got[0], want, atol=1e-6)
     np.testing.assert_array_equal(got[0], got[1])
 
 
-def test_priorbox_refuses_what_v2_could_not_size():
+def test_priorbox_checks():
     img, fmap = image("img", 3, 8, 8), image("fmap", 2, 2, 2)
-    with pytest.raises(LayerConfigError, match="generate 4 priors per pixel"):
-        L.priorbox(input=fmap, image=img, aspect_ratio=[2.0], variance=VAR, min_size=[2, 3])
+    with pytest.raises(LayerConfigError, match="max_size has 1 entries and min_size 2"):
+        L.priorbox(
+            input=fmap, image=img, aspect_ratio=[2.0], variance=VAR, min_size=[2, 3], max_size=[4]
+        )
     with pytest.raises(LayerConfigError, match="variance has 3 values"):
         L.priorbox(input=fmap, image=img, aspect_ratio=[2.0], variance=VAR[:3], min_size=[2])
     flat = L.data(name="flat", type=DT.dense_vector(8))
@@ -74,7 +80,7 @@ def test_cross_channel_norm_forward_and_v2_backward():
     scale = np.array([[2.0], [0.5], [1.5]], np.float32)
     got = run(norm, {"fmap": x}, {param.name: scale})
     x3 = x.astype(np.float64).reshape(2, 3, 4)
-    n = np.sqrt((x3**2).sum(axis=1, keepdims=True))
+    n = np.sqrt((x3**2).sum(axis=1, keepdims=True) + 1e-6)
     np.testing.assert_allclose(got, (x3 / n * scale[None]).reshape(2, 12), rtol=1e-5)
 
     g = rng.normal(size=(2, 12)).astype(np.float32)

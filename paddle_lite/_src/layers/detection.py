@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import jax
@@ -31,25 +30,29 @@ def _numbers(value: Any, *, layer: str, arg: str, cast: type) -> tuple[Any, ...]
     return tuple(out)
 
 
+def _ratios(aspect_ratio: tuple[float, ...]) -> list[np.float32]:
+    """v2's aspect ratios: 1, then each given ratio other than 1 followed by its flip."""
+    ratios = [np.float32(1.0)]
+    for ratio in aspect_ratio:
+        if abs(ratio - 1.0) >= 1e-6:
+            ratios += [np.float32(ratio), np.float32(1.0 / np.float32(ratio))]
+    return ratios
+
+
 def _pixel_priors(attrs: Any) -> list[tuple[float, float]]:
-    """``(width, height)`` of the priors at one pixel, in v2's order: per min size its
-    square box then (if max sizes are given) ``int(sqrt(min * max))`` boxes for every max
-    size; then one box per aspect ratio other than 1 (the ratios, their flips, and 1),
-    all of the last min size."""
+    """``(width, height)`` of the priors at one pixel, in v2's order: per min size, its
+    square, then (with max sizes) a square of side ``sqrt(min * max)``, then a
+    ``min * sqrt(r)`` by ``min / sqrt(r)`` box per aspect ratio ``r`` other than 1."""
     boxes: list[tuple[float, float]] = []
-    min_size = 0
-    for min_size in attrs["min_size"]:
+    maxes = attrs["max_size"]
+    for s, min_size in enumerate(np.float32(m) for m in attrs["min_size"]):
         boxes.append((min_size, min_size))
-        for max_size in attrs["max_size"]:
-            side = int(math.sqrt(min_size * max_size))
+        if maxes:
+            side = np.float32(np.sqrt(min_size * np.float32(maxes[s])))
             boxes.append((side, side))
-    ratios = [np.float32(r) for r in attrs["aspect_ratio"]]
-    ratios += [np.float32(1) / r for r in ratios] + [np.float32(1)]
-    for ratio in ratios:
-        if abs(float(ratio) - 1.0) < 1e-6:
-            continue
-        root = np.sqrt(ratio, dtype=np.float32)
-        boxes.append((float(np.float32(min_size * root)), float(np.float32(min_size / root))))
+        for ratio in _ratios(attrs["aspect_ratio"])[1:]:
+            root = np.sqrt(ratio, dtype=np.float32)
+            boxes.append((np.float32(min_size * root), np.float32(min_size / root)))
     return boxes
 
 
@@ -84,17 +87,7 @@ class PriorBoxKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         layer_h, layer_w = attrs["layer_hw"]
-        n_priors = len(attrs["aspect_ratio"]) * 2 + 1 + len(attrs["max_size"])
-        generated = len(_pixel_priors(attrs))
-        if generated != n_priors:
-            raise LayerConfigError(
-                f"min_size={list(attrs['min_size'])}, max_size={list(attrs['max_size'])} and "
-                f"aspect_ratio={list(attrs['aspect_ratio'])} generate {generated} priors per "
-                f"pixel, but v2 sizes the output for len(aspect_ratio) * 2 + 1 + "
-                f"len(max_size) = {n_priors} (v2 wrote past or short of its buffer). Pass one "
-                "min_size (and at most one max_size) per priorbox layer, and no aspect ratio 1."
-            )
-        return Spec(layer_h * layer_w * n_priors * 8)
+        return Spec(layer_h * layer_w * len(_pixel_priors(attrs)) * 8)
 
     def apply(self, params, inputs, attrs, *, key, mode):
         rows = jnp.asarray(prior_rows(attrs))
@@ -120,24 +113,26 @@ def priorbox(input, image, aspect_ratio, variance, min_size, max_size=[], name=N
 
     At each pixel ``(h, w)`` of ``input`` (``H x W``), centred at
     ``((w + 0.5) * imgW / W, (h + 0.5) * imgH / H)`` in the image's pixels, the priors
-    are: a ``min_size`` square; if ``max_size`` is given, a square of side
-    ``int(sqrt(min_size * max_size))``; and for each ratio ``r`` in ``aspect_ratio`` and
-    its flip ``1/r`` (ratio 1 skipped) a box ``min_size * sqrt(r)`` wide and
-    ``min_size / sqrt(r)`` high. Coordinates are divided by the image size and clipped
-    to ``[0, 1]``. The values do not depend on the data, only on the two shapes.
+    are, for each ``m = min_size[s]``: an ``m`` square; if ``max_size`` is given, a
+    square of side ``sqrt(m * max_size[s])``; and for each ratio ``r`` of
+    ``aspect_ratio`` other than 1, then its flip ``1/r``, a box ``m * sqrt(r)`` wide and
+    ``m / sqrt(r)`` high. Coordinates are divided by the image size and clipped to
+    ``[0, 1]``. The values do not depend on the data, only on the two shapes.
 
     Args:
         input: the feature map (an image layer, e.g. a convolution).
         image: the network's input image (an image layer: data with height= and width=).
         aspect_ratio: the aspect ratios (list), each also used flipped.
         variance: the four variances stored with every prior.
-        min_size: the minimum box side in pixels (a list; v2 supports one entry).
-        max_size: the maximum box side (a list, empty or one entry).
+        min_size: the minimum box sides in pixels (a list of ints).
+        max_size: the maximum box sides (a list of ints, empty or one per min size).
 
     Returns:
-        A layer of size ``H * W * (2 * len(aspect_ratio) + 1 + len(max_size)) * 8``: per
-        prior ``[xmin, ymin, xmax, ymax, var0, var1, var2, var3]`` (the same row for every
-        image of a batch).
+        A layer of ``priors = len(min_size) * (1 + 2 * ratios) + len(max_size)`` priors per
+        pixel (``ratios``: the aspect ratios other than 1) and size ``H * W * priors * 8``:
+        per prior ``[xmin, ymin, xmax, ymax, var0, var1, var2, var3]``, the same for every
+        image of a batch. (v2's config declared ``(2 * len(aspect_ratio) + 1 +
+        len(max_size))`` priors, which is the same for one min size and no ratio 1.)
 
     Example:
         >>> prior = paddle.layer.priorbox(input=conv, image=img, aspect_ratio=[2.0],
@@ -173,14 +168,18 @@ def priorbox(input, image, aspect_ratio, variance, min_size, max_size=[], name=N
 
 
 # cross_channel_norm -------------------------------------------------------------------
+EPS = 1e-6  # v2 adds it to the sum of squares
+
+
 @jax.custom_vjp
 def normalize_channels(x: Any, scale: Any) -> Any:
-    """``scale[c] * x[c] / ||x[:, pixel]||`` over ``x [B, C, pixels]``, ``scale [C]``."""
-    return x / jnp.sqrt(jnp.sum(x * x, axis=1, keepdims=True)) * scale[None, :, None]
+    """``scale[c] * x[c] / sqrt(||x[:, pixel]||^2 + 1e-6)`` over ``x [B, C, pixels]``,
+    ``scale [C]``."""
+    return _norm_fwd(x, scale)[0]
 
 
 def _norm_fwd(x, scale):  # noqa: ANN001, ANN202
-    norm = jnp.sqrt(jnp.sum(x * x, axis=1, keepdims=True))
+    norm = jnp.sqrt(jnp.sum(x * x, axis=1, keepdims=True) + EPS)
     return x / norm * scale[None, :, None], (x, scale, norm)
 
 
@@ -223,11 +222,11 @@ def cross_channel_norm(input, name=None, param_attr=None):  # noqa: A002
     """L2 normalisation across the channels of each pixel, with a learned scale per channel
     (v2 ``cross_channel_norm``, SSD's conv4_3 norm).
 
-    .. math:: out[c, p] = scale[c] \\cdot x[c, p] / \\sqrt{\\sum_{c'} x[c', p]^2}
+    .. math:: out[c, p] = scale[c] \\cdot x[c, p] / n_p, \\quad
+              n_p = \\sqrt{\\sum_{c'} x[c', p]^2 + 10^{-6}}
 
-    As in v2 no epsilon is added (a pixel whose channels are all 0 gives NaN). The input
-    gradient is v2's, ``scale[c] (g - x \\langle x, g \\rangle / n^2) / n``, which is the
-    exact gradient when all scales are equal.
+    The input gradient is v2's, ``scale[c] (g - x \\langle x, g \\rangle / n^2) / n``,
+    which is the exact gradient when all scales are equal.
 
     Args:
         input: an image layer of ``C`` channels.
