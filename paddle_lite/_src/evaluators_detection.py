@@ -132,6 +132,8 @@ def average_precision(precision: np.ndarray, recall: np.ndarray, ap_type: str) -
 
 
 def _input(input: Any, where: str) -> Any:  # noqa: A002
+    if isinstance(input, (list, tuple)) and len(input) == 1:  # v2 wraps input in a list
+        input = input[0]  # noqa: A001
     det = check_layer(input, where, "input")
     if det.kind != "detection_output":
         raise LayerConfigError(

@@ -303,11 +303,11 @@ def _det_seq(rows_per_image, cap=4):
     return Seq(data, np.array([len(r) for r in rows_per_image], np.int32))
 
 
-def _map_evaluator(**kwargs):
+def _map_evaluator(as_list=False, **kwargs):
     img, locs, confs, prior = ssd_head()
     det = L.detection_output(input_loc=locs, input_conf=confs, priorbox=prior, num_classes=N_CLASS)
     gt = L.data(name="gt", type=DT.dense_vector_sequence(6))
-    return paddle.evaluator.detection_map(input=det, label=gt, **kwargs)
+    return paddle.evaluator.detection_map(input=[det] if as_list else det, label=gt, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -315,7 +315,7 @@ def _map_evaluator(**kwargs):
     [("11point", (6 + 5 * 2 / 3) / 11 * 100), ("Integral", (0.5 + 0.5 * 2 / 3) * 100)],
 )
 def test_detection_map_hand_checked(ap_type, want):
-    ev = _map_evaluator(ap_type=ap_type)
+    ev = _map_evaluator(ap_type=ap_type, as_list=True)
     assert isinstance(ev, DetectionMAP) and ev.name == "__detection_map_evaluator_0__"
     gt = label_seq([[[1, 0.1, 0.1, 0.4, 0.4, 0]], [[1, 0.5, 0.5, 0.9, 0.9, 0]]])
     # class 1: 0.9 TP (image 0), 0.8 FP (image 1, misses), 0.7 TP (image 1)
