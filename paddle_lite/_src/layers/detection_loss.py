@@ -103,17 +103,22 @@ def multibox_terms(prior_row: Any, loc: Any, conf: Any, label: Any, attrs: Any) 
     return loc_sum, conf_sum, jnp.sum(pos)
 
 
+def _at_least_f32(value: Any) -> Any:
+    return value.astype(jnp.promote_types(value.dtype, jnp.float32))
+
+
 def predictions(inputs: list[Any], attrs: Any, first: int) -> tuple[Any, Any, Any]:
     """``(prior_row [P*8], loc [B, P, 4], conf [B, P, C])`` from the layer's inputs, the
-    location inputs starting at ``first``."""
+    location inputs starting at ``first``; at least float32 (as v2) under low precision."""
     n, hw = attrs["input_num"], attrs["pixels"]
-    prior_row = inputs[0][0]
+    prior_row = _at_least_f32(inputs[0][0])
     if prior_row.shape[0] % 8:
         raise LayerConfigError(
             f"the priorbox input has {prior_row.shape[0]} values; expected 8 per prior."
         )
     n_prior = prior_row.shape[0] // 8
-    locs, confs = inputs[first : first + n], inputs[first + n : first + 2 * n]
+    locs = [_at_least_f32(v) for v in inputs[first : first + n]]
+    confs = [_at_least_f32(v) for v in inputs[first + n : first + 2 * n]]
     n_class = attrs["num_classes"]
     boxes.check_priors("location", n_prior, sum(v.shape[1] for v in locs), 4)
     boxes.check_priors("confidence", n_prior, sum(v.shape[1] for v in confs), n_class)
