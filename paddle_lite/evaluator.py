@@ -7,6 +7,7 @@ values in ``event.metrics`` under their names.
 from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.evaluator_base import Evaluator
 from paddle_lite._src.evaluators import classification_error
+from paddle_lite._src.evaluators_detection import detection_map
 from paddle_lite._src.evaluators_scores import auc, column_sum, pnpair, precision_recall, sum
 from paddle_lite._src.evaluators_seq import chunk, ctc_error
 from paddle_lite._src.printers import (
@@ -26,6 +27,7 @@ __all__ = [
     "classification_error_printer",
     "column_sum",
     "ctc_error",
+    "detection_map",
     "gradient_printer",
     "maxframe_printer",
     "maxid_printer",

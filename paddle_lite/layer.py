@@ -34,6 +34,9 @@ from paddle_lite._src.layers.cost_robust import (
 )
 from paddle_lite._src.layers.cost_sampled import hsigmoid, nce
 from paddle_lite._src.layers.crf import crf, crf_decoding
+from paddle_lite._src.layers.detection import cross_channel_norm, priorbox
+from paddle_lite._src.layers.detection_loss import multibox_loss
+from paddle_lite._src.layers.detection_output import detection_output
 from paddle_lite._src.layers.generation import (
     BaseGeneratedInput,
     GeneratedInput,
@@ -124,12 +127,14 @@ __all__ = [
     "crf",
     "crf_decoding",
     "crop",
+    "cross_channel_norm",
     "cross_entropy",
     "cross_entropy_cost",
     "cross_entropy_over_beam",
     "cross_entropy_with_selfnorm_cost",
     "ctc",
     "data",
+    "detection_output",
     "dot_prod",
     "dotmul_operator",
     "dotmul_projection",
@@ -171,6 +176,7 @@ __all__ = [
     "mixed",
     "mse_cost",
     "multi_binary_label_cross_entropy_cost",
+    "multibox_loss",
     "multiplex",
     "name_scope",
     "nce",
@@ -181,6 +187,7 @@ __all__ = [
     "power",
     "prelu",
     "printer",
+    "priorbox",
     "rank_cost",
     "recurrent",
     "recurrent_group",

@@ -16,9 +16,7 @@ from typing import Any
 
 from paddle_lite._src.errors import did_you_mean
 
-_LATER = "added to Paddle after the 2017 v2 API this project follows (Paddle 0.11 and later)"
-_SSD = "an SSD object-detection layer " + _LATER
-_GPU = "a v2 feature tied to Paddle's own C++ runtime"
+_CLOUD = "a v2 feature tied to Paddle's own C++ runtime and cloud services"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,12 +40,6 @@ def _layers(names: str, reason: str, alternative: str) -> list[Absent]:
 
 
 ABSENT: tuple[Absent, ...] = (
-    *_layers(
-        "priorbox multibox_loss detection_output",
-        _SSD,
-        "build detection heads from img_conv and fc layers and compute the boxes in numpy",
-    ),
-    Absent("layer", "cross_channel_norm", _SSD, "use batch_norm or img_cmrnorm"),
     Absent(
         "layer",
         "LayerType",
@@ -62,22 +54,16 @@ ABSENT: tuple[Absent, ...] = (
         "write a function over the public paddle.layer functions",
     ),
     Absent(
-        "evaluator",
-        "detection_map",
-        "an SSD evaluator " + _LATER,
-        "compute mAP in numpy from paddle.infer outputs",
-    ),
-    Absent(
         "reader.creator",
         "cloud_reader",
-        "it reads from Paddle's Go master service (etcd), " + _GPU,
+        "it reads from Paddle's Go master service (etcd), " + _CLOUD,
         "paddle.reader.creator.recordio over files shared with the trainers, "
         "sharded with paddle.dataset.common.cluster_files_reader",
     ),
     Absent(
         "master",
         "client",
-        "the ctypes client of Paddle's Go master service (etcd), " + _GPU,
+        "the ctypes client of Paddle's Go master service (etcd), " + _CLOUD,
         "paddle.reader.creator.recordio and cluster_files_reader for sharded data",
     ),
 )
