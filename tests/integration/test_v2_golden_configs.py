@@ -33,7 +33,6 @@ def _needs(layer: str) -> str:
 
 MISMATCHES: dict[str, str] = {
     # layers paddle_lite does not have yet
-    "test_detection_output_layer": _needs("detection_output"),
     "test_multibox_loss_layer": _needs("multibox_loss"),
     # networks v2 parsed but could not run
     "test_sequence_pooling": _RUN_CHECKED
