@@ -82,19 +82,6 @@ ABSENT: tuple[Absent, ...] = (
     ),
     Absent("layer", "cross_channel_norm", _SSD, "use batch_norm or img_cmrnorm"),
     Absent(
-        "layer",
-        "LayerType",
-        "v1's table of C++ layer type strings; paddle_lite layers "
-        "carry their kind as layer.layer_type",
-        "compare layer.layer_type with a kind name",
-    ),
-    Absent(
-        "layer",
-        "layer_support",
-        "v1's decorator declaring ExtraAttr support of config functions",
-        "write a function over the public paddle.layer functions",
-    ),
-    Absent(
         "evaluator",
         "gradient_printer",
         "printing gradients needs a hook inside the jitted step",

@@ -95,6 +95,10 @@ def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, 
     names to new values (empty unless the kind is stateful and ``mode == "train"``).
     """
     kind = get_kind(layer.kind)
+    if layer.attrs.get("unrunnable"):  # a configuration v2 built but could not run
+        raise LayerConfigError(
+            f"layer '{layer.name}' ({layer.kind}) cannot run: {layer.attrs['unrunnable']}"
+        )
     local = {p.role: params[p.name] for p in layer.params}
     out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode)
     updates: dict[str, Any] = {}
