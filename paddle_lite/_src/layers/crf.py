@@ -123,7 +123,16 @@ def _check_emissions(spec: Spec, size: int) -> None:
 
 
 def _check_tags(spec: Spec, arg: str, size: int | None = None) -> None:
-    _base.expect(spec, arg, "ids", size=size, why=" (= size)")
+    with v2_note(
+        "a CRF reads tag ids",
+        f"declare the {arg} as paddle.data_type.integer_value_sequence({size or spec.size})",
+    ):
+        _base.expect(spec, arg, "ids")
+    if size is not None and spec.dtype == "int32" and spec.size > size:
+        _base.suspicious(
+            f"{arg} is an integer_value_sequence({spec.size}) but the CRF has {size} tags; "
+            f"expected {size} (v2 built and ran such a layer; ids >= {size} are no tag)."
+        )
     with v2_note(
         "a CRF reads one tag id per step of a sequence",
         f"declare the {arg} as paddle.data_type.integer_value_sequence",
