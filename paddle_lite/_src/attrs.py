@@ -214,6 +214,15 @@ def flag(value: Any, *, layer: str, arg: str, allow_none: bool = False) -> bool 
     )
 
 
+def switch(value: Any) -> Any:
+    """An on/off attribute (``bias_attr``, ``padding_attr``) as v2 read it, comparing
+    ``value == True``: bools, numpy bools and integers become ``value == 1``; anything else
+    (``None``, a ``ParamAttr``) is returned unchanged."""
+    if isinstance(value, (bool, np.bool_, numbers.Integral)):
+        return bool(value == 1)
+    return value
+
+
 def bias_param_attr(bias_attr: Any, *, default_on: bool, layer: str) -> ParamAttr | None:
     """v2's bias rules: which ``bias_attr`` values give a bias, and its attribute.
 
@@ -223,8 +232,7 @@ def bias_param_attr(bias_attr: Any, *, default_on: bool, layer: str) -> ParamAtt
     """
     if isinstance(bias_attr, ParamAttr):
         return copy.copy(bias_attr)
-    if bias_attr is not None and isinstance(bias_attr, (bool, np.bool_, numbers.Integral)):
-        bias_attr = bool(bias_attr == 1)
+    bias_attr = switch(bias_attr)
     if bias_attr is True or (bias_attr is None and default_on):
         return ParamAttr(initial_mean=0.0, initial_std=0.0)
     if bias_attr is None or bias_attr is False:

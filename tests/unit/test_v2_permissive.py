@@ -53,6 +53,15 @@ def test_unrunnable_layer_builds_parses_and_refuses_to_run():
         forward([cost], {}, feeds)
 
 
+def test_unrunnable_layer_survives_a_json_round_trip():
+    x = L.data(name="x", type=DT.dense_vector(128))
+    with pytest.warns(LayerConfigWarning):
+        rot = L.rotate(input=x, height=16, width=49)
+    back = paddle.topology.Topology.from_json(paddle.topology.Topology(rot).to_json())
+    (loaded,) = [n for n in back.nodes if n.name == rot.name]
+    assert loaded.attrs["unrunnable"] == rot.attrs["unrunnable"] and loaded.spec == rot.spec
+
+
 def test_a_layer_above_an_unrunnable_one_builds_and_the_error_names_the_cause():
     x = L.data(name="x", type=DT.dense_vector(128))
     with pytest.warns(LayerConfigWarning):
@@ -96,3 +105,10 @@ def test_layer_support_checks_extra_attr_fields_like_v2():
     with pytest.raises(NotImplementedError, match="does not support error_clipping_threshold"):
         dropping(4, extra)
     assert dropping.argspec.args == ["input", "layer_attr"]
+
+
+def test_padding_attr_compares_with_true_as_v2_did():
+    s = L.data(name="s", type=DT.dense_vector_sequence(4))
+    on = L.mixed(input=L.context_projection(input=s, context_len=3, padding_attr=1), size=12)
+    off = L.mixed(input=L.context_projection(input=s, context_len=3, padding_attr=0), size=12)
+    assert [p.shape for p in on.params] == [(2, 4)] and off.params == ()

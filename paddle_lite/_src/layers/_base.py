@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import inspect
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src import kinds
 from paddle_lite._src.errors import (
     LayerConfigError,
     LayerConfigWarning,
@@ -248,39 +248,9 @@ def resolve_params(
 
 
 # Configurations v2 built but could not run, noted while a node is being built --------
-UNRUNNABLE = "unrunnable"  # the attribute holding why the layer cannot run
-_NOTING: list[list[tuple[str, bool]]] = []
-
-
-def cannot_run(message: str) -> None:
-    """Note that the layer being built is one v2 built but could not run.
-
-    Inside :func:`build` the layer is still built (and parsed, as v2 did); the message is
-    kept in its ``unrunnable`` attribute, a :class:`LayerConfigWarning` says so at once,
-    and compiling or running the layer raises :class:`LayerConfigError` with it. Outside
-    a build the message is raised at once.
-    """
-    if not _NOTING:
-        raise LayerConfigError(message)
-    _NOTING[-1].append((message, False))
-
-
-def suspicious(message: str) -> None:
-    """Warn (naming the layer being built) about a configuration that v2 built and ran but
-    that is very likely a mistake; the layer runs."""
-    if not _NOTING:
-        warnings.warn(message, LayerConfigWarning, stacklevel=2)
-        return
-    _NOTING[-1].append((message, True))
-
-
-@contextlib.contextmanager
-def _noting() -> Iterator[list[tuple[str, bool]]]:
-    _NOTING.append([])
-    try:
-        yield _NOTING[-1]
-    finally:
-        _NOTING.pop()
+UNRUNNABLE = kinds.UNRUNNABLE
+cannot_run = kinds.cannot_run  # a configuration v2 built but could not run
+suspicious = kinds.suspicious  # one v2 built and ran, very likely a mistake
 
 
 def _report_notes(name: str, kind_name: str, attrs: dict, notes: list[tuple[str, bool]]) -> None:
@@ -332,7 +302,7 @@ def build(
     specs = [i.spec for i in inputs]
     full_attrs = dict(attrs, bias=bias is not None)
     try:
-        with _noting() as notes:
+        with kinds.noting() as notes:
             spec = kind.infer_spec(specs, full_attrs)
             decls = kind.param_specs(specs, full_attrs)
     except LayerConfigError as exc:
