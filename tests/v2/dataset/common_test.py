@@ -19,6 +19,7 @@ and are fixed as little as possible, keeping what they check:
 import glob
 import os
 import pickle
+import shutil
 import tempfile
 import unittest
 
@@ -34,6 +35,11 @@ paddle = _Paddle
 
 
 class TestCommon(unittest.TestCase):
+    def _mkdtemp(self):
+        path = self._mkdtemp()
+        self.addCleanup(shutil.rmtree, path, True)
+        return path
+
     def test_md5file(self):
         _, temp_path = tempfile.mkstemp()
         with open(temp_path, "w") as f:
@@ -54,13 +60,13 @@ class TestCommon(unittest.TestCase):
 
             return reader
 
-        temp_path = tempfile.mkdtemp()
+        temp_path = self._mkdtemp()
         paddle.v2.dataset.common.split(test_reader(), 4, suffix=temp_path + "/test-%05d.pickle")
         files = glob.glob(temp_path + "/test-*.pickle")
         self.assertEqual(len(files), 3)
 
     def test_cluster_file_reader(self):
-        temp_path = tempfile.mkdtemp()
+        temp_path = self._mkdtemp()
         for x in range(5):
             with open(temp_path + f"/{x:05d}.test", "wb") as f:
                 pickle.dump([f"{x}"], f)
@@ -81,7 +87,7 @@ class TestCommon(unittest.TestCase):
 
             return reader
 
-        path = tempfile.mkdtemp()
+        path = self._mkdtemp()
         paddle.v2.dataset.common.convert(path, test_reader(), num_shards, "random_images")
 
         files = glob.glob(path + "/random_images-*")
