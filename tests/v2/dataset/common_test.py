@@ -36,7 +36,7 @@ paddle = _Paddle
 
 class TestCommon(unittest.TestCase):
     def _mkdtemp(self):
-        path = self._mkdtemp()
+        path = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, path, True)
         return path
 
