@@ -47,6 +47,7 @@ from paddle_lite._src.layers.generation import (
 from paddle_lite._src.layers.group_step import StaticInput, SubsequenceInput, memory
 from paddle_lite._src.layers.image_layout import crop, resize, scale_sub_region, switch_order
 from paddle_lite._src.layers.image_reshape import bilinear_interp, block_expand, rotate
+from paddle_lite._src.layers.layer_types import LayerType, layer_support
 from paddle_lite._src.layers.math import (
     cos_sim,
     interpolation,
@@ -108,6 +109,7 @@ __all__ = [
     "GeneratedInput",
     "Layer",
     "LayerOutput",
+    "LayerType",
     "StaticInput",
     "SubsequenceInput",
     "addto",
@@ -166,6 +168,7 @@ __all__ = [
     "l2_distance",
     "lambda_cost",
     "last_seq",
+    "layer_support",
     "less_than",
     "linear_comb",
     "lstm_step",

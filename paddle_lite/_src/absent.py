@@ -35,24 +35,7 @@ class Absent:
         )
 
 
-def _layers(names: str, reason: str, alternative: str) -> list[Absent]:
-    return [Absent("layer", n, reason, alternative) for n in names.split()]
-
-
 ABSENT: tuple[Absent, ...] = (
-    Absent(
-        "layer",
-        "LayerType",
-        "v1's table of C++ layer type strings; paddle_lite layers "
-        "carry their kind as layer.layer_type",
-        "compare layer.layer_type with a kind name",
-    ),
-    Absent(
-        "layer",
-        "layer_support",
-        "v1's decorator declaring ExtraAttr support of config functions",
-        "write a function over the public paddle.layer functions",
-    ),
     Absent(
         "reader.creator",
         "cloud_reader",

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 from typing import Any
+
+import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, ParameterError
 from paddle_lite._src.initializers import Initializer, lookup
@@ -193,14 +196,43 @@ def as_param_attr(attr: Any, *, layer: str, arg: str) -> ParamAttr:
     )
 
 
+def flag(value: Any, *, layer: str, arg: str, allow_none: bool = False) -> bool | None:
+    """A boolean argument as v2 took it: ``bool``, a numpy bool or an integer (``0``/``1``).
+
+    v2 stored these in protobuf ``bool`` fields, which take any integer (``reverse=i % 2``
+    builds a reversed layer for odd ``i``); floats, strings and other objects are refused.
+    ``None`` passes through when ``allow_none``.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_, numbers.Integral)):
+        return bool(value)
+    expected = "None, a bool or 0/1" if allow_none else "a bool or 0/1"
+    raise LayerTypeError(
+        f"layer '{layer}': {arg} must be {expected}; received {value!r} of type "
+        f"{type(value).__name__}."
+    )
+
+
+def switch(value: Any) -> Any:
+    """An on/off attribute (``bias_attr``, ``padding_attr``) as v2 read it, comparing
+    ``value == True``: bools, numpy bools and integers become ``value == 1``; anything else
+    (``None``, a ``ParamAttr``) is returned unchanged."""
+    if isinstance(value, (bool, np.bool_, numbers.Integral)):
+        return bool(value == 1)
+    return value
+
+
 def bias_param_attr(bias_attr: Any, *, default_on: bool, layer: str) -> ParamAttr | None:
     """v2's bias rules: which ``bias_attr`` values give a bias, and its attribute.
 
     For layers with a bias by default, ``None``/``True`` give a zero bias and ``False``
-    none; for the others only ``True`` or a ``ParamAttr`` add one.
+    none; for the others only ``True`` or a ``ParamAttr`` add one. As in v2 (which
+    compared ``bias_attr == True``), ``1`` and numpy bools count as bools.
     """
     if isinstance(bias_attr, ParamAttr):
         return copy.copy(bias_attr)
+    bias_attr = switch(bias_attr)
     if bias_attr is True or (bias_attr is None and default_on):
         return ParamAttr(initial_mean=0.0, initial_std=0.0)
     if bias_attr is None or bias_attr is False:

@@ -39,6 +39,12 @@ class ReaderError(PaddleLiteError, RuntimeError):
     exception (with its traceback) is the ``__cause__``."""
 
 
+class LayerConfigWarning(UserWarning):
+    """A layer v2 built but could not run (e.g. ``block_expand`` with its default
+    ``block_y=0``): it is built and parsed as in v2, and compiling or running it raises
+    :class:`LayerConfigError`."""
+
+
 class DataWarning(UserWarning):
     """Suspicious data that is not an error, e.g. a reader that yielded no batch in a pass."""
 

@@ -20,15 +20,17 @@ Users may register their own kinds with :func:`register_kind`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from paddle_lite._src.errors import LayerConfigError, did_you_mean
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, did_you_mean
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.specs import InitSpec, Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
@@ -68,6 +70,43 @@ class Kind:
         raise NotImplementedError
 
 
+# configurations v2 built but could not run, noted while a layer is built ----------
+UNRUNNABLE = "unrunnable"  # the layer attribute holding why the layer cannot run
+_NOTING: list[list[tuple[str, bool]]] = []
+
+
+def cannot_run(message: str) -> None:
+    """Note that the layer being built is one v2 built but could not run.
+
+    Inside a layer's build (``_base.build``) the layer is still built (and parsed, as v2
+    did); the message is kept in its ``unrunnable`` attribute, a :class:`LayerConfigWarning`
+    says so at once, and compiling or running the layer raises :class:`LayerConfigError`
+    with it. Outside a build (no :func:`noting`) the message is raised at once.
+    """
+    if not _NOTING:
+        raise LayerConfigError(message)
+    _NOTING[-1].append((message, False))
+
+
+def suspicious(message: str) -> None:
+    """Warn (naming the layer being built) about a configuration that v2 built and ran but
+    that is very likely a mistake; the layer runs."""
+    if not _NOTING:
+        warnings.warn(message, LayerConfigWarning, stacklevel=2)
+        return
+    _NOTING[-1].append((message, True))
+
+
+@contextlib.contextmanager
+def noting() -> Iterator[list[tuple[str, bool]]]:
+    """Collect the notes of the layer built inside: ``(message, runs)`` pairs."""
+    _NOTING.append([])
+    try:
+        yield _NOTING[-1]
+    finally:
+        _NOTING.pop()
+
+
 _KINDS: dict[str, Kind] = {}
 
 
@@ -95,6 +134,10 @@ def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, 
     names to new values (empty unless the kind is stateful and ``mode == "train"``).
     """
     kind = get_kind(layer.kind)
+    if layer.attrs.get(UNRUNNABLE):  # a configuration v2 built but could not run
+        raise LayerConfigError(
+            f"layer '{layer.name}' ({layer.kind}) cannot run: {layer.attrs[UNRUNNABLE]}"
+        )
     local = {p.role: params[p.name] for p in layer.params}
     out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode)
     updates: dict[str, Any] = {}

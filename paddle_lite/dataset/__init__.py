@@ -18,6 +18,7 @@ from paddle_lite.dataset import (
     sentiment,
     uci_housing,
     voc2012,
+    voc_seg,
     wmt14,
     wmt16,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "sentiment",
     "uci_housing",
     "voc2012",
+    "voc_seg",
     "wmt14",
     "wmt16",
 ]

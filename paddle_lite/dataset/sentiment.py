@@ -7,6 +7,7 @@ from paddle_lite._src.dataset.sentiment import (
     fetch,
     get_word_dict,
     load_sentiment_data,
+    sort_files,
     test,
     train,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "fetch",
     "get_word_dict",
     "load_sentiment_data",
+    "sort_files",
     "test",
     "train",
 ]

@@ -18,7 +18,7 @@ from paddle_lite._src.dataset.download import DownloadError
 from paddle_lite._src.dataset.flowers import MEAN
 from paddle_lite._src.dataset.matfile import write_mat
 from paddle_lite._src.errors import DataError
-from paddle_lite.dataset import flowers, mq2007, sentiment, voc2012
+from paddle_lite.dataset import flowers, mq2007, sentiment, voc2012, voc_seg
 
 RNG = np.random.default_rng(13)
 
@@ -159,6 +159,18 @@ def test_voc2012_splits_and_v2s_grey_labels(tmp_path, monkeypatch, layout):
     np.testing.assert_array_equal(img, rgb[:, :, ::-1])  # BGR, as OpenCV
     grey = {0: 0, 1: (4899 * 128 + 8192) >> 14, 2: (9617 * 128 + 8192) >> 14}
     np.testing.assert_array_equal(label, np.vectorize(grey.get)(classes))  # palette -> grey
+
+
+def test_voc_seg_reads_the_same_tar_as_pil_decoded_it(tmp_path, monkeypatch):
+    home = fx.use_home(tmp_path, monkeypatch) / "voc2012"
+    members, images = _voc_members()
+    fx.make_tar(home / "VOCtrainval_11-May-2012.tar", members, mode="w")
+    assert len(list(voc_seg.train()())) == 3 and len(list(voc_seg.test()())) == 2
+    ((img, label),) = list(voc_seg.val()())
+    rgb, classes = images["2007_000039"]
+    np.testing.assert_array_equal(img, rgb)  # RGB, as PIL
+    np.testing.assert_array_equal(label, classes)  # the palette indices: class ids
+    assert img.dtype == label.dtype == np.uint8 and img.size == 3 * label.size
 
 
 # flowers -----------------------------------------------------------------------------

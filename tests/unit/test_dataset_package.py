@@ -25,6 +25,7 @@ MODULES = [
     "sentiment",
     "uci_housing",
     "voc2012",
+    "voc_seg",
     "wmt14",
     "wmt16",
 ]

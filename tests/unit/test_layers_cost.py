@@ -10,7 +10,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers import cost as C
 from paddle_lite._src.layers import cost_rank as R
 from paddle_lite._src.layers import cost_robust as H
@@ -425,11 +425,16 @@ def test_every_cost_is_parameter_free_and_size_one():
 def test_label_size_mismatch_names_layer_and_argument():
     prob, _ = _softmax_input(4)
     lab = L.data(name="lab", type=DT.integer_value(5))
-    with pytest.raises(LayerConfigError, match=r"__cost_0__.*label has size 5; expected 4"):
-        C.classification_cost(input=prob, label=lab)
+    # v2 built both; an id range other than the input's classes runs (a warning), a dense
+    # label of another size cannot run (a warning now, LayerConfigError when it runs)
+    with pytest.warns(LayerConfigWarning, match=r"__cost_0__.*integer_value\(5\).*4 classes"):
+        assert "unrunnable" not in C.classification_cost(input=prob, label=lab).attrs
     y, t = L.data(name="y", type=DT.dense_vector(3)), L.data(name="t", type=DT.dense_vector(2))
-    with pytest.raises(LayerConfigError, match=r"'mine'.*label has size 2; expected 3"):
-        C.square_error_cost(input=y, label=t, name="mine")
+    with pytest.warns(LayerConfigWarning, match=r"'mine'.*label has size 2; expected 3"):
+        cost = C.square_error_cost(input=y, label=t, name="mine")
+    feeds = {"y": np.zeros((2, 3), F32), "t": np.zeros((2, 2), F32)}
+    with pytest.raises(LayerConfigError, match=r"'mine' \(square_error\) cannot run: label has"):
+        _run(cost, feeds)
 
 
 def test_classification_cost_refuses_non_softmax_input_and_float_label():
@@ -439,8 +444,10 @@ def test_classification_cost_refuses_non_softmax_input_and_float_label():
         C.classification_cost(input=x, label=lab)
     prob, _ = _softmax_input(4, name="z")
     flt = L.data(name="flt", type=DT.dense_vector(4))
-    with pytest.raises(LayerConfigError, match=r"label holds dense float values; expected integer"):
-        C.classification_cost(input=prob, label=flt)
+    # v2 built a float label (and failed when it ran): a warning, then an error at run time
+    with pytest.warns(LayerConfigWarning, match=r"label holds dense float values; expected integ"):
+        cost = C.classification_cost(input=prob, label=flt)
+    assert "its cross entropy reads one class id per sample" in cost.attrs["unrunnable"]
 
 
 def test_weight_must_be_size_one():
@@ -468,7 +475,7 @@ def test_sequence_level_and_lambda_argument_errors():
     with pytest.raises(LayerConfigError, match="different sequence levels"):
         C.square_error_cost(input=s, label=x)
     one = L.data(name="one", type=DT.dense_vector(1))
-    with pytest.raises(LayerConfigError, match="expected 1 \\(a sequence"):
+    with pytest.warns(LayerConfigWarning, match="expected 1 \\(a sequence"):
         R.lambda_cost(input=one, score=one)
     seq1 = L.data(name="seq1", type=DT.dense_vector_sequence(1))
     with pytest.raises(LayerConfigError, match="max_sort_size must be -1 or >= NDCG_num"):
@@ -518,11 +525,21 @@ def test_coeff_scales_the_gradient_but_not_the_reported_cost():
     ],
 )
 def test_stricter_than_v2_checks_say_what_v2_did_and_the_fix(build, fix):
+    """v2 built these layers and failed when they ran: they build (with a warning), parse,
+    and raise LayerConfigError when compiled, saying what v2 did and the fix."""
     x = L.data(name="x", type=DT.dense_vector(3))
     y = L.data(name="y", type=DT.integer_value(3))
     s = L.data(name="s", type=DT.dense_vector_sequence(3))
-    with pytest.raises(LayerConfigError) as info:
-        build(x, y, s)
-    text = str(info.value)
+    with pytest.warns(LayerConfigWarning) as caught:
+        layer = build(x, y, s)
+    text = layer.attrs["unrunnable"]
     assert "v2 built such a layer without complaint and failed when it ran" in text
     assert re.search("Fix: .*" + fix, text) and "embedding" not in text
+    assert text in str(caught[0].message) and "compiling or running it raises" in text + str(
+        caught[0].message
+    )
+    paddle.layer.parse_network(layer)
+    feeds = {"x": np.zeros((2, 3), F32), "y": np.zeros((2,), np.int32)}
+    feeds["s"] = Seq(np.zeros((2, 2, 3), F32), np.array([2, 2], np.int32))
+    with pytest.raises(LayerConfigError, match="cannot run: .*v2 built such a layer"):
+        _run(layer, feeds)

@@ -8,7 +8,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.typing import Seq
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
@@ -150,10 +150,11 @@ def test_ctc_gradient_through_softmax_matches_finite_differences():
 def test_sizes_and_levels_are_checked():
     x = L.data(name="x", type=DT.dense_vector_sequence(4))
     y = L.data(name="y", type=DT.integer_value_sequence(2))
-    with pytest.raises(LayerConfigError, match=r"input has size 4; expected 3 \(num_classes"):
-        L.ctc(input=x, label=y)
+    # v2 built these two and failed when they ran: a warning, then an error at run time
+    with pytest.warns(LayerConfigWarning, match=r"input has size 4; expected 3 \(num_classes"):
+        assert "unrunnable" in L.ctc(input=x, label=y).attrs
     flat = L.data(name="flat", type=DT.integer_value(3))
-    with pytest.raises(LayerConfigError, match="label has seq_level 0"):
-        L.warp_ctc(input=x, label=flat)
+    with pytest.warns(LayerConfigWarning, match="label has seq_level 0"):
+        assert "unrunnable" in L.warp_ctc(input=x, label=flat).attrs
     with pytest.raises(LayerConfigError, match="blank=5 is not a class id"):
         L.warp_ctc(input=x, label=L.data(name="z", type=DT.integer_value_sequence(3)), blank=5)

@@ -8,7 +8,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers.crf import crf, crf_decoding
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.typing import Seq
@@ -263,9 +263,6 @@ def _data():
     [
         ({"input": "dense", "label": "ids"}, "different sequence levels"),
         ({"input": "ids", "label": "ids"}, "input holds integer ids"),
-        ({"input": "seq", "label": "fseq"}, "label holds dense float values"),
-        ({"input": "seq", "label": "ids4"}, r"label has size 4; expected 3"),
-        ({"input": "seq", "label": "ids", "size": 5}, r"input has size 3; expected size = 5"),
         ({"input": "seq", "label": "ids", "weight": "wseq"}, "weight has seq_level 1"),
     ],
 )
@@ -277,17 +274,32 @@ def test_crf_refuses_bad_inputs_naming_layer_and_argument(kwargs, pattern):
     assert "layer 'c' (crf)" in str(info.value)
 
 
-def test_crf_decoding_refuses_bad_inputs():
+def test_crf_layers_v2_built_but_could_not_run_warn_and_refuse_to_run():
+    """v2 built a CRF over plain inputs or of another size and failed when it ran."""
     d = _data()
-    with pytest.raises(LayerConfigError, match=r"'dec'.*input has size 3; expected size = 4"):
-        crf_decoding(name="dec", input=d["seq"], size=4)
-    with pytest.raises(LayerConfigError, match=r"input has seq_level 0; expected 1"):
-        crf_decoding(input=d["dense"], size=N)
-    with pytest.raises(LayerConfigError, match="label holds dense float values"):
-        crf_decoding(input=d["seq"], size=N, label=d["fseq"])
     plain_ids = L.data(name="plain_ids", type=DT.integer_value(N))
-    with pytest.raises(LayerConfigError, match="label has seq_level 0; expected 1"):
-        crf_decoding(input=d["seq"], size=N, label=plain_ids)
+    cases = [
+        (lambda: crf(name="c", input=d["seq"], label=d["ids"], size=5), "input has size 3; "),
+        (lambda: crf(name="c2", input=d["seq"], label=d["fseq"]), "label holds dense float"),
+        (lambda: crf_decoding(input=d["seq"], size=N, label=d["fseq"]), "label holds dense"),
+        (lambda: crf_decoding(name="dec", input=d["seq"], size=4), r"'dec'.*input has size 3"),
+        (lambda: crf_decoding(input=d["dense"], size=N), "input has seq_level 0; expected 1"),
+        (lambda: crf_decoding(input=d["seq"], size=N, label=plain_ids), "label has seq_level 0"),
+    ]
+    for build, pattern in cases:
+        with pytest.warns(LayerConfigWarning, match=pattern):
+            layer = build()
+        assert "v2 built such a layer" in layer.attrs["unrunnable"]
+
+
+def test_crf_label_of_another_range_warns_and_runs():
+    d = _data()
+    with pytest.warns(LayerConfigWarning, match=r"integer_value_sequence\(4\) but the CRF has 3"):
+        layer = crf(name="c", input=d["seq"], label=d["ids4"])
+    assert "unrunnable" not in layer.attrs
+
+
+def test_crf_decoding_refuses_bad_inputs():
     with pytest.raises(LayerConfigError, match="at least 2 tags"):
         crf_decoding(input=L.data(name="one", type=DT.dense_vector_sequence(1)), size=1)
 

@@ -7,7 +7,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 
 L, DT, P = paddle.layer, paddle.data_type, paddle.pooling
 RNG = np.random.default_rng(5)
@@ -128,9 +128,14 @@ def test_rotate_turns_each_map_clockwise():
     assert out.name == "__rotate_layer_0__" and out.spec.image == (3, 4, 2)
 
 
-def test_rotate_refuses_a_size_that_is_not_whole_maps():
-    with pytest.raises(LayerConfigError, match="not a whole number of height\\*width"):
-        L.rotate(input=L.data(name="x", type=DT.dense_vector(128)), height=16, width=49)
+def test_rotate_of_a_size_that_is_not_whole_maps_builds_but_cannot_run():
+    # v2's test_layer.py built rotate(size 128, 16, 49); v2 stopped when it ran
+    with pytest.warns(LayerConfigWarning, match="not a whole number of height\\*width"):
+        rot = L.rotate(input=L.data(name="x", type=DT.dense_vector(128)), height=16, width=49)
+    assert rot.size == 128
+    L.parse_network(rot)
+    with pytest.raises(LayerConfigError, match="cannot run: input size 128 is not a whole"):
+        _run(rot, {"x": RNG.normal(size=(2, 128))})
 
 
 # block_expand ------------------------------------------------------------------------
@@ -175,7 +180,20 @@ def test_block_expand_matches_im2col(block, stride, pad):
     assert np.asarray(value.lengths).tolist() == [want.shape[1]] * 2
 
 
-def test_block_expand_refuses_v2s_zero_defaults_with_the_reason():
-    img, _ = _image("img", 4, 4, 4)
-    with pytest.raises(LayerConfigError, match="block_y=0 .*divided by zero"):
-        L.block_expand(input=img, stride_x=1, block_x=1)
+def test_block_expand_with_v2s_zero_defaults_builds_but_cannot_run():
+    # v2 built and parsed block_y=0 (its default), size C * 0 * 1 = 0, and divided by zero
+    # when it ran; num_channels other than the image's was built too (size by num_channels)
+    img, x = _image("img", 4, 4, 4)
+    with pytest.warns(LayerConfigWarning, match="block_y, stride_y = 0 .*divided by zero"):
+        out = L.block_expand(input=img, stride_x=1, block_x=1)
+    assert out.size == 0 and out.spec.seq_level == 1
+    L.parse_network(out)
+    with pytest.raises(LayerConfigError, match="cannot run: block_y, stride_y = 0"):
+        _run(out, {"img": x})
+    with pytest.warns(LayerConfigWarning, match=r"num_channels=2 does not match .*\(4, 4, 4\)"):
+        out = L.block_expand(
+            input=img, num_channels=2, block_x=2, block_y=2, stride_x=1, stride_y=1
+        )
+    assert out.size == 2 * 2 * 2
+    with pytest.raises(LayerConfigError, match="cannot run: num_channels=2"):
+        _run(out, {"img": x})

@@ -374,7 +374,10 @@ def test_bad_arguments_are_typed():
         R.lstmemory(input=_x(8), sise=2)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         R.recurrent(input=_x(4), layer_attr=paddle.attr.Extra(drop_rate=0.5))
-    with pytest.raises(LayerConfigError, match="reverse must be a bool"):
+    with pytest.raises(LayerTypeError, match="reverse must be a bool or 0/1"):
         R.recurrent(input=_x(4), reverse="yes")
+    # v2 stored reverse in a proto bool field: 0/1 and numpy bools are bools
+    assert R.recurrent(input=_x(4), reverse=1).attrs["reverse"] is True
+    assert R.lstmemory(input=_x(16), reverse=np.bool_(False)).attrs["reverse"] is False
     with pytest.raises(LayerTypeError, match="input must be a layer"):
         R.grumemory(input="x")

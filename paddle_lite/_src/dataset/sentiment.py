@@ -33,6 +33,7 @@ NUM_TRAINING_INSTANCES = 1600
 NUM_TOTAL_INSTANCES = 2000
 
 _MEMBER = re.compile(r"(?:.*/)?movie_reviews/(neg|pos)/[^/]+\.txt$")
+_PREFIX = re.compile(r"^(?:.*/)?movie_reviews/")
 _TOKEN = re.compile(r"\w+|[^\w\s]+")
 
 Sample = tuple[list[int], int]
@@ -81,6 +82,18 @@ def get_word_dict() -> list[tuple[str, int]]:
             freq.update(words)
     ranked = sorted(freq.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(word, index) for index, (word, _) in enumerate(ranked)]
+
+
+def sort_files() -> list[str]:
+    """The review files as NLTK names them, negatives and positives alternating (v2's order).
+
+    Example::
+
+        paddle.dataset.sentiment.sort_files()[:2]   # ['neg/cv000_29416.txt', 'pos/cv000_29590.txt']
+    """
+    reviews = _reviews()
+    pairs = zip(reviews["neg"], reviews["pos"], strict=False)
+    return [_PREFIX.sub("", name) for pair in pairs for name, _ in pair]
 
 
 def load_sentiment_data() -> list[Sample]:

@@ -5,11 +5,20 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import os
+import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
+from paddle_lite._src import kinds
+from paddle_lite._src.errors import (
+    LayerConfigError,
+    LayerConfigWarning,
+    LayerTypeError,
+    did_you_mean,
+)
 from paddle_lite._src.graph import Layer, auto_name, qualified_name
 from paddle_lite._src.kinds import ParamDecl, get_kind
 from paddle_lite._src.specs import ParamSpec, Spec
@@ -155,6 +164,9 @@ def positive_int(value: Any, *, layer: str, arg: str) -> int:
     return value
 
 
+flag = attrs_mod.flag  # a bool argument: bool, numpy bool or 0/1, as v2's proto fields took
+
+
 def number(value: Any, *, layer: str, arg: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise LayerTypeError(f"layer '{layer}': {arg} must be a number; received {value!r}.")
@@ -235,6 +247,37 @@ def resolve_params(
     return tuple(specs)
 
 
+# Configurations v2 built but could not run, noted while a node is being built --------
+UNRUNNABLE = kinds.UNRUNNABLE
+cannot_run = kinds.cannot_run  # a configuration v2 built but could not run
+suspicious = kinds.suspicious  # one v2 built and ran, very likely a mistake
+
+
+def _report_notes(name: str, kind_name: str, attrs: dict, notes: list[tuple[str, bool]]) -> None:
+    blocking = [m for m in (attrs.get(UNRUNNABLE), *(m for m, ok in notes if not ok)) if m]
+    if blocking:
+        attrs[UNRUNNABLE] = " ".join(dict.fromkeys(blocking))
+        text = f"{attrs[UNRUNNABLE]} The layer is built and parsed, as v2 did, but "
+        notes = [(text + "compiling or running it raises LayerConfigError.", True)] + [
+            n for n in notes if n[1]
+        ]
+    for message, _ in notes:
+        warnings.warn(
+            f"layer '{name}' ({kind_name}): {message}",
+            LayerConfigWarning,
+            stacklevel=_user_stacklevel(),
+        )
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the user code calling into paddle_lite."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def build(
     kind_name: str,
     *,
@@ -259,9 +302,11 @@ def build(
     specs = [i.spec for i in inputs]
     full_attrs = dict(attrs, bias=bias is not None)
     try:
-        spec = kind.infer_spec(specs, full_attrs)
-        decls = kind.param_specs(specs, full_attrs)
+        with kinds.noting() as notes:
+            spec = kind.infer_spec(specs, full_attrs)
+            decls = kind.param_specs(specs, full_attrs)
     except LayerConfigError as exc:
         raise type(exc)(f"layer '{name}' ({kind_name}): {exc}") from None
+    _report_notes(name, kind_name, full_attrs, notes)
     params = resolve_params(name, decls, param_attrs, bias, parameter_name)
     return Layer(name, kind_name, tuple(inputs), full_attrs, spec, params)

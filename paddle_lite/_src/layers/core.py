@@ -155,10 +155,12 @@ class EmbeddingKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         (s,) = inputs
-        if s.dtype != "int32":
-            raise LayerConfigError(
-                f"input must hold integer ids (paddle.data_type.integer_value...); "
-                f"received {s.dtype} values."
+        if s.dtype != "int32":  # v2 built its table projection and failed when it ran
+            _base.cannot_run(
+                f"input must hold integer ids (paddle.data_type.integer_value...); received "
+                f"{s.dtype} values. v2 built such a layer without complaint and failed when "
+                "it ran (its table lookup reads ids). Fix: declare the input as "
+                f"paddle.data_type.integer_value({s.size}) or an integer_value_sequence."
             )
         return Spec(attrs["size"], seq_level=s.seq_level)
 

@@ -134,15 +134,16 @@ def check_same_size(specs: Mapping[str, Spec]) -> None:
 
 @contextlib.contextmanager
 def v2_note(what_v2_did: str, fix: str) -> Iterator[None]:
-    """Add to a build-time refusal what v2 did with such a network and how to write it.
+    """Turn a check v2 did not make when building into a refusal to run, with the fix.
 
-    v2 accepted several malformed cost layers when building and only failed (or computed
-    garbage) once training ran; paddle_lite refuses them when they are built.
+    v2 built several malformed cost layers without complaint and only failed once training
+    ran. As in v2 such a layer is built and parsed (with a warning); compiling or running
+    it raises ``LayerConfigError`` with this message (see ``_base.cannot_run``).
     """
     try:
         yield
     except LayerConfigError as exc:
-        raise type(exc)(
+        _base.cannot_run(
             f"{exc} v2 built such a layer without complaint and failed when it ran "
             f"({what_v2_did}). Fix: {fix}."
-        ) from None
+        )

@@ -25,7 +25,7 @@ import optax
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost_base import safe_log
+from paddle_lite._src.layers.cost_base import safe_log, v2_note
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import step_mask
 
@@ -63,15 +63,22 @@ class CtcKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         inp, label = inputs
-        _base.expect(inp, "input", size=attrs["size"], why=" (num_classes + 1: the blank)")
+        with v2_note(
+            "its input must hold size = num_classes + 1 scores per frame",
+            f"give the input {attrs['size']} outputs (the label's classes and the blank)",
+        ):
+            _base.expect(inp, "input", size=attrs["size"], why=" (num_classes + 1: the blank)")
         _base.expect(label, "label", "ids", size=attrs["size"] - 1, why=" (= size - 1)")
         for spec, arg in ((inp, "input"), (label, "label")):
-            if spec.seq_level != 1:
-                raise LayerConfigError(
-                    f"{arg} has seq_level {spec.seq_level}; expected 1: CTC aligns a sequence "
-                    "of frames with a sequence of labels (dense_vector_sequence / "
-                    "integer_value_sequence)."
-                )
+            with v2_note(
+                "CTC reads the frames and the labels as sequences",
+                "declare them as dense_vector_sequence / integer_value_sequence",
+            ):
+                if spec.seq_level != 1:
+                    raise LayerConfigError(
+                        f"{arg} has seq_level {spec.seq_level}; expected 1: CTC aligns a "
+                        "sequence of frames with a sequence of labels."
+                    )
         if not 0 <= attrs["blank"] < attrs["size"]:
             raise LayerConfigError(
                 f"blank={attrs['blank']} is not a class id; expected 0 <= blank < size "

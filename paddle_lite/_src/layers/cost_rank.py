@@ -125,12 +125,17 @@ class LambdaKind(CostKind):
             "act=paddle.activation.Linear())",
         ):
             _base.expect(specs["input"], "input", size=1, why=" (one model score per step)")
-        _base.expect(specs["score"], "score", size=1, why=" (one relevance per step)")
-        if specs["input"].seq_level != 1:
-            raise LayerConfigError(
-                f"input has seq_level {specs['input'].seq_level}; expected 1 (a sequence: "
-                "the list of documents of one query)."
-            )
+            _base.expect(specs["score"], "score", size=1, why=" (one relevance per step)")
+        with v2_note(
+            "its LambdaRank reads the documents of a query as a sequence",
+            "declare the documents of one query as a sequence (e.g. "
+            "paddle.data_type.dense_vector_sequence)",
+        ):
+            if specs["input"].seq_level != 1:
+                raise LayerConfigError(
+                    f"input has seq_level {specs['input'].seq_level}; expected 1 (a sequence: "
+                    "the list of documents of one query)."
+                )
 
     def apply(self, params, inputs, attrs, *, key, mode):
         out, rel = inputs

@@ -58,9 +58,10 @@ def _check_inputs(inputs, attrs) -> None:  # noqa: ANN001
             "class id per input row."
         )
     if label.size > attrs["num_classes"]:
-        raise LayerConfigError(
-            f"label holds ids below {label.size} but num_classes is {attrs['num_classes']}; "
-            "v2 read out of its tables for larger ids. Pass num_classes >= the label's range."
+        _base.suspicious(
+            f"label holds ids below {label.size} but num_classes is {attrs['num_classes']}: "
+            "ids >= num_classes fall outside the layer's tables (v2 built such a layer and "
+            "read past its tables for them). Pass num_classes >= the label's range."
         )
     if len(inputs) > n + 1:
         _base.expect(inputs[n + 1], "weight", size=1, why=" (one weight per sample)")

@@ -110,21 +110,38 @@ def _check_emissions(spec: Spec, size: int) -> None:
                 f"input has seq_level {spec.seq_level}; expected 1 (a sequence of emission "
                 "scores, e.g. paddle.data_type.dense_vector_sequence)."
             )
-    if spec.size != size:
-        raise LayerConfigError(
-            f"input has size {spec.size}; expected size = {size} (the number of tags)."
-        )
+    with v2_note(
+        "its transition matrix is [size + 2, size] while the input has another width",
+        "give size = the input's size (the number of tags), or leave size unset",
+    ):
+        if spec.size != size:
+            raise LayerConfigError(
+                f"input has size {spec.size}; expected size = {size} (the number of tags)."
+            )
     if size < 2:
         raise LayerConfigError(f"size is {size}; a CRF needs at least 2 tags.")
 
 
 def _check_tags(spec: Spec, arg: str, size: int | None = None) -> None:
-    _base.expect(spec, arg, "ids", size=size, why=" (= size)")
-    if spec.seq_level != 1:
-        raise LayerConfigError(
-            f"{arg} has seq_level {spec.seq_level}; expected 1 (one tag id per step, "
-            "paddle.data_type.integer_value_sequence)."
+    with v2_note(
+        "a CRF reads tag ids",
+        f"declare the {arg} as paddle.data_type.integer_value_sequence({size or spec.size})",
+    ):
+        _base.expect(spec, arg, "ids")
+    if size is not None and spec.dtype == "int32" and spec.size > size:
+        _base.suspicious(
+            f"{arg} is an integer_value_sequence({spec.size}) but the CRF has {size} tags; "
+            f"expected {size} (v2 built and ran such a layer; ids >= {size} are no tag)."
         )
+    with v2_note(
+        "a CRF reads one tag id per step of a sequence",
+        f"declare the {arg} as paddle.data_type.integer_value_sequence",
+    ):
+        if spec.seq_level != 1:
+            raise LayerConfigError(
+                f"{arg} has seq_level {spec.seq_level}; expected 1 (one tag id per step, "
+                "paddle.data_type.integer_value_sequence)."
+            )
 
 
 def _transition_decl(size: int) -> list[ParamDecl]:

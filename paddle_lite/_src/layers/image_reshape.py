@@ -9,7 +9,6 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import (
@@ -97,11 +96,13 @@ class RotateKind(Kind):
         (s,) = inputs
         h, w = attrs["height"], attrs["width"]
         if s.size % (h * w):
-            raise LayerConfigError(
+            _base.cannot_run(
                 f"input size {s.size} is not a whole number of height*width = {h}*{w} = "
-                f"{h * w} maps (v2 stops with 'The input's depth should be an int'); pass the "
-                "height and width of the input's feature maps."
+                f"{h * w} maps: v2 built such a layer and stopped when it ran ('The input's "
+                "depth should be an int'). Fix: pass the height and width of the input's "
+                "feature maps."
             )
+            return Spec(s.size)
         c = s.size // (h * w)
         return Spec(s.size, image=(c, w, h))
 
@@ -167,8 +168,27 @@ class BlockExpandKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         c, _, _ = checked_image(inputs[0], attrs["image"])
+        channels = attrs.get("channels", c)
+        if channels != c:  # v2 sized the layer by num_channels and failed when it ran
+            _base.cannot_run(
+                f"num_channels={channels} does not match the input image (C, H, W) = "
+                f"{tuple(attrs['image'])}: v2 built such a layer (size block_x * block_y * "
+                f"num_channels) and failed when it ran. Fix: pass num_channels={c} or None."
+            )
+        zeros = [
+            arg for arg, v in zip(("block_y", "block_x"), attrs["block"], strict=True) if v == 0
+        ]
+        zeros += [
+            a for a, v in zip(("stride_y", "stride_x"), attrs["stride"], strict=True) if v == 0
+        ]
+        if zeros:
+            _base.cannot_run(
+                f"{', '.join(zeros)} = 0 (v2's default) leaves the block empty or the stride "
+                "zero: v2 built such a layer and divided by zero when it ran. Fix: pass "
+                "block_x, block_y, stride_x and stride_y >= 1."
+            )
         by, bx = attrs["block"]
-        return Spec(c * by * bx, seq_level=1)
+        return Spec(channels * by * bx, seq_level=1)
 
     def apply(self, params, inputs, attrs, *, key, mode):
         c, h, w = attrs["image"]
@@ -187,30 +207,30 @@ register_kind(BlockExpandKind())
 
 
 def _block_settings(block_x, block_y, stride_x, stride_y, padding_x, padding_y, name):  # noqa: ANN001, ANN202
-    """``(block, stride, padding)`` as ``(y, x)`` pairs; zero blocks and strides refused."""
-    settings = {}
-    for arg, value in (
-        ("block_x", block_x),
-        ("block_y", block_y),
-        ("stride_x", stride_x),
-        ("stride_y", stride_y),
-    ):
-        if value == 0:
-            raise LayerConfigError(
-                f"layer '{name}': {arg}=0 (v2's default) leaves the block empty or the stride "
-                "zero: v2 built such a layer and divided by zero when it ran. Pass block_x, "
-                "block_y, stride_x and stride_y >= 1."
-            )
-        settings[arg] = int_at_least(value, 1, layer=name, arg=arg)
-    pads = [
-        int_at_least(p, 0, layer=name, arg=a)
-        for p, a in ((padding_y, "padding_y"), (padding_x, "padding_x"))
+    """``(block, stride, padding)`` as ``(y, x)`` pairs; zero blocks and strides (v2's
+    defaults) are built, and refused when the layer runs (see ``BlockExpandKind``)."""
+    values = [
+        int_at_least(v, 0, layer=name, arg=a)
+        for v, a in (
+            (block_y, "block_y"),
+            (block_x, "block_x"),
+            (stride_y, "stride_y"),
+            (stride_x, "stride_x"),
+            (padding_y, "padding_y"),
+            (padding_x, "padding_x"),
+        )
     ]
-    return (
-        (settings["block_y"], settings["block_x"]),
-        (settings["stride_y"], settings["stride_x"]),
-        tuple(pads),
-    )
+    return tuple(values[0:2]), tuple(values[2:4]), tuple(values[4:6])
+
+
+def _block_image(spec, num_channels, name):  # noqa: ANN001, ANN202
+    """The input image and, when ``num_channels`` disagrees with it, the given channels."""
+    if num_channels is None or spec.image is None:
+        return {"image": input_image(spec, num_channels, layer=name)}
+    channels = int_at_least(num_channels, 1, layer=name, arg="num_channels")
+    if channels == spec.image[0]:
+        return {"image": spec.image}
+    return {"image": spec.image, "channels": channels}
 
 
 @_base.layer_function
@@ -235,8 +255,9 @@ def block_expand(
 
     Args:
         input: an image layer, or a flat layer with ``num_channels`` (then square).
-        block_x, block_y, stride_x, stride_y: block size and stride (each >= 1; v2's
-            default 0 is refused, see the error).
+        block_x, block_y, stride_x, stride_y: block size and stride (each >= 1; with
+            v2's default 0 the layer is built and parsed, as in v2, with a
+            ``LayerConfigWarning``, and running it raises ``LayerConfigError``).
         padding_x, padding_y: zero padding on each side.
         num_channels: input channels (default: the input image's channels).
         layer_attr: ``Extra(device=...)`` only.
@@ -255,7 +276,7 @@ def block_expand(
         block_x, block_y, stride_x, stride_y, padding_x, padding_y, name
     )
     attrs = {
-        "image": input_image(inp.spec, num_channels, layer=name),
+        **_block_image(inp.spec, num_channels, name),
         "block": block,
         "stride": stride,
         "padding": padding,

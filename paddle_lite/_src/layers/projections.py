@@ -258,6 +258,7 @@ def context_projection(input, context_len, context_start=None, padding_attr=None
     start = -(length - 1) // 2 if context_start is None else context_start
     if isinstance(start, bool) or not isinstance(start, int):
         raise LayerTypeError(f"{fn}(): context_start must be an int; received {start!r}.")
+    padding_attr = attrs_mod.switch(padding_attr)  # v2 compared it with True: 0/1 work
     if padding_attr is False:
         attr = None
     elif padding_attr is None or padding_attr is True:
