@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -188,13 +189,17 @@ def differences(want: Any, got: Any, path: str = "") -> list[str]:
     return [f"{path}: want {want!r}, got {got!r}"]
 
 
-def compare(name: str) -> list[str]:
-    """The differences between config ``name`` built with paddle_lite and v2's golden."""
+def compare(name: str) -> tuple[list[str], list[str]]:
+    """The differences between config ``name`` built with paddle_lite and v2's golden, and
+    the ``LayerConfigWarning`` messages of layers v2 built but could not run."""
     import paddle_lite as paddle
+    from paddle_lite._src.errors import LayerConfigWarning
     from paddle_lite.topology import Topology
 
     module = importlib.import_module(f"tests.integration.v2_configs.{name}")
-    with paddle.layer.name_scope():
+    with paddle.layer.name_scope(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LayerConfigWarning)
         outputs, extras = module.network()
         conf = Topology(outputs, extras or None).proto()
-    return differences(view_golden(golden(name)), view_ours(conf))
+    unrunnable = [str(w.message) for w in caught if issubclass(w.category, LayerConfigWarning)]
+    return differences(view_golden(golden(name)), view_ours(conf)), unrunnable
