@@ -18,7 +18,7 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import poolings
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import _base
+from paddle_lite._src.layers import _base, sequence_maxindex
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
@@ -112,33 +112,42 @@ def _windows(seq: Seq, stride: int, from_end: bool) -> tuple[Any, Any, Any]:
     return x.reshape(b, n_win, stride, d), valid.reshape(b, n_win, stride), counts
 
 
+def _reduction(attrs: Any, level: int, from_end: bool = False) -> Any:
+    """``value -> (x, mask, lengths)``: the steps each output of the layer reduces."""
+    if attrs["stride"] > 0:
+        return lambda value: _windows(value, attrs["stride"], from_end)
+    return lambda value: _steps(value, level, attrs["agg_level"])
+
+
 def aggregate(op: str, value: Any, attrs: Any, level: int, *, from_end: bool = False) -> Any:
     """The value of an aggregation layer (before its bias)."""
-    if attrs["stride"] > 0:
-        x, mask, lengths = _windows(value, attrs["stride"], from_end)
-    else:
-        x, mask, lengths = _steps(value, level, attrs["agg_level"])
+    x, mask, lengths = _reduction(attrs, level, from_end)(value)
     out = masked_reduce(op, x, mask)
     return out if lengths is None else Seq(out, lengths)
 
 
 def aggregate_spec(spec: Spec, attrs: Any) -> Spec:
-    """The output spec of an aggregation over ``spec``, checking level and stride."""
+    """The output spec of an aggregation over ``spec``.
+
+    v2's config parser accepted any input level; its ``SequencePoolLayer`` failed when
+    run on a nested sequence with a stride, or on a plain sequence with ``TO_SEQUENCE``.
+    Those build here too, and compiling them raises (``_base.cannot_run``).
+    """
     _base.expect(spec)
     agg, stride, level = attrs["agg_level"], attrs["stride"], spec.seq_level
     if stride > 0:
-        if agg != AggregateLevel.TO_NO_SEQUENCE or level != 1:
-            raise LayerConfigError(
-                f"stride={stride} pools windows of a plain sequence with agg_level "
-                f"TO_NO_SEQUENCE; received seq_level {level} and agg_level {agg!r}. Use "
+        if level != 1:
+            _base.cannot_run(
+                f"stride={stride} pools windows of a plain sequence; received seq_level "
+                f"{level} (v2: 'sequence stride pooling is invalid for hasSubseq'). Use "
                 "stride=-1 for nested sequences."
             )
         return Spec(spec.size, seq_level=1)
     if agg == AggregateLevel.TO_SEQUENCE and level == 1:
-        raise LayerConfigError(
+        _base.cannot_run(
             "agg_level TO_SEQUENCE aggregates each sub-sequence of a nested sequence; the "
-            "input is a plain sequence (seq_level 1). Use TO_NO_SEQUENCE, or feed a nested "
-            "sequence."
+            "input is a plain sequence (seq_level 1) (v2: 'when trans_type = seq, input must "
+            "hasSubseq'). Use TO_NO_SEQUENCE, or feed a nested sequence."
         )
     return Spec(spec.size, seq_level=1 if level == 2 and agg == AggregateLevel.TO_SEQUENCE else 0)
 
@@ -179,6 +188,9 @@ class SeqPoolKind(Kind):
 
     def apply(self, params, inputs, attrs, *, key, mode):
         pool = attrs["pooling_type"]
+        if isinstance(pool, poolings.Max) and pool.output_max_index:  # no bias (v2)
+            reduce = _reduction(attrs, attrs["level"])
+            return sequence_maxindex.max_index(inputs[0], reduce, attrs["layer"])
         op = "max" if isinstance(pool, poolings.Max) else pool.strategy
         out = aggregate(op, inputs[0], attrs, attrs["level"])
         if attrs["bias"]:
@@ -194,11 +206,6 @@ def _pooling_type(pooling_type: Any, layer: str) -> poolings.BasePoolingType:
     pool = poolings.as_pooling(
         poolings.Max() if pooling_type is None else pooling_type, layer=layer, arg="pooling_type"
     )
-    if isinstance(pool, poolings.Max) and pool.output_max_index:
-        raise LayerConfigError(
-            f"layer '{layer}': Max(output_max_index=True) is not supported yet; received "
-            f"{pool!r}. Use Max() for the pooled values."
-        )
     if type(pool) not in (poolings.Max, poolings.Avg, poolings.Sum, poolings.SquareRootN):
         raise LayerConfigError(
             f"layer '{layer}': sequence pooling takes Max, Avg, Sum or SquareRootN; received "
@@ -226,7 +233,10 @@ def pooling(
     Args:
         input: a dense sequence layer (a non-sequence counts as one-step sequences).
         pooling_type: ``paddle.pooling.Max()`` (default), ``Avg()``, ``Sum()``,
-            ``SquareRootN()``.
+            ``SquareRootN()``. ``Max(output_max_index=True)`` outputs instead, per
+            feature, the index of the first step holding the maximum, counted over
+            the batch's steps laid end to end (v2's packed instances), as a float; no
+            bias is added, and training through it raises (v2 has no gradient for it).
         bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
         agg_level: ``AggregateLevel.TO_NO_SEQUENCE`` one vector per sample;
             ``TO_SEQUENCE`` one per sub-sequence of a nested sequence.
@@ -250,6 +260,8 @@ def pooling(
         "level": inp.spec.seq_level,
         **_agg_args(agg_level, stride, layer=name),
     }
+    if isinstance(pool, poolings.Max) and pool.output_max_index:
+        attrs["layer"] = _base.qualified_name(name)  # named by its no-gradient error
     kind = "max" if isinstance(pool, poolings.Max) else "average"
     bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
     return _base.build(kind, name=name, inputs=[inp], attrs=attrs, bias=bias)

@@ -1,0 +1,105 @@
+"""``pooling(pooling_type=Max(output_max_index=True))`` against a numpy transcription of
+v2's ``CpuMatrix::maxSequenceForward`` over the batch's packed instances."""
+
+import jax
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.compile import forward
+from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.layers import sequence as S
+
+try:
+    from tests.unit import _sequence_fixtures as sf
+except ImportError:
+    import _sequence_fixtures as sf
+
+P, AGG = paddle.pooling, S.AggregateLevel
+
+
+def _max_sequence_forward(packed, starts):
+    """v2's loop: per (sub-)sequence and feature, the first instance holding the maximum
+    (replaced only by a strictly greater value); an empty one keeps its start."""
+    out = np.zeros((len(starts) - 1, packed.shape[1]), np.float32)
+    for i in range(len(starts) - 1):
+        for k in range(packed.shape[1]):
+            best, where = packed[starts[i], k] if starts[i] < len(packed) else 0.0, starts[i]
+            for ins in range(starts[i] + 1, starts[i + 1]):
+                if packed[ins, k] > best:
+                    best, where = packed[ins, k], ins
+            out[i, k] = where
+    return out
+
+
+def _packed(seq):
+    """v2's Argument of a padded value: the valid rows laid end to end, the sequence
+    start positions and (nested) the sub-sequence start positions."""
+    rows, seq_starts, sub_starts = [], [0], [0]
+    for b in range(len(seq.lengths)):
+        steps = sf.valid_steps(seq, b)
+        subs = steps if seq.sub_lengths is not None else [steps]
+        for sub in subs:
+            rows.extend(sub)
+            sub_starts.append(len(rows))
+        seq_starts.append(len(rows))
+    packed = np.array(rows, np.float32).reshape(-1, sf.D)
+    return packed, seq_starts, sub_starts
+
+
+def _with_ties(seq):
+    """Round the values so that equal maxima occur (the first one must win)."""
+    return seq._replace(data=np.round(np.asarray(seq.data) * 2) / 2)
+
+
+@pytest.mark.parametrize("nested, agg", [(False, None), (True, "non-seq"), (True, "seq")])
+def test_output_max_index_is_v2s_packed_instance_index(nested, agg):
+    value = _with_ties(sf.nested_value() if nested else sf.seq_value())
+    x = sf.nested_data("x") if nested else sf.seq_data("x")
+    pool = S.pooling(
+        input=x,
+        pooling_type=P.Max(output_max_index=True),
+        agg_level=agg or AGG.TO_NO_SEQUENCE,
+        bias_attr=True,  # v2 creates the bias but does not add it
+    )
+    out, _ = sf.run(pool, {"x": value})
+    packed, seq_starts, sub_starts = _packed(value)
+    starts = sub_starts if agg == "seq" else seq_starts
+    want = _max_sequence_forward(packed, starts)
+    if agg == "seq":
+        got = np.concatenate([sf.out_steps(out, b) for b in range(len(value.lengths))])
+    else:
+        got = np.asarray(out)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.float32
+
+
+def test_output_max_index_of_a_non_sequence_is_the_row():
+    x = sf.dense_data("x")
+    pool = S.pooling(input=x, pooling_type=P.Max(output_max_index=True))
+    out, _ = sf.run(pool, {"x": np.ones((3, sf.D), np.float32)})
+    np.testing.assert_array_equal(np.asarray(out), np.repeat(np.arange(3.0)[:, None], sf.D, 1))
+
+
+def test_output_max_index_runs_in_inference_but_refuses_a_gradient():
+    x = sf.seq_data("x")
+    hidden = paddle.layer.fc(input=x, size=sf.D, name="hidden")
+    pool = S.pooling(input=hidden, pooling_type=P.Max(True), name="where")
+    params = {p.name: np.ones(p.shape, np.float32) for p in hidden.params}
+    feeds = {"x": sf.seq_value()}
+    (value,), _ = forward([pool], params, feeds)
+    assert np.asarray(value).shape == (len(sf.LENGTHS), sf.D)
+
+    def loss(p):
+        (v,), _ = forward([pool], p, feeds)
+        return v.sum()
+
+    with pytest.raises(LayerConfigError, match=r"'where' \(max\).*no gradient"):
+        jax.grad(loss)(params)
+
+
+def test_output_max_index_pooling_is_parsed_like_v2():
+    x = sf.seq_data("x")
+    pool = S.pooling(input=x, pooling_type=P.Max(output_max_index=True))
+    assert pool.kind == "max" and pool.size == sf.D and pool.spec.seq_level == 0
+    assert "max" in str(paddle.layer.parse_network(pool))
