@@ -7,7 +7,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
@@ -189,7 +189,8 @@ def test_empty_with_block_and_bad_inputs_are_typed_errors():
             pass
     with pytest.raises(LayerTypeError, match="projections or operators.*identity_projection"):
         M.mixed(size=3, input=[x])
-    with pytest.raises(LayerConfigError, match=r"'t' \(mixed\): projection 0 \(table\) needs int"):
+    # v2 built a table projection over floats and failed when it ran: a warning here
+    with pytest.warns(LayerConfigWarning, match=r"'t' \(mixed\): projection 0 \(table\) needs int"):
         M.mixed(size=3, name="t", input=[PR.table_projection(input=x)])
     with pytest.raises(LayerConfigError, match="full_matrix.*received integer ids"):
         M.mixed(size=3, input=[PR.full_matrix_projection(input=ids)])

@@ -100,6 +100,20 @@ def same_seq_level(inputs: Sequence[Spec], what: str) -> int:
     return levels.pop()
 
 
+def rows_seq_level(inputs: Sequence[Spec], what: str) -> int:
+    """The sequence level of a layer v2 computed row by row from all its inputs (fc,
+    mixed): inputs of different levels have different row counts, which v2's config
+    parser accepted and its layer refused when run. They build here too, refusing to run
+    (``cannot_run``), with the first input's level (v2 took its sequence information)."""
+    levels = [s.seq_level for s in inputs]
+    if len(set(levels)) > 1:
+        cannot_run(
+            f"all {what} must have the same sequence level; received {sorted(set(levels))} "
+            "(v2 adds their rows, and a sequence has one row per step)."
+        )
+    return levels[0]
+
+
 def layer_function(func: F) -> F:
     """Check keyword arguments before calling ``func``; unknown ones list the valid ones."""
     sig = inspect.signature(func)
@@ -253,7 +267,9 @@ cannot_run = kinds.cannot_run  # a configuration v2 built but could not run
 suspicious = kinds.suspicious  # one v2 built and ran, very likely a mistake
 
 
-def _report_notes(name: str, kind_name: str, attrs: dict, notes: list[tuple[str, bool]]) -> None:
+def report_notes(name: str, kind_name: str, attrs: dict, notes: list[tuple[str, bool]]) -> None:
+    """Warn of the notes taken while layer ``name`` was built; a configuration that cannot
+    run is kept in ``attrs["unrunnable"]``, so that running the layer raises."""
     blocking = [m for m in (attrs.get(UNRUNNABLE), *(m for m, ok in notes if not ok)) if m]
     if blocking:
         attrs[UNRUNNABLE] = " ".join(dict.fromkeys(blocking))
@@ -307,6 +323,6 @@ def build(
             decls = kind.param_specs(specs, full_attrs)
     except LayerConfigError as exc:
         raise type(exc)(f"layer '{name}' ({kind_name}): {exc}") from None
-    _report_notes(name, kind_name, full_attrs, notes)
+    report_notes(name, kind_name, full_attrs, notes)
     params = resolve_params(name, decls, param_attrs, bias, parameter_name)
     return Layer(name, kind_name, tuple(inputs), full_attrs, spec, params)

@@ -80,7 +80,7 @@ class FcKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs, "input", "values")
-        return Spec(attrs["size"], seq_level=_base.same_seq_level(inputs, "fc inputs"))
+        return Spec(attrs["size"], seq_level=_base.rows_seq_level(inputs, "fc inputs"))
 
     def param_specs(self, inputs, attrs):
         decls = [

@@ -16,6 +16,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from paddle_lite._src import kinds
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.specs import Spec
 
@@ -135,4 +136,46 @@ def check_label_spec(spec: Spec, where: str) -> None:
         raise LayerConfigError(
             f"{where}: label has size {spec.size}; expected 6 per box ([class, xmin, ymin, "
             "xmax, ymax, difficult]) as a sequence, paddle.data_type.dense_vector_sequence(6)."
+        )
+
+
+def packed_label_rows(label: Any) -> Any:
+    """A label sequence of rows of ``W != 6`` values as v2's ``MultiBoxLossLayer`` reads it:
+    box ``j`` of image ``n`` is the 6 values starting at ``(start_n + j) * 6`` of the
+    batch's label values laid end to end (``start_n``: the image's first row), whatever
+    ``W`` is. Returns the sequence of those ``[B, T, 6]`` rows (same lengths)."""
+    data, lengths = label.data, label.lengths.astype(jnp.int32)
+    width = data.shape[-1]
+    ends = jnp.cumsum(lengths)
+    starts = ends - lengths
+    box = starts[:, None] + jnp.arange(data.shape[1])[None, :]  # [B, T]
+    flat = box[..., None] * 6 + jnp.arange(6)[None, None, :]  # [B, T, 6]
+    row, col = flat // width, flat % width
+    image = jnp.clip(jnp.searchsorted(ends, row, side="right"), 0, data.shape[0] - 1)
+    step = jnp.clip(row - starts[image], 0, data.shape[1] - 1)
+    return label._replace(data=data[image, step, col])
+
+
+def check_loss_label_spec(spec: Spec) -> None:
+    """The label of ``multibox_loss``. v2's config parser did not look at it, and its layer
+    read the label's values 6 per box (see ``packed_label_rows``): a sequence of rows of
+    another width ``>= 6`` ran on misread boxes (``kinds.suspicious``); other labels failed when
+    run (``kinds.cannot_run``; a non-sequence label of ``6 * G`` values is paddle_lite's own)."""
+    usage = (
+        "expected a dense sequence of size 6 per box ([class, xmin, ymin, xmax, ymax, "
+        "difficult]), paddle.data_type.dense_vector_sequence(6)."
+    )
+    if spec.dtype != "float32" or spec.seq_level > 1:
+        kinds.cannot_run(
+            f"label holds {spec.dtype} values at sequence level {spec.seq_level}; " + usage
+        )
+    elif spec.seq_level == 0 and spec.size % 6:
+        kinds.cannot_run(f"label has size {spec.size}, not 6 per box; " + usage)
+    elif spec.seq_level == 1 and spec.size < 6:
+        kinds.cannot_run(f"label has size {spec.size}, less than the 6 values of a box; " + usage)
+    elif spec.seq_level == 1 and spec.size != 6:
+        kinds.suspicious(
+            f"label has size {spec.size}; v2 reads the label's values 6 per box, so box j "
+            "of an image is the 6 values from (its first row + j) * 6 of the batch's label "
+            "values laid end to end, not a box of the declared rows; " + usage
         )

@@ -131,14 +131,17 @@ class MultiBoxLossKind(Kind):
     name = "multibox_loss"
 
     def infer_spec(self, inputs, attrs):
-        boxes.check_label_spec(inputs[1], "multibox_loss")
+        boxes.check_loss_label_spec(inputs[1])
         for i, spec in enumerate(inputs[:1] + inputs[2:]):
             _base.expect(spec, "priorbox" if i == 0 else f"prediction input {i - 1}")
         return Spec(1)
 
     def apply(self, params, inputs, attrs, *, key, mode):
         prior_row, loc, conf = predictions(inputs, attrs, 2)
-        loc_sum, conf_sum, matches = multibox_terms(prior_row, loc, conf, inputs[1], attrs)
+        label = inputs[1]
+        if hasattr(label, "lengths") and label.data.shape[-1] != 6:  # v2's reading
+            label = boxes.packed_label_rows(label)
+        loc_sum, conf_sum, matches = multibox_terms(prior_row, loc, conf, label, attrs)
         loss = (loc_sum + conf_sum) / jnp.maximum(matches, 1).astype(loc.dtype)
         # v2 writes the batch's loss into every row and back-propagates d loss (not the
         # sum of the rows): each row carries 1/B of the gradient.

@@ -332,19 +332,34 @@ def _link_memories(model: StepModel) -> list[list[Any]]:
                 + did_you_mean(base_name(target or ""), known)
             )
         found = by_name[target]
-        level = layer.spec.seq_level
-        if found.spec.size != layer.spec.size or found.spec.seq_level != level:
-            what = "a sequence layer" if level else "a non-sequence layer"
-            raise LayerConfigError(
-                f"memory '{layer.name}' has size {layer.spec.size} but layer '{found.name}' it "
-                f"remembers has size {found.spec.size} (seq_level {found.spec.seq_level}, the "
-                f"memory's {level}); a memory must match {what} of its own size (a memory "
-                "booted from a sequence remembers a sequence)."
-            )
+        _check_remembered(layer, found)
         entry[1] = found
     for entry in model.memories:
         entry[1] = entry[1].name
     return model.memories
+
+
+def _check_remembered(memory: Layer, found: Layer) -> None:
+    """Its size, as v2's config parser checked; another sequence level v2 built and
+    failed to run: ``cannot_run`` (``recurrent_group`` builds, refusing to run)."""
+    level = memory.spec.seq_level
+    if found.spec.size == memory.spec.size and found.spec.seq_level == level:
+        return
+    what = "a sequence layer" if level else "a non-sequence layer"
+    rule = (
+        f"; a memory must match {what} of its own size (a memory booted from a sequence "
+        "remembers a sequence)."
+    )
+    if found.spec.size != memory.spec.size:
+        raise LayerConfigError(
+            f"memory '{memory.name}' has size {memory.spec.size} but layer '{found.name}' it "
+            f"remembers has size {found.spec.size} (seq_level {found.spec.seq_level}, the "
+            f"memory's {level})" + rule
+        )
+    _base.cannot_run(
+        f"memory '{memory.name}' (seq_level {level}) remembers layer '{found.name}' of "
+        f"seq_level {found.spec.seq_level}" + rule + " v2 built it and failed when it ran."
+    )
 
 
 def _collect(model, outs, memories, inlinks, statics):  # noqa: ANN001, ANN202

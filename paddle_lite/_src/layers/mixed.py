@@ -54,9 +54,10 @@ def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
     kind, dtypes = item["type"], {s.dtype for s in specs}
     if kind in conv_mixed.CONV_TYPES:
         return conv_mixed.check_conv_input(i, item, specs)
-    if kind == "table" and dtypes != {"int32"}:
-        raise LayerConfigError(
-            f"projection {i} (table) needs integer ids; received {specs[0].dtype} values."
+    if kind == "table" and dtypes != {"int32"}:  # v2 parsed it; TableProjection failed run
+        _base.cannot_run(
+            f"projection {i} (table) needs integer ids; received {specs[0].dtype} values "
+            "(v2's TableProjection looks up the rows of its input's ids)."
         )
     if kind in ("full_matrix", "trans_full_matrix") and "int32" in dtypes:
         raise LayerConfigError(
@@ -167,7 +168,7 @@ class MixedKind(Kind):
     name = "mixed"
 
     def infer_spec(self, inputs, attrs):
-        level = _base.same_seq_level(inputs, "mixed inputs")
+        level = _base.rows_seq_level(inputs, "mixed inputs")
         size = mixed_size(inputs, attrs)
         convs = _conv_items(attrs)
         image = None

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from paddle_lite._src import kinds
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, freeze, qualified_name
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -291,8 +292,11 @@ def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  
     reverse = _base.flag(reverse, layer=name, arg="reverse")
     group = qualified_name(name)
     items = list(input) if isinstance(input, (list, tuple)) else [input]
-    graph, inputs, outs = define_step(group, step, items)
+    with kinds.noting() as notes:  # a memory of another level: v2 built it, failed to run
+        graph, inputs, outs = define_step(group, step, items)
     _check_levels(group, graph, inputs[: len(graph.inlinks)])
-    node = group_layer("recurrent_layer_group", group, graph, inputs, {"reverse": reverse})
+    attrs = {"reverse": reverse}
+    _base.report_notes(group, "recurrent_layer_group", attrs, notes)
+    node = group_layer("recurrent_layer_group", group, graph, inputs, attrs)
     agents = gather_agents(node, outs, reverse)
     return agents[0] if len(agents) == 1 else agents

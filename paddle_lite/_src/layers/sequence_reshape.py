@@ -130,7 +130,8 @@ class ExpandKind(Kind):
         _base.expect(inp)
         want = (0, None) if attrs["expand_level"] == ExpandLevel.FROM_NO_SEQUENCE else (1, 2)
         if inp.seq_level != want[0] or (want[1] is not None and like.seq_level != want[1]):
-            raise LayerConfigError(
+            # v2's config parser took any levels; its ExpandLayer failed when run
+            _base.cannot_run(
                 f"expand_level {attrs['expand_level']!r} expands a "
                 + (
                     "non-sequence input (seq_level 0)"
@@ -138,7 +139,9 @@ class ExpandKind(Kind):
                     else "sequence input (seq_level 1) over a nested expand_as (seq_level 2)"
                 )
                 + f"; received input seq_level {inp.seq_level}, expand_as seq_level "
-                f"{like.seq_level}."
+                f"{like.seq_level} (v2's ExpandLayer wants one input row per "
+                + ("sequence" if want[1] is None else "sub-sequence")
+                + " of expand_as)."
             )
         return Spec(inp.size, seq_level=like.seq_level)
 
