@@ -103,3 +103,13 @@ def test_output_max_index_pooling_is_parsed_like_v2():
     pool = S.pooling(input=x, pooling_type=P.Max(output_max_index=True))
     assert pool.kind == "max" and pool.size == sf.D and pool.spec.seq_level == 0
     assert "max" in str(paddle.layer.parse_network(pool))
+
+
+def test_output_max_index_survives_a_json_round_trip():
+    x = sf.seq_data("x")
+    pool = S.pooling(input=x, pooling_type=P.Max(output_max_index=True))
+    topology = paddle.topology.Topology
+    back = topology.from_json(topology(pool).to_json())
+    (loaded,) = [n for n in back.nodes if n.name == pool.name]
+    assert loaded.attrs["pooling_type"].output_max_index is True
+    assert loaded.attrs["layer"] == pool.name
