@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from paddle_lite._src import events
+from paddle_lite._src.arg_checks import require_parameters
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.parameters import Parameters
@@ -60,8 +61,7 @@ def _outputs_of(topology: Any) -> list[Layer]:
 
 
 def _cached_trainer(topology: Any, parameters: Parameters, update_equation: Any) -> SGD:
-    if not isinstance(parameters, Parameters):
-        raise TypeError("parameters should be parameters")
+    require_parameters(parameters, "paddle.trainer")
     outputs = _outputs_of(topology)
     cache: Mapping[Any, SGD] = parameters.__dict__.setdefault("_trainers", {})
     key = (tuple(id(o) for o in outputs), id(update_equation))

@@ -14,6 +14,7 @@ import numpy as np
 
 from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, v2_inference_file
+from paddle_lite._src.arg_checks import require_parameters
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
 from paddle_lite._src.graph import Layer
@@ -54,6 +55,7 @@ class Inference:
     def __init__(
         self, parameters: Parameters, output_layer: Any = None, fileobj: Any = None
     ) -> None:
+        require_parameters(parameters, "paddle.inference.Inference")
         if output_layer is not None:
             topology = Topology(output_layer)
         elif fileobj is not None:
@@ -212,6 +214,7 @@ def infer(
 
         probs = paddle.infer(output_layer=predict, parameters=params, input=[(img,)])
     """
+    require_parameters(parameters, "paddle.infer")
     cache = parameters.__dict__.setdefault("_inferers", {})
     outputs = tuple(output_layer) if isinstance(output_layer, (list, tuple)) else (output_layer,)
     key = tuple(id(o) for o in outputs)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src import checkpoints, config, events, steps
+from paddle_lite._src.arg_checks import frozen_names, require_parameters, warn_unless_costs
 from paddle_lite._src.device_state import DeviceState
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError, ParameterError
@@ -30,28 +31,6 @@ from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
 from paddle_lite._src.version import __version__
-
-
-def frozen_names(immutable: Iterable[str] | None, names: Iterable[str]) -> frozenset[str]:
-    """Parameter names matched by ``immutable``: a name, or a prefix before a ``.``.
-
-    ``{"D"}`` freezes ``D``, ``D.w0`` and ``D.wbias``; an entry matching nothing is an error.
-    """
-    if immutable is None:
-        return frozenset()
-    if isinstance(immutable, str):
-        immutable = [immutable]
-    names = list(names)
-    frozen = set()
-    for entry in immutable:
-        hits = {n for n in names if n == entry or n.startswith(entry + ".")}
-        if not hits:
-            raise ParameterError(
-                f"immutable_parameters entry {entry!r} matches no parameter of this topology; "
-                f"parameters: {names}."
-            )
-        frozen |= hits
-    return frozenset(frozen)
 
 
 def topology_evaluators(topology: Topology) -> list[Any]:
@@ -93,11 +72,11 @@ class SGD:
         pserver_spec: Any = None,
         use_etcd: bool = True,
     ) -> None:
-        if not isinstance(parameters, Parameters):
-            raise TypeError("parameters should be parameters")
+        require_parameters(parameters, "paddle.trainer.SGD")
         if not is_local or pserver_spec is not None:
             raise ConfigError("parameter servers are not supported: use is_local=True.")
         self._costs = list(cost) if isinstance(cost, (list, tuple)) else [cost]
+        warn_unless_costs(self._costs)
         self.__topology__ = Topology(self._costs, extra_layers)
         missing = [n for n in self.__topology__.params if n not in parameters]
         if missing:
@@ -156,8 +135,10 @@ class SGD:
                 the whole run, so the resumed run ends where an uninterrupted one would).
             event_handler: called with each ``paddle.event`` event.
             feeding: ``{data layer name: field index}`` or a list of names.
-            immutable_parameters: parameter names or name prefixes left unchanged
-                (not differentiated at all).
+            immutable_parameters: what to leave unchanged (not differentiated at all):
+                parameter names (``"_D.w0"``), prefixes before a ``.`` (``"_D"``), layer
+                names (``"D"``: every parameter the layer owns) or layer objects; an
+                entry matching nothing is an error listing the close matches.
             steps_per_dispatch: run this many consecutive batches of one shape as one
                 device call (a ``lax.scan``: the same updates in the same order). Their
                 ``BeginIteration``, ``EndForwardBackward`` and ``EndIteration`` events
@@ -179,7 +160,7 @@ class SGD:
             on_nan=_on_nan(on_nan),
             checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
-        frozen = frozen_names(immutable_parameters, self._specs)
+        frozen = frozen_names(immutable_parameters, self._specs, self.__topology__.nodes)
         start_pass, skip = self._resume_point()
         self._device.start(frozen, run.on_nan)
         self._parameters._pull = self._device.pull

@@ -194,7 +194,7 @@ def test_second_train_and_infer_compile_nothing_new():
 def test_type_errors():
     _, cost = _linear()
     params = paddle.parameters.create(cost)
-    with pytest.raises(TypeError, match="parameters should be parameters"):
+    with pytest.raises(TypeError, match="parameters must be a paddle.parameters.Parameters"):
         paddle.trainer.SGD(cost, {}, paddle.optimizer.Momentum())
     with pytest.raises(TypeError, match="update equation"):
         paddle.trainer.SGD(cost, params, "sgd")
