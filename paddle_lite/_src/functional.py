@@ -27,15 +27,16 @@ def train_fn(
     feeding: Any = None,
     num_passes: int = 1,
     immutable_parameters: Any = None,
-) -> None:
-    """The design doc's ``paddle.train``: train ``topology`` (cost layers) in place.
+) -> Any:
+    """The design doc's ``paddle.train``: train ``topology`` (cost layers) in place;
+    returns the ``History`` of ``SGD.train``.
 
     A trainer is kept per (topology outputs, update equation) on the parameters, so a
     second call compiles nothing new. With no ``update_equation``, plain SGD
     (``Momentum(momentum=0)``, learning rate 1e-3) is used.
     """
     trainer = _cached_trainer(topology, parameters, update_equation)
-    trainer.train(
+    return trainer.train(
         reader,
         num_passes=num_passes,
         event_handler=event_handler,

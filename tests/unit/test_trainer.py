@@ -92,6 +92,7 @@ def test_event_order_and_ids():
         want += (
             [("BeginPass", p, None)] + per_batch(p, 0) + per_batch(p, 1) + [("EndPass", p, None)]
         )
+    assert names.pop(3) == ("Compiling", 0, 0)  # the first step compiles; none after
     assert names == want + [("EndTraining", None, None)]
 
 
