@@ -46,10 +46,11 @@ class Inference:
             ``Topology.serialize_for_inference`` — paddle_lite's, or v2's pickled
             ModelConfig (read without running code; see ``v2_inference_file``).
 
-    Example::
-
+    Example:
+        ```python
         inferer = paddle.inference.Inference(parameters=params, output_layer=prediction)
         probs = inferer.infer(input=[(image,) for image in images])
+        ```
     """
 
     def __init__(
@@ -210,9 +211,10 @@ def infer(
     Returns:
         A numpy array for one field (outputs concatenated on axis 0), else a list.
 
-    Example::
-
+    Example:
+        ```python
         probs = paddle.infer(output_layer=predict, parameters=params, input=[(img,)])
+        ```
     """
     require_parameters(parameters, "paddle.infer")
     cache = parameters.__dict__.setdefault("_inferers", {})

@@ -54,13 +54,21 @@ class SGD:
         parameters: a ``Parameters`` holding every parameter of the topology.
         update_equation: a ``paddle.optimizer`` optimizer or an optax transformation.
         extra_layers: layers kept in the topology though no cost depends on them.
-        is_local: only local training is supported.
+        is_local: True (the default) trains in this process. v2's ``False`` (training
+            through parameter servers) is a ``ConfigError``: for several devices or
+            machines use ``paddle.init(trainer_count=N)`` or ``paddle_lite.launch``.
+        pserver_spec: v2: the parameter servers' addresses (``"host:port,..."``) for
+            ``is_local=False``. Accepted for v2 compatibility; anything but None is a
+            ``ConfigError``, since there are no parameter servers here.
+        use_etcd: v2: find the parameter servers through etcd. Accepted for v2
+            compatibility and ignored.
 
-    Example::
-
+    Example:
+        ```python
         trainer = paddle.trainer.SGD(cost=cost, parameters=params,
                                      update_equation=paddle.optimizer.Momentum(momentum=0))
         trainer.train(paddle.batch(reader, 32), num_passes=2, event_handler=handler)
+        ```
     """
 
     def __init__(
