@@ -125,3 +125,14 @@ def test_no_empty_table_headers_in_docs():
     assert bad == {}, f"tables with an empty header row (page: lines): {bad}"
     assert _empty_table_headers("| | |\n| --- | --- |\n| a | b |") == [1]
     assert _empty_table_headers("| a | b |\n| --- | ---: |\n| c | d |") == []
+
+
+def test_readme_first_example_runs_and_writes_nothing(tmp_path, monkeypatch):
+    """The README's first example runs right after ``pip install -e .`` (two passes here)
+    and leaves the working directory empty."""
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, flags=re.S).group(1)
+    assert "num_passes=30" in code and "paddle.event.progress()" in code
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code.replace("num_passes=30", "num_passes=2"), "README.md", "exec"), {})
+    assert list(tmp_path.iterdir()) == []
