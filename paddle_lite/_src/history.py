@@ -52,6 +52,7 @@ class History:
         self.passes: list[PassRecord] = []
 
     def begin(self, pass_id: int) -> PassRecord:
+        """Start the record of pass ``pass_id`` (the trainer calls this at ``BeginPass``)."""
         self.passes.append(PassRecord(pass_id))
         return self.passes[-1]
 
@@ -62,14 +63,17 @@ class History:
 
     @property
     def cost(self) -> list[float | None]:
+        """Per pass: the mean cost over the pass's samples (None for an empty pass)."""
         return [p.cost for p in self.passes]
 
     @property
     def metrics(self) -> list[dict[str, Any]]:
+        """Per pass: the evaluator values over the pass, ``{name: value}``."""
         return [p.metrics for p in self.passes]
 
     @property
     def test_cost(self) -> list[float | None]:
+        """Per pass: the cost of its last ``trainer.test`` (None for a pass without one)."""
         return [None if p.test is None else p.test.cost for p in self.passes]
 
     def __len__(self) -> int:
