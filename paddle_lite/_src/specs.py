@@ -76,7 +76,7 @@ class InitSpec:
         if self.strategy == "callable":
             return f"ParamAttr(initializer={getattr(self.fn, '__name__', repr(self.fn))})"
         if self.smart:
-            return "ParamAttr() default (gaussian, initial_std=1/sqrt(fan_in))"
+            return "ParamAttr() (v2's default: gaussian with std 1/sqrt(fan_in))"
         if self.kwargs or self.strategy not in ("gaussian", "uniform"):
             args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs)
             return f"ParamAttr(initializer=paddle.initializer.{self.strategy}({args}))"
