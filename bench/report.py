@@ -106,8 +106,7 @@ def _num(value: Any, digits: int = 2) -> str:
     return f"{value:.{digits}f}" if abs(value) >= 1 else f"{value:.{digits + 1}g}"
 
 
-def _row(title: str, name: str, row: dict[str, Any]) -> str:
-    waste = row.get("padding_waste")
+def _speed_row(title: str, name: str, row: dict[str, Any]) -> str:
     spread = (max(row["times_s"]) - min(row["times_s"])) / row["median_s"]
     cells = [
         title,
@@ -116,6 +115,15 @@ def _row(title: str, name: str, row: dict[str, Any]) -> str:
         f"**{row['vs_jax']:.2f}**" if name == "paddle_lite" else f"{row['vs_jax']:.2f}",
         _num(row["ms_per_step"], 3),
         f"{100 * spread:.0f}%",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _cost_row(title: str, name: str, row: dict[str, Any]) -> str:
+    waste = row.get("padding_waste")
+    cells = [
+        title,
+        name,
         _num(row["first_pass_s"]),
         _num(row["compile_s"]),
         _num(row["compilations"]),
@@ -127,11 +135,24 @@ def _row(title: str, name: str, row: dict[str, Any]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-HEADER = (
-    "| model | side | samples/s | × plain JAX | ms/step | spread | first pass s | compile s "
-    "| compilations | dispatches/step | padding waste | XLA step MB | peak MB |\n"
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+SPEED_HEADER = (
+    "| model | side | samples/s | × plain JAX | ms/step | spread |\n"
+    "| --- | --- | ---: | ---: | ---: | ---: |"
 )
+COST_HEADER = (
+    "| model | side | first pass s | compile s | compilations | dispatches/step "
+    "| padding waste | XLA step MB | peak MB |\n"
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+)
+CHART = "img/benchmarks.png"  # drawn by bench/chart.py, relative to docs/
+
+
+def _table(result: dict[str, Any], header: str, row) -> list[str]:  # noqa: ANN001
+    lines = [header]
+    for model in result["models"].values():
+        for i, (name, values) in enumerate(model["sides"].items()):
+            lines.append(row(model["title"] if i == 0 else "", name, values))
+    return lines
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -145,11 +166,16 @@ def markdown(result: dict[str, Any]) -> str:
         f"Mode `{opts['mode']}` ({_mode_text(opts['mode'])}); {opts['reps']} interleaved "
         f"repetitions per side; precision `{opts['precision']}`; command `{opts['command']}`.",
         "",
-        HEADER,
+        f"![Speed of each side relative to plain JAX, per model]({CHART})",
+        "",
+        "## Speed",
+        "",
+        *_table(result, SPEED_HEADER, _speed_row),
+        "",
+        "## First pass, compilation and memory",
+        "",
+        *_table(result, COST_HEADER, _cost_row),
     ]
-    for model in result["models"].values():
-        for i, (name, row) in enumerate(model["sides"].items()):
-            lines.append(_row(model["title"] if i == 0 else "", name, row))
     lines += ["", "## Configurations", "", "| model | measured configuration | shrunk |"]
     lines.append("| --- | --- | --- |")
     for model in result["models"].values():
@@ -158,7 +184,8 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(f"| {model['title']} | {model['config']}{steps} | {shrunk} |")
     lines += ["", "## Columns", "", COLUMNS.rstrip()]
     notes = result.get("notes", []) + [
-        "What these numbers say, and the measurements behind it: README.md, section Measured."
+        "What these numbers say, and the measurements behind it: "
+        "[Performance notes](performance.md)."
     ]
     lines += ["", "## Notes", ""] + [f"- {note}" for note in notes]
     return "\n".join(lines) + "\n"

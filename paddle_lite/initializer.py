@@ -1,13 +1,14 @@
 """Parameter initializers, selectable by object or by registered name.
 
-Example::
-
+Example:
+    ```python
     w = paddle.attr.Param(initializer=paddle.initializer.msra())
     def ones(key, shape, dtype):
         return jnp.ones(shape, dtype)
 
     paddle.initializer.register_initializer("ones", ones)
     b = paddle.attr.Param(initializer="ones")
+    ```
 """
 
 from paddle_lite._src.initializers import (

@@ -1,8 +1,9 @@
 """Start a multi-process training job on this machine (``python -m paddle_lite.launch``).
 
-Example::
-
+Example:
+    ```python
     python -m paddle_lite.launch --nproc 2 train.py --num-passes 5
+    ```
 """
 
 import sys

@@ -10,6 +10,7 @@
 import argparse
 import os
 import sys
+import tempfile
 
 import paddle_lite as paddle
 import paddle_lite.dataset.uci_housing as uci_housing
@@ -22,7 +23,8 @@ num_passes = 30
 
 
 # %%
-def main(num_passes=30, save_dir=".", plot=False):
+def main(num_passes=30, save_dir=None, plot=False):
+    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
     # network config
@@ -41,7 +43,7 @@ def main(num_passes=30, save_dir=".", plot=False):
 
     feeding = {"x": 0, "y": 1}
     ploter = paddle.plot.Ploter("Train cost", "Test cost") if plot else None
-    progress = paddle.event.progress(total=202) if in_notebook else None
+    progress = paddle.event.progress() if in_notebook else None
     step = [0]
 
     # event_handler to print training and testing info
@@ -105,7 +107,11 @@ if __name__ == "__main__" and in_notebook:
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Chapter 1, fit a line (v2 book).")
     parser.add_argument("--num-passes", type=int, default=30)
-    parser.add_argument("--save-dir", default=".")
-    parser.add_argument("--plot", action="store_true", help="write train_and_test.png")
+    parser.add_argument(
+        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
+    )
+    parser.add_argument(
+        "--plot", action="store_true", help="write train_and_test.png into the save dir"
+    )
     args = parser.parse_args()
     main(args.num_passes, args.save_dir, args.plot)

@@ -11,6 +11,7 @@
 import argparse
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -80,7 +81,8 @@ NETWORKS = {
 
 
 # %%
-def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_dir="."):
+def main(net="lenet", num_passes=5, train_reader=None, test_reader=None, save_dir=None):
+    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
     # define network topology
@@ -162,6 +164,8 @@ elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Chapter 2, recognize digits (v2 book).")
     parser.add_argument("--net", choices=sorted(NETWORKS), default="lenet")
     parser.add_argument("--num-passes", type=int, default=5)
-    parser.add_argument("--save-dir", default=".")
+    parser.add_argument(
+        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
+    )
     args = parser.parse_args()
     main(args.net, args.num_passes, save_dir=args.save_dir)

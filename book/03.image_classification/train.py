@@ -29,6 +29,7 @@
 import argparse
 import os
 import sys
+import tempfile
 
 import paddle_lite as paddle
 
@@ -47,7 +48,8 @@ num_passes = 200
 
 
 # %%
-def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_dir=".", depth=32):
+def main(net="vgg", num_passes=200, train_reader=None, test_reader=None, save_dir=None, depth=32):
+    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
     datadim = 3 * 32 * 32
     classdim = 10
 
@@ -139,6 +141,8 @@ elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Chapter 3 of the v2 book.")
     parser.add_argument("--net", choices=["vgg", "resnet"], default="vgg")
     parser.add_argument("--num-passes", type=int, default=200)
-    parser.add_argument("--save-dir", default=".")
+    parser.add_argument(
+        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
+    )
     args = parser.parse_args()
     main(args.net, args.num_passes, save_dir=args.save_dir)

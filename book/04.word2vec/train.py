@@ -30,6 +30,7 @@ import argparse
 import math
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -59,7 +60,8 @@ num_passes = 100
 
 
 # %%
-def main(num_passes=100, word_dict=None, train_reader=None, test_reader=None, save_dir="."):
+def main(num_passes=100, word_dict=None, train_reader=None, test_reader=None, save_dir=None):
+    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
     paddle.init(use_gpu=with_gpu, trainer_count=3)
     word_dict = word_dict or paddle.dataset.imikolov.build_dict()
     dict_size = len(word_dict)
@@ -133,6 +135,8 @@ if __name__ == "__main__" and in_notebook:
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Chapter 4 of the v2 book.")
     parser.add_argument("--num-passes", type=int, default=100)
-    parser.add_argument("--save-dir", default=".")
+    parser.add_argument(
+        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
+    )
     args = parser.parse_args()
     main(args.num_passes, save_dir=args.save_dir)

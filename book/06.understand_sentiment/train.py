@@ -29,6 +29,7 @@
 import argparse
 import os
 import sys
+import tempfile
 
 import paddle_lite as paddle
 
@@ -96,8 +97,9 @@ num_passes = 20
 
 # %%
 def main(
-    net="conv", num_passes=20, word_dict=None, train_reader=None, test_reader=None, save_dir="."
+    net="conv", num_passes=20, word_dict=None, train_reader=None, test_reader=None, save_dir=None
 ):
+    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
     # network config
@@ -183,6 +185,8 @@ elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Chapter 6 of the v2 book.")
     parser.add_argument("--net", choices=["conv", "lstm"], default="conv")
     parser.add_argument("--num-passes", type=int, default=20)
-    parser.add_argument("--save-dir", default=".")
+    parser.add_argument(
+        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
+    )
     args = parser.parse_args()
     main(args.net, args.num_passes, save_dir=args.save_dir)

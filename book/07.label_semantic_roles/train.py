@@ -30,6 +30,7 @@ import argparse
 import math
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -160,7 +161,8 @@ num_passes = 1
 
 
 # %%
-def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8):
+def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8, save_dir=None):
+    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
     paddle.init(use_gpu=with_gpu, trainer_count=1)
 
     # define network topology
@@ -240,7 +242,7 @@ def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8):
 
         if isinstance(event, paddle.event.EndPass):
             # save parameters
-            with open("params_pass_%d.tar" % event.pass_id, "wb") as f:
+            with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
                 trainer.save_parameter_to_tar(f)
 
             result = trainer.test(reader=reader, feeding=feeding)
@@ -281,5 +283,8 @@ if __name__ == "__main__" and in_notebook:
 elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Chapter 7 of the v2 book.")
     parser.add_argument("--num-passes", type=int, default=1)
+    parser.add_argument(
+        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
+    )
     args = parser.parse_args()
-    main(args.num_passes)
+    main(args.num_passes, save_dir=args.save_dir)

@@ -25,7 +25,10 @@
 # parameters by name.
 #
 # Run: `python book/08.machine_translation/train.py [--num-passes 2] [--dataset wmt14|wmt16]`
-#      then  python book/08.machine_translation/train.py --generate --model params_pass_00001.tar
+#      then  python book/08.machine_translation/train.py --generate \
+#                   --model <dir>/params_pass_00001.tar
+# (training saves into a new temporary folder, printed at the start; ``train(save_dir=...)``
+# chooses the folder).
 # (``--generate`` without ``--model`` uses the book's pre-trained ``wmt14.model()``.)
 #
 # The paired notebook `train.ipynb` is this program (`jupytext --sync
@@ -36,6 +39,7 @@
 import argparse
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -189,11 +193,13 @@ def train(
     reader=None,
     batch_size=4,
     learning_rate=5e-5,
-    save_dir=".",
+    save_dir=None,
     save_every=10,
     **net_args,
 ):
     """Train the network as the book does; returns the trained parameters."""
+    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
+    print("parameters are saved under %s" % save_dir)
     source_dict_dim = target_dict_dim = dict_size
 
     # define optimize method and trainer

@@ -71,9 +71,10 @@ def stub(entry: Absent) -> Callable[..., Any]:
 def module_getattr(module: str, aliases: dict[str, Any] | None = None) -> Callable[[str], Any]:
     """A module ``__getattr__`` serving ``aliases`` and the absent names of ``module``.
 
-    Example::
-
+    Example:
+        ```python
         __getattr__ = module_getattr("layer", {"print": printer})
+        ```
     """
     entries = _BY_MODULE.get(module, {})
     extra = dict(aliases or {})

@@ -9,10 +9,11 @@ cut. A process killed at any point leaves the previous file intact (at worst a h
 ``.tmp`` file beside it); an exception inside the block deletes the temporary file and
 leaves the target untouched.
 
-Example::
-
+Example:
+    ```python
     with atomic_write("model.tar") as f:
         params.to_tar(f)
+    ```
 """
 
 from __future__ import annotations

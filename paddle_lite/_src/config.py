@@ -163,9 +163,10 @@ def init(**kwargs: Any) -> dict[str, Any]:
         **kwargs: any other v2 flag; ``PADDLE_INIT_<NAME>`` environment variables
             supply flags too, and explicit keywords override them.
 
-    Example::
-
+    Example:
+        ```python
         paddle.init(use_gpu=False, trainer_count=1, seed=1)
+        ```
     """
     flags = env_flags(os.environ)
     for name, value in kwargs.items():

@@ -57,7 +57,11 @@ class InputType:
         self.type = DataType(tp)
 
     def __repr__(self) -> str:
-        return f"InputType(dim={self.dim}, seq_type={self.seq_type!r}, type={self.type!r})"
+        """v2's words: ``dense_vector(784)``, ``integer_value_sequence(10)``."""
+        base = _CONSTRUCTORS[self.type]
+        return f"{base}{_SEQ_SUFFIX[self.seq_type]}({self.dim})"
+
+    __str__ = __repr__
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, InputType) and self.to_json() == other.to_json()
@@ -73,6 +77,19 @@ class InputType:
     def from_json(cls, obj: dict[str, Any]) -> InputType:
         """Rebuild an ``InputType`` from :meth:`to_json` output."""
         return cls(int(obj["dim"]), SequenceType(obj["seq_type"]), DataType(obj["type"]))
+
+
+_CONSTRUCTORS = {
+    DataType.Dense: "dense_vector",
+    DataType.SparseNonValue: "sparse_binary_vector",
+    DataType.SparseValue: "sparse_float_vector",
+    DataType.Index: "integer_value",
+}
+_SEQ_SUFFIX = {
+    SequenceType.NO_SEQUENCE: "",
+    SequenceType.SEQUENCE: "_sequence",
+    SequenceType.SUB_SEQUENCE: "_sub_sequence",
+}
 
 
 def dense_vector(dim: int, seq_type: SequenceType = SequenceType.NO_SEQUENCE) -> InputType:

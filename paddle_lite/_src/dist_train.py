@@ -130,10 +130,11 @@ def dist_train(
         Outside the cluster, the manifest's path (train with ``kubectl apply -f``);
         inside a pod, None after training.
 
-    Example::
-
+    Example:
+        ```python
         paddle.dist_train(cost, params, reader=train_reader, num_workers=4,
                           image="registry.example.com/mnist:1", k8s_job="mnist")
+        ```
     """
     _check(k8s_job, image, num_workers)
     if os.environ.get("PADDLE_LITE_K8S_JOB") == k8s_job:

@@ -30,6 +30,16 @@ class DataError(PaddleLiteError, ValueError):
     """A data sample or data file does not match what was declared."""
 
 
+class ArgumentTypeError(PaddleLiteError, TypeError):
+    """A trainer, inference or parameter function received an argument of the wrong kind
+    (``parameters=None``, a layer where ``Parameters`` belong, ...)."""
+
+
+class MissingDependencyError(PaddleLiteError, ImportError):
+    """An optional package a feature needs is not installed; the message says which
+    ``pip install`` command adds it."""
+
+
 class ConfigError(PaddleLiteError, ValueError):
     """A global setting (``paddle.init``, environment variables) is invalid."""
 
@@ -47,6 +57,10 @@ class LayerConfigWarning(UserWarning):
 
 class DataWarning(UserWarning):
     """Suspicious data that is not an error, e.g. a reader that yielded no batch in a pass."""
+
+
+class CostWarning(UserWarning):
+    """A layer passed as ``cost=`` does not look like a cost (v2 trained it all the same)."""
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:

@@ -258,9 +258,10 @@ def where_of(name: str, kind: str) -> str:
 def total_stats(batches: Sequence[Mapping[str, Any]]) -> dict[str, np.ndarray]:
     """The element-wise sum of several batches' statistics (host side).
 
-    Example::
-
+    Example:
+        ```python
         ev.result(total_stats([ev.batch_stats(v) for v in batch_values]))
+        ```
     """
     keys = batches[0].keys() if batches else ()
     return {k: sum(np.asarray(b[k], np.float64) for b in batches) for k in keys}

@@ -102,9 +102,10 @@ def classification_error(input, label, name=None, weight=None, top_k=None, thres
     Returns:
         The declared :class:`Evaluator`; metric ``{name: error rate}``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.classification_error(input=prob, label=lbl, top_k=5)
+        ```
     """
     name = evaluator_name(name, "classification_error_evaluator")
     return declare(_classification_error(input, label, name, weight, top_k, threshold))
@@ -135,10 +136,11 @@ def auto_evaluators(layer: Layer) -> list[Evaluator]:
     Returns:
         A list of :class:`Evaluator` (empty for layers that attach none).
 
-    Example::
-
+    Example:
+        ```python
         cost = paddle.layer.classification_cost(input=prob, label=lbl)
         [ev] = auto_evaluators(cost)      # ev.name == "classification_error_evaluator"
+        ```
     """
     names = layer.attrs.get("evaluators") or ()
     if not names:

@@ -97,9 +97,10 @@ def auc(input, label, name=None, weight=None):  # noqa: A002
     Returns:
         The declared :class:`Evaluator`; metric ``{name: auc}``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.auc(input=prob, label=lbl)
+        ```
     """
     name = evaluator_name(name, "auc_evaluator")
     return declare(make_auc(input, label, name, weight))
@@ -205,9 +206,10 @@ def precision_recall(input, label, positive_label=None, weight=None, name=None):
     Returns:
         The declared :class:`Evaluator`; 3 metrics (one class) or 7 (macro/micro).
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.precision_recall(input=prob, label=lbl, positive_label=1)
+        ```
     """
     name = evaluator_name(name, "precision_recall_evaluator")
     return declare(make_precision_recall(input, label, positive_label, weight, name))
@@ -278,9 +280,10 @@ def pnpair(input, label, query_id=None, weight=None, name=None, info=None):  # n
     Returns:
         The declared :class:`Evaluator`; metric ``{name: pos / neg}``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.pnpair(input=score, label=rel, query_id=qid)
+        ```
     """
     name = evaluator_name(name, "pnpair_evaluator")
     where = where_of(name, "pnpair")
@@ -345,9 +348,10 @@ def sum(input, name=None, weight=None):  # noqa: A001, A002
     Returns:
         The declared :class:`Evaluator`; metric ``{name: sum / samples}``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.sum(input=crf_dec)
+        ```
     """
     name = evaluator_name(name, "sum_evaluator")
     return declare(_sum(Sum, input, name, weight, last_column=False))
@@ -370,9 +374,10 @@ def column_sum(input, name=None, weight=None):  # noqa: A002
     Returns:
         The declared :class:`Evaluator`; metric ``{name: last-column sum / samples}``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.column_sum(input=prob)
+        ```
     """
     name = evaluator_name(name, "column_sum_evaluator")
     return declare(_sum(ColumnSum, input, name, weight, last_column=True))

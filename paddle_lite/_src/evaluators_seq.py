@@ -179,10 +179,11 @@ def chunk(input, label, chunk_scheme, num_chunk_types, name=None, excluded_chunk
         The declared :class:`Evaluator`; metrics ``name.precision``, ``name.recall``,
         ``name.F1-score``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.chunk(input=crf_dec, label=target, chunk_scheme="IOB",
                                num_chunk_types=(len(label_dict) - 1) // 2)
+        ```
     """
     name = evaluator_name(name, "chunk_evaluator")
     where = where_of(name, "chunk")
@@ -287,9 +288,10 @@ def ctc_error(input, label, name=None):  # noqa: A002
         ``name.deletion_error``, ``name.insertion_error``, ``name.substitution_error``,
         ``name.sequence_error``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.ctc_error(input=prob_seq, label=label_seq)
+        ```
     """
     name = evaluator_name(name, "ctc_error_evaluator")
     where = where_of(name, "ctc_error")

@@ -2,6 +2,7 @@
 
 Order: ``BeginTraining``, then per pass ``BeginPass``, per batch ``BeginIteration``,
 ``EndForwardBackward``, ``EndIteration``, then ``EndPass``; finally ``EndTraining``.
+``Compiling`` comes before a step that compiles a new program (a handler may ignore it).
 ``cost`` and ``metrics`` are read from the device only when a handler asks for them,
 so a handler that ignores them does not slow training down. ``EndForwardBackward``,
 ``EndIteration`` and ``EndPass`` carry ``gm``, v2's gradient machine: call
@@ -35,7 +36,11 @@ class WithMetric:
 
 
 class BeginTraining:
-    """Sent once before the first pass."""
+    """Sent once before the first pass; ``num_passes`` is the pass count of the call
+    (None when built by hand)."""
+
+    def __init__(self, num_passes: int | None = None) -> None:
+        self.num_passes = num_passes
 
 
 class EndTraining:
@@ -43,10 +48,28 @@ class EndTraining:
 
 
 class BeginPass:
-    """Sent before pass ``pass_id`` starts."""
+    """Sent before pass ``pass_id`` starts.
 
-    def __init__(self, pass_id: int) -> None:
+    ``num_passes`` is the pass count of the ``train`` call; ``batches`` the batches
+    this pass will have, when known: the reader's ``len()`` if it has one, else the
+    previous pass's count (None in the first pass).
+    """
+
+    def __init__(
+        self, pass_id: int, num_passes: int | None = None, batches: int | None = None
+    ) -> None:
         self.pass_id = pass_id
+        self.num_passes = num_passes
+        self.batches = batches
+
+
+class Compiling:
+    """Sent just before a step that compiles a new program (the first batch, or a batch
+    of a new shape): the next call blocks for the compile, seconds for a large network."""
+
+    def __init__(self, pass_id: int, batch_id: int) -> None:
+        self.pass_id = pass_id
+        self.batch_id = batch_id
 
 
 class EndPass(WithMetric):

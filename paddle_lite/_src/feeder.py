@@ -175,10 +175,11 @@ def _is_columns(batch: Any, n_fields: int) -> bool:
 class DataFeeder:
     """Turn a minibatch (list of sample tuples) into ``{data layer name: array}``.
 
-    Example::
-
+    Example:
+        ```python
         feeder = DataFeeder([("x", dense_vector(2)), ("y", integer_value(3))], {"x": 0, "y": 1})
         feeds = feeder([([0.1, 0.2], 1), ([0.3, 0.4], 2)])
+        ```
     """
 
     def __init__(

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from paddle_lite._src import events
+from paddle_lite._src.arg_checks import require_parameters
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.parameters import Parameters
@@ -26,15 +27,16 @@ def train_fn(
     feeding: Any = None,
     num_passes: int = 1,
     immutable_parameters: Any = None,
-) -> None:
-    """The design doc's ``paddle.train``: train ``topology`` (cost layers) in place.
+) -> Any:
+    """The design doc's ``paddle.train``: train ``topology`` (cost layers) in place;
+    returns the ``History`` of ``SGD.train``.
 
     A trainer is kept per (topology outputs, update equation) on the parameters, so a
     second call compiles nothing new. With no ``update_equation``, plain SGD
     (``Momentum(momentum=0)``, learning rate 1e-3) is used.
     """
     trainer = _cached_trainer(topology, parameters, update_equation)
-    trainer.train(
+    return trainer.train(
         reader,
         num_passes=num_passes,
         event_handler=event_handler,
@@ -60,8 +62,7 @@ def _outputs_of(topology: Any) -> list[Layer]:
 
 
 def _cached_trainer(topology: Any, parameters: Parameters, update_equation: Any) -> SGD:
-    if not isinstance(parameters, Parameters):
-        raise TypeError("parameters should be parameters")
+    require_parameters(parameters, "paddle.trainer")
     outputs = _outputs_of(topology)
     cache: Mapping[Any, SGD] = parameters.__dict__.setdefault("_trainers", {})
     key = (tuple(id(o) for o in outputs), id(update_equation))

@@ -56,11 +56,12 @@ class LayerForwards:
 class GradientMachine:
     """The batch a training step just ran, as v2's ``event.gm`` (see the module doc).
 
-    Example::
-
+    Example:
+        ```python
         def handler(event):
             if isinstance(event, paddle.event.EndIteration):
                 out = event.gm.getLayerOutputs("score")["score"]["value"]  # [batch, size]
+        ```
     """
 
     def __init__(

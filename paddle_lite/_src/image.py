@@ -63,9 +63,10 @@ def load_image_bytes(bytes, is_color=True):  # noqa: A002
     Returns:
         ``uint8`` ``[H, W, 3]`` in BGR order, or ``[H, W]`` when ``is_color=False``.
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.load_image_bytes(open("cat.jpg", "rb").read())
+        ```
     """
     return _decode(io.BytesIO(bytes), bool(is_color))
 
@@ -73,9 +74,10 @@ def load_image_bytes(bytes, is_color=True):  # noqa: A002
 def load_image(file, is_color=True):  # noqa: A002
     """Read an image file (as OpenCV's ``imread``: BGR, HWC, uint8).
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.load_image("cat.jpg")   # im.shape == (H, W, 3)
+        ```
     """
     if not os.path.exists(file):
         raise DataError(f"load_image: no image file at {file!r}.")
@@ -117,9 +119,10 @@ def resize_short(im, size):
     ``(size*w//h) x size`` — the long edge swaps axes, as v2's call of OpenCV did (see
     the module docstring).
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.resize_short(im, 256)   # min(im.shape[:2]) == 256
+        ```
     """
     h, w = im.shape[:2]
     h_new, w_new = size, size
@@ -135,9 +138,10 @@ def resize_short(im, size):
 def to_chw(im, order=(2, 0, 1)):
     """Transpose an HWC image to CHW (or any ``order``).
 
-    Example::
-
+    Example:
+        ```python
         chw = paddle.image.to_chw(im)   # (3, H, W)
+        ```
     """
     if len(im.shape) != len(order):
         raise DataError(f"to_chw: order {order} does not fit an image of shape {im.shape}.")
@@ -153,9 +157,10 @@ def _crop(im: np.ndarray, size: int, top: int, left: int, is_color: bool) -> np.
 def center_crop(im, size, is_color=True):
     """The central ``size x size`` square (offsets ``(h - size) // 2``, ``(w - size) // 2``).
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.center_crop(im, 224)
+        ```
     """
     h, w = im.shape[:2]
     return _crop(im, size, (h - size) // 2, (w - size) // 2, is_color)
@@ -164,9 +169,10 @@ def center_crop(im, size, is_color=True):
 def random_crop(im, size, is_color=True):
     """A ``size x size`` square at a random position (``numpy.random``, as v2).
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.random_crop(im, 224)
+        ```
     """
     h, w = im.shape[:2]
     top = np.random.randint(0, h - size + 1)
@@ -177,9 +183,10 @@ def random_crop(im, size, is_color=True):
 def left_right_flip(im, is_color=True):
     """Mirror the image horizontally (``im[:, ::-1]``).
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.left_right_flip(im)
+        ```
     """
     return im[:, ::-1, :] if is_color and im.ndim == 3 else im[:, ::-1]
 
@@ -194,10 +201,11 @@ def simple_transform(im, resize_size, crop_size, is_train, is_color=True, mean=N
     Returns:
         ``float32`` ``[C, crop, crop]`` (``[crop, crop]`` for grayscale).
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.simple_transform(im, 256, 224, is_train=False,
                                            mean=[103.94, 116.78, 123.68])
+        ```
     """
     im = resize_short(im, resize_size)
     if is_train:
@@ -222,9 +230,10 @@ def simple_transform(im, resize_size, crop_size, is_train, is_color=True, mean=N
 def load_and_transform(filename, resize_size, crop_size, is_train, is_color=True, mean=None):
     """``simple_transform(load_image(filename, is_color), ...)``.
 
-    Example::
-
+    Example:
+        ```python
         im = paddle.image.load_and_transform("cat.jpg", 256, 224, is_train=True)
+        ```
     """
     im = load_image(filename, is_color)
     return simple_transform(im, resize_size, crop_size, is_train, is_color, mean)
@@ -250,9 +259,10 @@ def batch_images_from_tar(data_file, dataset_name, img2label, num_per_batch=1024
     Returns:
         The meta file's path.
 
-    Example::
-
+    Example:
+        ```python
         meta = paddle.image.batch_images_from_tar("102flowers.tgz", "train", labels)
+        ```
     """
     batch_dir = data_file + "_batch"
     out_path = os.path.join(batch_dir, dataset_name)

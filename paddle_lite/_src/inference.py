@@ -14,6 +14,7 @@ import numpy as np
 
 from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, v2_inference_file
+from paddle_lite._src.arg_checks import require_parameters
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
 from paddle_lite._src.graph import Layer
@@ -45,15 +46,17 @@ class Inference:
             ``Topology.serialize_for_inference`` — paddle_lite's, or v2's pickled
             ModelConfig (read without running code; see ``v2_inference_file``).
 
-    Example::
-
+    Example:
+        ```python
         inferer = paddle.inference.Inference(parameters=params, output_layer=prediction)
         probs = inferer.infer(input=[(image,) for image in images])
+        ```
     """
 
     def __init__(
         self, parameters: Parameters, output_layer: Any = None, fileobj: Any = None
     ) -> None:
+        require_parameters(parameters, "paddle.inference.Inference")
         if output_layer is not None:
             topology = Topology(output_layer)
         elif fileobj is not None:
@@ -208,10 +211,12 @@ def infer(
     Returns:
         A numpy array for one field (outputs concatenated on axis 0), else a list.
 
-    Example::
-
+    Example:
+        ```python
         probs = paddle.infer(output_layer=predict, parameters=params, input=[(img,)])
+        ```
     """
+    require_parameters(parameters, "paddle.infer")
     cache = parameters.__dict__.setdefault("_inferers", {})
     outputs = tuple(output_layer) if isinstance(output_layer, (list, tuple)) else (output_layer,)
     key = tuple(id(o) for o in outputs)

@@ -13,11 +13,12 @@ error says which pass and batch it came from and never surfaces as a tracer mess
   those reaching a layer that picks or compares steps (``last_seq``, ``first_seq``, max
   pooling, CRF), where a sequence of no steps has no defined value.
 
-Example::
-
+Example:
+    ```python
     batches = reader_batches(reader, "train() pass 0", on_empty="warn")
     for feeds in map(numbered(feeder.convert, "train() pass 0"), batches):
         ...
+    ```
 """
 
 from __future__ import annotations

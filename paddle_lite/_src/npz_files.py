@@ -6,10 +6,11 @@ header itself, refuses object arrays (pickles), checks the declared shape agains
 caller expects and the member's byte count against the header, and only then reads. Every
 failure is a :class:`ParameterError` naming the member and the file.
 
-Example::
-
+Example:
+    ```python
     with NpzReader("model.npz") as npz:
         w = npz.array("fc.w", expected_shape=(13, 1))
+    ```
 """
 
 from __future__ import annotations

@@ -63,10 +63,11 @@ def create(layers: Any, seed: int | None = None) -> Parameters:
     Returns:
         A :class:`Parameters` holding every parameter in creation order.
 
-    Example::
-
+    Example:
+        ```python
         params = paddle.parameters.create(cost)
         params.get_shape("___fc_layer_0__.w0")   # (13, 1)
+        ```
     """
     items = list(layers) if isinstance(layers, (list, tuple)) else [layers]
     topologies = [item for item in items if isinstance(item, Topology)]
@@ -83,13 +84,14 @@ def create(layers: Any, seed: int | None = None) -> Parameters:
 class Parameters:
     """Named float32 parameter arrays (v2 ``paddle.parameters.Parameters``).
 
-    Example::
-
+    Example:
+        ```python
         params = paddle.parameters.create(cost)
         w = params.get("___fc_layer_0__.w0")      # a copy, shape get_shape(name)
         params.set("___fc_layer_0__.w0", w * 0)
         with open("model.tar", "wb") as f:
             params.to_tar(f)
+        ```
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -277,10 +279,11 @@ class Parameters:
         Every ``*.protobuf`` member is read first to rebuild the specs (in member
         order), then each parameter's values from the member of its name.
 
-        Example::
-
+        Example:
+            ```python
             with open("fit_a_line.tar", "rb") as f:
                 params = paddle.parameters.Parameters.from_tar(f)
+            ```
         """
         params = Parameters()
         for spec, values in read_parameter_tar(f):

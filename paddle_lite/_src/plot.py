@@ -1,22 +1,49 @@
 """Live cost plots (v2 ``paddle.plot.Ploter``).
 
 Inside Jupyter ``plot()`` redraws one image in place (``plot_display``); elsewhere it
-writes a PNG (``path``, default ``plot.png``). matplotlib is imported only when drawing
-(the ``plot`` extra); ``DISABLE_PLOT=True`` in the environment turns ``plot`` into
-a no-op that imports nothing.
+writes a PNG: to ``path`` when given, else into a temporary folder (never into the working
+directory unasked; ``Ploter.last_path`` says where, and the first such write prints it).
+matplotlib is imported only when drawing (the ``plot`` extra); ``DISABLE_PLOT=True`` in
+the environment turns ``plot`` into a no-op that imports nothing.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
+import tempfile
 from typing import Any
 
 from paddle_lite._src import atomic, events
-from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite._src.errors import MissingDependencyError, PaddleLiteError
 from paddle_lite._src.progress import progress
 
-DEFAULT_PATH = "plot.png"
+_serials = itertools.count()
+_folder: list[str] = []  # the temporary folder of this process's unasked-for PNGs
+
+
+def default_path() -> str:
+    """A fresh PNG path in this process's temporary folder (made on first use)."""
+    if not _folder:
+        _folder.append(tempfile.mkdtemp(prefix="paddle_lite_plots_"))
+    return os.path.join(_folder[0], f"plot_{next(_serials)}.png")
+
+
+def import_pyplot(notebook: bool) -> Any:
+    """``matplotlib.pyplot`` (Agg outside a notebook), or a typed error saying what to install."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingDependencyError(
+            "paddle.plot.Ploter.plot() draws with matplotlib, which is not installed: "
+            "pip install 'paddle_lite[plot]' (or set DISABLE_PLOT=True to skip plotting)."
+        ) from None
+    if not notebook:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 class PlotData:
@@ -61,7 +88,9 @@ class Ploter:
     """One line per title, drawn on demand.
 
     In Jupyter each ``plot()`` redraws one image in place in the cell that calls it
-    (other outputs of the cell, such as a progress bar, stay); elsewhere it writes a PNG.
+    (other outputs of the cell, such as a progress bar, stay); elsewhere it writes a PNG
+    to ``path``, or with no path into a temporary folder (``last_path``; never into the
+    working directory unless asked).
 
     Args:
         *titles: one line per title, in legend order.
@@ -69,11 +98,13 @@ class Ploter:
         ylabel: the y-axis label (default: the last word the titles share, such as
             ``"cost"`` for ``"Train cost"`` and ``"Test cost"``, else ``"value"``).
 
-    Example::
-
+    Example:
+        ```python
         plot = paddle.plot.Ploter("Train cost", "Test cost")
         plot.append("Train cost", step, event.cost)
-        plot.plot()            # redraws in Jupyter; writes plot.png elsewhere
+        plot.plot()              # redraws in Jupyter; a temporary PNG elsewhere
+        plot.plot("cost.png")    # writes cost.png
+        ```
     """
 
     def __init__(self, *titles: str, xlabel: str = "step", ylabel: str | None = None) -> None:
@@ -82,6 +113,8 @@ class Ploter:
         self.__ylabel__ = ylabel if ylabel is not None else _common_unit(titles)
         self.__plot_data__ = {title: PlotData() for title in titles}
         self.__disabled__ = os.environ.get("DISABLE_PLOT") == "True"
+        self.last_path: str | None = None  # where the last PNG went (outside Jupyter)
+        self._temp_path: str | None = None  # the temporary PNG plot() redraws without a path
 
     def append(self, title: str, step: Any, value: Any) -> None:
         """Add a point to the line ``title`` (one of the titles given at creation)."""
@@ -95,12 +128,8 @@ class Ploter:
         """Draw every title with data (legend upper left); save to ``path`` if given."""
         if self.__disabled__:
             return
-        import matplotlib
-
         notebook = _in_notebook()
-        if not notebook:
-            matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = import_pyplot(notebook)
 
         titles = [t for t in self.__title__ if self.__plot_data__[t].step]
         for title in titles:
@@ -114,10 +143,20 @@ class Ploter:
 
             plot_display.show(self, plt.gcf())
         else:
-            _save_atomically(plt.gcf(), path or DEFAULT_PATH)
+            self._save(plt.gcf(), path)
         plt.gcf().clear()
         if notebook:  # a figure left open is drawn again, empty, when the cell ends
             plt.close(plt.gcf())
+
+    def _save(self, figure: Any, path: str | None) -> None:
+        if path is None:
+            if self._temp_path is None:
+                self._temp_path = default_path()
+                note = f"paddle.plot: no notebook here; drawing to {self._temp_path}"
+                print(note, file=sys.stderr)
+            path = self._temp_path
+        _save_atomically(figure, path)
+        self.last_path = path
 
     def reset(self) -> None:
         """Forget every point."""
@@ -127,13 +166,15 @@ class Ploter:
 
 def live(event_handler: Any, every: int = 10, redraw: int = 100, title: str = "Train cost"):
     """``event_handler`` wrapped to also draw the training cost live and show a progress
-    bar per pass (:func:`paddle.event.progress`): the cost of every ``every``-th batch
-    joins the line ``title``, the figure is redrawn every ``redraw`` batches and at
-    each pass end, then ``event_handler`` sees the event.
+    bar (:func:`paddle.event.progress`): the cost of every ``every``-th batch joins the
+    line ``title``, the figure is redrawn every ``redraw`` batches and at each pass end
+    (in Jupyter in place; elsewhere into a temporary PNG, see ``Ploter``), then
+    ``event_handler`` sees the event.
 
-    Example::
-
+    Example:
+        ```python
         trainer.train(reader, num_passes=5, event_handler=paddle.plot.live(handler))
+        ```
     """
     ploter = Ploter(title)
     bar = progress()

@@ -8,11 +8,12 @@ The wire format itself is in ``proto_wire``. Decoding skips unknown fields of an
 wire type (groups included); encoding writes the set fields in field-number order, as
 protobuf does, and repeated ``dims`` unpacked (proto2's default).
 
-Example::
-
+Example:
+    ```python
     cfg = from_spec(spec)            # ParamSpec -> ParameterConfig
     data = encode(cfg)               # the bytes of '<name>.protobuf'
     assert to_spec(decode(data)) == spec
+    ```
 """
 
 from __future__ import annotations
@@ -231,9 +232,10 @@ def from_spec(spec: ParamSpec) -> ParameterConfig:
     when true. An init with no ParameterConfig equivalent (a callable or registered
     initializer) is written as v2 writes ``Param(initializer=...)``: smart init.
 
-    Example::
-
+    Example:
+        ```python
         from_spec(spec).dims   # (13, 1)
+        ```
     """
     sparse = True if spec.sparse_update else None
     return ParameterConfig(
@@ -283,9 +285,10 @@ def to_spec(config: ParameterConfig) -> ParamSpec:
     The shape is ``dims``, or ``(1, size)`` when there are none; 0 for momentum,
     decay rates and clipping threshold means "unset" (``None``), as in v2.
 
-    Example::
-
+    Example:
+        ```python
         to_spec(decode(data)).shape   # (13, 1)
+        ```
     """
     shape = tuple(config.dims) if config.dims else (1, config.size)
     if math.prod(shape) != config.size:

@@ -6,11 +6,12 @@ little-endian bytes (double), 2 a varint length and that many bytes (string,
 sub-message), 5 four bytes; 3 and 4 start and end a group. ``proto`` builds Paddle's
 ``ParameterConfig`` on it and ``v2_model_config`` v2's ``ModelConfig``.
 
-Example::
-
+Example:
+    ```python
     data = encode_field(1, "string", "pruning") + encode_field(2, "double", 0.5)
     reader = WireReader(data)
     reader.field()   # (1, 2, b'pruning')
+    ```
 """
 
 from __future__ import annotations

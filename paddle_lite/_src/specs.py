@@ -71,6 +71,22 @@ class InitSpec:
     kwargs: tuple[tuple[str, Any], ...] = ()
     fn: Any = dataclasses.field(default=None, compare=False)
 
+    def __repr__(self) -> str:
+        """v2's words: ``ParamAttr(initial_mean=0, initial_std=0.01)`` and the like."""
+        if self.strategy == "callable":
+            return f"ParamAttr(initializer={getattr(self.fn, '__name__', repr(self.fn))})"
+        if self.smart:
+            return "ParamAttr() (v2's default: gaussian with std 1/sqrt(fan_in))"
+        if self.kwargs or self.strategy not in ("gaussian", "uniform"):
+            args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs)
+            return f"ParamAttr(initializer=paddle.initializer.{self.strategy}({args}))"
+        if self.strategy == "uniform":
+            low, high = self.mean - self.std, self.mean + self.std
+            return f"ParamAttr(initial_min={low:g}, initial_max={high:g})"
+        return f"ParamAttr(initial_mean={self.mean:g}, initial_std={self.std:g})"
+
+    __str__ = __repr__
+
     def describe(self) -> str:
         if self.strategy == "callable":
             return f"callable {getattr(self.fn, '__name__', repr(self.fn))}"

@@ -156,10 +156,11 @@ class Topology:
     ``extra_layers`` takes layers, evaluators (the inputs of each join the
     network; the evaluators are listed in ``evaluators``) and None, alone or in a list.
 
-    Example::
-
+    Example:
+        ```python
         topo = paddle.topology.Topology(cost)
         topo.data_type()   # [('x', InputType(dim=13, ...)), ('y', ...)]
+        ```
     """
 
     def __init__(self, layers: Any, extra_layers: Any = None) -> None:

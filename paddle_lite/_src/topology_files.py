@@ -7,9 +7,10 @@ be what its kind computes from its inputs and attributes, so a corrupt or hostil
 here, with a :class:`TopologyError` naming the file and the layer, rather than later inside
 a traced program. Nothing is imported, evaluated or unpickled.
 
-Example::
-
+Example:
+    ```python
     outputs, extras = layers_from_json(json.loads(text), where="'model.json'")
+    ```
 """
 
 from __future__ import annotations

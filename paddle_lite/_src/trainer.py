@@ -17,12 +17,14 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src import checkpoints, config, events, steps
+from paddle_lite._src.arg_checks import frozen_names, require_parameters, warn_unless_costs
 from paddle_lite._src.device_state import DeviceState
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError, ParameterError
 from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.gradient_machine import LayerForwards, machines_for
 from paddle_lite._src.graph import current_scope
+from paddle_lite._src.history import CompileWatch, History, combined_handler, pass_length
 from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
@@ -30,28 +32,6 @@ from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
 from paddle_lite._src.version import __version__
-
-
-def frozen_names(immutable: Iterable[str] | None, names: Iterable[str]) -> frozenset[str]:
-    """Parameter names matched by ``immutable``: a name, or a prefix before a ``.``.
-
-    ``{"D"}`` freezes ``D``, ``D.w0`` and ``D.wbias``; an entry matching nothing is an error.
-    """
-    if immutable is None:
-        return frozenset()
-    if isinstance(immutable, str):
-        immutable = [immutable]
-    names = list(names)
-    frozen = set()
-    for entry in immutable:
-        hits = {n for n in names if n == entry or n.startswith(entry + ".")}
-        if not hits:
-            raise ParameterError(
-                f"immutable_parameters entry {entry!r} matches no parameter of this topology; "
-                f"parameters: {names}."
-            )
-        frozen |= hits
-    return frozenset(frozen)
 
 
 def topology_evaluators(topology: Topology) -> list[Any]:
@@ -74,13 +54,21 @@ class SGD:
         parameters: a ``Parameters`` holding every parameter of the topology.
         update_equation: a ``paddle.optimizer`` optimizer or an optax transformation.
         extra_layers: layers kept in the topology though no cost depends on them.
-        is_local: only local training is supported.
+        is_local: True (the default) trains in this process. v2's ``False`` (training
+            through parameter servers) is a ``ConfigError``: for several devices or
+            machines use ``paddle.init(trainer_count=N)`` or ``paddle_lite.launch``.
+        pserver_spec: v2: the parameter servers' addresses (``"host:port,..."``) for
+            ``is_local=False``. Accepted for v2 compatibility; anything but None is a
+            ``ConfigError``, since there are no parameter servers here.
+        use_etcd: v2: find the parameter servers through etcd. Accepted for v2
+            compatibility and ignored.
 
-    Example::
-
+    Example:
+        ```python
         trainer = paddle.trainer.SGD(cost=cost, parameters=params,
                                      update_equation=paddle.optimizer.Momentum(momentum=0))
         trainer.train(paddle.batch(reader, 32), num_passes=2, event_handler=handler)
+        ```
     """
 
     def __init__(
@@ -93,11 +81,11 @@ class SGD:
         pserver_spec: Any = None,
         use_etcd: bool = True,
     ) -> None:
-        if not isinstance(parameters, Parameters):
-            raise TypeError("parameters should be parameters")
+        require_parameters(parameters, "paddle.trainer.SGD")
         if not is_local or pserver_spec is not None:
             raise ConfigError("parameter servers are not supported: use is_local=True.")
         self._costs = list(cost) if isinstance(cost, (list, tuple)) else [cost]
+        warn_unless_costs(self._costs)
         self.__topology__ = Topology(self._costs, extra_layers)
         missing = [n for n in self.__topology__.params if n not in parameters]
         if missing:
@@ -118,6 +106,8 @@ class SGD:
         self._position = (0, 0)  # (pass, batch) the next step trains
         self._pass_random: dict[str, Any] | None = None  # random states at the pass start
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
+        self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
+        self._history: History | None = None  # the running train() call's, for test()
 
     def get_topology_proto(self) -> Any:
         """The topology's ModelConfig with each parameter's update settings as the
@@ -132,7 +122,7 @@ class SGD:
         self,
         reader: Callable[[], Iterable[Any]],
         num_passes: int = 1,
-        event_handler: Callable[[Any], None] | None = None,
+        event_handler: Callable[[Any], None] | list[Callable[[Any], None]] | None = None,
         feeding: Any = None,
         immutable_parameters: Iterable[str] | None = None,
         steps_per_dispatch: int = 1,
@@ -140,7 +130,7 @@ class SGD:
         checkpoint_dir: str | None = None,
         checkpoint_every: int | None = None,
         checkpoints_kept: int = 3,
-    ) -> None:
+    ) -> History:
         """Train for ``num_passes`` over ``reader`` (a reader of minibatches).
 
         Each batch is one jitted call that computes the cost, the gradients, the
@@ -154,10 +144,13 @@ class SGD:
                 batch may also be columns of whole arrays (see ``paddle.data_feeder``).
             num_passes: passes over the data (after ``load_checkpoint``: the passes of
                 the whole run, so the resumed run ends where an uninterrupted one would).
-            event_handler: called with each ``paddle.event`` event.
+            event_handler: called with each ``paddle.event`` event; or a list of
+                handlers, each called in order.
             feeding: ``{data layer name: field index}`` or a list of names.
-            immutable_parameters: parameter names or name prefixes left unchanged
-                (not differentiated at all).
+            immutable_parameters: what to leave unchanged (not differentiated at all):
+                parameter names (``"_D.w0"``), prefixes before a ``.`` (``"_D"``), layer
+                names (``"D"``: every parameter the layer owns) or layer objects; an
+                entry matching nothing is an error listing the close matches.
             steps_per_dispatch: run this many consecutive batches of one shape as one
                 device call (a ``lax.scan``: the same updates in the same order). Their
                 ``BeginIteration``, ``EndForwardBackward`` and ``EndIteration`` events
@@ -170,8 +163,13 @@ class SGD:
             checkpoint_dir: write checkpoints there (``ckpt-<steps>`` folders) at each
                 pass end and every ``checkpoint_every`` batches, keeping the newest
                 ``checkpoints_kept``.
+
+        Returns:
+            A ``History``: per pass the mean cost, the metrics and the results of any
+            ``trainer.test`` the handler ran (``history.cost``, ``history[-1].test``).
+            v2 returned None; a program that ignores the result is unaffected.
         """
-        handler = _checked_handler(reader, event_handler)
+        handler = combined_handler(reader, event_handler)
         run = _Run(
             handler=handler,
             feeder=feeder_for(self.__topology__, feeding),
@@ -179,13 +177,15 @@ class SGD:
             on_nan=_on_nan(on_nan),
             checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
-        frozen = frozen_names(immutable_parameters, self._specs)
+        frozen = frozen_names(immutable_parameters, self._specs, self.__topology__.nodes)
         start_pass, skip = self._resume_point()
         self._device.start(frozen, run.on_nan)
         self._parameters._pull = self._device.pull
         run.watch = Watch(self._costs, self._device, int(self._device.step_count), run.on_nan)
+        history = run.history = self._history = History()
+        run.num_passes = num_passes
         try:
-            handler(events.BeginTraining())
+            handler(events.BeginTraining(num_passes))
             for pass_id in range(start_pass, num_passes):
                 self._train_pass(reader, run, pass_id, skip if pass_id == start_pass else 0)
             handler(events.EndTraining())
@@ -194,6 +194,8 @@ class SGD:
             self._device.stop()
             self._parameters._pull = None
             self._parameters._changed()
+            self._history = None
+        return history
 
     def _resume_point(self) -> tuple[int, int]:
         """The (pass, batch) a train() call starts at; a checkpoint's random states."""
@@ -204,7 +206,8 @@ class SGD:
         return resume["pass_id"], resume["batch_id"]
 
     def _train_pass(self, reader, run, pass_id: int, skip: int) -> None:  # noqa: ANN001
-        run.handler(events.BeginPass(pass_id))
+        record = run.history.begin(pass_id)
+        run.handler(events.BeginPass(pass_id, run.num_passes, pass_length(reader, run.batches)))
         self._pass_random = checkpoints.random_states()
         batches, convert = checked(reader, run.feeder.convert, f"train() pass {pass_id}")
         if skip:
@@ -216,8 +219,11 @@ class SGD:
                 self._device.begin_pass(pass_id, chunk.feeds, chunk.stacked)
             if not chunk.stacked:
                 run.handler(events.BeginIteration(pass_id, batch_id))
+            if self._compiles.is_new(self._device.program, chunk):
+                run.handler(events.Compiling(pass_id, batch_id))
             first = run.watch.step
             out = Fetched(self._device.dispatch(chunk))
+            record.samples += sum(chunk.sizes)
             run.watch.record(chunk, out, pass_id, batch_id)
             gm = machines_for(self._forwards, self._device, chunk, first)
             fire_iterations(run.handler, self._evaluators, chunk, out, pass_id, batch_id, gm)
@@ -229,6 +235,7 @@ class SGD:
             if run.checkpoints and run.checkpoints.due(len(chunk.sizes)):
                 self._auto_checkpoint(run)
         run.watch.check()
+        run.batches = batch_id if batch_id > skip else run.batches
         self._end_pass(run, pass_id, batch_id > skip)
 
     def _end_pass(self, run, pass_id: int, trained: bool) -> None:  # noqa: ANN001
@@ -238,6 +245,11 @@ class SGD:
 
         def metrics() -> dict[str, float]:
             return {} if totals is None else results(self._evaluators, totals)
+
+        record = run.history.passes[-1]
+        if trained:
+            cost_sum = to_host(self._device.state.totals[0])
+            record.cost, record.metrics = float(cost_sum) / max(record.samples, 1), metrics()
 
         run.handler(events.EndPass(pass_id, evaluator=metrics, gm=run.last_gm))
         if run.checkpoints:
@@ -330,9 +342,12 @@ class SGD:
             totals = step(params, chunk.feeds, totals)
             count += chunk.sizes[0]
         cost, stats = to_host(totals)
-        return events.TestResult(
+        result = events.TestResult(
             evaluator=results(self._evaluators, stats), cost=float(cost) / count
         )
+        if self._history is not None:
+            self._history.tested(result)
+        return result
 
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
@@ -368,18 +383,10 @@ class _Run:
         self.handler, self.feeder, self.k = handler, feeder, k
         self.on_nan, self.checkpoints = on_nan, checkpoints
         self.watch: Watch | None = None
+        self.history: History | None = None
+        self.num_passes: int | None = None
+        self.batches: int | None = None  # the last pass's batch count
         self.last_gm: Any = None  # the last batch's event.gm, passed on to EndPass
-
-
-def _checked_handler(reader: Any, event_handler: Any) -> Callable[[Any], None]:
-    if not callable(reader):
-        raise TypeError(
-            f"train() reader must be callable (a reader creator's result); received {reader!r}."
-        )
-    handler = event_handler or (lambda event: None)
-    if not callable(handler):
-        raise TypeError(f"event_handler must be callable; received {event_handler!r}.")
-    return handler
 
 
 def _positive(name: str, k: Any) -> int:

@@ -5,10 +5,11 @@ Only the fields paddle_lite rebuilds layers from are declared; every other field
 name to value, a list for repeated fields, nested messages decoded in turn. Absent scalars
 read as the proto2 default given in the schema (``Msg.get``).
 
-Example::
-
+Example:
+    ```python
     model = decode_model_config(protobin)
     [layer["name"] for layer in model["layers"]]
+    ```
 """
 
 from __future__ import annotations

@@ -187,6 +187,7 @@ def test_chapter7_label_semantic_roles(tmp_path, monkeypatch, capsys):
             embedding=embedding.astype(np.float32),
             hidden_dim=64,
             depth=2,
+            save_dir=str(tmp_path),
         )
     assert labels and set(labels) <= set(label_dict)
     assert (tmp_path / "params_pass_0.tar").exists()

@@ -38,9 +38,10 @@ def test_constructors(ctor, seq, tp):
 def test_enum_values_and_repr():
     assert (SEQ.NO_SEQUENCE, SEQ.SEQUENCE, SEQ.SUB_SEQUENCE) == (0, 1, 2)
     assert (TYPE.Dense, TYPE.SparseNonValue, TYPE.SparseValue, TYPE.Index) == (0, 1, 2, 3)
-    assert repr(dt.dense_vector(784)) == (
-        "InputType(dim=784, seq_type=SequenceType.NO_SEQUENCE, type=DataType.Dense)"
-    )
+    assert repr(dt.dense_vector(784)) == "dense_vector(784)"
+    assert str(dt.integer_value_sequence(10)) == "integer_value_sequence(10)"
+    assert repr(dt.sparse_float_vector_sub_sequence(5)) == "sparse_float_vector_sub_sequence(5)"
+    assert repr(dt.sparse_binary_vector(3)) == "sparse_binary_vector(3)"
 
 
 def test_seq_type_argument():

@@ -81,3 +81,58 @@ def test_every_page_in_nav_exists_except_the_two_merged_later():
     assert "getting-started.md" in pages and "api/layer.md" in pages
     missing = [p for p in pages if not (ROOT / "docs" / p).exists()]
     assert set(missing) <= {"benchmarks.md", "reliability.md"}, missing
+
+
+LITERAL_EXAMPLE = re.compile(r"^\s*Examples?::\s*$", flags=re.M)
+
+
+def _docstrings():
+    """(qualified name, docstring) of every public module, symbol and method."""
+    for name, obj, _ in public_symbols():
+        doc = obj.__doc__ if not isinstance(obj, type) else _own_doc(obj)
+        if isinstance(doc, str):
+            yield name, doc
+
+
+def test_no_literal_example_blocks_in_docstrings():
+    """``Example::`` is reST; under Google-style docstrings mkdocstrings shows it as text.
+    Write ``Example:`` followed by ``>>>`` lines or a fenced code block."""
+    found = sorted({name for name, doc in _docstrings() if LITERAL_EXAMPLE.search(doc)})
+    sources = sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "paddle_lite").rglob("*.py")
+        if LITERAL_EXAMPLE.search(p.read_text())
+    )
+    assert found == [] and sources == [], (found, sources)
+
+
+def _empty_table_headers(text):
+    """Line numbers of table header rows whose cells are all empty (``| | |``)."""
+    lines = text.splitlines()
+    bad = []
+    for i, line in enumerate(lines[:-1]):
+        separator = re.fullmatch(r"\s*\|?(\s*:?-{3,}:?\s*\|)+\s*(:?-{3,}:?\s*)?", lines[i + 1])
+        cells = line.strip().strip("|").split("|")
+        if separator and line.strip().startswith("|") and not any(c.strip() for c in cells):
+            bad.append(i + 1)
+    return bad
+
+
+def test_no_empty_table_headers_in_docs():
+    pages = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
+    bad = {str(p.relative_to(ROOT)): _empty_table_headers(p.read_text()) for p in pages}
+    bad = {page: lines for page, lines in bad.items() if lines}
+    assert bad == {}, f"tables with an empty header row (page: lines): {bad}"
+    assert _empty_table_headers("| | |\n| --- | --- |\n| a | b |") == [1]
+    assert _empty_table_headers("| a | b |\n| --- | ---: |\n| c | d |") == []
+
+
+def test_readme_first_example_runs_and_writes_nothing(tmp_path, monkeypatch):
+    """The README's first example runs right after ``pip install -e .`` (two passes here)
+    and leaves the working directory empty."""
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, flags=re.S).group(1)
+    assert "num_passes=30" in code and "paddle.event.progress()" in code
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code.replace("num_passes=30", "num_passes=2"), "README.md", "exec"), {})
+    assert list(tmp_path.iterdir()) == []

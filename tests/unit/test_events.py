@@ -40,5 +40,5 @@ def test_progress_handler_draws_a_bar_per_pass():
             )
         handler(ev.EndPass(pass_id, evaluator={"classification_error_evaluator": 0.25}))
     text = out.getvalue()
-    assert "pass 0" in text and "pass 1" in text and "3/3" in text
+    assert "pass 1" in text and "pass 2" in text and "3/3" in text  # shown from 1
     assert "cost=2" in text and "classification_error=0.25" in text

@@ -92,6 +92,7 @@ def test_event_order_and_ids():
         want += (
             [("BeginPass", p, None)] + per_batch(p, 0) + per_batch(p, 1) + [("EndPass", p, None)]
         )
+    assert names.pop(3) == ("Compiling", 0, 0)  # the first step compiles; none after
     assert names == want + [("EndTraining", None, None)]
 
 
@@ -194,7 +195,7 @@ def test_second_train_and_infer_compile_nothing_new():
 def test_type_errors():
     _, cost = _linear()
     params = paddle.parameters.create(cost)
-    with pytest.raises(TypeError, match="parameters should be parameters"):
+    with pytest.raises(TypeError, match="parameters must be a paddle.parameters.Parameters"):
         paddle.trainer.SGD(cost, {}, paddle.optimizer.Momentum())
     with pytest.raises(TypeError, match="update equation"):
         paddle.trainer.SGD(cost, params, "sgd")

@@ -73,9 +73,10 @@ def reader_creator(
 ) -> Callable[[], Iterator[Any]]:
     """A reader of the images whose ids ``setid.mat`` lists under ``dataset_name``.
 
-    Example::
-
+    Example:
+        ```python
         reader = paddle.dataset.flowers.reader_creator("valid", flowers.test_mapper)
+        ```
     """
 
     def raw() -> Iterator[tuple[bytes, int]]:

@@ -137,9 +137,10 @@ def train(format="pairwise", shuffle=True, fill_missing=-1):  # noqa: A002
     ``shuffle`` shuffles the order of the queries (``numpy.random``); ``fill_missing`` is
     accepted for v2 compatibility (MQ2007 has no missing features).
 
-    Example::
-
+    Example:
+        ```python
         reader = paddle.batch(paddle.dataset.mq2007.train, batch_size=32)
+        ```
     """
     return _reader("train.txt", format, shuffle, fill_missing)
 

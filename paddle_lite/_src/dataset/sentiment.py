@@ -72,9 +72,10 @@ def _reviews() -> dict[str, list[tuple[str, list[str]]]]:
 def get_word_dict() -> list[tuple[str, int]]:
     """``[(word, id)]`` of every word in the corpus, most frequent first.
 
-    Example::
-
+    Example:
+        ```python
         words = paddle.dataset.sentiment.get_word_dict()   # [(',', 0), ('the', 1), ...]
+        ```
     """
     freq: collections.Counter = collections.Counter()
     for files in _reviews().values():

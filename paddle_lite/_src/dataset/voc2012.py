@@ -49,9 +49,10 @@ def _source() -> str:
 def reader_creator(sub_name: str) -> Callable[[], Iterator[Sample]]:
     """A reader of the images listed in ``ImageSets/Segmentation/<sub_name>.txt``.
 
-    Example::
-
+    Example:
+        ```python
         reader = paddle.dataset.voc2012.reader_creator("val")
+        ```
     """
 
     def reader() -> Iterator[Sample]:

@@ -69,9 +69,10 @@ def expect(
     Raises:
         LayerConfigError: naming the input, what it holds and what was expected.
 
-    Example::
-
+    Example:
+        ```python
         expect(specs["label"], "label", "ids", size=n, why=" (= input.size)")
+        ```
     """
     if not isinstance(spec, Spec):
         for i, each in enumerate(spec):

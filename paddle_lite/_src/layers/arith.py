@@ -93,8 +93,8 @@ def _unary(op_name: str, act: type[acts.BaseActivation], maths: str):  # noqa: A
     op.__doc__ = (
         f"``y = {maths}`` elementwise: a mixed layer of one identity projection with the "
         f"{act.__name__} activation.\n\n    Returns:\n        A layer of the input's size "
-        f"(auto name ``__{op_name}_<n>__``).\n\n    Example::\n\n"
-        f"        y = paddle.op.{op_name}(input=x)\n    "
+        f"(auto name ``__{op_name}_<n>__``).\n\n    Example:\n        ```python\n"
+        f"        y = paddle.op.{op_name}(input=x)\n        ```\n    "
     )
     return _base.layer_function(op)
 

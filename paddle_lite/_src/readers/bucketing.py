@@ -51,10 +51,11 @@ def bucket_by_length(
     Returns:
         A batch reader (use it where ``paddle.batch(...)`` would go).
 
-    Example::
-
+    Example:
+        ```python
         train = paddle.reader.bucket_by_length(imdb.train(word_dict), batch_size=32)
         trainer.train(reader=train, num_passes=2)
+        ```
     """
     check_reader(reader, "bucket_by_length")
     batch_size = check_count(batch_size, "bucket_by_length", "batch_size", 1)

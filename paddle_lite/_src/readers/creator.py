@@ -23,9 +23,10 @@ def np_array(x: Any) -> Reader:
     Returns:
         A reader yielding ``x[0], x[1], ...`` (arrays of shape ``x.shape[1:]``).
 
-    Example::
-
+    Example:
+        ```python
         reader = np_array(np.arange(6).reshape(3, 2))   # yields [0 1], [2 3], [4 5]
+        ```
     """
     array = np.asarray(x)
 
@@ -55,9 +56,10 @@ def text_file(path: str | os.PathLike) -> Reader:
     Returns:
         A reader yielding one str per line.
 
-    Example::
-
+    Example:
+        ```python
         lines = text_file("train.txt")
+        ```
     """
     _check_path(path, "text_file")
 
@@ -108,10 +110,11 @@ def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
     Returns:
         A reader yielding the stored samples (tuples come back as tuples).
 
-    Example::
-
+    Example:
+        ```python
         write_recordio("part-0.rec", reader)
         train = recordio("part-*.rec")
+        ```
     """
     parts = _path_parts(paths)
 

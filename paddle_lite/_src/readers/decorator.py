@@ -52,10 +52,11 @@ def check_reader(reader: Any, where: str, arg: str = "reader") -> None:
 def reader_samples(reader: Reader, where: str, arg: str = "reader") -> Iterator[Any]:
     """An iterator over ``reader()``; a reader returning a non-iterable is a typed error.
 
-    Example::
-
+    Example:
+        ```python
         for sample in reader_samples(reader, "shuffle"):
             ...
+        ```
     """
     result = reader()
     try:
@@ -92,9 +93,10 @@ def map_readers(func: Callable[..., Any], *readers: Reader) -> Reader:
     Returns:
         A reader yielding ``func(*samples)``.
 
-    Example::
-
+    Example:
+        ```python
         total = map_readers(lambda a, b: a + b, reader_a, reader_b)
+        ```
     """
     if not callable(func):
         raise ReaderTypeError(f"map_readers: func must be callable; received {show(func)}.")
@@ -141,9 +143,10 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
     Returns:
         A reader yielding the same samples in shuffled order.
 
-    Example::
-
+    Example:
+        ```python
         train = paddle.batch(paddle.reader.shuffle(mnist.train(), buf_size=500), 64)
+        ```
     """
     check_reader(reader, "shuffle")
     buf_size = check_count(buf_size, "shuffle", "buf_size", 0)
@@ -167,9 +170,10 @@ def chain(*readers: Reader) -> Reader:
     Returns:
         A reader yielding every sample of every reader, in order.
 
-    Example::
-
+    Example:
+        ```python
         everything = chain(train_reader, test_reader)
+        ```
     """
     for i, reader in enumerate(readers):
         check_reader(reader, "chain", f"readers[{i}]")
@@ -214,9 +218,10 @@ def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
     Returns:
         A reader yielding flat tuples.
 
-    Example::
-
+    Example:
+        ```python
         pairs = compose(image_reader, label_reader)
+        ```
     """
     for i, reader in enumerate(readers):
         check_reader(reader, "compose", f"readers[{i}]")
@@ -240,9 +245,10 @@ def firstn(reader: Reader, n: int) -> Reader:
     Returns:
         A reader yielding at most ``n`` samples.
 
-    Example::
-
+    Example:
+        ```python
         smoke_test = firstn(mnist.train(), 100)
+        ```
     """
     check_reader(reader, "firstn")
     n = check_count(n, "firstn", "n", 0)
@@ -265,9 +271,10 @@ def cache(reader: Reader) -> Reader:
     Returns:
         A reader yielding the cached samples, in order, on every pass.
 
-    Example::
-
+    Example:
+        ```python
         train = cache(expensive_parsing_reader)
+        ```
     """
     check_reader(reader, "cache")
     store: list[tuple[Any, ...]] = []
@@ -289,9 +296,10 @@ class Fake:
     ``data_num`` times on every pass; the sample is read once per returned reader. It is meant
     for measuring training speed without the cost of reading data.
 
-    Example::
-
+    Example:
+        ```python
         fake = paddle.reader.Fake()(mnist.train(), 1000)
+        ```
     """
 
     def __call__(self, reader: Reader, data_num: int) -> Reader:

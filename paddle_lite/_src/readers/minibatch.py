@@ -22,11 +22,12 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
     Returns:
         A batch reader yielding lists of ``batch_size`` samples (the last may be shorter).
 
-    Example::
-
+    Example:
+        ```python
         train = paddle.batch(paddle.reader.shuffle(uci_housing.train(), 500), batch_size=2)
         for minibatch in train():
             ...   # a list of 2 (features, price) tuples
+        ```
     """
     check_reader(reader, "batch")
     batch_size = check_count(batch_size, "batch", "batch_size", 1)

@@ -103,9 +103,10 @@ def buffered(reader: Reader, size: int) -> Reader:
     Returns:
         A reader yielding the same samples in the same order.
 
-    Example::
-
+    Example:
+        ```python
         train = paddle.batch(buffered(mnist.train(), 1024), 64)
+        ```
     """
     check_reader(reader, "buffered")
     size = check_count(size, "buffered", "size", 0)
@@ -197,9 +198,10 @@ def xmap_readers(
     Returns:
         A reader yielding ``mapper(sample)`` for every sample.
 
-    Example::
-
+    Example:
+        ```python
         images = xmap_readers(decode_and_augment, file_reader, 4, 64, order=True)
+        ```
     """
     if not callable(mapper):
         raise ReaderTypeError(f"xmap_readers: mapper must be callable; received {show(mapper)}.")
@@ -352,9 +354,10 @@ def multiprocess_reader(
     Returns:
         A reader yielding every sample of every reader, interleaved as they arrive.
 
-    Example::
-
+    Example:
+        ```python
         merged = multiprocess_reader([shard_reader(0), shard_reader(1)])
+        ```
     """
     if isinstance(readers, (str, bytes)) or not isinstance(readers, Sequence) or not readers:
         raise ReaderTypeError(

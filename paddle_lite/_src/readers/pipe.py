@@ -58,11 +58,12 @@ class PipeReader:
         bufsize: the most bytes taken from the pipe per read (>= 1).
         file_type: ``"plain"`` or ``"gzip"``.
 
-    Example::
-
+    Example:
+        ```python
         def reader():
             for line in PipeReader("cat train.txt").get_line():
                 yield line.split()
+        ```
     """
 
     def __init__(self, command: str, bufsize: int = 8192, file_type: str = "plain") -> None:

@@ -114,10 +114,11 @@ def write_recordio(path: str | os.PathLike, reader: Reader) -> int:
     Returns:
         The number of records written.
 
-    Example::
-
+    Example:
+        ```python
         write_recordio("train.rec", paddle.dataset.uci_housing.train())
         reader = paddle.reader.creator.recordio("train.rec")
+        ```
     """
     check_reader(reader, "write_recordio")
     count = 0

@@ -23,9 +23,10 @@ def shard(reader: Reader, num_shards: int, index: int) -> Reader:
     Returns:
         A reader of that part.
 
-    Example::
-
+    Example:
+        ```python
         mine = paddle.reader.shard(paddle.dataset.mnist.train(), num_shards=4, index=rank)
+        ```
     """
     check_reader(reader, "shard")
     num_shards = check_count(num_shards, "shard", "num_shards", 1)
