@@ -43,6 +43,10 @@ class DataWarning(UserWarning):
     """Suspicious data that is not an error, e.g. a reader that yielded no batch in a pass."""
 
 
+class ParameterWarning(UserWarning):
+    """Parameters a load left alone, e.g. those of the network a tar does not hold."""
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """Return a ``" Did you mean 'x'?"`` suffix, or an empty string."""
     close = difflib.get_close_matches(name, list(candidates), n=1)
