@@ -1,24 +1,29 @@
 """Checkpoint folders: everything a training run needs to resume exactly.
 
-A checkpoint is a folder of three files:
+A checkpoint is a folder of four files:
 
 - ``parameters.tar``: the parameters in v2's tar format (``Parameters.from_tar``
   reads it alone, as the design doc keeps parameters apart from training state);
 - ``state.npz``: the other arrays (optimizer state of each frozen set, pass totals,
-  pruning masks, the PRNG key), read without pickle;
+  pruning masks, the PRNG key), read without pickle, sizes checked before reading;
 - ``checkpoint.json``: where training stands (pass, next batch, steps run), the
-  random states readers shuffle with, a fingerprint of the topology, the parameter
-  shapes and the library version.
+  random states readers shuffle with and the readers' own state, a fingerprint of the
+  topology, the parameter shapes and the library version;
+- ``manifest.json``, written last: each other file's size and sha256, checked before
+  anything is read, and the save's sequence number.
 
-A checkpoint is written into a temporary sibling folder, every file flushed and
-fsynced, and then renamed into place, so a crash leaves either the previous
-checkpoint or the new one, never a part. ``train(checkpoint_dir=...)`` keeps several
-as ``<dir>/ckpt-<steps run>``; :func:`latest` finds the newest complete one.
+Saving never passes through a moment where the name the user gave holds no loadable
+checkpoint (``checkpoint_folders``): the files go into a hidden sibling folder
+(``.<name>.<random>``), each flushed and fsynced, and the finished folder is swapped
+with the old one in one atomic exchange (Linux ``renameat2``); where the system has no
+exchange, the old folder is renamed aside and the new one into place, and a load that
+finds no folder under the name takes the newest complete sibling. The next save removes
+the hidden siblings a killed save left. ``train(checkpoint_dir=...)`` keeps several as
+``<dir>/ckpt-<steps run>``; :func:`latest` finds the newest complete one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
@@ -26,101 +31,91 @@ import os
 import random
 import re
 import shutil
-import tempfile
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from paddle_lite._src import bounded_json, checkpoint_folders
+from paddle_lite._src.checkpoint_folders import CheckpointError, fsync_write
 from paddle_lite._src.distributed import is_writer
-from paddle_lite._src.errors import PaddleLiteError, ParameterError
+from paddle_lite._src.errors import ParameterError
 
 FORMAT = 1
 PARAMS, ARRAYS, META = "parameters.tar", "state.npz", "checkpoint.json"
+FILES = (PARAMS, ARRAYS, META)
 _NAME = re.compile(r"^ckpt-(\d+)$")
-
-
-class CheckpointError(PaddleLiteError, ValueError):
-    """A checkpoint is missing, incomplete, or belongs to another network."""
-
-
-def _fsync_write(path: str, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def _new_folder(dirname: str) -> Iterator[str]:
-    """A temporary sibling folder that replaces ``dirname`` when the block succeeds."""
-    dirname = os.path.abspath(dirname)
-    parent = os.path.dirname(dirname)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dirname)}.", dir=parent)
-    try:
-        yield tmp
-        _fsync_dir(tmp)
-        old = None
-        if os.path.exists(dirname):
-            old = tempfile.mkdtemp(prefix=f".{os.path.basename(dirname)}.old.", dir=parent)
-            os.rename(dirname, os.path.join(old, "previous"))
-        os.rename(tmp, dirname)
-        _fsync_dir(parent)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+_ARRAY_KINDS = "fiub"  # numbers and booleans; never objects or text
 
 
 def save(dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict) -> None:
-    """Write one checkpoint folder atomically (see the module docstring); in a
-    multi-process job only process 0 writes."""
+    """Write one checkpoint folder (see the module docstring); in a multi-process job
+    only process 0 writes."""
     if not is_writer():
         return
-    with _new_folder(dirname) as tmp:
+    with checkpoint_folders.replacing(dirname, FILES) as tmp:
         buffer = io.BytesIO()
         parameters.to_tar(buffer)
-        _fsync_write(os.path.join(tmp, PARAMS), buffer.getvalue())
+        fsync_write(os.path.join(tmp, PARAMS), buffer.getvalue())
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        _fsync_write(os.path.join(tmp, ARRAYS), buffer.getvalue())
+        fsync_write(os.path.join(tmp, ARRAYS), buffer.getvalue())
         text = json.dumps({"format": FORMAT, **meta}, indent=1, sort_keys=True)
-        _fsync_write(os.path.join(tmp, META), text.encode())
+        fsync_write(os.path.join(tmp, META), text.encode())
 
 
 def is_checkpoint(dirname: str) -> bool:
-    return all(os.path.isfile(os.path.join(dirname, f)) for f in (PARAMS, ARRAYS, META))
+    """Whether ``dirname`` is a complete checkpoint folder (its manifest written)."""
+    return checkpoint_folders.is_complete(dirname, FILES)
 
 
 def load(dirname: str) -> tuple[Any, dict[str, np.ndarray], dict]:
-    """``(parameters, arrays, meta)`` of the checkpoint folder ``dirname``."""
+    """``(parameters, arrays, meta)`` of the checkpoint folder ``dirname``.
+
+    The manifest is checked first (each file's size, then its sha256); every failure
+    is a ``CheckpointError`` naming the checkpoint and the file.
+    """
     from paddle_lite._src.parameters import Parameters  # checkpoints sit below parameters
 
     if not is_checkpoint(dirname):
         raise CheckpointError(
-            f"{dirname!r} is not a checkpoint: it needs {PARAMS}, {ARRAYS} and {META}."
+            f"{dirname!r} is not a checkpoint: it needs {PARAMS}, {ARRAYS}, {META} and "
+            f"{checkpoint_folders.MANIFEST}."
         )
-    with open(os.path.join(dirname, META), encoding="utf-8") as f:
-        meta = json.load(f)
-    if meta.get("format") != FORMAT:
+    data = checkpoint_folders.verified(dirname, FILES)
+    meta = bounded_json.loads(data[META], _where(dirname, META), CheckpointError)
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise CheckpointError(
-            f"checkpoint {dirname!r} has format {meta.get('format')!r}; this version reads "
-            f"format {FORMAT}."
+            f"checkpoint {dirname!r} has format {found!r}; this version reads format {FORMAT}."
         )
-    params = Parameters.from_tar(os.path.join(dirname, PARAMS))
-    with np.load(os.path.join(dirname, ARRAYS), allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files}
+    try:
+        params = Parameters.from_tar(io.BytesIO(data[PARAMS]))
+        arrays = Arrays(_arrays(data[ARRAYS], _where(dirname, ARRAYS)), dirname)
+    except ParameterError as err:
+        raise CheckpointError(f"checkpoint {dirname!r}: {err}") from None
     return params, arrays, meta
+
+
+def _where(dirname: str, name: str) -> str:
+    return f"checkpoint {dirname!r}, file {name!r}"
+
+
+def _arrays(data: bytes, where: str) -> dict[str, np.ndarray]:
+    from paddle_lite._src.npz_files import NpzReader  # npz reading sits below parameters
+
+    with NpzReader(io.BytesIO(data), where) as npz:
+        return {name: npz.array(name, kind=_ARRAY_KINDS) for name in npz.names()}
+
+
+class Arrays(dict):
+    """The arrays of a checkpoint; a missing one is a ``CheckpointError`` naming it."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], where: str) -> None:
+        super().__init__(arrays)
+        self.where = where
+
+    def __missing__(self, name: str) -> np.ndarray:
+        raise CheckpointError(f"checkpoint {self.where!r}: {ARRAYS} has no array {name!r}.")
 
 
 def name_for(step: int) -> str:
@@ -142,11 +137,14 @@ def listed(checkpoint_dir: str) -> list[str]:
 
 
 def latest(dirname: str) -> str | None:
-    """``dirname`` itself when it is a checkpoint, else its newest checkpoint, or None."""
+    """``dirname`` itself when it is a checkpoint, else its newest checkpoint, else the
+    newest complete hidden sibling a save killed between two renames left, or None."""
     if is_checkpoint(dirname):
         return dirname
     found = listed(dirname)
-    return found[-1] if found else None
+    if found:
+        return found[-1]
+    return checkpoint_folders.recoverable(dirname, FILES)
 
 
 def prune(checkpoint_dir: str, keep: int) -> None:

@@ -107,7 +107,8 @@ class NpzReader:
     def array(
         self, name: str, expected_shape: tuple[int, ...] | None = None, kind: str = "f"
     ) -> np.ndarray:
-        """The array ``name``, its dtype kind (``"f"``, ``"U"`` ...) and shape checked first."""
+        """The array ``name``, its dtype kind (one of ``kind``: ``"f"``, ``"U"``, ``"fiub"``
+        ...) and shape checked first."""
         info = self._infos.get(name + ".npy")
         if info is None:
             raise ParameterError(f"the npz {self.where} has no member '{name}.npy'.")
@@ -132,7 +133,7 @@ class NpzReader:
         where = f"member '{name}.npy' of the npz {self.where}"
         stream = _Counting(member)
         shape, fortran, dtype = _header(stream, where)
-        if dtype.hasobject or dtype.kind != kind:
+        if dtype.hasobject or dtype.kind not in kind:
             raise ParameterError(
                 f"{where} holds {dtype} values; expected dtype kind {kind!r} (object arrays "
                 "are never read: they are pickles)."

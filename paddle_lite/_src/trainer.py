@@ -273,8 +273,9 @@ class SGD:
         next ``train`` call continues from the saved pass and batch (skipping the
         batches already trained, with the readers' random states as they were), so the
         run ends as an uninterrupted one would. Returns False when ``missing_ok`` and
-        there is no checkpoint yet; a checkpoint of another topology is an error that
-        names the parameters that differ.
+        no checkpoint was ever completed there; a checkpoint of another topology is an
+        error that names the parameters that differ, and a damaged one (a file whose size
+        or sha256 differs from the manifest) a ``CheckpointError`` naming the file.
         """
         if self._device.state is not None:
             raise checkpoints.CheckpointError("load_checkpoint cannot run inside train().")
@@ -290,6 +291,11 @@ class SGD:
                 f"checkpoint {path!r} has this topology's parameters but its layers differ "
                 "(another network shares the parameter names); load its parameters.tar with "
                 "Parameters.from_tar instead."
+            )
+        lacking = [n for n in self._specs if n not in params]
+        if lacking:
+            raise checkpoints.CheckpointError(
+                f"checkpoint {path!r}: {checkpoints.PARAMS} lacks the parameters {lacking}."
             )
         self._parameters.update({n: params.get(n) for n in self._specs})
         self._device.restore(arrays, meta)
