@@ -59,8 +59,18 @@ def save(dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dic
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
         fsync_write(os.path.join(tmp, ARRAYS), buffer.getvalue())
+        fsync_write(os.path.join(tmp, META), _meta_text(meta))
+
+
+def _meta_text(meta: dict) -> bytes:
+    try:
         text = json.dumps({"format": FORMAT, **meta}, indent=1, sort_keys=True)
-        fsync_write(os.path.join(tmp, META), text.encode())
+    except (TypeError, ValueError) as err:  # a user reader's state() that is not JSON
+        raise CheckpointError(
+            f"cannot save the checkpoint: {err}; a reader's state() must return JSON values "
+            "(numbers, strings, lists, dicts)."
+        ) from None
+    return text.encode()
 
 
 def is_checkpoint(dirname: str) -> bool:

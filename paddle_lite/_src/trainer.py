@@ -26,6 +26,7 @@ from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.prefetch import device_batches
+from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
 from paddle_lite._src.version import __version__
@@ -114,6 +115,8 @@ class SGD:
         self._position = (0, 0)  # (pass, batch) the next step trains
         self._pass_random: dict[str, Any] | None = None  # random states at the pass start
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
+        self._reader: Any = None  # the reader of the latest train() call
+        self._pass_reader: Any = None  # its state (readers/state.py) at the pass start
 
     def get_topology_proto(self) -> Any:
         """The topology's ModelConfig with each parameter's update settings as the
@@ -176,7 +179,7 @@ class SGD:
             checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
         frozen = frozen_names(immutable_parameters, self._specs)
-        start_pass, skip = self._resume_point()
+        start_pass, skip = self._resume_point(reader)
         self._device.start(frozen, run.on_nan)
         self._parameters._pull = self._device.pull
         run.watch = Watch(self._costs, self._device, int(self._device.step_count), run.on_nan)
@@ -191,17 +194,22 @@ class SGD:
             self._parameters._pull = None
             self._parameters._changed()
 
-    def _resume_point(self) -> tuple[int, int]:
-        """The (pass, batch) a train() call starts at; a checkpoint's random states."""
+    def _resume_point(self, reader: Any) -> tuple[int, int]:
+        """The (pass, batch) a train() call starts at; a checkpoint's random states and
+        reader state are restored."""
+        self._reader = reader
         resume, self._resume = self._resume, None
         if resume is None:
             return 0, 0
         checkpoints.restore_random(resume["random"])
+        if resume.get("reader") is not None:
+            reader_state.restore_state(reader, resume["reader"])
         return resume["pass_id"], resume["batch_id"]
 
     def _train_pass(self, reader, run, pass_id: int, skip: int) -> None:  # noqa: ANN001
         run.handler(events.BeginPass(pass_id))
         self._pass_random = checkpoints.random_states()
+        self._pass_reader = reader_state.get_state(reader)
         batches, convert = checked(reader, run.feeder.convert, f"train() pass {pass_id}")
         if skip:
             batches = itertools.islice(batches, skip, None)
@@ -249,7 +257,9 @@ class SGD:
         The folder holds the parameters as a v2 tar (``parameters.tar``, readable alone
         by ``Parameters.from_tar``), the optimizer state of every frozen set (momenta,
         Adam moments, ModelAverage buffers, schedule counters), the pass and batch to
-        continue from, the random states readers shuffle with, the PRNG key, a
+        continue from, the random states readers shuffle with and the state of the
+        reader itself (``state()`` / ``restore()``, e.g. a seeded shuffle's pass count;
+        see ``paddle_lite._src.readers.state``), the PRNG key, a
         fingerprint of the topology and the library version. Call it inside an event
         handler or between ``train`` calls.
         """
@@ -260,6 +270,7 @@ class SGD:
             pass_id=pass_id,
             batch_id=batch_id,
             random=self._pass_random if batch_id else checkpoints.random_states(),
+            reader=self._pass_reader if batch_id else reader_state.get_state(self._reader),
             fingerprint=checkpoints.fingerprint(self.__topology__),
             parameters={n: list(s.shape) for n, s in self._specs.items()},
             version=__version__,
@@ -300,6 +311,7 @@ class SGD:
         self._parameters.update({n: params.get(n) for n in self._specs})
         self._device.restore(arrays, meta)
         self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
+        self._resume["reader"] = meta.get("reader")
         self._position = (meta["pass_id"], meta["batch_id"])
         return True
 
