@@ -24,6 +24,7 @@ the hidden siblings a killed save left. ``train(checkpoint_dir=...)`` keeps seve
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -31,6 +32,7 @@ import os
 import random
 import re
 import shutil
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -166,6 +168,60 @@ def prune(checkpoint_dir: str, keep: int) -> None:
     for name in os.listdir(checkpoint_dir):
         if name.startswith(".ckpt-"):
             shutil.rmtree(os.path.join(checkpoint_dir, name), ignore_errors=True)
+
+
+_META_TYPES = {
+    "pass_id": int,
+    "batch_id": int,
+    "random": dict,
+    "parameters": dict,
+    "fingerprint": str,
+}
+
+
+def check_meta(meta: dict, where: str) -> None:
+    """Refuse a ``checkpoint.json`` that lacks what a trainer reads from it."""
+    wrong = [k for k, t in _META_TYPES.items() if not isinstance(meta.get(k), t)]
+    shapes = meta.get("parameters") if isinstance(meta.get("parameters"), dict) else {}
+    if any(not isinstance(s, list) or not all(type(d) is int for d in s) for s in shapes.values()):
+        wrong.append("parameters (shapes)")
+    if wrong:
+        raise CheckpointError(
+            f"checkpoint {where!r}: {META} lacks or mistypes {wrong}; it was not written by "
+            "save_checkpoint, or it was edited."
+        )
+
+
+def load_for(path: str, specs: dict[str, Any], topology: Any) -> tuple[Any, Arrays, dict]:
+    """:func:`load` the checkpoint ``path`` for a trainer of ``topology`` (whose parameter
+    specs are ``specs``): its metadata, parameter shapes, layers and parameters checked."""
+    params, arrays, meta = load(path)
+    check_meta(meta, path)
+    check_parameters(meta, {n: s.shape for n, s in specs.items()}, path)
+    if meta["fingerprint"] != fingerprint(topology):
+        raise CheckpointError(
+            f"checkpoint {path!r} has this topology's parameters but its layers differ "
+            "(another network shares the parameter names); load its parameters.tar with "
+            "Parameters.from_tar instead."
+        )
+    lacking = [n for n in specs if n not in params]
+    if lacking:
+        raise CheckpointError(f"checkpoint {path!r}: {PARAMS} lacks the parameters {lacking}.")
+    return params, arrays, meta
+
+
+@contextlib.contextmanager
+def restoring(path: str) -> Iterator[None]:
+    """Turn what restoring a checkpoint's state raises into a ``CheckpointError``."""
+    try:
+        yield
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
+        raise CheckpointError(
+            f"checkpoint {path!r}: its optimizer state does not fit this trainer "
+            f"({type(err).__name__}: {err})."
+        ) from None
 
 
 def check_parameters(meta: dict, shapes: dict[str, tuple[int, ...]], where: str) -> None:

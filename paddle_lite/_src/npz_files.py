@@ -14,7 +14,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import math
 import struct
 import zipfile
@@ -23,6 +22,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from paddle_lite._src import bounded_json
 from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.param_files import source_name
 from paddle_lite._src.specs import ParamSpec
@@ -159,7 +159,7 @@ def spec_from_json(text: str, where: str, member: str) -> ParamSpec:
     """A :class:`ParamSpec` from one JSON entry of the ``member`` array, any malformation a
     :class:`ParameterError`."""
     try:
-        spec = ParamSpec.from_json(json.loads(text))
+        spec = ParamSpec.from_json(bounded_json.loads(text, where, ParameterError))
         if not isinstance(spec.name, str) or not all(
             isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec.shape
         ):

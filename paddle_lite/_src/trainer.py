@@ -295,21 +295,10 @@ class SGD:
             if missing_ok:
                 return False
             raise checkpoints.CheckpointError(f"no checkpoint in {dirname!r}.")
-        params, arrays, meta = checkpoints.load(path)
-        checkpoints.check_parameters(meta, {n: s.shape for n, s in self._specs.items()}, path)
-        if meta["fingerprint"] != checkpoints.fingerprint(self.__topology__):
-            raise checkpoints.CheckpointError(
-                f"checkpoint {path!r} has this topology's parameters but its layers differ "
-                "(another network shares the parameter names); load its parameters.tar with "
-                "Parameters.from_tar instead."
-            )
-        lacking = [n for n in self._specs if n not in params]
-        if lacking:
-            raise checkpoints.CheckpointError(
-                f"checkpoint {path!r}: {checkpoints.PARAMS} lacks the parameters {lacking}."
-            )
+        params, arrays, meta = checkpoints.load_for(path, self._specs, self.__topology__)
         self._parameters.update({n: params.get(n) for n in self._specs})
-        self._device.restore(arrays, meta)
+        with checkpoints.restoring(path):
+            self._device.restore(arrays, meta)
         self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
         self._resume["reader"] = meta.get("reader")
         self._position = (meta["pass_id"], meta["batch_id"])

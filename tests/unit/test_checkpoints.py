@@ -157,3 +157,38 @@ def test_sigkill_at_any_point_then_resume_ends_bit_identically(tmp_path, fault):
     with np.load(tmp_path / "want.npz") as want, np.load(tmp_path / "got.npz") as got:
         _assert_same(dict(got), dict(want))
     fault.observed("killed, resumed; every parameter bit-identical to the uninterrupted run")
+
+
+def test_a_checkpoint_tar_lacking_a_parameter_names_the_checkpoint(tmp_path, fault):
+    import hashlib
+    import io
+    import json
+
+    params, trainer, reader = _setup()
+    trainer.train(reader, num_passes=1)
+    folder = tmp_path / "ck"
+    trainer.save_checkpoint(str(folder))
+    full = paddle.parameters.Parameters.from_tar(str(folder / "parameters.tar"))
+    part = paddle.parameters.Parameters()
+    for name in full.names()[1:]:
+        part.append_spec(full.spec(name), full.get(name))
+    buf = io.BytesIO()
+    part.to_tar(buf)
+    (folder / "parameters.tar").write_bytes(buf.getvalue())
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"]["parameters.tar"] = {
+        "size": len(buf.getvalue()),
+        "sha256": hashlib.sha256(buf.getvalue()).hexdigest(),
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    fault.case(
+        "checkpoints",
+        "a checkpoint whose parameters.tar lacks a member (manifest rewritten to match)",
+        "CheckpointError naming the checkpoint and the parameter",
+    )
+    _, trainer, _ = _setup()
+    with pytest.raises(
+        CheckpointError, match=rf"ck'.*lacks the parameters \['{full.names()[0]}'\]"
+    ) as err:
+        trainer.load_checkpoint(str(folder))
+    fault.observed(err.value)
