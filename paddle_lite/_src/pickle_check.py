@@ -49,6 +49,8 @@ def check_opcodes(data: bytes, where: str, error: type[Exception]) -> None:
             elif name in _GETS and arg not in stored:
                 raise error(f"{where}: memo index {arg} at byte {pos} was never stored.")
             stopped = name == "STOP"
+    except error:
+        raise
     except ValueError as err:  # genops: an unknown opcode or an argument past the end
         raise error(f"{where} is not a readable pickle: {err}.") from None
     if not stopped:

@@ -49,10 +49,10 @@ def open_tar(stream: IO[bytes], where: str) -> tarfile.TarFile:
     try:
         return tarfile.open(fileobj=stream, mode=mode)
     except READ_ERRORS as err:
+        what = f"the header at byte {start}" if mode == "r:" else "the compressed stream"
         raise ParameterError(
-            f"cannot read the parameter tar {where}: {_why(err)} (the header at byte {start} "
-            "does not parse). Expected a v2 parameter tar (written by Parameters.to_tar or "
-            "PaddlePaddle v2)."
+            f"cannot read the parameter tar {where}: {_why(err)} ({what} does not parse). "
+            "Expected a v2 parameter tar (written by Parameters.to_tar or PaddlePaddle v2)."
         ) from None
 
 
