@@ -32,6 +32,7 @@ import os
 import random
 import re
 import shutil
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,7 +41,7 @@ import numpy as np
 from paddle_lite._src import bounded_json, checkpoint_folders
 from paddle_lite._src.checkpoint_folders import CheckpointError, fsync_write
 from paddle_lite._src.distributed import is_writer
-from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.errors import ParameterError, TrainingWarning
 
 FORMAT = 1
 PARAMS, ARRAYS, META = "parameters.tar", "state.npz", "checkpoint.json"
@@ -190,6 +191,38 @@ def check_meta(meta: dict, where: str) -> None:
             f"checkpoint {where!r}: {META} lacks or mistypes {wrong}; it was not written by "
             "save_checkpoint, or it was edited."
         )
+
+
+def pass_range(resume: dict | None, num_passes: int, folder: str | None) -> range:
+    """The passes one ``train(num_passes=..., checkpoint_dir=folder)`` call runs.
+
+    The rule (v2's meaning of ``num_passes``, kept across checkpoints): without a
+    loaded checkpoint a call trains passes ``0 .. num_passes - 1`` (``train(2);
+    train(2)`` is 4 passes). After ``load_checkpoint(d)`` (``resume``), a call given
+    ``checkpoint_dir=d`` continues the call the checkpoint was taken in, up to pass
+    ``num_passes`` (a killed and restarted script ends where the uninterrupted one
+    would); any other call trains ``num_passes`` passes from where the checkpoint
+    stands, a pass it interrupted finished first and counted as the first. A call that
+    trains nothing warns (``TrainingWarning``).
+    """
+    if resume is None:
+        passes = range(num_passes)
+    elif folder is not None and os.path.realpath(folder) in (
+        resume["source"],
+        os.path.dirname(resume["path"]),
+    ):
+        passes = range(resume["pass_id"], num_passes)
+    else:
+        passes = range(resume["pass_id"], resume["pass_id"] + num_passes)
+    if not passes:
+        where = "" if resume is None else f"; the checkpoint stands at pass {resume['pass_id']}"
+        warnings.warn(
+            f"train(num_passes={num_passes}) trains nothing{where} (a call with the "
+            "checkpoint_dir it was loaded from continues that run up to pass num_passes).",
+            TrainingWarning,
+            stacklevel=4,
+        )
+    return passes
 
 
 def load_for(path: str, specs: dict[str, Any], topology: Any) -> tuple[Any, Arrays, dict]:

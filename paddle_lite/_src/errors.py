@@ -43,6 +43,10 @@ class DataWarning(UserWarning):
     """Suspicious data that is not an error, e.g. a reader that yielded no batch in a pass."""
 
 
+class TrainingWarning(UserWarning):
+    """A training call that does something surprising, e.g. one that trains nothing."""
+
+
 class ParameterWarning(UserWarning):
     """Parameters a load left alone, e.g. those of the network a tar does not hold."""
 

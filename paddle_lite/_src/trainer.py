@@ -117,6 +117,7 @@ class SGD:
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
         self._reader: Any = None  # the reader of the latest train() call
         self._pass_reader: Any = None  # its state (readers/state.py) at the pass start
+        self._call_end = 0  # the pass the latest train() call ends before
 
     def get_topology_proto(self) -> Any:
         """The topology's ModelConfig with each parameter's update settings as the
@@ -151,8 +152,9 @@ class SGD:
             reader: a no-argument callable returning an iterable of batches (lists of
                 samples), e.g. ``paddle.batch(paddle.reader.shuffle(r, 500), 32)``; a
                 batch may also be columns of whole arrays (see ``paddle.data_feeder``).
-            num_passes: passes over the data (after ``load_checkpoint``: the passes of
-                the whole run, so the resumed run ends where an uninterrupted one would).
+            num_passes: passes this call trains (v2: ``train(2); train(2)`` is 4); after
+                ``load_checkpoint(d)``, a call with ``checkpoint_dir=d`` continues the
+                checkpoint's run up to pass ``num_passes`` (see ``checkpoints.pass_range``).
             event_handler: called with each ``paddle.event`` event.
             feeding: ``{data layer name: field index}`` or a list of names.
             immutable_parameters: parameter names or name prefixes left unchanged
@@ -179,14 +181,14 @@ class SGD:
             checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
         frozen = frozen_names(immutable_parameters, self._specs)
-        start_pass, skip = self._resume_point(reader)
+        passes, skip = self._planned_passes(reader, num_passes, checkpoint_dir)
         self._device.start(frozen, run.on_nan)
         self._parameters._pull = self._device.pull
         run.watch = Watch(self._costs, self._device, int(self._device.step_count), run.on_nan)
         try:
             handler(events.BeginTraining())
-            for pass_id in range(start_pass, num_passes):
-                self._train_pass(reader, run, pass_id, skip if pass_id == start_pass else 0)
+            for pass_id in passes:
+                self._train_pass(reader, run, pass_id, skip if pass_id == passes.start else 0)
             handler(events.EndTraining())
         finally:
             self._device.pull()
@@ -194,17 +196,18 @@ class SGD:
             self._parameters._pull = None
             self._parameters._changed()
 
-    def _resume_point(self, reader: Any) -> tuple[int, int]:
-        """The (pass, batch) a train() call starts at; a checkpoint's random states and
-        reader state are restored."""
+    def _planned_passes(self, reader: Any, num_passes: int, folder: Any) -> tuple[range, int]:
+        """The passes a train() call runs (``checkpoints.pass_range``) and the batches
+        to skip in the first; a checkpoint's random states and reader state are restored."""
         self._reader = reader
         resume, self._resume = self._resume, None
-        if resume is None:
-            return 0, 0
-        checkpoints.restore_random(resume["random"])
-        if resume.get("reader") is not None:
-            reader_state.restore_state(reader, resume["reader"])
-        return resume["pass_id"], resume["batch_id"]
+        if resume is not None:
+            checkpoints.restore_random(resume["random"])
+            if resume.get("reader") is not None:
+                reader_state.restore_state(reader, resume["reader"])
+        passes = checkpoints.pass_range(resume, num_passes, folder)
+        self._call_end = passes.stop
+        return passes, resume["batch_id"] if resume is not None else 0
 
     def _train_pass(self, reader, run, pass_id: int, skip: int) -> None:  # noqa: ANN001
         run.handler(events.BeginPass(pass_id))
@@ -274,6 +277,7 @@ class SGD:
             fingerprint=checkpoints.fingerprint(self.__topology__),
             parameters={n: list(s.shape) for n, s in self._specs.items()},
             version=__version__,
+            call_end=self._call_end,
         )
         checkpoints.save(dirname, self._parameters, arrays, meta)
 
@@ -300,7 +304,8 @@ class SGD:
         with checkpoints.restoring(path):
             self._device.restore(arrays, meta)
         self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
-        self._resume["reader"] = meta.get("reader")
+        self._resume.update(reader=meta.get("reader"), call_end=meta.get("call_end"))
+        self._resume.update(source=os.path.realpath(dirname), path=os.path.realpath(path))
         self._position = (meta["pass_id"], meta["batch_id"])
         return True
 
