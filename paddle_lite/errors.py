@@ -2,9 +2,11 @@
 
 Each also subclasses the builtin a v2 program would catch (``ValueError``, ``TypeError``,
 ``RuntimeError``, ``FloatingPointError``), so ``except ValueError`` keeps working;
-``except paddle.errors.PaddleLiteError`` catches them all. ``DataWarning`` is the warning
-category for suspicious data that is not an error, ``CostWarning`` the one for a
-layer passed as ``cost=`` that is not a cost.
+``except paddle.errors.PaddleLiteError`` catches them all. The warning categories are here
+too: ``DataWarning`` (suspicious data), ``CostWarning`` (a ``cost=`` that is not a cost),
+``LayerConfigWarning`` (a layer v2 built but could not run), ``ParameterWarning`` (parameters
+a load left alone) and ``TrainingWarning`` (a training call that does something
+surprising).
 """
 
 from paddle_lite._src.checkpoints import CheckpointError
@@ -19,13 +21,16 @@ from paddle_lite._src.errors import (
     DataError,
     DataWarning,
     LayerConfigError,
+    LayerConfigWarning,
     LayerTypeError,
     MissingDependencyError,
     NonFiniteError,
     PaddleLiteError,
     ParameterError,
+    ParameterWarning,
     ReaderError,
     TopologyError,
+    TrainingWarning,
 )
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException
 from paddle_lite._src.lr_schedules import OptimizerConfigError
@@ -46,6 +51,7 @@ __all__ = [
     "DatasetValueError",
     "DownloadError",
     "LayerConfigError",
+    "LayerConfigWarning",
     "LayerTypeError",
     "MissingDependencyError",
     "NonFiniteError",
@@ -53,9 +59,11 @@ __all__ = [
     "OptimizerConfigError",
     "PaddleLiteError",
     "ParameterError",
+    "ParameterWarning",
     "ReaderError",
     "ReaderProcessError",
     "ReaderTypeError",
     "TopologyError",
+    "TrainingWarning",
     "UnsafePickleError",
 ]

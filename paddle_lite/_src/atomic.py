@@ -6,8 +6,8 @@ temporary file in the same folder (``.<name>.<random>.tmp``), which is flushed a
 ``fsync``-ed, given the mode the target had (``0644`` for a new file) and renamed onto the
 target with ``os.replace``; then the folder is ``fsync``-ed so the rename survives a power
 cut. A process killed at any point leaves the previous file intact (at worst a hidden
-``.tmp`` file beside it); an exception inside the block deletes the temporary file and
-leaves the target untouched.
+``.tmp`` file beside it, which the next write of the same file removes); an exception
+inside the block deletes the temporary file and leaves the target untouched.
 
 Example:
     ```python
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
@@ -62,6 +63,19 @@ def commit(tmp: str, path: str) -> None:
     os.chmod(tmp, _target_mode(path))
     os.replace(tmp, path)
     _fsync_folder(os.path.dirname(path) or ".")
+    remove_stale(path)
+
+
+def remove_stale(path: str) -> None:
+    """Delete the temporary files earlier writes of ``path`` left when they were killed
+    (``.<name>.<8 random characters>.tmp`` beside it, this module's naming only)."""
+    folder, name = os.path.split(os.path.abspath(path))
+    pattern = re.compile(rf"^\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp$")
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(folder):
+            if pattern.match(entry):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, entry))
 
 
 @contextlib.contextmanager

@@ -1,19 +1,25 @@
 """Checkpoint folders: everything a training run needs to resume exactly.
 
-A checkpoint is a folder of three files:
+A checkpoint is a folder of four files:
 
 - ``parameters.tar``: the parameters in v2's tar format (``Parameters.from_tar``
   reads it alone, as the design doc keeps parameters apart from training state);
 - ``state.npz``: the other arrays (optimizer state of each frozen set, pass totals,
-  pruning masks, the PRNG key), read without pickle;
+  pruning masks, the PRNG key), read without pickle, sizes checked before reading;
 - ``checkpoint.json``: where training stands (pass, next batch, steps run), the
-  random states readers shuffle with, a fingerprint of the topology, the parameter
-  shapes and the library version.
+  random states readers shuffle with and the readers' own state, a fingerprint of the
+  topology, the parameter shapes and the library version;
+- ``manifest.json``, written last: each other file's size and sha256, checked before
+  anything is read, and the save's sequence number.
 
-A checkpoint is written into a temporary sibling folder, every file flushed and
-fsynced, and then renamed into place, so a crash leaves either the previous
-checkpoint or the new one, never a part. ``train(checkpoint_dir=...)`` keeps several
-as ``<dir>/ckpt-<steps run>``; :func:`latest` finds the newest complete one.
+Saving never passes through a moment where the name the user gave holds no loadable
+checkpoint (``checkpoint_folders``): the files go into a hidden sibling folder
+(``.<name>.<random>``), each flushed and fsynced, and the finished folder is swapped
+with the old one in one atomic exchange (Linux ``renameat2``); where the system has no
+exchange, the old folder is renamed aside and the new one into place, and a load that
+finds no folder under the name takes the newest complete sibling. The next save removes
+the hidden siblings a killed save left. ``train(checkpoint_dir=...)`` keeps several as
+``<dir>/ckpt-<steps run>``; :func:`latest` finds the newest complete one.
 """
 
 from __future__ import annotations
@@ -26,101 +32,103 @@ import os
 import random
 import re
 import shutil
-import tempfile
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from paddle_lite._src import bounded_json, checkpoint_folders
+from paddle_lite._src.checkpoint_folders import CheckpointError, fsync_write
 from paddle_lite._src.distributed import is_writer
-from paddle_lite._src.errors import PaddleLiteError, ParameterError
+from paddle_lite._src.errors import ParameterError, TrainingWarning
 
 FORMAT = 1
 PARAMS, ARRAYS, META = "parameters.tar", "state.npz", "checkpoint.json"
+FILES = (PARAMS, ARRAYS, META)
 _NAME = re.compile(r"^ckpt-(\d+)$")
-
-
-class CheckpointError(PaddleLiteError, ValueError):
-    """A checkpoint is missing, incomplete, or belongs to another network."""
-
-
-def _fsync_write(path: str, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def _new_folder(dirname: str) -> Iterator[str]:
-    """A temporary sibling folder that replaces ``dirname`` when the block succeeds."""
-    dirname = os.path.abspath(dirname)
-    parent = os.path.dirname(dirname)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dirname)}.", dir=parent)
-    try:
-        yield tmp
-        _fsync_dir(tmp)
-        old = None
-        if os.path.exists(dirname):
-            old = tempfile.mkdtemp(prefix=f".{os.path.basename(dirname)}.old.", dir=parent)
-            os.rename(dirname, os.path.join(old, "previous"))
-        os.rename(tmp, dirname)
-        _fsync_dir(parent)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+_ARRAY_KINDS = "fiub"  # numbers and booleans; never objects or text
 
 
 def save(dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict) -> None:
-    """Write one checkpoint folder atomically (see the module docstring); in a
-    multi-process job only process 0 writes."""
+    """Write one checkpoint folder (see the module docstring); in a multi-process job
+    only process 0 writes."""
     if not is_writer():
         return
-    with _new_folder(dirname) as tmp:
+    with checkpoint_folders.replacing(dirname, FILES) as tmp:
         buffer = io.BytesIO()
         parameters.to_tar(buffer)
-        _fsync_write(os.path.join(tmp, PARAMS), buffer.getvalue())
+        fsync_write(os.path.join(tmp, PARAMS), buffer.getvalue())
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        _fsync_write(os.path.join(tmp, ARRAYS), buffer.getvalue())
+        fsync_write(os.path.join(tmp, ARRAYS), buffer.getvalue())
+        fsync_write(os.path.join(tmp, META), _meta_text(meta))
+
+
+def _meta_text(meta: dict) -> bytes:
+    try:
         text = json.dumps({"format": FORMAT, **meta}, indent=1, sort_keys=True)
-        _fsync_write(os.path.join(tmp, META), text.encode())
+    except (TypeError, ValueError) as err:  # a user reader's state() that is not JSON
+        raise CheckpointError(
+            f"cannot save the checkpoint: {err}; a reader's state() must return JSON values "
+            "(numbers, strings, lists, dicts)."
+        ) from None
+    return text.encode()
 
 
 def is_checkpoint(dirname: str) -> bool:
-    return all(os.path.isfile(os.path.join(dirname, f)) for f in (PARAMS, ARRAYS, META))
+    """Whether ``dirname`` is a complete checkpoint folder (its manifest written)."""
+    return checkpoint_folders.is_complete(dirname, FILES)
 
 
 def load(dirname: str) -> tuple[Any, dict[str, np.ndarray], dict]:
-    """``(parameters, arrays, meta)`` of the checkpoint folder ``dirname``."""
+    """``(parameters, arrays, meta)`` of the checkpoint folder ``dirname``.
+
+    The manifest is checked first (each file's size, then its sha256); every failure
+    is a ``CheckpointError`` naming the checkpoint and the file.
+    """
     from paddle_lite._src.parameters import Parameters  # checkpoints sit below parameters
 
     if not is_checkpoint(dirname):
         raise CheckpointError(
-            f"{dirname!r} is not a checkpoint: it needs {PARAMS}, {ARRAYS} and {META}."
+            f"{dirname!r} is not a checkpoint: it needs {PARAMS}, {ARRAYS}, {META} and "
+            f"{checkpoint_folders.MANIFEST}."
         )
-    with open(os.path.join(dirname, META), encoding="utf-8") as f:
-        meta = json.load(f)
-    if meta.get("format") != FORMAT:
+    data = checkpoint_folders.verified(dirname, FILES)
+    meta = bounded_json.loads(data[META], _where(dirname, META), CheckpointError)
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise CheckpointError(
-            f"checkpoint {dirname!r} has format {meta.get('format')!r}; this version reads "
-            f"format {FORMAT}."
+            f"checkpoint {dirname!r} has format {found!r}; this version reads format {FORMAT}."
         )
-    params = Parameters.from_tar(os.path.join(dirname, PARAMS))
-    with np.load(os.path.join(dirname, ARRAYS), allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files}
+    try:
+        params = Parameters.from_tar(io.BytesIO(data[PARAMS]))
+        arrays = Arrays(_arrays(data[ARRAYS], _where(dirname, ARRAYS)), dirname)
+    except ParameterError as err:
+        raise CheckpointError(f"checkpoint {dirname!r}: {err}") from None
     return params, arrays, meta
+
+
+def _where(dirname: str, name: str) -> str:
+    return f"checkpoint {dirname!r}, file {name!r}"
+
+
+def _arrays(data: bytes, where: str) -> dict[str, np.ndarray]:
+    from paddle_lite._src.npz_files import NpzReader  # npz reading sits below parameters
+
+    with NpzReader(io.BytesIO(data), where) as npz:
+        return {name: npz.array(name, kind=_ARRAY_KINDS) for name in npz.names()}
+
+
+class Arrays(dict):
+    """The arrays of a checkpoint; a missing one is a ``CheckpointError`` naming it."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], where: str) -> None:
+        super().__init__(arrays)
+        self.where = where
+
+    def __missing__(self, name: str) -> np.ndarray:
+        raise CheckpointError(f"checkpoint {self.where!r}: {ARRAYS} has no array {name!r}.")
 
 
 def name_for(step: int) -> str:
@@ -142,11 +150,14 @@ def listed(checkpoint_dir: str) -> list[str]:
 
 
 def latest(dirname: str) -> str | None:
-    """``dirname`` itself when it is a checkpoint, else its newest checkpoint, or None."""
+    """``dirname`` itself when it is a checkpoint, else its newest checkpoint, else the
+    newest complete hidden sibling a save killed between two renames left, or None."""
     if is_checkpoint(dirname):
         return dirname
     found = listed(dirname)
-    return found[-1] if found else None
+    if found:
+        return found[-1]
+    return checkpoint_folders.recoverable(dirname, FILES)
 
 
 def prune(checkpoint_dir: str, keep: int) -> None:
@@ -158,6 +169,92 @@ def prune(checkpoint_dir: str, keep: int) -> None:
     for name in os.listdir(checkpoint_dir):
         if name.startswith(".ckpt-"):
             shutil.rmtree(os.path.join(checkpoint_dir, name), ignore_errors=True)
+
+
+_META_TYPES = {
+    "pass_id": int,
+    "batch_id": int,
+    "random": dict,
+    "parameters": dict,
+    "fingerprint": str,
+}
+
+
+def check_meta(meta: dict, where: str) -> None:
+    """Refuse a ``checkpoint.json`` that lacks what a trainer reads from it."""
+    wrong = [k for k, t in _META_TYPES.items() if not isinstance(meta.get(k), t)]
+    shapes = meta.get("parameters") if isinstance(meta.get("parameters"), dict) else {}
+    if any(not isinstance(s, list) or not all(type(d) is int for d in s) for s in shapes.values()):
+        wrong.append("parameters (shapes)")
+    if wrong:
+        raise CheckpointError(
+            f"checkpoint {where!r}: {META} lacks or mistypes {wrong}; it was not written by "
+            "save_checkpoint, or it was edited."
+        )
+
+
+def pass_range(resume: dict | None, num_passes: int, folder: str | None) -> range:
+    """The passes one ``train(num_passes=..., checkpoint_dir=folder)`` call runs.
+
+    The rule (v2's meaning of ``num_passes``, kept across checkpoints): without a
+    loaded checkpoint a call trains passes ``0 .. num_passes - 1`` (``train(2);
+    train(2)`` is 4 passes). After ``load_checkpoint(d)`` (``resume``), a call given
+    ``checkpoint_dir=d`` continues the call the checkpoint was taken in, up to pass
+    ``num_passes`` (a killed and restarted script ends where the uninterrupted one
+    would); any other call trains ``num_passes`` passes from where the checkpoint
+    stands, a pass it interrupted finished first and counted as the first. A call that
+    trains nothing warns (``TrainingWarning``).
+    """
+    if resume is None:
+        passes = range(num_passes)
+    elif folder is not None and os.path.realpath(folder) in (
+        resume["source"],
+        os.path.dirname(resume["path"]),
+    ):
+        passes = range(resume["pass_id"], num_passes)
+    else:
+        passes = range(resume["pass_id"], resume["pass_id"] + num_passes)
+    if not passes:
+        where = "" if resume is None else f"; the checkpoint stands at pass {resume['pass_id']}"
+        warnings.warn(
+            f"train(num_passes={num_passes}) trains nothing{where} (a call with the "
+            "checkpoint_dir it was loaded from continues that run up to pass num_passes).",
+            TrainingWarning,
+            stacklevel=4,
+        )
+    return passes
+
+
+def load_for(path: str, specs: dict[str, Any], topology: Any) -> tuple[Any, Arrays, dict]:
+    """:func:`load` the checkpoint ``path`` for a trainer of ``topology`` (whose parameter
+    specs are ``specs``): its metadata, parameter shapes, layers and parameters checked."""
+    params, arrays, meta = load(path)
+    check_meta(meta, path)
+    check_parameters(meta, {n: s.shape for n, s in specs.items()}, path)
+    if meta["fingerprint"] != fingerprint(topology):
+        raise CheckpointError(
+            f"checkpoint {path!r} has this topology's parameters but its layers differ "
+            "(another network shares the parameter names); load its parameters.tar with "
+            "Parameters.from_tar instead."
+        )
+    lacking = [n for n in specs if n not in params]
+    if lacking:
+        raise CheckpointError(f"checkpoint {path!r}: {PARAMS} lacks the parameters {lacking}.")
+    return params, arrays, meta
+
+
+@contextlib.contextmanager
+def restoring(path: str) -> Iterator[None]:
+    """Turn what restoring a checkpoint's state raises into a ``CheckpointError``."""
+    try:
+        yield
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
+        raise CheckpointError(
+            f"checkpoint {path!r}: its optimizer state does not fit this trainer "
+            f"({type(err).__name__}: {err})."
+        ) from None
 
 
 def check_parameters(meta: dict, shapes: dict[str, tuple[int, ...]], where: str) -> None:

@@ -63,6 +63,14 @@ class CostWarning(UserWarning):
     """A layer passed as ``cost=`` does not look like a cost (v2 trained it all the same)."""
 
 
+class TrainingWarning(UserWarning):
+    """A training call that does something surprising, e.g. one that trains nothing."""
+
+
+class ParameterWarning(UserWarning):
+    """Parameters a load left alone, e.g. those of the network a tar does not hold."""
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """Return a ``" Did you mean 'x'?"`` suffix, or an empty string."""
     close = difflib.get_close_matches(name, list(candidates), n=1)

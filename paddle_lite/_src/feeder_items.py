@@ -8,6 +8,7 @@ the sample (and the step or entry) with what was received and what was declared.
 
 from __future__ import annotations
 
+import warnings
 from operator import attrgetter
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from paddle_lite._src.aligned import ALIGN_FROM, aligned, aligned_stack, aligned_zeros
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.data_types import DataType, InputType
-from paddle_lite._src.errors import DataError
+from paddle_lite._src.errors import DataError, DataWarning
 from paddle_lite._src.typing import Sparse
 
 
@@ -69,23 +70,65 @@ def _dense_rows(values: list[Any], field: Field) -> np.ndarray:
     dim = field.type.dim
     stacked = _stacked_rows(values, dim)
     if stacked is not None:
+        _check_sample_ndim(values[0].shape, field, values[0], 0)
         return stacked
+    missing = next((i for i, v in enumerate(values) if v is None), None)
+    if missing is not None:
+        raise field.error(f"received None; expected {dim} numbers", missing)
     try:
-        arr = np.asarray(values, dtype=np.float32).reshape(len(values), -1)
+        arr = np.asarray(values, dtype=np.float32)
     except (TypeError, ValueError):
         arr = None
-    if arr is None or arr.shape[1] != dim:
-        for i, v in enumerate(values):
-            try:
-                size = np.asarray(v, dtype=np.float32).size
-            except (TypeError, ValueError):
-                raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
-            if size != dim:
-                raise field.error(f"received {size} values, expected {dim}", i)
-    if arr is None or arr.shape[1] != dim:  # no items, or items of mixed shapes
-        rows = [np.asarray(v, np.float32).reshape(-1) for v in values]
-        arr = np.stack(rows) if rows else np.zeros((0, dim), np.float32)
-    return aligned(arr)
+    if arr is None or arr.ndim < 1 or arr.size != len(values) * dim:
+        return aligned(_rows_one_by_one(values, field))  # no items, or items of mixed shapes
+    _check_sample_ndim(arr.shape[1:], field, values[0], 0)
+    if np.isnan(arr).any():
+        _check_no_none(values, field)  # numpy reads None as NaN
+    return aligned(arr.reshape(len(values), dim))
+
+
+def _rows_one_by_one(values: list[Any], field: Field) -> np.ndarray:
+    """The rows of items whose batch does not convert at once; each item checked."""
+    dim, rows = field.type.dim, []
+    for i, v in enumerate(values):
+        try:
+            row = np.asarray(v, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
+        if row.size != dim:
+            raise field.error(f"received {row.size} values, expected {dim}", i)
+        _check_sample_ndim(row.shape, field, v, i)
+        if np.isnan(row).any():
+            _check_no_none([v], field, i)
+        rows.append(row.reshape(-1))
+    return np.stack(rows) if rows else np.zeros((0, dim), np.float32)
+
+
+def _check_no_none(values: list[Any], field: Field, first: int = 0) -> None:
+    for i, v in enumerate(values, first):
+        items = v if isinstance(v, (list, tuple)) else [v]
+        flat = [y for x in items for y in (x if isinstance(x, (list, tuple)) else [x])]
+        if any(x is None for x in flat):
+            raise field.error(f"received None among the values {show(v, 60)}", i)
+
+
+def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: int) -> None:
+    """v2's DataFeeder took dense samples of 1 to 3 dimensions and flattened them (the
+    last two giving an image's height and width); more is an error, as in v2. A sample
+    of nested lists (not an array, as an image would come) is flattened too but named in
+    a ``DataWarning``: ``[[1, 2], [3, 4]]`` for ``dense_vector(4)`` is more often a
+    sequence declared as a vector than a 2 x 2 image."""
+    if len(shape) > 3:
+        raise field.error(f"received a sample of shape {shape}; at most 3 dimensions", item)
+    if len(shape) > 1 and not isinstance(first, np.ndarray):
+        warnings.warn(
+            f"data layer '{field.name}' (field {field.index}) received dense samples of "
+            f"nested lists, shape {shape}; each is flattened row-major into its "
+            f"{field.type.dim} values, as v2's DataFeeder did. Pass flat vectors to silence "
+            "this (or declare a sequence type if the inner lists are steps).",
+            DataWarning,
+            stacklevel=2,
+        )
 
 
 def ids_of(values: list[Any], field: Field) -> np.ndarray:

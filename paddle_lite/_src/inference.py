@@ -21,6 +21,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.input_checks import feeder_for
 from paddle_lite._src.layers.beam_search import BeamResult
 from paddle_lite._src.layers.generation import beam_fields
+from paddle_lite._src.param_files import source_name
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology, load_inference_topology
 from paddle_lite._src.typing import Seq, data_of
@@ -138,10 +139,17 @@ class Inference:
 def _file_topology(fileobj: Any) -> Topology:
     """The topology of a stream from ``serialize_for_inference``: paddle_lite's JSON, or
     the pickled ModelConfig v2 wrote (read with ``v2_inference_file``)."""
+    where = source_name(fileobj)
     data = fileobj.read() if hasattr(fileobj, "read") else fileobj
-    if isinstance(data, bytes) and v2_inference_file.is_v2_inference_file(data):
-        return v2_inference_file.rebuild(*v2_inference_file.load_payload(data))
-    return load_inference_topology(data)
+    try:
+        if isinstance(data, bytes) and v2_inference_file.is_v2_inference_file(data):
+            payload = v2_inference_file.load_payload(data, f"v2 inference file {where}")
+            return v2_inference_file.rebuild(*payload)
+        return load_inference_topology(data)
+    except TopologyError as err:
+        if where in str(err):
+            raise
+        raise TopologyError(f"inference file {where}: {err}") from None
 
 
 def _check_shapes(topology: Topology, parameters: Parameters) -> None:

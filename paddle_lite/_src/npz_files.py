@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import struct
 import zipfile
@@ -24,6 +23,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from paddle_lite._src import bounded_json
 from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.param_files import source_name
 from paddle_lite._src.specs import ParamSpec
@@ -108,7 +108,8 @@ class NpzReader:
     def array(
         self, name: str, expected_shape: tuple[int, ...] | None = None, kind: str = "f"
     ) -> np.ndarray:
-        """The array ``name``, its dtype kind (``"f"``, ``"U"`` ...) and shape checked first."""
+        """The array ``name``, its dtype kind (one of ``kind``: ``"f"``, ``"U"``, ``"fiub"``
+        ...) and shape checked first."""
         info = self._infos.get(name + ".npy")
         if info is None:
             raise ParameterError(f"the npz {self.where} has no member '{name}.npy'.")
@@ -133,7 +134,7 @@ class NpzReader:
         where = f"member '{name}.npy' of the npz {self.where}"
         stream = _Counting(member)
         shape, fortran, dtype = _header(stream, where)
-        if dtype.hasobject or dtype.kind != kind:
+        if dtype.hasobject or dtype.kind not in kind:
             raise ParameterError(
                 f"{where} holds {dtype} values; expected dtype kind {kind!r} (object arrays "
                 "are never read: they are pickles)."
@@ -159,7 +160,7 @@ def spec_from_json(text: str, where: str, member: str) -> ParamSpec:
     """A :class:`ParamSpec` from one JSON entry of the ``member`` array, any malformation a
     :class:`ParameterError`."""
     try:
-        spec = ParamSpec.from_json(json.loads(text))
+        spec = ParamSpec.from_json(bounded_json.loads(text, where, ParameterError))
         if not isinstance(spec.name, str) or not all(
             isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec.shape
         ):

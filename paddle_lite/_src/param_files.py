@@ -13,16 +13,14 @@ import contextlib
 import io
 import math
 import os
-import re
 import struct
 import tarfile
-import zlib
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import numpy as np
 
-from paddle_lite._src import atomic, proto
+from paddle_lite._src import atomic, proto, tar_members
 from paddle_lite._src.distributed import is_writer
 from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.specs import ParamSpec
@@ -30,8 +28,7 @@ from paddle_lite._src.specs import ParamSpec
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
 _BLOCK = 512
 MAX_CONFIG_BYTES = 1 << 20  # a ParameterConfig is a few dozen bytes
-# What reading a damaged tar (or gzip stream) can raise besides ParameterError.
-_READ_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error, ValueError, UnicodeError)
+_READ_ERRORS = tar_members.READ_ERRORS
 
 
 def _read_values(
@@ -114,49 +111,6 @@ def source_name(f: Any) -> str:
         return repr(os.fspath(f))
     name = getattr(f, "name", None)
     return repr(name) if isinstance(name, str) else "<stream>"
-
-
-def _open_tar(stream: IO[bytes], where: str = "a stream") -> tarfile.TarFile:
-    try:
-        return tarfile.open(fileobj=stream, mode="r:*")
-    except _READ_ERRORS as err:
-        raise ParameterError(
-            f"cannot read the parameter tar {where}: {err}. Expected a v2 parameter tar "
-            "(written by Parameters.to_tar or PaddlePaddle v2)."
-        ) from None
-
-
-def _bad_member(member: tarfile.TarInfo) -> str | None:
-    """Why a member may not appear in a parameter tar, or None when it may."""
-    name = member.name
-    if name.startswith(("/", "\\")) or (name[:1].isalpha() and name[1:2] == ":"):
-        return "has an absolute path"
-    if ".." in re.split(r"[/\\]", name):
-        return "has a '..' path component"
-    if member.issym() or member.islnk():
-        return f"is a link (to {member.linkname!r})"
-    if not (member.isfile() or member.isdir()):
-        return "is a device, fifo or other special file"
-    return None
-
-
-def _members(tar: tarfile.TarFile, where: str) -> dict[str, tarfile.TarInfo]:
-    """The regular-file members by name; unsafe members (paths, links) are refused."""
-    try:
-        members = tar.getmembers()
-    except _READ_ERRORS as err:
-        raise ParameterError(f"the parameter tar {where} is truncated or corrupt: {err}.") from None
-    out = {}
-    for member in members:
-        problem = _bad_member(member)
-        if problem is not None:
-            raise ParameterError(
-                f"tar member {member.name!r} of {where} {problem}; a parameter tar holds only "
-                "regular files named after parameters, so this file is refused."
-            )
-        if member.isfile():
-            out[member.name] = member
-    return out
 
 
 def _handle(tar: tarfile.TarFile, member: tarfile.TarInfo, where: str) -> IO[bytes]:
@@ -260,8 +214,8 @@ def read_parameter_tar(f: Any) -> list[tuple[ParamSpec, np.ndarray]]:
     come from the member of its name, its size checked against its header first.
     """
     where = source_name(f)
-    with _reading(f) as stream, _open_tar(stream, where) as tar:
-        members = _members(tar, where)
+    with _reading(f) as stream, tar_members.open_tar(stream, where) as tar:
+        members = tar_members.members(tar, where)
         specs = [
             _config_spec(tar, member, where)
             for name, member in members.items()

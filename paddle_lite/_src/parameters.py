@@ -24,6 +24,7 @@ directory, then ``os.replace``). The byte-level helpers are in ``param_files``.
 from __future__ import annotations
 
 import json
+import warnings
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any
@@ -32,7 +33,7 @@ import jax
 import numpy as np
 
 from paddle_lite._src import config, proto
-from paddle_lite._src.errors import ParameterError, did_you_mean
+from paddle_lite._src.errors import ParameterError, ParameterWarning, did_you_mean
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.npz_files import NpzReader, spec_from_json
@@ -43,6 +44,7 @@ from paddle_lite._src.param_files import (
     _write_member,
     _write_output,
     read_parameter_tar,
+    source_name,
 )
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.topology import Topology, collect_params
@@ -293,12 +295,22 @@ class Parameters:
     def init_from_tar(self, f: Any, exclude_params: Iterable[str] = ()) -> None:
         """Copy the values of the parameters present both here and in the tar ``f``.
 
-        Names in ``exclude_params`` and names on one side only are ignored; a value
-        whose element count matches but whose shape differs is reshaped. Nothing
-        changes when one value is refused.
+        Names in ``exclude_params`` and names on one side only are ignored, as in v2;
+        the parameters here that the tar lacks keep their values and are named in a
+        ``ParameterWarning``. A value whose element count matches but whose shape
+        differs is reshaped. Nothing changes when one value is refused, or when the
+        tar is damaged (``ParameterError`` naming the file and the byte offset).
         """
         excluded = {exclude_params} if isinstance(exclude_params, str) else set(exclude_params)
         other = Parameters.from_tar(f)
+        lacking = [n for n in self._specs if n not in other._values and n not in excluded]
+        if lacking:
+            warnings.warn(
+                f"init_from_tar: the tar {source_name(f)} holds no value for {lacking}; "
+                "they keep their current values.",
+                ParameterWarning,
+                stacklevel=2,
+            )
         self._write(
             {
                 name: self._fitted(name, value)

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from paddle_lite._src import atomic, codec
+from paddle_lite._src import atomic, bounded_json, codec
 from paddle_lite._src.activations import BaseActivation
 from paddle_lite._src.data_types import InputType
 from paddle_lite._src.errors import TopologyError
@@ -63,8 +63,14 @@ def read_json(source: Any, what: str) -> tuple[Any, str]:
         else:
             data = source.read()
             text = data.decode("utf-8") if isinstance(data, bytes) else data
+        deepest = bounded_json.depth(text.encode("utf-8", "surrogatepass"))
+        if deepest > bounded_json.MAX_DEPTH:
+            raise TopologyError(
+                f"{what} {where}: JSON nested {deepest} levels deep; at most "
+                f"{bounded_json.MAX_DEPTH} are read (the file is corrupt)."
+            )
         return json.loads(text), where
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         hint = (
             " (a str that names no file is read as the JSON text itself)"
             if (isinstance(source, str) and not path)

@@ -29,6 +29,7 @@ from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.prefetch import device_batches
+from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
 from paddle_lite._src.version import __version__
@@ -108,6 +109,9 @@ class SGD:
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
         self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
         self._history: History | None = None  # the running train() call's, for test()
+        self._reader: Any = None  # the reader of the latest train() call
+        self._pass_reader: Any = None  # its state (readers/state.py) at the pass start
+        self._call_end = 0  # the pass the latest train() call ends before
 
     def get_topology_proto(self) -> Any:
         """The topology's ModelConfig with each parameter's update settings as the
@@ -142,8 +146,9 @@ class SGD:
             reader: a no-argument callable returning an iterable of batches (lists of
                 samples), e.g. ``paddle.batch(paddle.reader.shuffle(r, 500), 32)``; a
                 batch may also be columns of whole arrays (see ``paddle.data_feeder``).
-            num_passes: passes over the data (after ``load_checkpoint``: the passes of
-                the whole run, so the resumed run ends where an uninterrupted one would).
+            num_passes: passes this call trains (v2: ``train(2); train(2)`` is 4); after
+                ``load_checkpoint(d)``, a call with ``checkpoint_dir=d`` continues the
+                checkpoint's run up to pass ``num_passes`` (see ``checkpoints.pass_range``).
             event_handler: called with each ``paddle.event`` event; or a list of
                 handlers, each called in order.
             feeding: ``{data layer name: field index}`` or a list of names.
@@ -178,16 +183,16 @@ class SGD:
             checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
         frozen = frozen_names(immutable_parameters, self._specs, self.__topology__.nodes)
-        start_pass, skip = self._resume_point()
+        passes, skip = self._planned_passes(reader, num_passes, checkpoint_dir)
         self._device.start(frozen, run.on_nan)
         self._parameters._pull = self._device.pull
         run.watch = Watch(self._costs, self._device, int(self._device.step_count), run.on_nan)
         history = run.history = self._history = History()
-        run.num_passes = num_passes
+        run.num_passes = passes.stop  # the pass this call ends before (progress: pass k/N)
         try:
-            handler(events.BeginTraining(num_passes))
-            for pass_id in range(start_pass, num_passes):
-                self._train_pass(reader, run, pass_id, skip if pass_id == start_pass else 0)
+            handler(events.BeginTraining(run.num_passes))
+            for pass_id in passes:
+                self._train_pass(reader, run, pass_id, skip if pass_id == passes.start else 0)
             handler(events.EndTraining())
         finally:
             self._device.pull()
@@ -197,18 +202,24 @@ class SGD:
             self._history = None
         return history
 
-    def _resume_point(self) -> tuple[int, int]:
-        """The (pass, batch) a train() call starts at; a checkpoint's random states."""
+    def _planned_passes(self, reader: Any, num_passes: int, folder: Any) -> tuple[range, int]:
+        """The passes a train() call runs (``checkpoints.pass_range``) and the batches
+        to skip in the first; a checkpoint's random states and reader state are restored."""
+        self._reader = reader
         resume, self._resume = self._resume, None
-        if resume is None:
-            return 0, 0
-        checkpoints.restore_random(resume["random"])
-        return resume["pass_id"], resume["batch_id"]
+        if resume is not None:
+            checkpoints.restore_random(resume["random"])
+            if resume.get("reader") is not None:
+                reader_state.restore_state(reader, resume["reader"])
+        passes = checkpoints.pass_range(resume, num_passes, folder)
+        self._call_end = passes.stop
+        return passes, resume["batch_id"] if resume is not None else 0
 
     def _train_pass(self, reader, run, pass_id: int, skip: int) -> None:  # noqa: ANN001
         record = run.history.begin(pass_id)
         run.handler(events.BeginPass(pass_id, run.num_passes, pass_length(reader, run.batches)))
         self._pass_random = checkpoints.random_states()
+        self._pass_reader = reader_state.get_state(reader)
         batches, convert = checked(reader, run.feeder.convert, f"train() pass {pass_id}")
         if skip:
             batches = itertools.islice(batches, skip, None)
@@ -268,7 +279,9 @@ class SGD:
         The folder holds the parameters as a v2 tar (``parameters.tar``, readable alone
         by ``Parameters.from_tar``), the optimizer state of every frozen set (momenta,
         Adam moments, ModelAverage buffers, schedule counters), the pass and batch to
-        continue from, the random states readers shuffle with, the PRNG key, a
+        continue from, the random states readers shuffle with and the state of the
+        reader itself (``state()`` / ``restore()``, e.g. a seeded shuffle's pass count;
+        see ``paddle_lite._src.readers.state``), the PRNG key, a
         fingerprint of the topology and the library version. Call it inside an event
         handler or between ``train`` calls.
         """
@@ -279,9 +292,11 @@ class SGD:
             pass_id=pass_id,
             batch_id=batch_id,
             random=self._pass_random if batch_id else checkpoints.random_states(),
+            reader=self._pass_reader if batch_id else reader_state.get_state(self._reader),
             fingerprint=checkpoints.fingerprint(self.__topology__),
             parameters={n: list(s.shape) for n, s in self._specs.items()},
             version=__version__,
+            call_end=self._call_end,
         )
         checkpoints.save(dirname, self._parameters, arrays, meta)
 
@@ -292,8 +307,9 @@ class SGD:
         next ``train`` call continues from the saved pass and batch (skipping the
         batches already trained, with the readers' random states as they were), so the
         run ends as an uninterrupted one would. Returns False when ``missing_ok`` and
-        there is no checkpoint yet; a checkpoint of another topology is an error that
-        names the parameters that differ.
+        no checkpoint was ever completed there; a checkpoint of another topology is an
+        error that names the parameters that differ, and a damaged one (a file whose size
+        or sha256 differs from the manifest) a ``CheckpointError`` naming the file.
         """
         if self._device.state is not None:
             raise checkpoints.CheckpointError("load_checkpoint cannot run inside train().")
@@ -302,17 +318,13 @@ class SGD:
             if missing_ok:
                 return False
             raise checkpoints.CheckpointError(f"no checkpoint in {dirname!r}.")
-        params, arrays, meta = checkpoints.load(path)
-        checkpoints.check_parameters(meta, {n: s.shape for n, s in self._specs.items()}, path)
-        if meta["fingerprint"] != checkpoints.fingerprint(self.__topology__):
-            raise checkpoints.CheckpointError(
-                f"checkpoint {path!r} has this topology's parameters but its layers differ "
-                "(another network shares the parameter names); load its parameters.tar with "
-                "Parameters.from_tar instead."
-            )
+        params, arrays, meta = checkpoints.load_for(path, self._specs, self.__topology__)
         self._parameters.update({n: params.get(n) for n in self._specs})
-        self._device.restore(arrays, meta)
+        with checkpoints.restoring(path):
+            self._device.restore(arrays, meta)
         self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
+        self._resume.update(reader=meta.get("reader"), call_end=meta.get("call_end"))
+        self._resume.update(source=os.path.realpath(dirname), path=os.path.realpath(path))
         self._position = (meta["pass_id"], meta["batch_id"])
         return True
 

@@ -21,10 +21,11 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import poolings
 from paddle_lite._src.activations import ALL, Linear
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
-from paddle_lite._src.errors import TopologyError
+from paddle_lite._src.errors import PaddleLiteError, TopologyError
 from paddle_lite._src.graph import Layer, name_scope
 from paddle_lite._src.layers import conv, core, math, mixed, norm, pool, projections, recurrent
 from paddle_lite._src.layers import sequence as seq
+from paddle_lite._src.pickle_check import check_opcodes
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.v2_model_config import Msg, decode_model_config
 
@@ -62,18 +63,53 @@ def is_v2_inference_file(data: bytes) -> bool:
     return data[:1] == b"\x80"
 
 
-def load_payload(data: bytes) -> tuple[bytes, list[tuple[str, InputType]]]:
-    """``(protobin, data_type)`` of a v2 inference file, read without running code."""
+def load_payload(
+    data: bytes, where: str = "the v2 inference file"
+) -> tuple[bytes, list[tuple[str, InputType]]]:
+    """``(protobin, data_type)`` of a v2 inference file, read without running code.
+
+    The opcodes are checked first (``pickle_check``: memo indexes and sizes within the
+    input), then the pickle is loaded with the restricted unpickler and its shape is
+    checked; every failure is a ``TopologyError`` naming ``where``.
+    """
+    check_opcodes(data, where, TopologyError)
     try:
         payload = _RestrictedUnpickler(io.BytesIO(data), encoding="bytes").load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError) as exc:
-        raise TopologyError(f"not a readable v2 inference file: {exc}") from None
-    payload = {(k.decode() if isinstance(k, bytes) else k): v for k, v in payload.items()}
+    except TopologyError:
+        raise
+    except Exception as exc:  # a parser boundary: whatever the unpickler raises is bad data
+        raise TopologyError(
+            f"{where} is not a readable v2 inference file: {type(exc).__name__}: {exc}"
+        ) from None
+    try:
+        return _payload_fields(payload)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise TopologyError(
+            f"{where} is not a v2 inference file: expected {{'protobin': bytes, "
+            f"'data_type': [(name, InputType), ...]}} ({type(exc).__name__}: {exc})."
+        ) from None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if not isinstance(value, str):
+        raise TypeError(f"expected a name, received {type(value).__name__}")
+    return value
+
+
+def _payload_fields(payload: Any) -> tuple[bytes, list[tuple[str, InputType]]]:
+    payload = {_text(k): v for k, v in payload.items()}
+    protobin = payload["protobin"]
+    if not isinstance(protobin, bytes):
+        raise TypeError(f"'protobin' is a {type(protobin).__name__}")
     data_type = []
     for name, tp in payload["data_type"]:
-        name = name.decode() if isinstance(name, bytes) else name
-        data_type.append((name, tp.convert() if isinstance(tp, _V2InputType) else tp))
-    return payload["protobin"], data_type
+        tp = tp.convert() if isinstance(tp, _V2InputType) else tp
+        if not isinstance(tp, InputType):
+            raise TypeError(f"the data type of {name!r} is a {type(tp).__name__}")
+        data_type.append((_text(name), tp))
+    return protobin, data_type
 
 
 # rebuilding ---------------------------------------------------------------------------
@@ -314,11 +350,19 @@ def rebuild(protobin: bytes, data_type: list[tuple[str, InputType]]) -> Topology
             "output_layer= instead of fileobj=."
         )
     built: dict[str, Layer] = {}
-    with name_scope():
-        for cfg in model["layers"]:
-            built[cfg["name"]] = _layer(cfg, built, types)
-    outputs = model.get("output_layer_names") or [model["layers"][-1]["name"]]
-    return Topology([built[name] for name in outputs])
+    try:
+        with name_scope():
+            for cfg in model["layers"]:
+                built[cfg["name"]] = _layer(cfg, built, types)
+        outputs = model.get("output_layer_names") or [model["layers"][-1]["name"]]
+        return Topology([built[name] for name in outputs])
+    except PaddleLiteError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise TopologyError(
+            f"the ModelConfig is malformed after layer {list(built)[-1:]}: "
+            f"{type(exc).__name__}: {exc}."
+        ) from None
 
 
 def _layer(cfg: Msg, built: dict[str, Layer], types: dict[str, InputType]) -> Layer:

@@ -52,6 +52,17 @@ CASES = [
     ("a sparse id out of range", _with(3, [2, 6]), r"'bag' .*sample 1, entry 1\): id 6"),
     ("a nested sequence of ints", _with(4, [1, 2]), r"'para' .*sample 1\).*sub-sequence 0 is a"),
     ("a nested word id out of range", _with(4, [[1], [10]]), r"'para' .*sample 1, item 1\)"),
+    ("None for a dense vector", _with(0, None), r"'x' \(field 0, sample 1\): received None;"),
+    (
+        "None among a dense vector's values",
+        _with(0, [0.1, None, 0.3]),
+        r"'x' \(field 0, sample 1\): received None among the values \[0.1, None, 0.3\]",
+    ),
+    (
+        "a dense sample of 4 dimensions",
+        _with(0, np.zeros((1, 1, 1, 3))),
+        r"'x' \(field 0, sample 1\): received a sample of shape \(1, 1, 1, 3\)",
+    ),
 ]
 
 
@@ -61,6 +72,22 @@ def test_feeder_names_layer_field_and_sample(what, sample, match, fault):
     with pytest.raises(DataError, match=match) as info:
         DataFeeder(TYPES)([GOOD, sample, GOOD])
     fault.observed(info.value)
+
+
+def test_a_dense_sample_of_nested_lists_is_flattened_with_a_warning(fault):
+    fault.case(
+        "bad samples",
+        "dense_vector(4) given [[1, 2], [3, 4]]",
+        "flattened, as v2's DataFeeder did, with a DataWarning naming the data layer",
+    )
+    with pytest.warns(DataWarning, match=r"'x' \(field 0\).*nested lists, shape \(2, 2\)") as rec:
+        out = DataFeeder([("x", DT.dense_vector(4))])([([[1, 2], [3, 4]],)])["x"]
+    np.testing.assert_array_equal(out, [[1, 2, 3, 4]])
+    image = np.arange(4.0).reshape(2, 2)  # an array, as an image comes: flattened silently
+    np.testing.assert_array_equal(
+        DataFeeder([("x", DT.dense_vector(4))])([(image,)])["x"], [image.ravel()]
+    )
+    fault.observed(rec[0].message)
 
 
 def test_feeder_still_converts_the_good_batch():

@@ -22,6 +22,9 @@ from paddle_lite._src.topology import load_inference_topology
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+import _kill_writer  # noqa: E402
+
 WRITERS = {
     "tar": "Parameters.to_tar(path)",
     "npz": "Parameters.save_npz(path)",
@@ -94,9 +97,12 @@ def test_previous_file_survives_a_kill(killed, case, fault):
     _loads_as_version_1(writer, str(path))
     leftovers = [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
     assert len(leftovers) == 1 and leftovers[0].name.startswith(f".{path.name}.")
+    size = leftovers[0].stat().st_size
+    _kill_writer.write(writer, str(path), 1)  # the next save of the same file
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
     fault.observed(
         f"file unchanged ({path.stat().st_size} bytes) and loads; the killed save left only "
-        f"a hidden temporary file ({leftovers[0].stat().st_size} bytes)"
+        f"a hidden temporary file ({size} bytes), which the next save removed"
     )
 
 

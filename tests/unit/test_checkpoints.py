@@ -3,6 +3,7 @@
 import os
 import pathlib
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -81,7 +82,8 @@ def test_a_run_crashed_mid_pass_resumes_bit_identically(tmp_path, fault):
     params, trainer, reader = _setup()
     passes = []
     assert trainer.load_checkpoint(str(tmp_path))
-    trainer.train(reader, 3, lambda e: passes.append(getattr(e, "pass_id", None)))
+    record = lambda e: passes.append(getattr(e, "pass_id", None))  # noqa: E731
+    trainer.train(reader, 3, record, checkpoint_dir=str(tmp_path))  # the same run goes on
     assert passes[1] == 1  # it went on inside pass 1
     _assert_same(_values(params), want)
     fault.observed("resumed inside pass 1; every parameter bit-identical")
@@ -98,7 +100,7 @@ def test_save_and_load_between_train_calls(tmp_path):
 
     params, trainer, reader = _setup()
     trainer.load_checkpoint(str(tmp_path / "ck"))
-    trainer.train(reader, num_passes=2)  # the whole run had two passes
+    trainer.train(reader, num_passes=1)  # one more pass, as the uninterrupted second call
     _assert_same(_values(params), want)
 
 
@@ -157,3 +159,94 @@ def test_sigkill_at_any_point_then_resume_ends_bit_identically(tmp_path, fault):
     with np.load(tmp_path / "want.npz") as want, np.load(tmp_path / "got.npz") as got:
         _assert_same(dict(got), dict(want))
     fault.observed("killed, resumed; every parameter bit-identical to the uninterrupted run")
+
+
+def test_a_checkpoint_tar_lacking_a_parameter_names_the_checkpoint(tmp_path, fault):
+    import hashlib
+    import io
+    import json
+
+    params, trainer, reader = _setup()
+    trainer.train(reader, num_passes=1)
+    folder = tmp_path / "ck"
+    trainer.save_checkpoint(str(folder))
+    full = paddle.parameters.Parameters.from_tar(str(folder / "parameters.tar"))
+    part = paddle.parameters.Parameters()
+    for name in full.names()[1:]:
+        part.append_spec(full.spec(name), full.get(name))
+    buf = io.BytesIO()
+    part.to_tar(buf)
+    (folder / "parameters.tar").write_bytes(buf.getvalue())
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"]["parameters.tar"] = {
+        "size": len(buf.getvalue()),
+        "sha256": hashlib.sha256(buf.getvalue()).hexdigest(),
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    fault.case(
+        "checkpoints",
+        "a checkpoint whose parameters.tar lacks a member (manifest rewritten to match)",
+        "CheckpointError naming the checkpoint and the parameter",
+    )
+    _, trainer, _ = _setup()
+    with pytest.raises(
+        CheckpointError, match=rf"ck'.*lacks the parameters \['{full.names()[0]}'\]"
+    ) as err:
+        trainer.load_checkpoint(str(folder))
+    fault.observed(err.value)
+
+
+def _begin_passes():
+    seen = []
+
+    def handler(event):
+        if isinstance(event, paddle.event.BeginPass):
+            seen.append(event.pass_id)
+
+    return seen, handler
+
+
+def test_num_passes_is_the_passes_of_the_call(tmp_path, fault):
+    from paddle_lite._src.errors import TrainingWarning
+
+    fault.case(
+        "checkpoints (num_passes)",
+        "train(num_passes=...) before and after load_checkpoint, with and without the "
+        "checkpoint_dir it was loaded from",
+        "v2's rule: a call trains num_passes passes; the run the checkpoint came from "
+        "continues to its end; a call that trains nothing warns",
+    )
+    params, trainer, reader = _setup()
+    seen, handler = _begin_passes()
+    trainer.train(reader, 2, handler)
+    trainer.train(reader, 2, handler)
+    assert seen == [0, 1, 0, 1]  # train(2); train(2) is 4 passes
+
+    def crash(event):
+        handler(event)
+        if isinstance(event, paddle.event.EndIteration) and (event.pass_id, event.batch_id) == (
+            1,
+            3,
+        ):
+            raise _Crash
+
+    params, trainer, reader = _setup()
+    run = tmp_path / "run"
+    with pytest.raises(_Crash):
+        trainer.train(reader, 3, crash, checkpoint_dir=str(run), checkpoint_every=2)
+    for same, want in ((True, [1, 2]), (False, [1, 2, 3])):
+        copy = shutil.copytree(run, tmp_path / f"copy-{same}")
+        params, trainer, reader = _setup()
+        assert trainer.load_checkpoint(str(copy))
+        seen, handler = _begin_passes()
+        trainer.train(reader, 3, handler, checkpoint_dir=str(copy) if same else None)
+        assert seen == want, same  # the same run continues; any other call: 3 passes
+    params, trainer, reader = _setup()
+    trainer.load_checkpoint(str(tmp_path / "copy-True"))  # the end of the continued run
+    with pytest.warns(TrainingWarning, match=r"trains nothing.*stands at pass 3") as record:
+        trainer.train(reader, 3, checkpoint_dir=str(tmp_path / "copy-True"))
+    fault.observed(
+        "train(2); train(2): passes [0, 1, 0, 1]; killed in pass 1 of 3, reloaded: the same "
+        "run continues with passes [1, 2], another call of 3 passes trains [1, 2, 3]; "
+        f"then {record[0].category.__name__}: {record[0].message}"
+    )

@@ -32,6 +32,16 @@ def test_every_error_class_is_public_under_one_base():
         assert issubclass(cls, PaddleLiteError), cls
 
 
+def test_every_warning_category_is_public():
+    src_errors = importlib.import_module("paddle_lite._src.errors")
+    categories = {
+        name
+        for name, value in vars(src_errors).items()
+        if isinstance(value, type) and issubclass(value, Warning)
+    }
+    assert categories <= set(paddle.errors.__all__), categories - set(paddle.errors.__all__)
+
+
 def test_errors_keep_the_builtin_a_v2_program_catches():
     layer = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(4))
     try:

@@ -19,6 +19,7 @@ from paddle_lite._src.readers.decorator import (
     check_reader,
     show,
 )
+from paddle_lite._src.readers.state import PassCounter
 
 
 def _first_field_length(sample: Any) -> int:
@@ -38,7 +39,9 @@ def bucket_by_length(
     Reads ``buf_size`` batches' worth of samples at a time, sorts them by ``length``
     (stable, so equal lengths keep their reading order), cuts them into batches of
     ``batch_size`` and yields those batches in a shuffled order. Pass ``p`` shuffles
-    with ``random.Random(seed + p)``: reproducible, and different in every pass.
+    with ``random.Random(seed + p)``: reproducible, and different in every pass. The
+    returned reader counts its passes and has ``state()`` / ``restore()`` (see
+    ``paddle_lite._src.readers.state``), so checkpoints resume it exactly.
 
     Args:
         reader: a reader of samples.
@@ -65,7 +68,7 @@ def bucket_by_length(
         raise ReaderTypeError(
             f"bucket_by_length: length must be a function of a sample; received {show(length)}."
         )
-    passes = [0]
+    passes = PassCounter("bucket_by_length")
 
     def window_batches(window: list[Any], rng: random.Random) -> list[list[Any]]:
         window.sort(key=length)
@@ -76,8 +79,7 @@ def bucket_by_length(
         return batches
 
     def bucketed() -> Iterator[list[Any]]:
-        rng = random.Random(seed + passes[0])
-        passes[0] += 1
+        rng = random.Random(seed + passes.next())
         window: list[Any] = []
         for sample in reader():
             window.append(sample)
@@ -86,4 +88,4 @@ def bucket_by_length(
                 window = []
         yield from window_batches(window, rng)
 
-    return bucketed
+    return passes.attach(bucketed, reader)

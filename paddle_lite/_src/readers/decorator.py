@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from paddle_lite._src.errors import DataError, PaddleLiteError
+from paddle_lite._src.readers.state import PassCounter, forward
 
 Reader = Callable[[], Iterable[Any]]
 
@@ -110,7 +111,7 @@ def map_readers(func: Callable[..., Any], *readers: Reader) -> Reader:
         for items in zip(*iterators, strict=False):
             yield func(*items)
 
-    return mapped_reader
+    return forward(mapped_reader, *readers)
 
 
 def _shuffled(samples: Iterable[Any], buf_size: int, rng: Any) -> Iterator[Any]:
@@ -152,13 +153,15 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
     buf_size = check_count(buf_size, "shuffle", "buf_size", 0)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
         raise ReaderTypeError(f"shuffle: seed must be an int or None; received {show(seed)}.")
-    passes = itertools.count()
+    passes = PassCounter("shuffle")
 
     def shuffled_reader() -> Iterator[Any]:
-        rng = random if seed is None else random.Random(int(seed) + next(passes))
+        rng = random if seed is None else random.Random(int(seed) + passes.next())
         return _shuffled(reader_samples(reader, "shuffle"), buf_size, rng)
 
-    return shuffled_reader
+    if seed is None:  # the global random states are saved by checkpoints already
+        return forward(shuffled_reader, reader)
+    return passes.attach(shuffled_reader, reader)
 
 
 def chain(*readers: Reader) -> Reader:
@@ -182,7 +185,7 @@ def chain(*readers: Reader) -> Reader:
         for i, reader in enumerate(readers):
             yield from reader_samples(reader, "chain", f"readers[{i}]")
 
-    return chained_reader
+    return forward(chained_reader, *readers)
 
 
 def _flat_tuple(samples: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -232,7 +235,7 @@ def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
         for samples in steps:
             yield _flat_tuple(samples)
 
-    return composed_reader
+    return forward(composed_reader, *readers)
 
 
 def firstn(reader: Reader, n: int) -> Reader:
@@ -256,7 +259,7 @@ def firstn(reader: Reader, n: int) -> Reader:
     def first_n_reader() -> Iterator[Any]:
         yield from itertools.islice(reader_samples(reader, "firstn"), n)
 
-    return first_n_reader
+    return forward(first_n_reader, reader)
 
 
 def cache(reader: Reader) -> Reader:
@@ -286,7 +289,7 @@ def cache(reader: Reader) -> Reader:
                 store.append(tuple(reader_samples(reader, "cache")))
         yield from store[0]
 
-    return cached_reader
+    return forward(cached_reader, reader)
 
 
 class Fake:
@@ -316,4 +319,4 @@ class Fake:
             for _ in range(data_num):
                 yield first[0]
 
-        return fake_reader
+        return forward(fake_reader, reader)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from paddle_lite._src.readers.decorator import Reader, check_count, check_reader, reader_samples
+from paddle_lite._src.readers.state import forward
 
 
 def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
@@ -42,4 +43,4 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
         if samples and not drop_last:
             yield samples
 
-    return batch_reader
+    return forward(batch_reader, reader)

@@ -25,6 +25,7 @@ from paddle_lite._src.readers.decorator import (
     reader_samples,
     show,
 )
+from paddle_lite._src.readers.state import forward
 
 _POLL_S = 0.05
 _END = object()
@@ -120,7 +121,7 @@ def buffered(reader: Reader, size: int) -> Reader:
         finally:
             stop.set()
 
-    return buffered_reader
+    return forward(buffered_reader, reader)
 
 
 class _Turn:
@@ -221,7 +222,7 @@ def xmap_readers(
         finally:
             stop.set()
 
-    return xmapped_reader
+    return forward(xmapped_reader, reader)
 
 
 def _context() -> Any:
@@ -376,4 +377,4 @@ def multiprocess_reader(
         else:
             yield from _merge_queue(ctx, readers, queue_size)
 
-    return merged_reader
+    return forward(merged_reader, *readers)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from paddle_lite._src import bounded_json
 from paddle_lite._src.atomic import atomic_write
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.readers.decorator import Reader, check_reader, reader_samples
@@ -97,7 +98,7 @@ def encode_sample(sample: Any) -> bytes:
 
 def decode_sample(payload: bytes) -> Any:
     """Decode a record payload written by :func:`encode_sample`."""
-    return _from_json(json.loads(payload.decode("utf-8")))
+    return _from_json(bounded_json.loads(payload, "the record", ValueError))
 
 
 def write_recordio(path: str | os.PathLike, reader: Reader) -> int:

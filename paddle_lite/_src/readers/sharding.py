@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from paddle_lite._src.readers.decorator import Reader, check_count, check_reader
+from paddle_lite._src.readers.state import forward
 
 
 def shard(reader: Reader, num_shards: int, index: int) -> Reader:
@@ -39,4 +40,4 @@ def shard(reader: Reader, num_shards: int, index: int) -> Reader:
             if position % num_shards == index:
                 yield sample
 
-    return sharded
+    return forward(sharded, reader)

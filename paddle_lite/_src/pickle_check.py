@@ -1,0 +1,57 @@
+"""Checking a protocol-2 pickle's opcodes before Python's unpickler sees it.
+
+The C unpickler trusts the numbers in its input: ``LONG_BINPUT`` with index ``2**27``
+grows the memo to that many slots (about 2 GB for a 9-byte file), a ``GET`` of an index
+never stored raises a raw ``KeyError``, and extension codes or persistent ids reach
+machinery a data file has no business with. :func:`check_opcodes` walks the opcodes with
+``pickletools.genops`` (which parses, never executes, and reads no more bytes than are
+present) and refuses, with the caller's typed error:
+
+* opcodes of protocols above 2 (v2 ran on Python 2) and ``PERSID`` / ``BINPERSID`` /
+  ``EXT1`` / ``EXT2`` / ``EXT4``;
+* a memo index at or above the input's size (so the memo stays within the input's
+  size), and a ``GET`` of an index no ``PUT`` stored;
+* an argument that runs past the end of the input, an unknown opcode, or no ``STOP``.
+
+Only then is the pickle loaded (by the caller, with its restricted ``find_class``).
+"""
+
+from __future__ import annotations
+
+import io
+import pickletools
+
+_REFUSED = {"PERSID", "BINPERSID", "EXT1", "EXT2", "EXT4"}
+_PUTS = {"PUT", "BINPUT", "LONG_BINPUT"}
+_GETS = {"GET", "BINGET", "LONG_BINGET"}
+
+
+def check_opcodes(data: bytes, where: str, error: type[Exception]) -> None:
+    """Raise ``error`` (naming ``where`` and the byte offset) unless ``data`` is a
+    protocol-2 pickle whose memo indexes and sizes fit the input (module doc)."""
+    stored: set[int] = set()
+    stopped = False
+    try:
+        for op, arg, pos in pickletools.genops(io.BytesIO(data)):
+            name = op.name
+            if op.proto > 2 or name in _REFUSED:
+                raise error(
+                    f"{where}: opcode {name} at byte {pos} is not allowed in a v2 inference "
+                    "file (a protocol-2 pickle of plain values and v2 data types)."
+                )
+            if name in _PUTS:
+                if not isinstance(arg, int) or not 0 <= arg < len(data):
+                    raise error(
+                        f"{where}: memo index {arg} at byte {pos} is beyond the file's "
+                        f"{len(data)} bytes; the file is corrupt."
+                    )
+                stored.add(arg)
+            elif name in _GETS and arg not in stored:
+                raise error(f"{where}: memo index {arg} at byte {pos} was never stored.")
+            stopped = name == "STOP"
+    except error:
+        raise
+    except ValueError as err:  # genops: an unknown opcode or an argument past the end
+        raise error(f"{where} is not a readable pickle: {err}.") from None
+    if not stopped:
+        raise error(f"{where} is not a readable pickle: it has no STOP opcode.")
