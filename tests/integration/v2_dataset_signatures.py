@@ -1,0 +1,147 @@
+"""Signatures of v2's ``paddle.v2.dataset`` modules, as their sources define them.
+
+The dataset sources are not among the stored v2 files, so their public functions' ``def``
+lines are copied here, read from PaddlePaddle/Paddle ``python/paddle/v2/dataset/<module>.py``
+at the newest commit the source index holds for each file:
+
+=============  ==========================================
+cifar          91d7838ff1458b41b97895d2f5e1f026a875df48
+conll05        6423bd0e777e4c10bf82ca539f5b76203636790a
+flowers        28a0ac535a779b7be1d13388554f6aed41b8689d
+imdb           ae2b3cdc576d9adceb32e39e523f2926a8dad6ec
+imikolov       5a61222a7983811c054a04fc58f0abad9c0cdbee
+mnist          7f83f83bced9e23af733536db7144680d0f62c8a
+movielens      d8d9ef621aa021ad59bd6682ad3d4cca699093a4
+mq2007         217186edc581ddf8c1795e7698d62cf2b81acab0
+sentiment      3f5dfc67752d885d2a4bb777fa27cf04d7927e06
+uci_housing    bfe7e2424385ecedaab7d574e4cd580709080893
+wmt14          b845b6158e3f9e478f23fe71a1622e8a312322b1
+wmt16          4e554f5addae5be19e32160807a7f192877b2e2c
+=============  ==========================================
+
+(voc2012.py is not in that index, so it is not compared.) ``movielens.train/test`` are
+``functools.partial(__reader_creator__, is_test=...)`` over ``__reader__(rand_seed=0,
+test_ratio=0.1, is_test=False)`` and ``mq2007.train/test`` are ``functools.partial(__reader__,
+filepath=...)`` over ``__reader__(filepath, format="pairwise", shuffle=True,
+fill_missing=-1)``: their remaining parameters are reachable by keyword only, written ``*,``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from integration import v2_signatures as vs
+
+_FLOWERS = "(mapper=train_mapper, buffered_size=1024, use_xmap=True)"
+_WMT16 = "(src_dict_size, trg_dict_size, src_lang='en')"
+
+DATASET_DEFS = {
+    "cifar": {
+        "train100": "()",
+        "test100": "()",
+        "train10": "()",
+        "test10": "()",
+        "fetch": "()",
+        "convert": "(path)",
+    },
+    "conll05": {
+        "get_dict": "()",
+        "get_embedding": "()",
+        "test": "()",
+        "fetch": "()",
+        "convert": "(path)",
+        "load_dict": "(filename)",
+        "load_label_dict": "(filename)",
+    },
+    "flowers": {
+        "train": _FLOWERS,
+        "test": _FLOWERS.replace("train_mapper", "test_mapper"),
+        "valid": _FLOWERS.replace("train_mapper", "test_mapper"),
+        "fetch": "()",
+    },
+    "imdb": {
+        "build_dict": "(pattern, cutoff)",
+        "train": "(word_idx)",
+        "test": "(word_idx)",
+        "word_dict": "(cutoff=150)",
+        "fetch": "()",
+        "convert": "(path)",
+    },
+    "imikolov": {
+        "build_dict": "(min_word_freq=50)",
+        "train": "(word_idx, n, data_type=DataType.NGRAM)",
+        "test": "(word_idx, n, data_type=DataType.NGRAM)",
+        "fetch": "()",
+        "convert": "(path)",
+    },
+    "mnist": {"train": "()", "test": "()", "fetch": "()", "convert": "(path)"},
+    "movielens": {
+        "train": "(*, rand_seed=0, test_ratio=0.1)",
+        "test": "(*, rand_seed=0, test_ratio=0.1)",
+        "get_movie_title_dict": "()",
+        "max_movie_id": "()",
+        "max_user_id": "()",
+        "max_job_id": "()",
+        "movie_categories": "()",
+        "user_info": "()",
+        "movie_info": "()",
+        "fetch": "()",
+        "convert": "(path)",
+    },
+    "mq2007": {
+        "train": "(*, format='pairwise', shuffle=True, fill_missing=-1)",
+        "test": "(*, format='pairwise', shuffle=True, fill_missing=-1)",
+        "fetch": "()",
+    },
+    "sentiment": {
+        "train": "()",
+        "test": "()",
+        "get_word_dict": "()",
+        "fetch": "()",
+        "convert": "(path)",
+    },
+    "uci_housing": {
+        "train": "()",
+        "test": "()",
+        "model": "()",
+        "fetch": "()",
+        "convert": "(path)",
+    },
+    "wmt14": {
+        "train": "(dict_size)",
+        "test": "(dict_size)",
+        "gen": "(dict_size)",
+        "model": "()",
+        "get_dict": "(dict_size, reverse=True)",
+        "fetch": "()",
+        "convert": "(path)",
+    },
+    "wmt16": {
+        "train": _WMT16,
+        "test": _WMT16,
+        "validation": _WMT16,
+        "get_dict": "(lang, dict_size, reverse=False)",
+        "fetch": "()",
+        "convert": "(path, src_dict_size, trg_dict_size, src_lang)",
+    },
+}
+
+
+def _sig(where: str, params: str) -> vs.Sig:
+    fn = ast.parse(f"def f{params}: pass").body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    sig = vs.sig_of(fn, where)
+    kw = fn.args
+    keyword = tuple(
+        vs.Param(a.arg, vs._const(d), keyword_only=True)
+        for a, d in zip(kw.kwonlyargs, kw.kw_defaults, strict=True)
+    )
+    return vs.Sig(where, sig.params + keyword, sig.varargs, sig.varkw)
+
+
+def dataset_surface() -> dict[str, vs.Sig]:
+    return {
+        f"dataset.{module}.{name}": _sig(f"dataset.{module}.{name}", params)
+        for module, defs in DATASET_DEFS.items()
+        for name, params in defs.items()
+    }
