@@ -2,11 +2,13 @@
 
 :func:`v2_surface` maps each public v2 callable, under the dotted name paddle_lite exports it
 as (``"layer.fc"``, ``"trainer.SGD.train"``), to a :class:`Sig`: its parameters in order, each
-with its default as v2 sees it. A default of ``None`` that one of v1's decorators
-(``wrap_name_default``, ``wrap_param_attr_default``, ``wrap_bias_attr_default``,
-``wrap_act_default``, ``wrap_param_default``; default_decorators.py) replaces is
-:data:`FILLED`: v2 accepts ``None`` there and fills the default. A default that is not a
-literal (``LinearActivation()``, ``AggregateLevel.TO_NO_SEQUENCE``) is an :class:`Expr`.
+with its default as v2 sees it. A parameter one of v1's decorators (``wrap_name_default``,
+``wrap_param_attr_default``, ``wrap_bias_attr_default``, ``wrap_act_default``,
+``wrap_param_default``; default_decorators.py) fills when it is not passed or is ``None``
+has the default :data:`FILLED`, whatever its literal default (``context_projection``'s
+``padding_attr=False`` is filled when omitted): v2 accepts ``None`` there and fills it.
+A default that is not a literal (``LinearActivation()``, ``AggregateLevel.TO_NO_SEQUENCE``)
+is an :class:`Expr`.
 :func:`differences` compares a :class:`Sig` with ``inspect.signature`` of paddle_lite's object.
 """
 
@@ -110,8 +112,7 @@ def sig_of(fn: ast.FunctionDef, where: str, *, method: bool = False) -> Sig:
     defaults += [_const(d) for d in args.defaults]
     filled = _fills(fn.decorator_list)
     params = [
-        Param(n, FILLED if (d is None and n in filled) else d)
-        for n, d in zip(positional, defaults, strict=True)
+        Param(n, FILLED if n in filled else d) for n, d in zip(positional, defaults, strict=True)
     ]
     is_static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
     if method and not is_static:
@@ -301,6 +302,8 @@ def differences(
         q = params.get(p.name)
         if q is None and p.keyword_only and keywords and p.name in keywords:
             q = inspect.Parameter(p.name, kind.KEYWORD_ONLY, default=keywords[p.name])
+        elif q is None and p.keyword_only and not keywords and kind.VAR_KEYWORD in has:
+            continue  # passed on through **kwargs in both, as v2 does
         if q is None or q.kind in (kind.POSITIONAL_ONLY, kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
             out.append(f"{p.name}: v2 parameter missing")
             continue

@@ -133,7 +133,7 @@ def _v2_api() -> dict[str, vs.Sig]:
     iter_infer = out["inference.Inference.iter_infer"]
     for name in ("infer", "iter_infer_field"):  # their **kwargs go to iter_infer
         where = f"inference.Inference.{name}"
-        out[where] = vs.with_keywords(out[where], iter_infer, drop=("input",))
+        out[where] = vs.with_keywords(out[where], iter_infer)
     out |= _functions("v2/inference.py", "inference", ["infer"])
     out["infer"] = vs.Sig("infer", out["inference.infer"].params)
     topo = ("proto", "get_layer", "data_layers", "data_type", "get_layer_proto")
