@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 from typing import Any
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, ParameterError
@@ -201,6 +202,8 @@ def bias_param_attr(bias_attr: Any, *, default_on: bool, layer: str) -> ParamAtt
     """
     if isinstance(bias_attr, ParamAttr):
         return copy.copy(bias_attr)
+    if isinstance(bias_attr, numbers.Integral) and bias_attr in (0, 1):
+        bias_attr = bool(bias_attr)  # v2 compared with ``== True``: 1 and 0 act as bools
     if bias_attr is True or (bias_attr is None and default_on):
         return ParamAttr(initial_mean=0.0, initial_std=0.0)
     if bias_attr is None or bias_attr is False:

@@ -212,7 +212,7 @@ def pooling(
     input,  # noqa: A002
     pooling_type=None,
     name=None,
-    bias_attr=False,
+    bias_attr=None,
     agg_level=AggregateLevel.TO_NO_SEQUENCE,
     stride=-1,
     layer_attr=None,
@@ -227,7 +227,7 @@ def pooling(
         input: a dense sequence layer (a non-sequence counts as one-step sequences).
         pooling_type: ``paddle.pooling.Max()`` (default), ``Avg()``, ``Sum()``,
             ``SquareRootN()``.
-        bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
+        bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
         agg_level: ``AggregateLevel.TO_NO_SEQUENCE`` one vector per sample;
             ``TO_SEQUENCE`` one per sub-sequence of a nested sequence.
         stride: -1, or ``s > 0`` to pool each window of ``s`` steps of a plain
