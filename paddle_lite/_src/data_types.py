@@ -135,9 +135,13 @@ def integer_value_sequence(value_range: int) -> InputType:
     return integer_value(value_range, SequenceType.SEQUENCE)
 
 
-def integer_value_sub_sequence(value_range: int) -> InputType:
-    """A sequence of sequences of integer ids in ``[0, value_range)``."""
-    return integer_value(value_range, SequenceType.SUB_SEQUENCE)
+def integer_value_sub_sequence(dim: int) -> InputType:
+    """A sequence of sequences of integer ids in ``[0, dim)`` (v2 names the range ``dim``)."""
+    return integer_value(dim, SequenceType.SUB_SEQUENCE)
 
 
 integer_sequence = integer_value_sequence
+# PyDataProvider2's own names for the two sparse types; v2's data_type re-exports every
+# PyDataProvider2 name holding "value", "vector" or "array", these two included.
+sparse_non_value_slot = sparse_binary_vector
+sparse_value_slot = sparse_float_vector

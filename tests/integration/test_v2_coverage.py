@@ -83,7 +83,8 @@ V2_ALL = {
     "dense_vector_sequence dense_vector_sub_sequence integer_value integer_value_sequence "
     "integer_value_sub_sequence integer_sequence sparse_binary_vector "
     "sparse_binary_vector_sequence sparse_binary_vector_sub_sequence sparse_float_vector "
-    "sparse_float_vector_sequence sparse_float_vector_sub_sequence",
+    "sparse_float_vector_sequence sparse_float_vector_sub_sequence sparse_non_value_slot "
+    "sparse_value_slot",
     "pooling": "Max Avg MaxWithMask CudnnMax CudnnAvg CudnnAvgInclPad Sum SquareRootN",
     "evaluator": "classification_error auc pnpair precision_recall ctc_error chunk sum "
     "column_sum value_printer gradient_printer maxid_printer maxframe_printer seqtext_printer "
