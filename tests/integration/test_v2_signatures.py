@@ -119,3 +119,22 @@ def test_event_attributes_are_v2s(event):
     instance = cls(*[dummies.get(p.name) for p in init.params])
     missing = {a for a in v2_event_attributes()[event] if not hasattr(instance, a)}
     assert not missing, f"{event} lacks v2's attributes {sorted(missing)}"
+
+
+def test_values_v2_accepted_are_accepted():
+    """Ints for bools and numpy ints for sizes passed v2's proto fields and ``== True`` tests."""
+    import numpy as np
+
+    import paddle_lite as paddle
+
+    L, D = paddle.layer, paddle.data_type
+    x = L.data(name="sig_x", type=D.dense_vector(8))
+    seq = L.data(name="sig_seq", type=D.dense_vector_sequence(8))
+    img = L.data(name="sig_img", type=D.dense_vector(2 * 4 * 4), height=4, width=4)
+    assert L.fc(input=x, size=np.int64(4), bias_attr=1).size == 4
+    assert len(L.fc(input=x, size=4, bias_attr=1).params) == 2
+    assert len(L.fc(input=x, size=4, bias_attr=0).params) == 1
+    assert L.addto(input=[x, x], bias_attr=None).params == ()
+    assert L.lstmemory(input=L.fc(input=seq, size=16), reverse=1).attrs["reverse"] is True
+    assert L.batch_norm(input=img, use_global_stats=0).attrs["use_global_stats"] is False
+    assert L.slope_intercept(x, "sig_si", 2.0).attrs["slope"] == 2.0

@@ -5,8 +5,11 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
+
+import numpy as np
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
@@ -148,15 +151,38 @@ def as_layers(value: Any, *, layer: str, arg: str = "input") -> list[Layer]:
 
 
 def positive_int(value: Any, *, layer: str, arg: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    """A positive int; numpy integers pass too (v2's proto int fields took them)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise LayerTypeError(f"layer '{layer}': {arg} must be an int; received {value!r}.")
     if value <= 0:
         raise LayerConfigError(f"layer '{layer}': {arg} must be positive; received {value}.")
-    return value
+    return int(value)
+
+
+def flag(
+    value: Any,
+    *,
+    layer: str,
+    arg: str,
+    allow_none: bool = False,
+    error: type[Exception] = LayerTypeError,
+) -> bool | None:
+    """A v2 on/off argument as a bool: ``True``/``False`` or an int ``1``/``0``.
+
+    v2 stored these in protobuf bool fields or tested them for truth, so ints passed too.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    expected = "a bool or None" if allow_none else "a bool"
+    raise error(f"layer '{layer}': {arg} must be {expected}; received {value!r}.")
 
 
 def number(value: Any, *, layer: str, arg: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise LayerTypeError(f"layer '{layer}': {arg} must be a number; received {value!r}.")
     return float(value)
 

@@ -10,7 +10,7 @@ from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Relu, as_activation
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image3d import input_volume
@@ -102,17 +102,13 @@ def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamA
     return [attrs_mod.ParamAttr(name=n, is_static=True) for n in mean_var_names]
 
 
-def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> None:  # noqa: ANN001
+def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None:  # noqa: ANN001
     if batch_norm_type not in BATCH_NORM_TYPES:
         raise LayerConfigError(
             f"layer '{layer}': batch_norm_type must be one of {BATCH_NORM_TYPES}; "
             f"received {batch_norm_type!r}."
         )
-    if use_global_stats is not None and not isinstance(use_global_stats, bool):
-        raise LayerTypeError(
-            f"layer '{layer}': use_global_stats must be None or a bool; "
-            f"received {use_global_stats!r}."
-        )
+    return _base.flag(use_global_stats, layer=layer, arg="use_global_stats", allow_none=True)
 
 
 @_base.layer_function
@@ -166,7 +162,7 @@ def batch_norm(
     """
     name = _base.layer_name(name, "batch_norm")
     (inp,) = _base.as_layers(input, layer=name)
-    _bn_options(batch_norm_type, use_global_stats, layer=name)
+    use_global_stats = _bn_options(batch_norm_type, use_global_stats, layer=name)
     if img3D:  # statistics per channel over the batch and D*H*W, as for 2-D images
         c, d, h, w = input_volume(inp, num_channels, name=name)
         channels, image, depth = c, (c * d, h, w), {"out_depth": d}

@@ -14,7 +14,7 @@ import numpy as np
 from jax import lax
 
 from paddle_lite._src import poolings
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import (
@@ -96,10 +96,7 @@ register_kind(ImgPoolKind())
 def _pool_mode(pool_type: Any, exclude_mode: Any, *, layer: str) -> tuple[str, bool]:
     """``("max" | "avg", exclude_padding)`` for a v2 pooling type."""
     pool = poolings.as_pooling(poolings.Max() if pool_type is None else pool_type, layer=layer)
-    if exclude_mode is not None and not isinstance(exclude_mode, bool):
-        raise LayerTypeError(
-            f"layer '{layer}': exclude_mode must be None or a bool; received {exclude_mode!r}."
-        )
+    exclude_mode = _base.flag(exclude_mode, layer=layer, arg="exclude_mode", allow_none=True)
     if isinstance(pool, poolings.Max):
         return "max", True
     if isinstance(pool, poolings.CudnnAvgInclPad):
