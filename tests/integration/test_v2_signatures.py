@@ -21,6 +21,7 @@ with the reason; an exception that no longer differs fails too, so the list stay
 
 from __future__ import annotations
 
+import pickle
 import sys
 
 import pytest
@@ -60,7 +61,7 @@ def _namespace(module: str) -> dict:
     ns |= {f"{n}Pooling": getattr(pooling, n) for n in pooling.__all__}
     ns |= {f"{n}_evaluator": getattr(evaluator, n) for n in evaluator.__all__}
     ns |= {"AggregateLevel": layer.AggregateLevel, "ExpandLevel": layer.ExpandLevel}
-    ns |= {"SequenceType": data_type.SequenceType}
+    ns |= {"SequenceType": data_type.SequenceType, "pickle": pickle}
     return ns | vars(sys.modules[module])
 
 

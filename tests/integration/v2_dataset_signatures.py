@@ -6,6 +6,7 @@ at the newest commit the source index holds for each file:
 
 =============  ==========================================
 cifar          91d7838ff1458b41b97895d2f5e1f026a875df48
+common         54a748d4d00fc643d010394005239ff5154e0ca6
 conll05        6423bd0e777e4c10bf82ca539f5b76203636790a
 flowers        28a0ac535a779b7be1d13388554f6aed41b8689d
 imdb           ae2b3cdc576d9adceb32e39e523f2926a8dad6ec
@@ -19,11 +20,15 @@ wmt14          b845b6158e3f9e478f23fe71a1622e8a312322b1
 wmt16          4e554f5addae5be19e32160807a7f192877b2e2c
 =============  ==========================================
 
-(voc2012.py is not in that index, so it is not compared.) ``movielens.train/test`` are
+voc2012's v2 file is not in that index; its ``train()``, ``test()`` and ``val()`` are
+compared with the same functions of the later ``python/paddle/dataset/voc2012.py`` (the
+module v2's was moved to, unchanged in these signatures). ``movielens.train/test`` are
 ``functools.partial(__reader_creator__, is_test=...)`` over ``__reader__(rand_seed=0,
 test_ratio=0.1, is_test=False)`` and ``mq2007.train/test`` are ``functools.partial(__reader__,
 filepath=...)`` over ``__reader__(filepath, format="pairwise", shuffle=True,
 fill_missing=-1)``: their remaining parameters are reachable by keyword only, written ``*,``.
+common's ``cPickle.dump``/``cPickle.load`` defaults are written ``pickle.dump``/``pickle.load``
+(Python 3's name for the same functions).
 """
 
 from __future__ import annotations
@@ -43,6 +48,14 @@ DATASET_DEFS = {
         "test10": "()",
         "fetch": "()",
         "convert": "(path)",
+    },
+    "common": {
+        "md5file": "(fname)",
+        "download": "(url, module_name, md5sum, save_name=None)",
+        "fetch_all": "()",
+        "split": "(reader, line_count, suffix='%05d.pickle', dumper=pickle.dump)",
+        "cluster_files_reader": "(files_pattern, trainer_count, trainer_id, loader=pickle.load)",
+        "convert": "(output_path, reader, line_count, name_prefix)",
     },
     "conll05": {
         "get_dict": "()",
@@ -107,6 +120,7 @@ DATASET_DEFS = {
         "fetch": "()",
         "convert": "(path)",
     },
+    "voc2012": {"train": "()", "test": "()", "val": "()"},
     "wmt14": {
         "train": "(dict_size)",
         "test": "(dict_size)",
