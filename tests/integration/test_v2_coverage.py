@@ -106,7 +106,7 @@ V2_ALL = {
     "topology": "Topology",
     "parameters": "Parameters create",
     "minibatch": "batch",
-    "op": "exp log abs sigmoid tanh square relu sqrt reciprocal",
+    "op": "exp log abs sigmoid tanh square relu sqrt reciprocal softmax",
     "master": "client",
     "networks": "sequence_conv_pool text_conv_pool simple_lstm simple_img_conv_pool "
     "img_conv_bn_pool lstmemory_group lstmemory_unit small_vgg img_conv_group vgg_16_network "

@@ -1,13 +1,14 @@
 """The public v2 callables, named as paddle_lite exports them, with v2's signatures.
 
-Built from v2's source by the renaming rules v2 itself applies at import: paddle/v2/layer.py
-(``__convert_name__``: ``xxx_layer`` -> ``xxx``, ``maxid_layer`` -> ``max_id``, the
-cross-entropy costs gain ``_cost``), evaluator.py (``xxx_evaluator`` -> ``xxx``), networks.py
-(v1's networks but ``inputs``/``outputs``), activation.py / pooling.py (suffix dropped),
-attr.py (``Param``/``Extra``/``Hook`` plus v1's attrs), data_type.py (PyDataProvider2's
-``*_value``/``*_vector``/``*_array`` names) and optimizer.py (each class's ``**kwargs`` go to
-v1's ``settings``). The dataset modules are not in v2's stored source tree; their signatures
-are in :mod:`integration.v2_dataset_signatures`.
+Built from v2's source by the renaming rules v2 itself applies at import:
+paddle/v2/layer.py (``__convert_name__``: ``xxx_layer`` -> ``xxx``, ``maxid_layer`` ->
+``max_id``, the cross-entropy costs gain ``_cost``), evaluator.py (``xxx_evaluator`` ->
+``xxx``), networks.py (v1's networks but ``inputs``/``outputs``), activation.py and
+pooling.py (suffix dropped), attr.py (``Param``/``Extra``/``Hook`` plus v1's attrs), op.py
+(its unary ops), data_type.py (PyDataProvider2's ``*_value``/``*_vector``/``*_array``
+names) and optimizer.py (each class's ``**kwargs`` go to v1's ``settings``). The dataset
+modules are not in v2's stored source tree; their signatures are in
+:mod:`integration.v2_dataset_signatures`.
 """
 
 from __future__ import annotations
@@ -108,6 +109,20 @@ def _functions(path: str, module: str, names: list[str]) -> dict[str, vs.Sig]:
     return {f"{module}.{n}": _callable_sig(defs, n, f"{module}.{n}") for n in names}
 
 
+def _ops() -> dict[str, vs.Sig]:
+    """v2/op.py: each ``__register_unary_math_op__(name, act)`` makes ``op(input, name)``."""
+    tree = vs.parse("v2/op.py")
+    calls = [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", "") == "__register_unary_math_op__"
+        and isinstance(node.args[0], ast.Constant)
+    ]
+    params = (vs.Param("input"), vs.Param("name", vs.FILLED))
+    return {f"op.{n}": vs.Sig(f"op.{n}", params) for n in calls}
+
+
 def _data_types() -> dict[str, vs.Sig]:
     path = "trainer/PyDataProvider2.py"
     defs = vs.definitions(path)
@@ -159,7 +174,7 @@ def v2_surface() -> dict[str, vs.Sig]:
     out |= _renamed(f"{vs.TCH}/networks.py", "networks", "", skip=("inputs", "outputs"))
     out |= _renamed(f"{vs.TCH}/activations.py", "activation", "Activation")
     out |= _renamed(f"{vs.TCH}/poolings.py", "pooling", "Pooling")
-    out |= _attrs() | _optimizers() | _data_types() | _v2_api() | dataset_surface()
+    out |= _attrs() | _optimizers() | _data_types() | _ops() | _v2_api() | dataset_surface()
     return out
 
 
