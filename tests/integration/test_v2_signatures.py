@@ -1,12 +1,12 @@
 """v2 programs call paddle_lite with v2's argument names, positional orders and defaults.
 
 Each public v2 callable (layer functions, networks, evaluators, attrs, activations, poolings,
-optimizers, data types, reader decorators and creators, minibatch, trainer.SGD and its
-``train``/``test``, parameters, inference, topology, data_feeder, events, dataset modules) is
-read from v2's Python 2 source with ``ast`` (integration/v2_surface.py; the dataset modules'
-``def`` lines and the PaddlePaddle/Paddle commits they come from are in
-integration/v2_dataset_signatures.py) and compared with ``inspect.signature`` of what paddle_lite
-exports under the same name:
+ops, optimizers, data types, reader decorators and creators, minibatch, trainer.SGD and its
+``train``/``test``, parameters, inference, topology, data_feeder, events, dataset modules,
+image, plot) is read from v2's Python 2 source with ``ast`` (integration/v2_surface.py; the
+``def`` lines of the dataset modules, image and plot, and the PaddlePaddle/Paddle commits
+they come from, are in integration/v2_fetched_signatures.py) and compared with
+``inspect.signature`` of what paddle_lite exports under the same name:
 
 (a) every v2 parameter name is a parameter of paddle_lite's (keyword calls work);
 (b) v2's positional parameters are, in order, the first positional parameters of paddle_lite's

@@ -7,8 +7,8 @@ paddle/v2/layer.py (``__convert_name__``: ``xxx_layer`` -> ``xxx``, ``maxid_laye
 pooling.py (suffix dropped), attr.py (``Param``/``Extra``/``Hook`` plus v1's attrs), op.py
 (its unary ops), data_type.py (PyDataProvider2's ``*_value``/``*_vector``/``*_array``
 names) and optimizer.py (each class's ``**kwargs`` go to v1's ``settings``). The dataset
-modules are not in v2's stored source tree; their signatures are in
-:mod:`integration.v2_dataset_signatures`.
+modules, image.py and plot are not in v2's stored source tree; their signatures are in
+:mod:`integration.v2_fetched_signatures`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from integration import v2_signatures as vs
-from integration.v2_dataset_signatures import dataset_surface
+from integration.v2_fetched_signatures import fetched_surface
 
 _KEEP = {"StaticInput", "SubsequenceInput", "GeneratedInput", "LayerType", "layer_support"}
 _KEEP |= {"BaseGeneratedInput"}
@@ -174,7 +174,7 @@ def v2_surface() -> dict[str, vs.Sig]:
     out |= _renamed(f"{vs.TCH}/networks.py", "networks", "", skip=("inputs", "outputs"))
     out |= _renamed(f"{vs.TCH}/activations.py", "activation", "Activation")
     out |= _renamed(f"{vs.TCH}/poolings.py", "pooling", "Pooling")
-    out |= _attrs() | _optimizers() | _data_types() | _ops() | _v2_api() | dataset_surface()
+    out |= _attrs() | _optimizers() | _data_types() | _ops() | _v2_api() | fetched_surface()
     return out
 
 

@@ -1,8 +1,9 @@
-"""Signatures of v2's ``paddle.v2.dataset`` modules, as their sources define them.
+"""Signatures of v2's dataset modules, ``paddle.v2.image`` and ``paddle.v2.plot``.
 
-The dataset sources are not among the stored v2 files, so their public functions' ``def``
-lines are copied here, read from PaddlePaddle/Paddle ``python/paddle/v2/dataset/<module>.py``
-at the newest commit the source index holds for each file:
+Their sources are not among the stored v2 files, so their public functions' ``def`` lines
+are copied here, read from PaddlePaddle/Paddle ``python/paddle/v2/dataset/<module>.py``,
+``python/paddle/v2/image.py`` and ``python/paddle/v2/plot/plot.py`` at the newest commit the
+source index holds for each file:
 
 =============  ==========================================
 cifar          91d7838ff1458b41b97895d2f5e1f026a875df48
@@ -18,6 +19,8 @@ sentiment      3f5dfc67752d885d2a4bb777fa27cf04d7927e06
 uci_housing    bfe7e2424385ecedaab7d574e4cd580709080893
 wmt14          b845b6158e3f9e478f23fe71a1622e8a312322b1
 wmt16          4e554f5addae5be19e32160807a7f192877b2e2c
+image          e9f516773f7fe3dacad61eab436e1be8d8299ec9
+plot           291c8a86faeaf637275c58bcb9644995a2e47d44
 =============  ==========================================
 
 voc2012's v2 file is not in that index; its ``train()``, ``test()`` and ``val()`` are
@@ -39,9 +42,10 @@ from integration import v2_signatures as vs
 
 _FLOWERS = "(mapper=train_mapper, buffered_size=1024, use_xmap=True)"
 _WMT16 = "(src_dict_size, trg_dict_size, src_lang='en')"
+_TRANSFORM = "(FIRST, resize_size, crop_size, is_train, is_color=True, mean=None)"
 
-DATASET_DEFS = {
-    "cifar": {
+DEFS = {
+    "dataset.cifar": {
         "train100": "()",
         "test100": "()",
         "train10": "()",
@@ -49,7 +53,7 @@ DATASET_DEFS = {
         "fetch": "()",
         "convert": "(path)",
     },
-    "common": {
+    "dataset.common": {
         "md5file": "(fname)",
         "download": "(url, module_name, md5sum, save_name=None)",
         "fetch_all": "()",
@@ -57,7 +61,7 @@ DATASET_DEFS = {
         "cluster_files_reader": "(files_pattern, trainer_count, trainer_id, loader=pickle.load)",
         "convert": "(output_path, reader, line_count, name_prefix)",
     },
-    "conll05": {
+    "dataset.conll05": {
         "get_dict": "()",
         "get_embedding": "()",
         "test": "()",
@@ -66,13 +70,13 @@ DATASET_DEFS = {
         "load_dict": "(filename)",
         "load_label_dict": "(filename)",
     },
-    "flowers": {
+    "dataset.flowers": {
         "train": _FLOWERS,
         "test": _FLOWERS.replace("train_mapper", "test_mapper"),
         "valid": _FLOWERS.replace("train_mapper", "test_mapper"),
         "fetch": "()",
     },
-    "imdb": {
+    "dataset.imdb": {
         "build_dict": "(pattern, cutoff)",
         "train": "(word_idx)",
         "test": "(word_idx)",
@@ -80,15 +84,15 @@ DATASET_DEFS = {
         "fetch": "()",
         "convert": "(path)",
     },
-    "imikolov": {
+    "dataset.imikolov": {
         "build_dict": "(min_word_freq=50)",
         "train": "(word_idx, n, data_type=DataType.NGRAM)",
         "test": "(word_idx, n, data_type=DataType.NGRAM)",
         "fetch": "()",
         "convert": "(path)",
     },
-    "mnist": {"train": "()", "test": "()", "fetch": "()", "convert": "(path)"},
-    "movielens": {
+    "dataset.mnist": {"train": "()", "test": "()", "fetch": "()", "convert": "(path)"},
+    "dataset.movielens": {
         "train": "(*, rand_seed=0, test_ratio=0.1)",
         "test": "(*, rand_seed=0, test_ratio=0.1)",
         "get_movie_title_dict": "()",
@@ -101,27 +105,27 @@ DATASET_DEFS = {
         "fetch": "()",
         "convert": "(path)",
     },
-    "mq2007": {
+    "dataset.mq2007": {
         "train": "(*, format='pairwise', shuffle=True, fill_missing=-1)",
         "test": "(*, format='pairwise', shuffle=True, fill_missing=-1)",
         "fetch": "()",
     },
-    "sentiment": {
+    "dataset.sentiment": {
         "train": "()",
         "test": "()",
         "get_word_dict": "()",
         "fetch": "()",
         "convert": "(path)",
     },
-    "uci_housing": {
+    "dataset.uci_housing": {
         "train": "()",
         "test": "()",
         "model": "()",
         "fetch": "()",
         "convert": "(path)",
     },
-    "voc2012": {"train": "()", "test": "()", "val": "()"},
-    "wmt14": {
+    "dataset.voc2012": {"train": "()", "test": "()", "val": "()"},
+    "dataset.wmt14": {
         "train": "(dict_size)",
         "test": "(dict_size)",
         "gen": "(dict_size)",
@@ -130,13 +134,31 @@ DATASET_DEFS = {
         "fetch": "()",
         "convert": "(path)",
     },
-    "wmt16": {
+    "dataset.wmt16": {
         "train": _WMT16,
         "test": _WMT16,
         "validation": _WMT16,
         "get_dict": "(lang, dict_size, reverse=False)",
         "fetch": "()",
         "convert": "(path, src_dict_size, trg_dict_size, src_lang)",
+    },
+    "image": {
+        "batch_images_from_tar": "(data_file, dataset_name, img2label, num_per_batch=1024)",
+        "load_image_bytes": "(bytes, is_color=True)",
+        "load_image": "(file, is_color=True)",
+        "resize_short": "(im, size)",
+        "to_chw": "(im, order=(2, 0, 1))",
+        "center_crop": "(im, size, is_color=True)",
+        "random_crop": "(im, size, is_color=True)",
+        "left_right_flip": "(im)",
+        "simple_transform": _TRANSFORM.replace("FIRST", "im"),
+        "load_and_transform": _TRANSFORM.replace("FIRST", "filename"),
+    },
+    "plot": {
+        "Ploter": "(*args)",
+        "Ploter.append": "(title, step, value)",
+        "Ploter.plot": "(path=None)",
+        "Ploter.reset": "()",
     },
 }
 
@@ -153,9 +175,9 @@ def _sig(where: str, params: str) -> vs.Sig:
     return vs.Sig(where, sig.params + keyword, sig.varargs, sig.varkw)
 
 
-def dataset_surface() -> dict[str, vs.Sig]:
+def fetched_surface() -> dict[str, vs.Sig]:
     return {
-        f"dataset.{module}.{name}": _sig(f"dataset.{module}.{name}", params)
-        for module, defs in DATASET_DEFS.items()
+        f"{module}.{name}": _sig(f"{module}.{name}", params)
+        for module, defs in DEFS.items()
         for name, params in defs.items()
     }
