@@ -10,6 +10,7 @@ with lengths (see DESIGN.md).
 from __future__ import annotations
 
 import enum
+import numbers
 from typing import Any
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
@@ -48,11 +49,11 @@ class InputType:
     __slots__ = ("dim", "seq_type", "type")
 
     def __init__(self, dim: int, seq_type: SequenceType, tp: DataType) -> None:
-        if isinstance(dim, bool) or not isinstance(dim, int):
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
             raise LayerTypeError(f"InputType dim must be an int; received {dim!r}.")
         if dim <= 0:
             raise LayerConfigError(f"InputType dim must be positive; received {dim}.")
-        self.dim = dim
+        self.dim = int(dim)  # numpy integers too, as v2 took them
         self.seq_type = SequenceType(seq_type)
         self.type = DataType(tp)
 

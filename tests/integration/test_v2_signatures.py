@@ -139,3 +139,9 @@ def test_values_v2_accepted_are_accepted():
     assert L.lstmemory(input=L.fc(input=seq, size=16), reverse=1).attrs["reverse"] is True
     assert L.batch_norm(input=img, use_global_stats=0).attrs["use_global_stats"] is False
     assert L.slope_intercept(x, "sig_si", 2.0).attrs["slope"] == 2.0
+    assert D.dense_vector(np.int64(3)) == D.dense_vector(3)
+    ids = L.data(name="sig_ids", type=D.integer_value(np.int64(10)))
+    assert L.embedding(input=ids, size=np.int64(4)).size == 4
+    proj = L.full_matrix_projection(input=x, size=np.int64(3))
+    assert L.mixed(input=[proj], size=3).size == 3
+    assert L.dropout(input=x, dropout_rate=np.float32(0.5)).size == 8
