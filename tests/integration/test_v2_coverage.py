@@ -111,7 +111,7 @@ V2_ALL = {
     "networks": "sequence_conv_pool text_conv_pool simple_lstm simple_img_conv_pool "
     "img_conv_bn_pool lstmemory_group lstmemory_unit small_vgg img_conv_group vgg_16_network "
     "gru_unit gru_group simple_gru simple_attention simple_gru2 bidirectional_gru "
-    "bidirectional_lstm",
+    "bidirectional_lstm img_separable_conv dot_product_attention multi_head_attention",
     "data_feeder": "DataFeeder",
 }
 
