@@ -136,7 +136,8 @@ def _data_types() -> dict[str, vs.Sig]:
 
 def _v2_api() -> dict[str, vs.Sig]:
     out = {}
-    out |= _class_api("v2/trainer.py", "trainer", "SGD", ("train", "test"))
+    sgd = ("train", "test", "get_topology_proto", "save_parameter_to_tar")
+    out |= _class_api("v2/trainer.py", "trainer", "SGD", sgd)
     params = ("keys", "names", "has_key", "__len__", "__getitem__", "__setitem__", "get_shape")
     params += ("get", "get_grad", "set", "serialize", "deserialize", "to_tar", "from_tar")
     params += ("init_from_tar", "append_gradient_machine")
