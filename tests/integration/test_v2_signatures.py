@@ -36,9 +36,9 @@ from integration.v2_surface import v2_event_attributes, v2_surface
 from paddle_lite._src.optimizers import SETTINGS
 
 EXCEPTIONS = {
-    "batch": "v2 0.10-0.11 (the 2017 API this project follows) had batch(reader, batch_size) "
-    "and kept the short last batch; drop_last arrived in 2018 defaulting to True. paddle_lite "
-    "keeps the 2017 behaviour (DESIGN.md) and offers drop_last=True.",
+    "batch": "the stored (2018) minibatch.py has drop_last=True, dropping the short last "
+    "batch; DESIGN.md keeps the last short batch unless drop_last=True, as the 2017 batch("
+    "reader, batch_size) of the v2 book era did (it had no drop_last and yielded the rest).",
     "minibatch.batch": "the same function as paddle.batch (see 'batch').",
     "layer.parse_network": "paddle_lite also takes further positional arguments as extra layers "
     "(v2 0.10 took *outputs), so parse_network(out, extras) binds extras positionally as in v2.",
