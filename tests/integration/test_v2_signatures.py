@@ -145,3 +145,17 @@ def test_values_v2_accepted_are_accepted():
     proj = L.full_matrix_projection(input=x, size=np.int64(3))
     assert L.mixed(input=[proj], size=3).size == 3
     assert L.dropout(input=x, dropout_rate=np.float32(0.5)).size == 8
+
+
+@pytest.mark.parametrize(
+    "path,name,obj",
+    [
+        ("trainer_config_helpers/layers.py", "AggregateLevel", layer.AggregateLevel),
+        ("trainer_config_helpers/layers.py", "ExpandLevel", layer.ExpandLevel),
+        ("trainer/PyDataProvider2.py", "SequenceType", data_type.SequenceType),
+        ("trainer/PyDataProvider2.py", "DataType", data_type.DataType),
+    ],
+)
+def test_v2_constants_are_kept(path, name, obj):
+    want = vs.class_constants(path, name)
+    assert want and {k: getattr(obj, k, None) for k in want} == want

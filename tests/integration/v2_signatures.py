@@ -326,3 +326,23 @@ def differences(
             if q.kind in (kind.POSITIONAL_OR_KEYWORD, kind.KEYWORD_ONLY, kind.POSITIONAL_ONLY):
                 out.append(f"{q.name}: required in paddle_lite, absent from v2")
     return [d for d in out if d]
+
+
+def class_constants(relpath: str, cls_name: str) -> dict[str, Any]:
+    """The literal class attributes of a v2 class (``AggregateLevel.TO_SEQUENCE = "seq"``),
+    aliases (``EACH_SEQUENCE = TO_SEQUENCE``, ``AggregateLevel.TO_SEQUENCE``) resolved."""
+    defs = definitions(relpath)
+    out: dict[str, Any] = {}
+    cls = defs[cls_name]
+    assert isinstance(cls, ast.ClassDef)
+    for node in cls.body:
+        if not (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name):
+            out[node.targets[0].id] = out[value.id]
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+            out[node.targets[0].id] = class_constants(relpath, value.value.id)[value.attr]
+        else:
+            out[node.targets[0].id] = ast.literal_eval(value)
+    return out
