@@ -159,3 +159,60 @@ def test_values_v2_accepted_are_accepted():
 def test_v2_constants_are_kept(path, name, obj):
     want = vs.class_constants(path, name)
     assert want and {k: getattr(obj, k, None) for k in want} == want
+
+
+def _act_builders():
+    """Each v2 layer whose ``wrap_act_default`` fills an activation, built with the
+    activations left out, and where its activations are kept."""
+    L, D = layer, data_type
+    x = L.data(name="act_x", type=D.dense_vector(8))
+    s = L.data(name="act_s", type=D.dense_vector_sequence(8))
+    img = L.data(name="act_img", type=D.dense_vector(2 * 4 * 4), height=4, width=4)
+    vol = L.data(name="act_vol", type=D.dense_vector(2 * 8), height=2, width=2, depth=2)
+    cell = {"act": "cell_act"}
+    return {
+        "mixed_layer": (lambda: L.mixed(input=[L.full_matrix_projection(input=x, size=3)]), {}),
+        "fc_layer": (lambda: L.fc(input=x, size=4), {}),
+        "lstmemory": (lambda: L.lstmemory(input=L.fc(input=s, size=16)), cell),
+        "grumemory": (lambda: L.grumemory(input=L.fc(input=s, size=12)), cell),
+        "repeat_layer": (lambda: L.repeat(input=x, num_repeats=2), {}),
+        "seq_reshape_layer": (lambda: L.seq_reshape(input=s, reshape_size=4), {}),
+        "img_conv_layer": (lambda: L.img_conv(input=img, filter_size=3, num_filters=2), {}),
+        "batch_norm_layer": (lambda: L.batch_norm(input=img), {}),
+        "addto_layer": (lambda: L.addto(input=[x, x]), {}),
+        "concat_layer": (lambda: L.concat(input=[x, x]), {}),
+        "seq_concat_layer": (lambda: L.seq_concat(a=s, b=s), {}),
+        "recurrent_layer": (lambda: L.recurrent(input=s), cell),
+        "tensor_layer": (lambda: L.tensor(a=x, b=x, size=2), {}),
+        "selective_fc_layer": (lambda: L.selective_fc(input=x, size=4), {}),
+        "row_conv_layer": (lambda: L.row_conv(input=s, context_len=2), {}),
+        "gated_unit_layer": (lambda: L.gated_unit(input=x, size=4), {}),
+        "img_conv3d_layer": (
+            lambda: L.img_conv3d(input=vol, filter_size=1, num_filters=2, num_channels=2),
+            {},
+        ),
+        "factorization_machine": (lambda: L.factorization_machine(input=x, factor_size=2), {}),
+        "sub_seq_layer": (
+            lambda: L.sub_seq(
+                input=s,
+                offsets=L.data(name="act_o", type=D.integer_value(4)),
+                sizes=L.data(name="act_z", type=D.integer_value(4)),
+            ),
+            {},
+        ),  # fmt: skip
+    }
+
+
+@pytest.mark.parametrize(
+    "fn,params", sorted(vs.act_defaults("trainer_config_helpers/layers.py").items())
+)
+def test_layers_fill_v2s_default_activations(fn, params):
+    builders = _act_builders()
+    if fn not in builders:
+        pytest.skip(f"{fn} is built inside a recurrent group step; see its own tests")
+    build, keys = builders[fn]
+    built = build()
+    for param, cls in params.items():
+        want = _namespace(__name__)[cls]()
+        got = built.attrs[keys.get(param, param)]
+        assert vs.same_value(want, got), f"{fn}: {param} {got!r}, v2 fills {want!r}"

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +64,15 @@ class Sig:
         return [p.name for p in self.params]
 
 
+@functools.cache
 def parse(relpath: str) -> ast.Module:
-    """The module at ``relpath`` under v2's ``python/paddle`` (Python 2 ``print`` dropped)."""
+    """The module at ``relpath`` under v2's ``python/paddle`` (Python 2 ``print`` dropped;
+    the warnings Python 3 gives on its invalid string escapes silenced). Read-only."""
     text = (V2 / relpath).read_text()
     text = re.sub(r"^(\s*)print (.*)$", r"\1pass", text, flags=re.M)
-    return ast.parse(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
+        return ast.parse(text)
 
 
 def _const(node: ast.AST) -> Any:
@@ -345,4 +351,21 @@ def class_constants(relpath: str, cls_name: str) -> dict[str, Any]:
             out[node.targets[0].id] = class_constants(relpath, value.value.id)[value.attr]
         else:
             out[node.targets[0].id] = ast.literal_eval(value)
+    return out
+
+
+def act_defaults(relpath: str) -> dict[str, dict[str, str]]:
+    """``{function: {parameter: activation class}}`` that ``wrap_act_default`` fills
+    (``"TanhActivation"`` when the decorator names none)."""
+    out: dict[str, dict[str, str]] = {}
+    for name, node in definitions(relpath).items():
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for deco in node.decorator_list:
+            if isinstance(deco, ast.Call) and getattr(deco.func, "id", "") == "wrap_act_default":
+                args = _call_args(deco, ("param_names", "act"))
+                act = args.get("act")
+                cls = act.source.removesuffix("()") if isinstance(act, Expr) else "TanhActivation"
+                for param in args.get("param_names") or ["act"]:
+                    out.setdefault(name, {})[param] = cls
     return out
