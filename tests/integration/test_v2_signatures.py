@@ -70,7 +70,10 @@ def _keywords(name: str) -> dict | None:
     return SETTINGS if name.startswith("optimizer.") else None
 
 
-SURFACE = v2_surface()
+pytestmark = pytest.mark.skipif(
+    not vs.V2.is_dir(), reason=f"v2's source tree is not at {vs.V2} (set PADDLE_V2_SOURCE)"
+)
+SURFACE = v2_surface() if vs.V2.is_dir() else {}
 
 
 def _differences(name: str) -> list[str] | None:
@@ -110,7 +113,7 @@ def test_exceptions_and_skips_name_compared_callables():
     assert set(EXCEPTIONS) | set(SKIPPED) <= set(SURFACE)
 
 
-@pytest.mark.parametrize("event", sorted(v2_event_attributes()))
+@pytest.mark.parametrize("event", sorted(v2_event_attributes()) if SURFACE else [])
 def test_event_attributes_are_v2s(event):
     import paddle_lite.event as ev
 
@@ -204,7 +207,8 @@ def _act_builders():
 
 
 @pytest.mark.parametrize(
-    "fn,params", sorted(vs.act_defaults("trainer_config_helpers/layers.py").items())
+    "fn,params",
+    sorted(vs.act_defaults("trainer_config_helpers/layers.py").items()) if SURFACE else [],
 )
 def test_layers_fill_v2s_default_activations(fn, params):
     builders = _act_builders()

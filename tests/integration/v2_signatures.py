@@ -18,12 +18,14 @@ import ast
 import dataclasses
 import functools
 import inspect
+import os
 import re
 import warnings
 from pathlib import Path
 from typing import Any
 
-V2 = Path("/work/shared/reference/v2_source/python/paddle")
+# v2's stored source tree (its README lists each file's commit); PADDLE_V2_SOURCE overrides.
+V2 = Path(os.environ.get("PADDLE_V2_SOURCE", "/work/shared/reference/v2_source/python/paddle"))
 TCH = "trainer_config_helpers"
 
 
