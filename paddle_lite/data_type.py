@@ -18,6 +18,8 @@ from paddle_lite._src.data_types import (
     sparse_float_vector,
     sparse_float_vector_sequence,
     sparse_float_vector_sub_sequence,
+    sparse_non_value_slot,
+    sparse_value_slot,
 )
 
 __all__ = [
@@ -38,4 +40,6 @@ __all__ = [
     "sparse_float_vector",
     "sparse_float_vector_sequence",
     "sparse_float_vector_sub_sequence",
+    "sparse_non_value_slot",
+    "sparse_value_slot",
 ]

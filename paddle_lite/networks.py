@@ -12,19 +12,24 @@ from paddle_lite._src.networks_attention import (
     bidirectional_lstm,
     simple_attention,
 )
+from paddle_lite._src.networks_dot_attention import dot_product_attention, multi_head_attention
 from paddle_lite._src.networks_gru import simple_gru, simple_gru2
 from paddle_lite._src.networks_rnn import gru_group, gru_unit, lstmemory_group, lstmemory_unit
+from paddle_lite._src.networks_separable import img_separable_conv
 from paddle_lite._src.networks_seq import sequence_conv_pool, simple_lstm, text_conv_pool
 
 __all__ = [
     "bidirectional_gru",
     "bidirectional_lstm",
+    "dot_product_attention",
     "gru_group",
     "gru_unit",
     "img_conv_bn_pool",
     "img_conv_group",
+    "img_separable_conv",
     "lstmemory_group",
     "lstmemory_unit",
+    "multi_head_attention",
     "sequence_conv_pool",
     "simple_attention",
     "simple_gru",

@@ -10,6 +10,7 @@ with lengths (see DESIGN.md).
 from __future__ import annotations
 
 import enum
+import numbers
 from typing import Any
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
@@ -48,11 +49,11 @@ class InputType:
     __slots__ = ("dim", "seq_type", "type")
 
     def __init__(self, dim: int, seq_type: SequenceType, tp: DataType) -> None:
-        if isinstance(dim, bool) or not isinstance(dim, int):
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
             raise LayerTypeError(f"InputType dim must be an int; received {dim!r}.")
         if dim <= 0:
             raise LayerConfigError(f"InputType dim must be positive; received {dim}.")
-        self.dim = dim
+        self.dim = int(dim)  # numpy integers too, as v2 took them
         self.seq_type = SequenceType(seq_type)
         self.type = DataType(tp)
 
@@ -152,9 +153,13 @@ def integer_value_sequence(value_range: int) -> InputType:
     return integer_value(value_range, SequenceType.SEQUENCE)
 
 
-def integer_value_sub_sequence(value_range: int) -> InputType:
-    """A sequence of sequences of integer ids in ``[0, value_range)``."""
-    return integer_value(value_range, SequenceType.SUB_SEQUENCE)
+def integer_value_sub_sequence(dim: int) -> InputType:
+    """A sequence of sequences of integer ids in ``[0, dim)`` (v2 names the range ``dim``)."""
+    return integer_value(dim, SequenceType.SUB_SEQUENCE)
 
 
 integer_sequence = integer_value_sequence
+# PyDataProvider2's own names for the two sparse types; v2's data_type re-exports every
+# PyDataProvider2 name holding "value", "vector" or "array", these two included.
+sparse_non_value_slot = sparse_binary_vector
+sparse_value_slot = sparse_float_vector

@@ -206,11 +206,11 @@ def check_dense_label(label: Layer, where: str, expected: str) -> None:
 
 def positive_int(value: Any, where: str, arg: str) -> int:
     """``value`` as a positive int, else a typed error naming ``arg``."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise LayerTypeError(f"{where}: {arg} must be an int; received {value!r}.")
     if value <= 0:
         raise LayerConfigError(f"{where}: {arg} must be positive; received {value}.")
-    return value
+    return int(value)
 
 
 def same_level(where: str, main: Layer, others: Mapping[str, Layer | None]) -> None:

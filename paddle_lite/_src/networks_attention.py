@@ -1,6 +1,6 @@
 """Bidirectional recurrent networks and attention (v2's ``paddle.networks``):
 bidirectional_lstm, bidirectional_gru, simple_attention. (``dot_product_attention`` and
-``multi_head_attention`` came after the 2017 v2 API and are not provided.)
+``multi_head_attention``, added in 2018, are in ``networks_dot_attention``.)
 
 Built only from public layer functions, with v2's layer names.
 """

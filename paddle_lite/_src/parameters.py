@@ -194,23 +194,25 @@ class Parameters:
     __append_config__ = append_spec
 
     # values ------------------------------------------------------------------------
-    def get(self, key: str) -> np.ndarray:
-        """A float32 copy of parameter ``key``, of shape ``get_shape(key)``."""
-        self.get_shape(key)
+    def get(self, parameter_name: str) -> np.ndarray:
+        """A float32 copy of a parameter, of shape ``get_shape(parameter_name)``."""
+        self.get_shape(parameter_name)
         self._refresh()
-        return self._values[key].copy()
+        return self._values[parameter_name].copy()
 
-    __getitem__ = get
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self.get(key)
 
     def get_grad(self, key: str) -> np.ndarray:
         """Zeros of the parameter's shape: gradients are not kept between steps."""
         return np.zeros(self.get_shape(key), np.float32)
 
-    def set(self, key: str, value: Any) -> None:
-        """Replace parameter ``key`` by ``value`` (an ndarray of ``get_shape(key)``)."""
-        self._write({key: self._checked(key, value)})
+    def set(self, parameter_name: str, value: Any) -> None:
+        """Replace a parameter by ``value`` (an ndarray of ``get_shape(parameter_name)``)."""
+        self._write({parameter_name: self._checked(parameter_name, value)})
 
-    __setitem__ = set
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.set(key, value)
 
     def values(self) -> dict[str, np.ndarray]:
         """``{name: float32 copy}`` of every parameter, in creation order."""

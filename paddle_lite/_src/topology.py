@@ -223,6 +223,10 @@ class Topology:
             self.params if specs is None else specs,
         )
 
+    def get_layer_proto(self, name: str) -> SimpleNamespace | None:
+        """The ``proto()`` entry of layer ``name`` (v2: ``None`` when there is none)."""
+        return next((layer for layer in self.proto().layers if layer.name == name), None)
+
     # summary -------------------------------------------------------------------------
     def summary(self, print_fn: Any = print) -> str | None:
         """Print a table of layers, output sizes and parameter counts with ``print_fn``

@@ -143,5 +143,5 @@ DESCRIPTORS = [
     {"name": "repeat", "build": _repeat, "shape": (3, 12)},
 ] + [
     {"name": f"op.{op}", "build": _unary(op), "shape": (3, 4)}
-    for op in ("exp", "log", "abs", "sigmoid", "tanh", "square", "relu", "sqrt", "reciprocal")
+    for op in "exp log abs sigmoid tanh square relu sqrt reciprocal softmax".split()
 ]

@@ -83,7 +83,8 @@ V2_ALL = {
     "dense_vector_sequence dense_vector_sub_sequence integer_value integer_value_sequence "
     "integer_value_sub_sequence integer_sequence sparse_binary_vector "
     "sparse_binary_vector_sequence sparse_binary_vector_sub_sequence sparse_float_vector "
-    "sparse_float_vector_sequence sparse_float_vector_sub_sequence",
+    "sparse_float_vector_sequence sparse_float_vector_sub_sequence sparse_non_value_slot "
+    "sparse_value_slot",
     "pooling": "Max Avg MaxWithMask CudnnMax CudnnAvg CudnnAvgInclPad Sum SquareRootN",
     "evaluator": "classification_error auc pnpair precision_recall ctc_error chunk sum "
     "column_sum value_printer gradient_printer maxid_printer maxframe_printer seqtext_printer "
@@ -105,12 +106,12 @@ V2_ALL = {
     "topology": "Topology",
     "parameters": "Parameters create",
     "minibatch": "batch",
-    "op": "exp log abs sigmoid tanh square relu sqrt reciprocal",
+    "op": "exp log abs sigmoid tanh square relu sqrt reciprocal softmax",
     "master": "client",
     "networks": "sequence_conv_pool text_conv_pool simple_lstm simple_img_conv_pool "
     "img_conv_bn_pool lstmemory_group lstmemory_unit small_vgg img_conv_group vgg_16_network "
     "gru_unit gru_group simple_gru simple_attention simple_gru2 bidirectional_gru "
-    "bidirectional_lstm",
+    "bidirectional_lstm img_separable_conv dot_product_attention multi_head_attention",
     "data_feeder": "DataFeeder",
 }
 

@@ -223,6 +223,7 @@ def test_unary_ops_are_mixed_identity_with_activation():
         "relu": lambda v: np.maximum(v, 0),
         "sqrt": np.sqrt,
         "reciprocal": lambda v: 1 / v,
+        "softmax": lambda v: np.exp(v) / np.exp(v).sum(axis=1, keepdims=True),
     }
     layers = [getattr(AR, name)(input=x) for name in ops]
     assert [layer.name for layer in layers] == [f"__{n}_0__" for n in ops]

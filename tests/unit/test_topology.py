@@ -37,6 +37,19 @@ def test_get_layer_returns_the_same_object():
         topo.get_layer("pixle")
 
 
+def test_get_layer_proto_is_the_proto_entry_or_none():
+    _, _, hidden, inference = _mnist()
+    topo = Topology(inference)
+    entry = topo.get_layer_proto(hidden.name)
+    assert (entry.name, entry.type, entry.size, entry.active_type) == (
+        hidden.name,
+        "fc",
+        100,
+        "sigmoid",
+    )
+    assert topo.get_layer_proto("no_such_layer") is None
+
+
 def test_parse_variants_and_extra_layers():
     pixel, label, hidden, inference = _mnist()
     maxid = L.fc(input=inference, size=1)

@@ -145,8 +145,12 @@ def train(format="pairwise", shuffle=True, fill_missing=-1):  # noqa: A002
     return _reader("train.txt", format, shuffle, fill_missing)
 
 
-def test(format="pairwise", shuffle=False, fill_missing=-1):  # noqa: A002
-    """Generate the samples of ``Fold1/test.txt`` in ``format``; see :func:`train`."""
+def test(format="pairwise", shuffle=True, fill_missing=-1):  # noqa: A002
+    """Generate the samples of ``Fold1/test.txt`` in ``format``; see :func:`train`.
+
+    As in v2 (both are ``functools.partial`` of one reader), the queries are shuffled
+    unless ``shuffle=False``.
+    """
     return _reader("test.txt", format, shuffle, fill_missing)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import numbers
 import os
 import sys
 import warnings
@@ -172,18 +173,19 @@ def as_layers(value: Any, *, layer: str, arg: str = "input") -> list[Layer]:
 
 
 def positive_int(value: Any, *, layer: str, arg: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    """A positive int; numpy integers pass too (v2's proto int fields took them)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise LayerTypeError(f"layer '{layer}': {arg} must be an int; received {value!r}.")
     if value <= 0:
         raise LayerConfigError(f"layer '{layer}': {arg} must be positive; received {value}.")
-    return value
+    return int(value)
 
 
 flag = attrs_mod.flag  # a bool argument: bool, numpy bool or 0/1, as v2's proto fields took
 
 
 def number(value: Any, *, layer: str, arg: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise LayerTypeError(f"layer '{layer}': {arg} must be a number; received {value!r}.")
     return float(value)
 

@@ -108,6 +108,7 @@ square = _unary("square", acts.Square, "x²")
 relu = _unary("relu", acts.Relu, "max(x, 0)")
 sqrt = _unary("sqrt", acts.Sqrt, "sqrt(x)")
 reciprocal = _unary("reciprocal", acts.Reciprocal, "1 / x")
+softmax = _unary("softmax", acts.Softmax, "exp(x_i) / sum_j exp(x_j)")
 
 
 register_operators(add=add, sub=sub, neg=neg, mul=mul)

@@ -318,7 +318,7 @@ register_kind(AddtoKind())
 
 
 @_base.layer_function
-def addto(input, act=None, name=None, bias_attr=False, layer_attr=None):  # noqa: A002
+def addto(input, act=None, name=None, bias_attr=None, layer_attr=None):  # noqa: A002
     """Sum layers of equal size: ``act(sum_i x_i + b)``, with no weights.
 
     Args:

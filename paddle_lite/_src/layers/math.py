@@ -187,7 +187,7 @@ register_kind(InterpolationKind())
 
 
 @_base.layer_function
-def slope_intercept(input, slope=1.0, intercept=0.0, name=None, layer_attr=None):  # noqa: A002
+def slope_intercept(input, name=None, slope=1.0, intercept=0.0, layer_attr=None):  # noqa: A002
     """``y = slope * x + intercept``, elementwise.
 
     Args:

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.math_pairs import valid_rows
@@ -200,10 +200,7 @@ def _partial_sum(inp, partial_sum, channel_shared, num_channels, name: str) -> i
     """v2's rule: ``channel_shared`` (when given) overrides ``partial_sum``."""
     if channel_shared is None:
         return _base.positive_int(partial_sum, layer=name, arg="partial_sum")
-    if not isinstance(channel_shared, bool):
-        raise LayerTypeError(
-            f"layer '{name}': channel_shared must be a bool or None; received {channel_shared!r}."
-        )
+    channel_shared = _base.flag(channel_shared, layer=name, arg="channel_shared")
     if not inp.height or not inp.width:
         raise LayerConfigError(
             f"layer '{name}': channel_shared needs an image input (height and width set); "

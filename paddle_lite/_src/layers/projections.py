@@ -9,6 +9,7 @@ that only feed ``mixed`` (and ``concat``); the functions here build them.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import warnings
 from typing import Any
 
@@ -71,11 +72,11 @@ class Projection:
 
 def _size_arg(value: Any, where: str) -> int:
     """A size >= 0 (0: inferred); ``where`` names the function or layer."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise LayerTypeError(f"{where}: size must be an int; received {value!r}.")
     if value < 0:
         raise LayerConfigError(f"{where}: size must be >= 0 (0: inferred); received {value}.")
-    return value
+    return int(value)
 
 
 def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> Projection:  # noqa: A002

@@ -219,7 +219,7 @@ def pooling(
     input,  # noqa: A002
     pooling_type=None,
     name=None,
-    bias_attr=False,
+    bias_attr=None,
     agg_level=AggregateLevel.TO_NO_SEQUENCE,
     stride=-1,
     layer_attr=None,
@@ -237,7 +237,7 @@ def pooling(
             feature, the index of the first step holding the maximum, counted over
             the batch's steps laid end to end (v2's packed instances), as a float; no
             bias is added, and training through it raises (v2 has no gradient for it).
-        bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
+        bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
         agg_level: ``AggregateLevel.TO_NO_SEQUENCE`` one vector per sample;
             ``TO_SEQUENCE`` one per sub-sequence of a nested sequence.
         stride: -1, or ``s > 0`` to pool each window of ``s`` steps of a plain

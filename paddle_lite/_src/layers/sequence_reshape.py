@@ -82,7 +82,7 @@ register_kind(SeqConcatKind())
 
 
 @_base.layer_function
-def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=False):
+def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=None):
     """Concatenate two sequences in time: the valid steps of ``a``, then those of ``b``.
 
     ``out_b = act([a_b,0 .. a_b,la-1, b_b,0 .. b_b,lb-1] + bias)``, of length
@@ -93,7 +93,7 @@ def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=False):
             one-step sequences).
         act: activation (default ``Identity``).
         name: the layer name (default ``__seqconcat_<n>__``).
-        bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
+        bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
     Returns:
@@ -248,7 +248,7 @@ register_kind(SeqReshapeKind())
 
 
 @_base.layer_function
-def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_attr=False):  # noqa: A002
+def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa: A002
     """Re-cut each sequence's values into steps of width ``N = reshape_size``.
 
     A sequence of ``T`` steps of width ``M`` holds ``T*M`` values in step order; the
@@ -262,7 +262,7 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
         reshape_size: the new step width ``N``.
         act: activation (default ``Identity``).
         name: the layer name (default ``__seqreshape_<n>__``).
-        bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
+        bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
     Returns:
