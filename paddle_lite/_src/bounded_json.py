@@ -6,9 +6,10 @@ measures the depth first, without recursion (strings are removed by one regular
 expression, the brackets left are counted with numpy), and refuses anything deeper than
 ``MAX_DEPTH``; a text that is not UTF-8 JSON is the caller's typed error as well.
 
-Example::
-
+Example:
+    ```python
     meta = loads(data, "checkpoint 'ck' file 'checkpoint.json'", CheckpointError)
+    ```
 """
 
 from __future__ import annotations

@@ -177,9 +177,10 @@ def detection_map(
     Returns:
         The declared :class:`Evaluator`; metric ``name``.
 
-    Example::
-
+    Example:
+        ```python
         paddle.evaluator.detection_map(input=det, label=boxes, ap_type="11point")
+        ```
     """
     name = evaluator_name(name, "detection_map_evaluator")
     where = where_of(name, "detection_map")

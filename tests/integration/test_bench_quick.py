@@ -44,8 +44,10 @@ def test_every_side_reports_positive_numbers(result):
 def test_markdown_and_json(result, tmp_path):
     text = report.markdown(result)
     assert text.startswith("# Benchmarks\n\nDevice: ")
-    assert report.HEADER.splitlines()[0] in text
-    assert text.count("| ch. 1 fit a line |") == 2  # results row and configuration row
+    assert report.SPEED_HEADER.splitlines()[0] in text
+    assert report.COST_HEADER.splitlines()[0] in text
+    # a speed row, a cost row and a configuration row
+    assert text.count("| ch. 1 fit a line |") == 3
     for name in SIDES:
         assert f"| {name} |" in text
     path = tmp_path / "out" / "bench.json"

@@ -43,6 +43,8 @@ NOT_LAYERS = {
     "GeneratedInput",  # covered by beam_search
     "BaseGeneratedInput",
     "printer",  # returns None: a debug printer declared in the scope, not a layer
+    "LayerType",  # v1's table of layer type strings
+    "layer_support",  # v1's decorator of config functions
 }
 
 

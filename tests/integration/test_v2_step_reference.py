@@ -136,10 +136,13 @@ def test_first_20_steps_follow_v2_arithmetic(sizes, data, monkeypatch):
     # steps on real digits), so float32 rounding grows to a few 1e-4 by step 20.
     np.testing.assert_allclose(costs, want_costs, rtol=1e-3, atol=1e-5)
     moved = max(np.abs(w - w0).max() for w, w0 in zip(weights, initial, strict=True))
-    assert moved > 100 * 1e-4 * max(np.abs(w).max() for w in weights)  # the check has teeth
-    scale = max(np.abs(w).max() for w in weights)  # rounding grows with the values
+    assert moved > 20 * 5e-4 * max(np.abs(w).max() for w in weights)  # the check has teeth
+    # float32 rounding grows with the values (to about 1e-4 of the largest weight by step
+    # 20 of softmax regression on real digits); a difference of arithmetic, such as the
+    # softmax floor, moves them by about 1e-2
+    tol = 5e-4 * max(np.abs(w).max() for w in weights)
     for name, want in zip(layers, weights, strict=True):
-        np.testing.assert_allclose(params.get(f"{name}.w0"), want, atol=1e-4 * scale, rtol=0)
+        np.testing.assert_allclose(params.get(f"{name}.w0"), want, atol=tol, rtol=0)
     for name, want in zip(layers, biases, strict=True):
         got = params.get(f"{name}.wbias").reshape(-1)
-        np.testing.assert_allclose(got, want, atol=1e-4 * scale, rtol=0)
+        np.testing.assert_allclose(got, want, atol=tol, rtol=0)

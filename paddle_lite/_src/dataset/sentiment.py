@@ -88,9 +88,10 @@ def get_word_dict() -> list[tuple[str, int]]:
 def sort_files() -> list[str]:
     """The review files as NLTK names them, negatives and positives alternating (v2's order).
 
-    Example::
-
+    Example:
+        ```python
         paddle.dataset.sentiment.sort_files()[:2]   # ['neg/cv000_29416.txt', 'pos/cv000_29590.txt']
+        ```
     """
     reviews = _reviews()
     pairs = zip(reviews["neg"], reviews["pos"], strict=False)

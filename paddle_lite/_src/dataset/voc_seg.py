@@ -34,9 +34,10 @@ def _decode(data: bytes) -> np.ndarray:
 def reader_creator(sub_name: str) -> Callable[[], Iterator[Sample]]:
     """A reader of the images listed in ``ImageSets/Segmentation/<sub_name>.txt``.
 
-    Example::
-
+    Example:
+        ```python
         reader = paddle.dataset.voc_seg.reader_creator("val")
+        ```
     """
 
     def reader() -> Iterator[Sample]:

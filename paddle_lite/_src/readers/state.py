@@ -16,12 +16,13 @@ that wrap readers (``batch``, ``map_readers``, ``chain``, ``compose``, ``firstn`
 ``cache``, ``buffered``, ``xmap_readers``, ``shard``, ``Fake`` ...) forward the protocol
 to the readers they wrap; a user's reader may implement it the same way.
 
-Example::
-
+Example:
+    ```python
     def my_reader():
         ...
     my_reader.state = lambda: {"epoch": epoch[0]}
     my_reader.restore = lambda s: epoch.__setitem__(0, s["epoch"])
+    ```
 """
 
 from __future__ import annotations
