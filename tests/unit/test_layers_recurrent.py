@@ -374,7 +374,7 @@ def test_bad_arguments_are_typed():
         R.lstmemory(input=_x(8), sise=2)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         R.recurrent(input=_x(4), layer_attr=paddle.attr.Extra(drop_rate=0.5))
-    with pytest.raises(LayerConfigError, match="reverse must be a bool"):
+    with pytest.raises(LayerTypeError, match="reverse must be a bool"):
         R.recurrent(input=_x(4), reverse="yes")
     with pytest.raises(LayerTypeError, match="input must be a layer"):
         R.grumemory(input="x")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -153,6 +154,13 @@ def positive_int(value: Any, *, layer: str, arg: str) -> int:
     if value <= 0:
         raise LayerConfigError(f"layer '{layer}': {arg} must be positive; received {value}.")
     return value
+
+
+def flag(value: Any, *, layer: str, arg: str) -> bool:
+    """A yes/no argument: v2 stored it in a proto bool field, which takes any integer (0 / 1)."""
+    if isinstance(value, (bool, numbers.Integral)) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise LayerTypeError(f"layer '{layer}': {arg} must be a bool or 0/1; received {value!r}.")
 
 
 def number(value: Any, *, layer: str, arg: str) -> float:

@@ -76,10 +76,8 @@ def _check_size(size: Any, hidden: int, *, layer: str, multiple: int) -> None:
 
 
 def _common_attrs(name: str, reverse: Any, layer_attr: Any) -> dict[str, Any]:
-    if not isinstance(reverse, bool):
-        raise LayerConfigError(f"layer '{name}': reverse must be a bool; received {reverse!r}.")
     return {
-        "reverse": reverse,
+        "reverse": _base.flag(reverse, layer=name, arg="reverse"),
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
     }
 

@@ -288,8 +288,7 @@ def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  
     name = _base.layer_name(name, "recurrent_group")
     if not callable(step):
         raise LayerTypeError(f"recurrent_group '{name}': step must be callable; got {step!r}.")
-    if not isinstance(reverse, bool):
-        raise LayerTypeError(f"recurrent_group '{name}': reverse must be a bool; got {reverse!r}.")
+    reverse = _base.flag(reverse, layer=name, arg="reverse")
     group = qualified_name(name)
     items = list(input) if isinstance(input, (list, tuple)) else [input]
     graph, inputs, outs = define_step(group, step, items)

@@ -1,0 +1,38 @@
+"""What v2's text and sequence model programs (2017-18) relied on, each in a small network.
+
+Each test builds a network with the same calls used the same way as one of those programs
+and checks the behaviour v2 gave it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+
+L, DT, A = paddle.layer, paddle.data_type, paddle.activation
+
+
+def _infer(out, params, rows, field="value"):
+    return paddle.infer(output_layer=out, parameters=params, input=rows, field=field)
+
+
+def test_recurrent_reverse_takes_zero_and_one():
+    # A stacked tagger alternated directions with ``reverse=i % 2``: v2 kept the flag in a
+    # proto bool field, which takes the integers 0 and 1.
+    x = L.data(name="rv_x", type=DT.dense_vector_sequence(3))
+    flags = (0, 1, False, True)  # 0 == False as dict keys, so index by position
+    outs = [
+        L.recurrent(input=x, reverse=f, act=A.Relu(), name=f"rv_{i}") for i, f in enumerate(flags)
+    ]
+    params = paddle.parameters.create(outs)
+    for i in range(len(flags)):
+        params.set(f"_rv_{i}.w0", np.full((3, 3), 0.2, dtype=np.float32))
+    rows = [[(np.arange(9, dtype=np.float32).reshape(3, 3) / 9 - 0.3).tolist()]]
+    got = [_infer(o, params, rows) for o in outs]
+    np.testing.assert_allclose(got[0], got[2])
+    np.testing.assert_allclose(got[1], got[3])
+    assert not np.allclose(got[0], got[1])
+    with pytest.raises(paddle.errors.LayerTypeError, match="reverse must be a bool"):
+        L.recurrent(input=x, reverse="yes")
