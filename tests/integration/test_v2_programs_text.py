@@ -36,3 +36,24 @@ def test_recurrent_reverse_takes_zero_and_one():
     assert not np.allclose(got[0], got[1])
     with pytest.raises(paddle.errors.LayerTypeError, match="reverse must be a bool"):
         L.recurrent(input=x, reverse="yes")
+
+
+def test_param_conf_reports_each_parameters_init_and_dims():
+    # A question-answering program logged, for each parameter, the initial mean/std and
+    # dims from ``parameters.__param_conf__`` beside the actual values.
+    x = L.data(name="pc_x", type=DT.dense_vector(4))
+    fc = L.fc(
+        input=x,
+        size=3,
+        name="pc_fc",
+        param_attr=paddle.attr.Param(initial_mean=0.1, initial_std=0.02),
+        bias_attr=paddle.attr.Param(initial_std=0.0),
+    )
+    params = paddle.parameters.create(fc)
+    conf = params.__param_conf__
+    assert list(conf) == list(params) == ["_pc_fc.w0", "_pc_fc.wbias"]
+    w = conf["_pc_fc.w0"]
+    assert (w.initial_mean, w.initial_std, tuple(w.dims)) == (0.1, 0.02, (4, 3))
+    assert tuple(conf["_pc_fc.wbias"].dims) == (1, 3)
+    assert conf["_pc_fc.wbias"].initial_std == 0.0
+    assert w.size == 12
