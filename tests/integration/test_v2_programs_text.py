@@ -57,3 +57,29 @@ def test_param_conf_reports_each_parameters_init_and_dims():
     assert tuple(conf["_pc_fc.wbias"].dims) == (1, 3)
     assert conf["_pc_fc.wbias"].initial_std == 0.0
     assert w.size == 12
+
+
+def test_infer_flattens_a_nested_sequence_output_into_v2_rows():
+    # A convolutional seq2seq program read its attention weights back with
+    # ``Inference.infer(..., flatten_result=False)`` and reshaped them to
+    # (target length, source length): a group whose step outputs a sequence gives a nested
+    # sequence, and v2 returns its steps' rows one sub-sequence after another, no padding.
+    src = L.data(name="ns_src", type=DT.dense_vector_sequence(2))
+    trg = L.data(name="ns_trg", type=DT.dense_vector_sequence(2))
+
+    def step(_, enc):
+        return L.fc(input=enc, size=1, act=A.Linear(), bias_attr=False, name="ns_att")
+
+    out = L.recurrent_group(step=step, input=[trg, L.StaticInput(input=src)])
+    params = paddle.parameters.create(out)
+    (weight,) = params.keys()  # the step fc's weight, named within the group
+    params.set(weight, np.array([[1.0], [10.0]], np.float32))
+    src_rows = [[1, 0], [2, 0], [3, 1]]
+    data = [[src_rows, [[0, 0]] * 4], [src_rows[:2], [[0, 0]] * 2]]
+    inferer = paddle.inference.Inference(output_layer=out, parameters=params)
+    (got,) = inferer.infer(data, field="value", flatten_result=False)
+    per_step = np.array([[1.0], [2.0], [13.0]], np.float32)
+    want = np.concatenate([per_step] * 4 + [per_step[:2]] * 2)
+    np.testing.assert_allclose(got, want)
+    assert got.reshape(-1)[:12].reshape(4, 3).shape == (len(data[0][1]), len(src_rows))
+    np.testing.assert_allclose(_infer(out, params, data), want)
