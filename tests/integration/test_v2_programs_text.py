@@ -83,3 +83,26 @@ def test_infer_flattens_a_nested_sequence_output_into_v2_rows():
     np.testing.assert_allclose(got, want)
     assert got.reshape(-1)[:12].reshape(4, 3).shape == (len(data[0][1]), len(src_rows))
     np.testing.assert_allclose(_infer(out, params, data), want)
+
+
+def test_rank_cost_takes_an_integer_label_past_its_declared_dim():
+    # A pairwise DSSM declared its 0/1 label as integer_value(1) and fed 1: v2's feeder
+    # never bounded ids by the dim, and rank_cost copies an id label in as the target P.
+    left = L.data(name="rk_left", type=DT.dense_vector(1))
+    right = L.data(name="rk_right", type=DT.dense_vector(1))
+    label = L.data(name="rk_label", type=DT.integer_value(1))
+    cost = L.rank_cost(left=left, right=right, label=label)
+    params = paddle.parameters.create(cost)
+    rows = [([2.0], [0.5], 1), ([0.0], [1.0], 0)]
+    trainer = paddle.trainer.SGD(
+        cost=cost, parameters=params, update_equation=paddle.optimizer.Momentum(momentum=0)
+    )
+    result = trainer.test(reader=lambda: iter([rows]))
+    o = np.array([1.5, -1.0])
+    want = np.mean(-np.array([1.0, 0.0]) * o + np.log1p(np.exp(o)))
+    np.testing.assert_allclose(result.cost, want, rtol=1e-5)
+    # ids that index a table are still checked against the declared dim
+    word = L.data(name="rk_word", type=DT.integer_value(3))
+    emb = L.embedding(input=word, size=2)
+    with pytest.raises(paddle.errors.DataError, match="outside"):
+        _infer(emb, paddle.parameters.create(emb), [(3,)])
