@@ -106,3 +106,26 @@ def test_rank_cost_takes_an_integer_label_past_its_declared_dim():
     emb = L.embedding(input=word, size=2)
     with pytest.raises(paddle.errors.DataError, match="outside"):
         _infer(emb, paddle.parameters.create(emb), [(3,)])
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstmemory_over_a_nested_sequence_runs_each_whole_outer_sequence(reverse):
+    # A globally normalized reader ran a bidirectional LSTM over a document given as a
+    # nested sequence of sentences: v2's LstmLayer scans each outer sequence's steps as
+    # one sequence (state carried across sentences) and keeps the nesting in its output.
+    nested = L.data(name="nl_doc", type=DT.dense_vector_sub_sequence(8))
+    flat = L.data(name="nl_flat", type=DT.dense_vector_sequence(8))
+    attrs = dict(
+        param_attr=paddle.attr.Param(name="nl_w"), bias_attr=paddle.attr.Param(name="nl_b")
+    )
+    outs = [L.lstmemory(input=x, reverse=reverse, **attrs) for x in (nested, flat)]
+    assert outs[0].size == 2
+    params = paddle.parameters.create(outs)
+    rng = np.random.default_rng(0)
+    params.set("nl_b", rng.normal(size=(1, 14)).astype(np.float32))
+    steps = [rng.normal(size=(n, 8)).astype(np.float32) for n in (3, 1, 2, 4)]
+    doc_a, doc_b = [steps[0], steps[1], steps[2]], [steps[3]]
+    got = _infer(outs[0], params, [[[s.tolist() for s in doc_a]], [[s.tolist() for s in doc_b]]])
+    want = _infer(outs[1], params, [[np.concatenate(doc_a).tolist()], [doc_b[0].tolist()]])
+    assert got.shape == (10, 2)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
