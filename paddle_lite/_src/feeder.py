@@ -131,10 +131,12 @@ def convert_field(
     tp: InputType,
     bucket: Policy | None = None,
     nonempty: bool = False,
+    bounded: bool = True,
 ) -> Any:
     """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths
-    (default: the configured ladder); ``nonempty`` refuses empty sequences."""
-    field = Field(name, index, tp)
+    (default: the configured ladder); ``nonempty`` refuses empty sequences; ``bounded``
+    refuses ids at or past the declared dim."""
+    field = Field(name, index, tp, bounded=bounded)
     bucket = bucket or make_policy(None)
     if tp.seq_type == SequenceType.SEQUENCE:
         return _sequence(values, field, bucket, nonempty)
@@ -147,7 +149,9 @@ def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
     """Convert a whole column of a pre-collated batch."""
     tp = field.type
     if not isinstance(column, np.ndarray) or tp.seq_type != SequenceType.NO_SEQUENCE:
-        return convert_field(list(column), field.name, field.index, tp, bucket, nonempty)
+        return convert_field(
+            list(column), field.name, field.index, tp, bucket, nonempty, field.bounded
+        )
     if tp.type == DataType.Dense:
         if column.ndim < 1 or column[0].size != tp.dim:
             raise field.error(
@@ -158,7 +162,7 @@ def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
         if column.ndim != 1 and column.shape[1:] != (1,):
             raise field.error(f"received a column of shape {column.shape}, expected [batch] ids")
         return ids_of(column.reshape(-1), field)  # a fresh array
-    return convert_field(list(column), field.name, field.index, tp, bucket, nonempty)
+    return convert_field(list(column), field.name, field.index, tp, bucket, nonempty, field.bounded)
 
 
 def _is_columns(batch: Any, n_fields: int) -> bool:
@@ -189,6 +193,7 @@ class DataFeeder:
         seq_buckets: Any = None,
         *,
         nonempty: Iterable[str] = (),
+        unbounded: Iterable[str] = (),
     ) -> None:
         for item in data_types:
             if not (
@@ -202,6 +207,7 @@ class DataFeeder:
         spec = config.get("seq_buckets") if seq_buckets is None else seq_buckets
         self.bucket = make_policy(spec)
         self.nonempty = frozenset(nonempty)
+        self.unbounded = frozenset(unbounded)
 
     def __len__(self) -> int:
         return len(self.data_types)
@@ -224,7 +230,13 @@ class DataFeeder:
             values = self._column(batch, name, index)
             try:
                 feeds[name] = convert_field(
-                    values, name, index, tp, self.bucket, name in self.nonempty
+                    values,
+                    name,
+                    index,
+                    tp,
+                    self.bucket,
+                    name in self.nonempty,
+                    name not in self.unbounded,
                 )
             except DataError as err:
                 raise _bare_array_hint(err, batch[0]) from None
@@ -243,7 +255,7 @@ class DataFeeder:
                 column = batch[name]
             else:
                 column = batch[index]
-            field = Field(name, index, tp)
+            field = Field(name, index, tp, bounded=name not in self.unbounded)
             feeds[name] = _column(column, field, self.bucket, name in self.nonempty)
             sizes.add(len(column))
         if len(sizes) > 1:

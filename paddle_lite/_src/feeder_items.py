@@ -26,14 +26,24 @@ class Field:
     converted are the steps of one sample, that sample)."""
 
     def __init__(
-        self, name: str, index: int, tp: InputType, sample: int | None = None, unit: str = ""
+        self,
+        name: str,
+        index: int,
+        tp: InputType,
+        sample: int | None = None,
+        unit: str = "",
+        *,
+        bounded: bool = True,
     ) -> None:
         self.name, self.index, self.type = name, index, tp
         self.sample, self.unit = sample, unit
+        # False when every layer reading these ids takes them as numbers, not indices
+        # (a rank_cost label): v2 never bounded ids by the declared dim, so nor do we.
+        self.bounded = bounded
 
     def at(self, sample: int, unit: str) -> Field:
         """The same field, converting the ``unit`` items (steps, entries) of ``sample``."""
-        return Field(self.name, self.index, self.type, sample, unit)
+        return Field(self.name, self.index, self.type, sample, unit, bounded=self.bounded)
 
     def error(self, what: str, item: int | None = None) -> DataError:
         where = f"data layer '{self.name}' (field {self.index}"
@@ -147,7 +157,8 @@ def ids_of(values: list[Any], field: Field) -> np.ndarray:
             first = next((i for i, v in enumerate(values) if not _is_int(v)), 0)
             raise field.error(f"received {show(values[first])}; expected ints", first)
         arr = arr.astype(np.int64)
-    bad = np.nonzero((arr < 0) | (arr >= field.type.dim))[0]
+    outside = (arr < 0) | (arr >= field.type.dim) if field.bounded else arr < 0
+    bad = np.nonzero(outside)[0]
     if bad.size:
         raise field.error(f"id {int(arr[bad[0]])} is outside [0, {field.type.dim})", int(bad[0]))
     return aligned(arr.astype(np.int32))

@@ -24,7 +24,7 @@ from paddle_lite._src.layers.generation import beam_fields
 from paddle_lite._src.param_files import source_name
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology, load_inference_topology
-from paddle_lite._src.typing import Seq, data_of
+from paddle_lite._src.typing import Seq
 
 FIELDS = ("value", "id", "prob")
 
@@ -171,8 +171,22 @@ def trim(value: Any, n: int) -> Any:
     if isinstance(value, BeamResult):
         return BeamResult(*(np.asarray(v)[:n] for v in value))
     if isinstance(value, Seq):
-        return Seq(np.asarray(value.data)[:n], np.asarray(value.lengths)[:n])
+        sub = None if value.sub_lengths is None else np.asarray(value.sub_lengths)[:n]
+        return Seq(np.asarray(value.data)[:n], np.asarray(value.lengths)[:n], sub)
     return np.asarray(value)[:n]
+
+
+def seq_rows(value: Seq) -> np.ndarray:
+    """The steps of a padded batch of sequences as rows, one after another, as v2 holds
+    them: a nested sequence gives the steps of each sub-sequence in turn."""
+    data = np.asarray(value.data)
+    if value.sub_lengths is None:
+        return np.concatenate([data[i, :k] for i, k in enumerate(value.lengths)], axis=0)
+    sub = np.asarray(value.sub_lengths)
+    rows = [
+        data[i, s, : sub[i, s]] for i, k in enumerate(np.asarray(value.lengths)) for s in range(k)
+    ]
+    return np.concatenate(rows, axis=0) if rows else data.reshape(0, *data.shape[3:])
 
 
 def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
@@ -181,11 +195,9 @@ def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
     if isinstance(value, BeamResult):
         return beam_fields(value)
     if isinstance(value, Seq):
-        value = np.concatenate([value.data[i, :k] for i, k in enumerate(value.lengths)], axis=0)
+        value = seq_rows(value)
     if layer.kind == "maxid":
-        probs = np.asarray(data_of(source))
-        if isinstance(source, Seq):
-            probs = np.concatenate([probs[i, :k] for i, k in enumerate(source.lengths)], axis=0)
+        probs = seq_rows(source) if isinstance(source, Seq) else np.asarray(source)
         return {"id": value, "prob": np.max(probs, axis=-1, keepdims=True)}
     if layer.spec.dtype == "int32":
         return {"id": value}

@@ -32,6 +32,7 @@ from typing import Any
 from paddle_lite._src.data_types import SequenceType
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
 from paddle_lite._src.feeder import DataFeeder
+from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.readers.decorator import ReaderTypeError
 from paddle_lite._src.topology import Topology
 
@@ -140,9 +141,27 @@ def nonempty_sequences(topology: Topology) -> frozenset[str]:
     return frozenset(found)
 
 
+def ids_read_as_numbers(topology: Topology) -> frozenset[str]:
+    """The data layers whose every reader takes their ids as numbers, not indices."""
+    verdicts: dict[str, list[bool]] = {}
+    for node in topology.nodes:
+        kind = get_kind(node.kind) if node.kind != "data" else None
+        for position, inp in enumerate(node.inputs):
+            if inp.kind == "data":
+                as_number = kind is not None and kind.reads_ids_as_numbers(position)
+                verdicts.setdefault(inp.name, []).append(as_number)
+    return frozenset(name for name, seen in verdicts.items() if all(seen))
+
+
 def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
-    """The feeder of ``topology``'s data layers, refusing empty sequences where needed."""
-    return DataFeeder(topology.data_type(), feeding, nonempty=nonempty_sequences(topology))
+    """The feeder of ``topology``'s data layers, refusing empty sequences where needed and
+    bounding ids by the declared dim unless every reader takes them as numbers."""
+    return DataFeeder(
+        topology.data_type(),
+        feeding,
+        nonempty=nonempty_sequences(topology),
+        unbounded=ids_read_as_numbers(topology),
+    )
 
 
 def checked(

@@ -60,6 +60,11 @@ class Kind:
     name: str = ""
     stateful: bool = False
 
+    def reads_ids_as_numbers(self, position: int) -> bool:
+        """True when integer ids fed at input ``position`` are read as numbers (a 0/1
+        label, a position), not as indices below the data layer's declared dim."""
+        return False
+
     def infer_spec(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> Spec:
         raise NotImplementedError
 

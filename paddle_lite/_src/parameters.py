@@ -168,6 +168,15 @@ class Parameters:
         """Every :class:`ParamSpec`, in creation order."""
         return list(self._specs.values())
 
+    @property
+    def __param_conf__(self) -> dict[str, proto.ParameterConfig]:  # noqa: PLW3201
+        """Name -> ``ParameterConfig`` as v2 writes it (v2's attribute of that name).
+
+        v2 programs read it to log each parameter's ``initial_mean``, ``initial_std`` and
+        ``dims``; the configs are built fresh, so changing them changes nothing.
+        """
+        return {name: proto.from_spec(spec) for name, spec in self._specs.items()}
+
     def append_spec(self, spec: ParamSpec | proto.ParameterConfig, value: Any = None) -> None:
         """Add a parameter (v2 ``__append_config__``), initialised unless ``value`` is given.
 

@@ -332,8 +332,7 @@ def test_plain_input_is_a_batch_of_one_step_sequences():
     (got,), _ = forward([out], params, {"d": x})
     np.testing.assert_allclose(got, np.tanh(x + 0.5), rtol=1e-5)  # h_0 = 0: one step
     nested = L.data(name="n", type=DT.dense_vector_sub_sequence(8))
-    with pytest.raises(LayerConfigError, match="Nested sequences are not supported"):
-        R.lstmemory(input=nested)
+    assert R.lstmemory(input=nested).spec.seq_level == 2  # v2 keeps the input's nesting
 
 
 def test_integer_input_builds_as_in_v2_but_does_not_run():

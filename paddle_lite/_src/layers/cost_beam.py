@@ -131,6 +131,9 @@ def beam_cost(beams: Sequence[tuple[Any, Any, Any]]) -> Any:
 class CrossEntropyOverBeamKind(Kind):
     name = "cross_entropy_over_beam"
 
+    def reads_ids_as_numbers(self, position):
+        return position % 3 == 2  # the gold of each beam: a position, not a class id
+
     def infer_spec(self, inputs, attrs):
         if not inputs or len(inputs) % 3:
             raise LayerConfigError(

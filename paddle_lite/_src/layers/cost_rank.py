@@ -41,6 +41,9 @@ class RankKind(CostKind):
     name = "rank_cost"
     args = ("left", "right", "label")
 
+    def reads_ids_as_numbers(self, position):
+        return position == 2  # v2 copies an id label into the target P as a number
+
     def check(self, specs, attrs):
         _base.expect(specs["left"], "left", size=1, why=" (one score per sample)")
         _base.expect(specs["right"], "right", size=1, why=" (one score per sample)")

@@ -38,10 +38,10 @@ def _sequence_input(spec: Spec, multiple: int) -> int:
     sequence layers). Like v2's config parser, only the size is checked when the layer
     is built: integer ids are refused when the network runs (:func:`as_sequence`).
     """
-    if spec.seq_level not in (0, 1):
+    if spec.seq_level not in (0, 1, 2):
         raise LayerConfigError(
-            f"input must be a sequence (seq_level 1) or plain values; received seq_level "
-            f"{spec.seq_level} (size {spec.size}). Nested sequences are not supported."
+            f"input must be a sequence or plain values; received seq_level "
+            f"{spec.seq_level} (size {spec.size})."
         )
     if spec.dtype not in ("float32", "int32"):
         raise LayerConfigError(

@@ -3,7 +3,9 @@
 ``scan_sequence`` runs one ``lax.scan`` over time and ignores padding exactly: at a
 padded step the state is carried unchanged and the output is 0; ``reverse=True`` runs
 every sequence from its own last valid step back to its first (each sequence is
-reversed within its length, scanned forward and reversed back). ``as_sequence`` and
+reversed within its length, scanned forward and reversed back). A nested sequence is run
+as v2 ran it, over each whole outer sequence: its sub-sequences' steps one after another,
+the state carried across their boundaries, the output keeping the nesting. ``as_sequence`` and
 ``like_input`` let the layers take plain ``[B, n]`` values as one-step sequences.
 """
 
@@ -57,8 +59,11 @@ def scan_sequence(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
     first so garbage there reaches neither the values nor the gradients.
 
     Returns:
-        The outputs ``[B, T, out]``, aligned with the input steps.
+        The outputs ``[B, T, out]`` (``[B, S, T, out]`` for a nested sequence), aligned
+        with the input steps.
     """
+    if seq.sub_lengths is not None:
+        return _scan_nested(step, carry, seq, reverse)
     mask = step_mask(seq)
     xs = jnp.where(mask[:, :, None], seq.data, 0.0)
     if reverse:
@@ -74,6 +79,27 @@ def scan_sequence(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
     _, outs = lax.scan(body, carry, (jnp.swapaxes(xs, 0, 1), mask.T))
     outs = jnp.swapaxes(outs, 0, 1)
     return reverse_within_length(outs, seq.lengths) if reverse else outs
+
+
+def _scan_nested(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
+    """``scan_sequence`` over a nested sequence: one scan over its ``S * T`` slots, the
+    padding slots (between and after sub-sequences) carrying the state unchanged, so the
+    valid steps run in order, or backwards with ``reverse``, as one sequence."""
+    b, s, t = seq.data.shape[:3]
+    inner = jnp.arange(t)[None, None, :] < seq.sub_lengths[:, :, None]
+    outer = jnp.arange(s)[None, :, None] < seq.lengths[:, None, None]
+    mask = (inner & outer).reshape(b, s * t)
+    xs = jnp.where(mask[:, :, None], seq.data.reshape(b, s * t, -1), 0.0)
+
+    def body(state, inp):  # noqa: ANN001, ANN202
+        x_t, m_t = inp
+        new_state, out = step(state, x_t)
+        keep = m_t[:, None]
+        state = jax.tree_util.tree_map(lambda n, o: jnp.where(keep, n, o), new_state, state)
+        return state, jnp.where(keep, out, 0.0)
+
+    _, outs = lax.scan(body, carry, (jnp.swapaxes(xs, 0, 1), mask.T), reverse=reverse)
+    return jnp.swapaxes(outs, 0, 1).reshape(b, s, t, -1)
 
 
 def zero_state(seq: Seq, width: int) -> Any:
