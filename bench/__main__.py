@@ -58,7 +58,10 @@ def _torch(disabled: bool) -> tuple[Any, str | None]:
     try:
         from bench import torch_nets
     except ImportError:
-        return None, "PyTorch is not installed: its rows are left out."
+        return None, (
+            "PyTorch is not installed (pip install torch, or the extra `bench`): its rows, "
+            "eager and channels_last, are left out."
+        )
     return torch_nets, None
 
 
