@@ -167,9 +167,30 @@ def test_tiles_and_windows_agree_where_both_apply(case):
     gv = rng.randn(2, 3, oh, ow).astype(np.float32)
 
     def tiled(v):
-        return (pw._tiled(v, -np.inf, axes, pw._tile_max) * gv).sum()
+        return (pw._tiled(v, -np.inf, axes, False, pw._tile_max) * gv).sum()
 
     def windowed(v):
         return (pw._window_max(v, axes) * gv).sum()
 
     np.testing.assert_array_equal(jax.grad(tiled)(xv), jax.grad(windowed)(xv))
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_channels_last_pooling_is_the_same_computation(case, kind):
+    h, w, k, s, p, _, _ = case
+    oh, ow = _layer(case, poolings.Max()).spec.image[1:]
+    axes = [(h, oh, k[0], s[0], p[0]), (w, ow, k[1], s[1], p[1])]
+    rng = np.random.RandomState(5)
+    xv = _tie_heavy(rng, (2, 3, h, w))
+    gv = rng.randn(2, 3, oh, ow).astype(np.float32)
+
+    def nchw(v):
+        return (pw.pool_windows(v, kind, True, axes) * gv).sum()
+
+    def nhwc(v):
+        y = pw.pool_windows(v.transpose(0, 2, 3, 1), kind, True, axes, nhwc=True)
+        return (y.transpose(0, 3, 1, 2) * gv).sum()
+
+    np.testing.assert_allclose(nhwc(xv), nchw(xv), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(nhwc)(xv), jax.grad(nchw)(xv), rtol=1e-6, atol=1e-7)

@@ -12,6 +12,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src import poolings
+from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
@@ -50,20 +51,25 @@ class ImgPoolKind(Kind):
         )
         return Spec(math.prod(image), image=image)
 
+    def channels_last(self, attrs, input_is_channels_last):
+        return input_is_channels_last  # a chain continues through a pool, never starts
+
     def apply(self, params, inputs, attrs, *, key, mode):
         c, h, w = attrs["image"]
         _, oh, ow = self.infer_spec([Spec(c * h * w)], attrs).image
-        x = inputs[0].reshape(-1, c, h, w)
         axes = list(
             zip(
                 (h, w), (oh, ow), attrs["pool_size"], attrs["stride"], attrs["padding"], strict=True
             )
         )
+        if isinstance(inputs[0], ChannelsLast):
+            return ChannelsLast(_pool(inputs[0].data, attrs, axes, nhwc=True))
+        x = inputs[0].reshape(-1, c, h, w)
         return _pool(x, attrs, axes).reshape(x.shape[0], -1)
 
 
-def _pool(x, attrs, axes):  # noqa: ANN001, ANN202
-    return pool_windows(x, attrs["pool"], attrs["exclude_mode"], axes)
+def _pool(x, attrs, axes, nhwc=False):  # noqa: ANN001, ANN202
+    return pool_windows(x, attrs["pool"], attrs["exclude_mode"], axes, nhwc)
 
 
 register_kind(ImgPoolKind())

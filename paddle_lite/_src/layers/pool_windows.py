@@ -45,49 +45,69 @@ def tiles(axes: list[Axis]) -> bool:
     return all(s == k or o == 1 for _, o, k, s, _ in axes)
 
 
-def pool_windows(x, pool: str, exclude_padding: bool, axes: list[Axis]):  # noqa: ANN001, ANN201
-    """Max (``pool="max"``) or average pooling of ``x`` ``[B, C, H, W]`` -> ``[B, C, OH, OW]``."""
+def pool_windows(x, pool: str, exclude_padding: bool, axes: list[Axis], nhwc: bool = False):  # noqa: ANN001, ANN201
+    """Max (``pool="max"``) or average pooling of ``x`` ``[B, C, H, W]`` -> ``[B, C, OH, OW]``
+    (``nhwc``: ``[B, H, W, C]`` -> ``[B, OH, OW, C]``)."""
+    if nhwc and not tiles(axes):
+        y = pool_windows(x.transpose(0, 3, 1, 2), pool, exclude_padding, axes)
+        return y.transpose(0, 2, 3, 1)
     valid = np.outer(window_counts(*axes[0], False), window_counts(*axes[1], False))
     if pool == "max":
-        y = _tiled(x, -jnp.inf, axes, _tile_max) if tiles(axes) else _window_max(x, axes)
-        return jnp.where(valid > 0, y, 0.0)
+        y = _tiled(x, -jnp.inf, axes, nhwc, _tile_max) if tiles(axes) else _window_max(x, axes)
+        return jnp.where(_spatial(valid, nhwc) > 0, y, 0.0)
     if tiles(axes):
-        total = _tiled(x, 0.0, axes, lambda t: t.sum(axis=(3, 5)))
+        total = _tiled(x, 0.0, axes, nhwc, _tile_sum)
     else:
         window, strides, pads = _window_geometry(axes)
         total = lax.reduce_window(x, 0.0, lax.add, window, strides, pads)
         total = total[:, :, : axes[0][1], : axes[1][1]]
-    count = (
+    count = _spatial(
         valid
         if exclude_padding
-        else np.outer(window_counts(*axes[0], True), window_counts(*axes[1], True))
+        else np.outer(window_counts(*axes[0], True), window_counts(*axes[1], True)),
+        nhwc,
     )
     return jnp.where(count > 0, total / np.maximum(count, 1).astype(np.float32), 0.0)
 
 
+def _spatial(per_position: np.ndarray, nhwc: bool) -> np.ndarray:
+    """An ``[OH, OW]`` table shaped to broadcast against the pooled batch."""
+    return per_position[:, :, None] if nhwc else per_position
+
+
 # tiles -------------------------------------------------------------------------------
-def _tiled(x, fill: float, axes: list[Axis], reduce):  # noqa: ANN001, ANN202
-    """Pad (or crop) each axis to ``out * window`` starting at ``-padding``, then reduce."""
+def _tiled(x, fill: float, axes: list[Axis], nhwc: bool, reduce):  # noqa: ANN001, ANN202
+    """Pad (or crop) each axis to ``out * window`` starting at ``-padding``; reduce the
+    window axes of ``[B, C, OH, ky, OW, kx]`` (NHWC: ``[B, OH, ky, OW, kx, C]``)."""
     (h, oh, ky, _, py), (w, ow, kx, _, px) = axes
-    config = [(0, 0, 0), (0, 0, 0), (py, oh * ky - h - py, 0), (px, ow * kx - w - px, 0)]
+    spatial = [(py, oh * ky - h - py, 0), (px, ow * kx - w - px, 0)]
+    keep = [(0, 0, 0)]
+    config = keep + spatial + keep if nhwc else keep + keep + spatial
     padded = lax.pad(x, jnp.asarray(fill, x.dtype), config)
-    return reduce(padded.reshape(x.shape[0], x.shape[1], oh, ky, ow, kx))
+    if nhwc:
+        return reduce(padded.reshape(x.shape[0], oh, ky, ow, kx, x.shape[3]), (2, 4))
+    return reduce(padded.reshape(x.shape[0], x.shape[1], oh, ky, ow, kx), (3, 5))
 
 
-@jax.custom_vjp
-def _tile_max(t):  # noqa: ANN001, ANN202
-    return t.max(axis=(3, 5))
+def _tile_sum(t, window_axes):  # noqa: ANN001, ANN202
+    return t.sum(axis=window_axes)
 
 
-def _tile_max_fwd(t):  # noqa: ANN001, ANN202
-    y = t.max(axis=(3, 5))
+@partial(jax.custom_vjp, nondiff_argnums=(1,))
+def _tile_max(t, window_axes):  # noqa: ANN001, ANN202
+    return t.max(axis=window_axes)
+
+
+def _tile_max_fwd(t, window_axes):  # noqa: ANN001, ANN202
+    y = t.max(axis=window_axes)
     return y, (t, y)
 
 
-def _tile_max_bwd(res, g):  # noqa: ANN001, ANN202
+def _tile_max_bwd(window_axes, res, g):  # noqa: ANN001, ANN202
     t, y = res
-    winners = t == y[:, :, :, None, :, None]
-    return (jnp.where(winners, g[:, :, :, None, :, None], jnp.zeros((), g.dtype)),)
+    winners = t == jnp.expand_dims(y, window_axes)
+    spread = jnp.expand_dims(g, window_axes)
+    return (jnp.where(winners, spread, jnp.zeros((), g.dtype)),)
 
 
 _tile_max.defvjp(_tile_max_fwd, _tile_max_bwd)
