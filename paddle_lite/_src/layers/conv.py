@@ -1,7 +1,9 @@
 """Image convolution: img_conv (and its transposed form).
 
 Images travel flat, ``[batch, C*H*W]`` in NCHW order; the geometry helpers are in
-``image_geometry``; pooling, maxout and pad are in ``pool``.
+``image_geometry``; pooling, maxout and pad are in ``pool``. Inside ``compile.forward``
+a chain of convolutions and pools passes NHWC images instead (``channels_last``), so
+``apply`` also takes a ``ChannelsLast`` image and then returns one.
 """
 
 from __future__ import annotations
