@@ -58,7 +58,10 @@ def _torch(disabled: bool) -> tuple[Any, str | None]:
     try:
         from bench import torch_nets
     except ImportError:
-        return None, "PyTorch is not installed: its rows are left out."
+        return None, (
+            "PyTorch is not installed (pip install torch, or the extra `bench`): its rows, "
+            "eager and channels_last, are left out."
+        )
     return torch_nets, None
 
 
@@ -137,6 +140,20 @@ def _options(args: argparse.Namespace, platform: str, torch_nets: Any) -> dict[s
     }
 
 
+KEPT = "<!-- Written by hand from here on: python -m bench keeps it. -->"
+
+
+def _kept_tail(md_path: str) -> str:
+    """The hand-written part of an existing report (from the ``KEPT`` line on), or ''."""
+    try:
+        with open(md_path) as f:
+            old = f.read()
+    except OSError:
+        return ""
+    at = old.find(KEPT)
+    return "" if at < 0 else "\n" + old[at:]
+
+
 def _write(text: str, result: dict[str, Any], json_path: str | None, md_path: str | None) -> None:
     from bench import report
 
@@ -144,8 +161,9 @@ def _write(text: str, result: dict[str, Any], json_path: str | None, md_path: st
         report.write_json(result, json_path)
     if md_path:
         os.makedirs(os.path.dirname(md_path) or ".", exist_ok=True)
+        tail = _kept_tail(md_path)
         with open(md_path, "w") as f:
-            f.write(text)
+            f.write(text + tail)
 
 
 def _render(json_path: str, md_path: str) -> int:

@@ -70,7 +70,10 @@ def make_sides(model: Any, options: dict[str, Any]) -> list[Any]:
         sides.append(LiteSide(model, "paddle_lite columns", columns=True))
     sides.append(JaxSide(model, options.get("matmul_precision", "highest")))
     if options.get("torch_nets") is not None and model.torch is not None:
-        sides.append(TorchSide(model, options["torch_nets"], options.get("torch_device", "cpu")))
+        device = options.get("torch_device", "cpu")
+        sides.append(TorchSide(model, options["torch_nets"], device))
+        if model.images:
+            sides.append(TorchSide(model, options["torch_nets"], device, channels_last=True))
     return sides
 
 

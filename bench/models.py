@@ -42,6 +42,7 @@ class Model:
     columns: Callable[..., dict[str, Any]]  # (samples, pad) -> numpy columns for references
     lite_columns: Callable[[list[Any]], dict[str, Any]]  # samples -> paddle_lite column batch
     sequence: bool = False
+    images: bool = False  # a conv net: PyTorch also runs it channels_last
     bucketed: bool = False  # read through paddle.reader.bucket_by_length
     window: int = 0  # draw the pass from a bucket_by_length window of this many batches
 
@@ -123,6 +124,7 @@ def _digits(mode: str) -> list[Model]:
         lite=functools.partial(lite_nets.recognize_digits, "lenet"),
         jax=jax_nets.lenet,
         torch=lambda t: t.lenet(),
+        images=True,
         **{**digits, "batch": lenet_batch},
     )
     return [mlp, lenet]
@@ -144,6 +146,7 @@ def _resnet(mode: str) -> Model:
         lite=functools.partial(lite_nets.image_classification, depth),
         jax=functools.partial(jax_nets_deep.resnet, depth, batch),
         torch=lambda t: t.resnet(depth),
+        images=True,
         columns=_dense_columns,
         lite_columns=_named(["image", "label"]),
     )

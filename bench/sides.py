@@ -150,16 +150,20 @@ class JaxSide:
 class TorchSide:
     """The same network in PyTorch eager, batches already on the device."""
 
-    name = "PyTorch eager"
-
-    def __init__(self, model: Any, torch_nets: Any, device: str) -> None:
+    def __init__(
+        self, model: Any, torch_nets: Any, device: str, channels_last: bool = False
+    ) -> None:
         self.model, self.nets, self.device = model, torch_nets, device
+        self.channels_last = channels_last
+        self.name = "PyTorch channels_last" if channels_last else "PyTorch eager"
         self.padding = (lambda n: n) if model.sequence else None  # each batch's longest
 
     def setup(self, groups: list[list[Any]]) -> None:
         torch = self.nets.torch
         torch.manual_seed(0)
         self.net = self.model.torch(self.nets)
+        if self.channels_last:
+            self.net = self.nets.channels_last(self.net)
         self.net.module.to(self.device)
         if self.net.average is not None:
             self.net = self.net._replace(average=[a.to(self.device) for a in self.net.average])

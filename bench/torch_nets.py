@@ -89,6 +89,20 @@ def lenet() -> TorchNet:
     return _classifier(module, 0.1 / 128, 0.0005 * 128)
 
 
+class _ToChannelsLast(nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x.contiguous(memory_format=torch.channels_last)
+
+
+def channels_last(net: TorchNet) -> TorchNet:
+    """The same conv net computing in NHWC memory (PyTorch's ``channels_last``): its
+    image converted right after ``Unflatten`` and its 4-D weights converted in place
+    (the optimizer keeps the same parameter objects)."""
+    net.module.insert(1, _ToChannelsLast())
+    net.module.to(memory_format=torch.channels_last)
+    return net
+
+
 def _conv_bn(c_in: int, c_out: int, k: int, stride: int, relu: bool) -> nn.Sequential:
     conv = nn.Conv2d(c_in, c_out, k, stride, k // 2, bias=False)
     layers = [conv, nn.BatchNorm2d(c_out, momentum=0.1)]

@@ -11,12 +11,13 @@ from typing import Any
 
 import jax
 
+from paddle_lite._src import channels_last
 from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
-from paddle_lite._src.kinds import run
+from paddle_lite._src.kinds import get_kind, run
 from paddle_lite._src.topology import traverse
 from paddle_lite._src.typing import data_of
 
@@ -56,7 +57,9 @@ def forward(
                 )
             values[id(node)] = feeds[node.name]
             continue
-        inputs = [values[id(i)] for i in node.inputs]
+        excluded = node.name in float32_layers or bool(taps and node.name in taps)
+        kind = get_kind(node.kind)
+        inputs = channels_last.prepare(node, kind, [values[id(i)] for i in node.inputs], excluded)
         if node.name in float32_layers:
             inputs = precision_mod.to_float32(inputs)
         out, state = run(node, params, inputs, key=layer_key(key, node), mode=mode)
@@ -64,7 +67,7 @@ def forward(
             out = taps[node.name](out)
         values[id(node)] = out
         updates.update(state)
-    return [values[id(o)] for o in outputs], updates
+    return [channels_last.to_flat(values[id(o)]) for o in outputs], updates
 
 
 def per_sample_cost(value: Any) -> Any:

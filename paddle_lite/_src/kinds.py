@@ -30,6 +30,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, did_you_mean
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.specs import InitSpec, Spec
@@ -73,6 +74,11 @@ class Kind:
 
     def apply(self, params, inputs, attrs, *, key, mode):  # noqa: ANN001, ANN201
         raise NotImplementedError
+
+    def channels_last(self, attrs: Mapping[str, Any], input_is_channels_last: bool) -> bool:
+        """Whether ``apply`` takes and returns a :class:`ChannelsLast` image here (see
+        ``channels_last``); such a kind's ``apply`` still takes flat values too."""
+        return False
 
 
 # configurations v2 built but could not run, noted while a layer is built ----------
@@ -181,6 +187,8 @@ clip_gradient.defvjp(_clip_fwd, _clip_bwd)
 
 
 def _apply_activation(act, out):  # noqa: ANN001, ANN202
+    if isinstance(out, ChannelsLast):  # element-wise only (``channels_last.joins``)
+        return ChannelsLast(act.apply(out.data))
     if isinstance(out, Seq):
         return out._replace(data=act.apply(out.data, mask=step_mask(out)))
     return act.apply(out)

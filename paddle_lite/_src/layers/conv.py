@@ -1,7 +1,9 @@
 """Image convolution: img_conv (and its transposed form).
 
 Images travel flat, ``[batch, C*H*W]`` in NCHW order; the geometry helpers are in
-``image_geometry``; pooling, maxout and pad are in ``pool``.
+``image_geometry``; pooling, maxout and pad are in ``pool``. Inside ``compile.forward``
+a chain of convolutions and pools passes NHWC images instead (``channels_last``), so
+``apply`` also takes a ``ChannelsLast`` image and then returns one.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Relu, as_activation
+from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
@@ -31,14 +34,14 @@ def conv_output_size(n: int, k: int, s: int, p: int, d: int, trans: bool) -> int
     return 1 + (n + 2 * p - d * (k - 1) - 1) // s
 
 
-def _conv(x, w, attrs):  # noqa: ANN001, ANN202
+def _conv(x, w, attrs, layout: str = "NCHW"):  # noqa: ANN001, ANN202
     return lax.conv_general_dilated(
         x,
         w,
         window_strides=attrs["stride"],
         padding=[(p, p) for p in attrs["padding"]],
         rhs_dilation=attrs["dilation"],
-        dimension_numbers=("NCHW", "OIHW", "NCHW"),
+        dimension_numbers=(layout, "OIHW", layout),
         feature_group_count=attrs["groups"],
     )
 
@@ -95,7 +98,12 @@ class ImgConvKind(Kind):
             decls.append(ParamDecl("wbias", (n, 1), ("bias",), attrs_mod.SMART))
         return decls
 
+    def channels_last(self, attrs, input_is_channels_last):
+        return not attrs["trans"]
+
     def apply(self, params, inputs, attrs, *, key, mode):
+        if isinstance(inputs[0], ChannelsLast):
+            return _conv_channels_last(params, inputs[0].data, attrs)
         x = inputs[0].reshape(-1, *attrs["image"])
         conv = _conv_transpose if attrs["trans"] else _conv
         y = conv(x, params["w0"], attrs)
@@ -103,6 +111,18 @@ class ImgConvKind(Kind):
             b = params["wbias"]
             y = y + (b.reshape(1, -1, 1, 1) if attrs["shared_biases"] else b.reshape(y.shape[1:]))
         return y.reshape(y.shape[0], -1)
+
+
+def _conv_channels_last(params, x, attrs):  # noqa: ANN001, ANN202
+    """The forward convolution of an NHWC image; the parameters keep v2's layout."""
+    y = _conv(x, params["w0"], attrs, "NHWC")
+    if attrs["bias"]:
+        b = params["wbias"]
+        f, oh, ow = y.shape[3], y.shape[1], y.shape[2]
+        y = y + (
+            b.reshape(f) if attrs["shared_biases"] else b.reshape(f, oh, ow).transpose(1, 2, 0)
+        )
+    return ChannelsLast(y)
 
 
 register_kind(ImgConvKind())

@@ -10,10 +10,9 @@ import math
 from typing import Any
 
 import jax.numpy as jnp
-import numpy as np
-from jax import lax
 
 from paddle_lite._src import poolings
+from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
@@ -24,6 +23,7 @@ from paddle_lite._src.layers.image_geometry import (
     output_image,
     pair,
 )
+from paddle_lite._src.layers.pool_windows import pool_windows
 from paddle_lite._src.specs import Spec
 
 
@@ -51,43 +51,25 @@ class ImgPoolKind(Kind):
         )
         return Spec(math.prod(image), image=image)
 
+    def channels_last(self, attrs, input_is_channels_last):
+        return input_is_channels_last  # a chain continues through a pool, never starts
+
     def apply(self, params, inputs, attrs, *, key, mode):
         c, h, w = attrs["image"]
         _, oh, ow = self.infer_spec([Spec(c * h * w)], attrs).image
-        x = inputs[0].reshape(-1, c, h, w)
         axes = list(
             zip(
                 (h, w), (oh, ow), attrs["pool_size"], attrs["stride"], attrs["padding"], strict=True
             )
         )
+        if isinstance(inputs[0], ChannelsLast):
+            return ChannelsLast(_pool(inputs[0].data, attrs, axes, nhwc=True))
+        x = inputs[0].reshape(-1, c, h, w)
         return _pool(x, attrs, axes).reshape(x.shape[0], -1)
 
 
-def _counts(n: int, o: int, k: int, s: int, p: int, include_pad: bool) -> np.ndarray:
-    """Per output position, how many window elements lie in the input (or the padded input)."""
-    start = np.arange(o) * s - p
-    lo, hi = (-p, n + p) if include_pad else (0, n)
-    return np.maximum(np.minimum(start + k, hi) - np.maximum(start, lo), 0)
-
-
-def _pool(x, attrs, axes):  # noqa: ANN001, ANN202
-    """Max or average over windows; ceil-mode windows past the padded input are clipped."""
-    (_, oh, ky, sy, _), (_, ow, kx, sx, _) = axes
-    pads = [(0, 0), (0, 0)] + [
-        (p, p + max(0, (o - 1) * s + k - (n + 2 * p))) for n, o, k, s, p in axes
-    ]
-    window, strides = (1, 1, ky, kx), (1, 1, sy, sx)
-    valid = np.outer(_counts(*axes[0], False), _counts(*axes[1], False))
-    if attrs["pool"] == "max":
-        y = lax.reduce_window(x, -jnp.inf, lax.max, window, strides, pads)[:, :, :oh, :ow]
-        return jnp.where(valid > 0, y, 0.0)
-    total = lax.reduce_window(x, 0.0, lax.add, window, strides, pads)[:, :, :oh, :ow]
-    count = (
-        valid
-        if attrs["exclude_mode"]
-        else np.outer(_counts(*axes[0], True), _counts(*axes[1], True))
-    )
-    return jnp.where(count > 0, total / np.maximum(count, 1).astype(np.float32), 0.0)
+def _pool(x, attrs, axes, nhwc=False):  # noqa: ANN001, ANN202
+    return pool_windows(x, attrs["pool"], attrs["exclude_mode"], axes, nhwc)
 
 
 register_kind(ImgPoolKind())

@@ -1,0 +1,83 @@
+"""Images kept channels-last (NHWC) between the convolution and pooling layers of a chain.
+
+Every layer sees and returns images flat in v2's CHW order, ``[batch, C*H*W]``. Inside
+``compile.forward`` only, a run of ``img_conv`` / ``img_pool`` layers passes its images
+as :class:`ChannelsLast` ``[batch, H, W, C]`` instead: XLA:CPU convolves and pools NHWC
+faster (LeNet-5's training step 1.2-1.3x in plain JAX on 2 cores, see
+``bench/conv_layout.py``). The image is transposed once where the chain starts and once
+where a value leaves it (into ``fc``, any other layer, an output, a printer), so every
+value a user, a parameter file or another layer sees keeps v2's order; parameters keep
+their shapes (filters OIHW, per-position biases in CHW order).
+
+A layer joins a chain only where the result is the same computation: its kind says so
+(:meth:`~paddle_lite._src.kinds.Kind.channels_last`), its activation is element-wise,
+and it has no dropout, error clipping, printer tap or float32 override.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from paddle_lite._src.typing import Seq
+
+# element-wise activations: the same values in any layout
+ELEMENTWISE = frozenset(
+    {
+        "",  # linear
+        "tanh",
+        "sigmoid",
+        "relu",
+        "brelu",
+        "softrelu",
+        "stanh",
+        "abs",
+        "square",
+        "exponential",
+        "log",
+        "sqrt",
+        "reciprocal",
+        "softsign",
+    }
+)
+
+
+class ChannelsLast(NamedTuple):
+    """An image batch ``data`` of shape ``[batch, H, W, C]``."""
+
+    data: Any
+
+    def flat(self) -> Any:
+        """The batch as v2 lays it out: ``[batch, C*H*W]`` in CHW order."""
+        x = self.data
+        return x.transpose(0, 3, 1, 2).reshape(x.shape[0], -1)
+
+
+def from_flat(x: Any, image: tuple[int, int, int]) -> ChannelsLast:
+    """``x`` ``[batch, C*H*W]`` (CHW order) as a :class:`ChannelsLast` image."""
+    return ChannelsLast(x.reshape(-1, *image).transpose(0, 2, 3, 1))
+
+
+def to_flat(value: Any) -> Any:
+    """``value`` as every layer outside a chain sees it."""
+    return value.flat() if isinstance(value, ChannelsLast) else value
+
+
+def joins(layer: Any, kind: Any, inputs: list[Any], excluded: bool) -> bool:
+    """Whether ``layer`` computes channels-last on ``inputs`` (its values so far)."""
+    if excluded or len(inputs) != 1 or isinstance(inputs[0], Seq):
+        return False
+    attrs = layer.attrs
+    act = attrs.get("act")
+    if act is not None and getattr(act, "name", None) not in ELEMENTWISE:
+        return False
+    if attrs.get("drop_rate") or attrs.get("error_clipping_threshold"):
+        return False
+    return kind.channels_last(attrs, isinstance(inputs[0], ChannelsLast))
+
+
+def prepare(layer: Any, kind: Any, inputs: list[Any], excluded: bool) -> list[Any]:
+    """The inputs ``layer`` gets: channels-last where it joins a chain, flat otherwise."""
+    if joins(layer, kind, inputs, excluded):
+        x = inputs[0]
+        return [x if isinstance(x, ChannelsLast) else from_flat(x, layer.attrs["image"])]
+    return [to_flat(v) for v in inputs]
