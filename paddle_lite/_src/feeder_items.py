@@ -78,6 +78,8 @@ def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
 
 def _dense_rows(values: list[Any], field: Field) -> np.ndarray:
     dim = field.type.dim
+    if not values:  # an empty sequence has no rows
+        return aligned(np.zeros((0, dim), np.float32))
     stacked = _stacked_rows(values, dim)
     if stacked is not None:
         _check_sample_ndim(values[0].shape, field, values[0], 0)
