@@ -41,7 +41,7 @@ class TrainState(NamedTuple):
     pass_id: Any  # int32
     key: Any  # the trainer's PRNG key
     masks: dict[str, Any]  # 0/1 pruning masks of trainable parameters
-    bad: Any  # int32: the step whose cost or gradients were first not finite, or -1
+    bad: Any  # int32: the first step whose cost, gradients or update were not finite, or -1
 
 
 def batch_size(feeds: Any) -> Any:
@@ -57,8 +57,9 @@ ON_NAN = ("raise", "skip")
 
 def _all_finite(tree: Any) -> Any:
     """Whether every element of ``tree`` is finite: ``x * 0`` is 0 for finite ``x`` and
-    NaN otherwise, so one sum per leaf (which cannot overflow) tells."""
-    zeros = [jnp.sum(x * 0) for x in jax.tree_util.tree_leaves(tree)]
+    NaN otherwise, so one sum per floating leaf (which cannot overflow) tells."""
+    leaves = [x for x in jax.tree_util.tree_leaves(tree) if jnp.issubdtype(x.dtype, jnp.inexact)]
+    zeros = [jnp.sum(x * 0) for x in leaves]
     return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
 
 
@@ -81,12 +82,18 @@ def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, keep(state))
 
 
-def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:  # noqa: ANN001
-    """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
+def _made(changed: tuple[Any, ...], updates: dict[str, Any]) -> tuple[Any, ...]:
+    """The values a step writes that the check covers: the new trainable parameters,
+    the new optimizer state and the fixed parameters the forward updated."""
+    trainable, fixed, opt_state, _ = changed
+    return trainable, opt_state, {n: fixed[n] for n in updates if n in fixed}
 
-    ``updates`` are the forward's new values of fixed parameters (batch-norm
-    statistics); ``batch_totals`` is the batch's ``(cost_sum, stats)``.
-    """
+
+def optimized(tx: Any, state: TrainState, grads: dict[str, Any], feeds: Any) -> tuple[Any, Any]:
+    """``(trainable, opt_state)`` after the optimizer's update of ``state`` by ``grads``
+    (the gradients of the trainable parameters; others are ignored), pruning masks
+    applied."""
+    grads = {n: grads[n] for n in state.trainable}
     deltas, opt_state = tx.update(
         grads,
         state.opt_state,
@@ -96,6 +103,16 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
     )
     trainable = optax.apply_updates(state.trainable, deltas)
     trainable = {n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()}
+    return trainable, opt_state
+
+
+def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:  # noqa: ANN001
+    """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
+
+    ``updates`` are the forward's new values of fixed parameters (batch-norm
+    statistics); ``batch_totals`` is the batch's ``(cost_sum, stats)``.
+    """
+    trainable, opt_state = optimized(tx, state, grads, feeds)
     trainable = {  # row-split parameters stay split (see distributed.row_shardings)
         n: jax.lax.with_sharding_constraint(v, rows[n]) if n in rows else v
         for n, v in trainable.items()
@@ -108,8 +125,10 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
 def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: ANN001
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
-    A step whose cost or gradients are not all finite changes nothing but the step
-    counter and ``bad`` (the first such step). With ``on_nan="raise"`` every later
+    A step whose cost, gradients or update (the new trainable parameters, optimizer
+    state and batch-norm statistics) are not all finite changes nothing but the step
+    counter and ``bad`` (the first such step): the state it leaves is, bit for bit,
+    the state it started from. With ``on_nan="raise"`` every later
     step changes nothing either, so the state holds the last good parameters until
     the trainer notices ``bad`` and raises; with ``"skip"`` training goes on.
     """
@@ -137,7 +156,11 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
         def update(state: TrainState) -> tuple[Any, ...]:
             return _update(tx, rows, state, grads, feeds, updates, (total, stats))
 
-        finite = jnp.isfinite(total) & _all_finite(grads)
+        # The update is checked before it is kept: its values are only reduced here
+        # (XLA fuses the update into the sums and writes nothing), and ``_apply_if``
+        # computes them again where it keeps them, in place on a CPU.
+        made = _made(update(state), updates)
+        finite = jnp.isfinite(total) & _all_finite(grads) & _all_finite(made)
         apply = finite if on_nan == "skip" else finite & (state.bad < 0)
         trainable, fixed, opt_state, totals = _apply_if(apply, update, state)
         new = state._replace(
