@@ -55,11 +55,17 @@ def batch_size(feeds: Any) -> Any:
 ON_NAN = ("raise", "skip")
 
 
-def _all_finite(tree: Any) -> Any:
-    """Whether every element of ``tree`` is finite: ``x * 0`` is 0 for finite ``x`` and
-    NaN otherwise, so one sum per floating leaf (which cannot overflow) tells."""
-    leaves = [x for x in jax.tree_util.tree_leaves(tree) if jnp.issubdtype(x.dtype, jnp.inexact)]
-    zeros = [jnp.sum(x * 0) for x in leaves]
+def _all_finite(*trees: Any) -> Any:
+    """Whether every element of ``trees`` is finite: ``x * 0`` is 0 for finite ``x`` and
+    NaN otherwise, so a sum (which cannot overflow) tells. Leaves of one shape and
+    dtype (a parameter, its gradient, its optimizer slots) are summed element by
+    element first, so each shape costs one reduction that reads them all at once."""
+    groups: dict[tuple[Any, ...], Any] = {}
+    for x in jax.tree_util.tree_leaves(trees):
+        if jnp.issubdtype(x.dtype, jnp.inexact):
+            sig = (x.shape, x.dtype)
+            groups[sig] = x * 0 if sig not in groups else groups[sig] + x * 0
+    zeros = [jnp.sum(z) for z in groups.values()]
     return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
 
 
@@ -160,7 +166,7 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
         # (XLA fuses the update into the sums and writes nothing), and ``_apply_if``
         # computes them again where it keeps them, in place on a CPU.
         made = _made(update(state), updates)
-        finite = jnp.isfinite(total) & _all_finite(grads) & _all_finite(made)
+        finite = jnp.isfinite(total) & _all_finite(grads, made)
         apply = finite if on_nan == "skip" else finite & (state.bad < 0)
         trainable, fixed, opt_state, totals = _apply_if(apply, update, state)
         new = state._replace(
