@@ -69,6 +69,11 @@ def _all_finite(*trees: Any) -> Any:
     return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
 
 
+def _branch_is_free() -> bool:
+    """Whether a ``lax.cond`` costs the host no wait: on a CPU the host runs it."""
+    return jax.default_backend() == "cpu"
+
+
 def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     """``update(state)`` where ``apply``, else the state's own values, unchanged.
 
@@ -82,7 +87,7 @@ def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     def keep(state: TrainState) -> tuple[Any, ...]:
         return state.trainable, state.fixed, state.opt_state, state.totals
 
-    if jax.default_backend() == "cpu":
+    if _branch_is_free():
         return jax.lax.cond(apply, update, keep, state)
     changed = update(state)
     return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, keep(state))
