@@ -69,28 +69,18 @@ def _all_finite(*trees: Any) -> Any:
     return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
 
 
-def _branch_is_free() -> bool:
-    """Whether a ``lax.cond`` costs the host no wait: on a CPU the host runs it."""
-    return jax.default_backend() == "cpu"
-
-
 def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
-    """``update(state)`` where ``apply``, else the state's own values, unchanged.
+    """``update(state)`` where ``apply``, else the state's own values, bit for bit.
 
-    On a CPU the host runs XLA's control flow for free, and a ``lax.cond`` lets the
-    update write the donated buffers in place. On accelerators a branch makes the host
-    wait for the predicate, so there the update is computed and selects keep the old
-    values. (On a CPU the selects cost a copy of every donated parameter and optimizer
-    slot per step, because the old values must outlive the update.)
+    The update is computed and selects keep the old values, on every backend: the
+    check needs every new value before anything is kept, so the update cannot write
+    the donated buffers in place before it anyway, and a branch would make an
+    accelerator's host wait for the predicate. (On a CPU a ``lax.cond`` that computes
+    the update a second time, in place, was measured slower: see docs/reliability.md.)
     """
-
-    def keep(state: TrainState) -> tuple[Any, ...]:
-        return state.trainable, state.fixed, state.opt_state, state.totals
-
-    if _branch_is_free():
-        return jax.lax.cond(apply, update, keep, state)
     changed = update(state)
-    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, keep(state))
+    kept = state.trainable, state.fixed, state.opt_state, state.totals
+    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, kept)
 
 
 def _made(changed: tuple[Any, ...], updates: dict[str, Any]) -> tuple[Any, ...]:
@@ -167,9 +157,8 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
         def update(state: TrainState) -> tuple[Any, ...]:
             return _update(tx, rows, state, grads, feeds, updates, (total, stats))
 
-        # The update is checked before it is kept: its values are only reduced here
-        # (XLA fuses the update into the sums and writes nothing), and ``_apply_if``
-        # computes them again where it keeps them, in place on a CPU.
+        # The update is checked before it is kept (XLA computes it once: ``_apply_if``
+        # traces it again, and the two are the same expression).
         made = _made(update(state), updates)
         finite = jnp.isfinite(total) & _all_finite(grads, made)
         apply = finite if on_nan == "skip" else finite & (state.bad < 0)

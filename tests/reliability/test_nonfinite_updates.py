@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import steps
 from paddle_lite._src.errors import NonFiniteError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
@@ -133,15 +132,3 @@ def test_skip_drops_the_overflowing_update_and_keeps_no_non_finite_value(case, k
     want, _, _ = _train(case, without, 1, on_nan="skip")
     _assert_same(state, want)
     fault.observed(f"batch {BAD} skipped, the other 9 applied; state equals a run without it")
-
-
-@pytest.mark.parametrize("on_nan", ["raise", "skip"])
-def test_the_accelerator_path_with_selects_keeps_the_same_state(on_nan, monkeypatch):
-    """Accelerators keep the old values with selects, not a branch: same results."""
-    samples = _samples("momentum")
-    want = _train("momentum", samples, 1, on_nan)
-    monkeypatch.setattr(steps, "_branch_is_free", lambda: False)
-    got = _train("momentum", samples, 2, on_nan)
-    _assert_same(got[0], want[0])
-    assert got[1] == want[1]
-    assert str(got[2]) == str(want[2])
