@@ -15,7 +15,8 @@ Every round runs all sides in a rotating order; the ratio is taken per round aga
 the ``cost + gradients`` side (median of the rounds, and the ratio of the fastest
 rounds).
 
-Run: python bench/finite_check.py [--steps 100] [--rounds 61] [--optimizer adam]
+Run from the repository root: PYTHONPATH=. python bench/finite_check.py [--steps 100]
+[--rounds 61] [--optimizer adam]
 """
 
 from __future__ import annotations
