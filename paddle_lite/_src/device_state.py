@@ -191,7 +191,7 @@ class DeviceState:
             self.state = self.program.catch_up(self.state)
 
     def bad_step(self) -> int:
-        """The first step whose cost or gradients were not finite, or -1 (a host read)."""
+        """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
         return int(to_host(self.state.bad))
 
     def eval_params(self) -> dict[str, Any]:

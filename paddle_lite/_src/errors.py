@@ -78,4 +78,4 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
 
 
 class NonFiniteError(PaddleLiteError, FloatingPointError):
-    """A training step's cost or gradients were not finite (NaN or infinity)."""
+    """A training step's cost, gradients or update were not finite (NaN or infinity)."""

@@ -124,7 +124,7 @@ class EndIteration(WithMetric):
 
     @property
     def skipped(self) -> bool:
-        """True when the batch's cost or gradients were not finite and, under
+        """True when the batch's cost, gradients or update were not finite and, under
         ``train(on_nan="skip")``, its update was dropped."""
         return bool(self._skipped() if callable(self._skipped) else self._skipped)
 

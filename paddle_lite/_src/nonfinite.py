@@ -1,16 +1,17 @@
 """Where a non-finite training step went wrong: the first layer whose output is not finite.
 
-The fast path only flags a step whose cost or gradients are not finite (inside the
-jitted step, see ``steps``). Once the trainer sees the flag it re-runs that one batch
-here, eagerly, with the parameters the step started from (the state keeps them), and
-names the first layer in topological order whose output holds a NaN or an infinity
-on a valid (non-padding) step, or, when every output is finite, the parameters
-whose gradients are not.
+The fast path only flags a step whose cost, gradients or update (new parameters and
+optimizer state) are not all finite (inside the jitted step, see ``steps``). Once the
+trainer sees the flag it re-runs that one batch here, eagerly, with the parameters
+the step started from (the state keeps them), and names the first layer in
+topological order whose output holds a NaN or an infinity on a valid (non-padding)
+step, or, when every output is finite, the parameters whose gradients are not, or,
+when those are finite too, the parameters and optimizer slots the update overflowed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -45,8 +46,34 @@ def _layer_report(node: Layer, values: dict[str, Any], params: dict[str, Any]) -
     return text
 
 
-def diagnose(costs: Sequence[Layer], params: dict[str, Any], feeds: Any, key: Any) -> str:
-    """A sentence naming where the step over ``feeds`` first went non-finite."""
+def _update_report(update: Callable[[dict[str, Any]], tuple[Any, Any]], grads: dict) -> str:
+    """The parameters and optimizer slots that ``update(grads)`` makes non-finite."""
+    trainable, opt_state = update(grads)
+    params = [n for n, v in trainable.items() if not _finite(v)]
+    slots = [
+        jax.tree_util.keystr(path)
+        for path, leaf in jax.tree_util.tree_flatten_with_path(opt_state)[0]
+        if not _finite(leaf)
+    ]
+    return (
+        "the cost and every gradient are finite but the update is not: it overflows "
+        f"the new values of the parameters {params} and the optimizer state {slots}"
+    )
+
+
+def diagnose(
+    costs: Sequence[Layer],
+    params: dict[str, Any],
+    feeds: Any,
+    key: Any,
+    update: Callable[[dict[str, Any]], tuple[Any, Any]] | None = None,
+) -> str:
+    """A sentence naming where the step over ``feeds`` first went non-finite.
+
+    ``update(grads)``: the step's ``(new trainable parameters, new optimizer state)``
+    from the gradients of all floating parameters, to name what an overflowing update
+    made non-finite.
+    """
     nodes = list(traverse(costs))
     cost_names = frozenset(c.name for c in costs)
     computed = [n for n in nodes if n.kind != "data"]
@@ -66,6 +93,8 @@ def diagnose(costs: Sequence[Layer], params: dict[str, Any], feeds: Any, key: An
     trainable = {n: v for n, v in params.items() if jnp.issubdtype(v.dtype, jnp.floating)}
     grads = jax.grad(loss)(trainable)
     bad = [n for n, g in grads.items() if not _finite(g)]
+    if not bad and update is not None:
+        return _update_report(update, grads)
     return (
         "every layer's output is finite but the gradients of the parameters "
         f"{bad} are not (a derivative overflowed, e.g. of sqrt or log at 0)"

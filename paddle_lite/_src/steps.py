@@ -41,7 +41,7 @@ class TrainState(NamedTuple):
     pass_id: Any  # int32
     key: Any  # the trainer's PRNG key
     masks: dict[str, Any]  # 0/1 pruning masks of trainable parameters
-    bad: Any  # int32: the step whose cost or gradients were first not finite, or -1
+    bad: Any  # int32: the first step whose cost, gradients or update were not finite, or -1
 
 
 def batch_size(feeds: Any) -> Any:
@@ -55,38 +55,46 @@ def batch_size(feeds: Any) -> Any:
 ON_NAN = ("raise", "skip")
 
 
-def _all_finite(tree: Any) -> Any:
-    """Whether every element of ``tree`` is finite: ``x * 0`` is 0 for finite ``x`` and
-    NaN otherwise, so one sum per leaf (which cannot overflow) tells."""
-    zeros = [jnp.sum(x * 0) for x in jax.tree_util.tree_leaves(tree)]
+def _all_finite(*trees: Any) -> Any:
+    """Whether every element of ``trees`` is finite: ``x * 0`` is 0 for finite ``x`` and
+    NaN otherwise, so a sum (which cannot overflow) tells. Leaves of one shape and
+    dtype (a parameter, its gradient, its optimizer slots) are summed element by
+    element first, so each shape costs one reduction that reads them all at once."""
+    groups: dict[tuple[Any, ...], Any] = {}
+    for x in jax.tree_util.tree_leaves(trees):
+        if jnp.issubdtype(x.dtype, jnp.inexact):
+            sig = (x.shape, x.dtype)
+            groups[sig] = x * 0 if sig not in groups else groups[sig] + x * 0
+    zeros = [jnp.sum(z) for z in groups.values()]
     return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
 
 
 def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
-    """``update(state)`` where ``apply``, else the state's own values, unchanged.
+    """``update(state)`` where ``apply``, else the state's own values, bit for bit.
 
-    On a CPU the host runs XLA's control flow for free, and a ``lax.cond`` lets the
-    update write the donated buffers in place. On accelerators a branch makes the host
-    wait for the predicate, so there the update is computed and selects keep the old
-    values. (On a CPU the selects cost a copy of every donated parameter and optimizer
-    slot per step, because the old values must outlive the update.)
+    The update is computed and selects keep the old values, on every backend: the
+    check needs every new value before anything is kept, so the update cannot write
+    the donated buffers in place before it anyway, and a branch would make an
+    accelerator's host wait for the predicate. (On a CPU a ``lax.cond`` that computes
+    the update a second time, in place, was measured slower: see docs/reliability.md.)
     """
-
-    def keep(state: TrainState) -> tuple[Any, ...]:
-        return state.trainable, state.fixed, state.opt_state, state.totals
-
-    if jax.default_backend() == "cpu":
-        return jax.lax.cond(apply, update, keep, state)
     changed = update(state)
-    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, keep(state))
+    kept = state.trainable, state.fixed, state.opt_state, state.totals
+    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, kept)
 
 
-def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:  # noqa: ANN001
-    """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
+def _made(changed: tuple[Any, ...], updates: dict[str, Any]) -> tuple[Any, ...]:
+    """The values a step writes that the check covers: the new trainable parameters,
+    the new optimizer state and the fixed parameters the forward updated."""
+    trainable, fixed, opt_state, _ = changed
+    return trainable, opt_state, {n: fixed[n] for n in updates if n in fixed}
 
-    ``updates`` are the forward's new values of fixed parameters (batch-norm
-    statistics); ``batch_totals`` is the batch's ``(cost_sum, stats)``.
-    """
+
+def optimized(tx: Any, state: TrainState, grads: dict[str, Any], feeds: Any) -> tuple[Any, Any]:
+    """``(trainable, opt_state)`` after the optimizer's update of ``state`` by ``grads``
+    (the gradients of the trainable parameters; others are ignored), pruning masks
+    applied."""
+    grads = {n: grads[n] for n in state.trainable}
     deltas, opt_state = tx.update(
         grads,
         state.opt_state,
@@ -96,6 +104,16 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
     )
     trainable = optax.apply_updates(state.trainable, deltas)
     trainable = {n: v * state.masks[n] if n in state.masks else v for n, v in trainable.items()}
+    return trainable, opt_state
+
+
+def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:  # noqa: ANN001
+    """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
+
+    ``updates`` are the forward's new values of fixed parameters (batch-norm
+    statistics); ``batch_totals`` is the batch's ``(cost_sum, stats)``.
+    """
+    trainable, opt_state = optimized(tx, state, grads, feeds)
     trainable = {  # row-split parameters stay split (see distributed.row_shardings)
         n: jax.lax.with_sharding_constraint(v, rows[n]) if n in rows else v
         for n, v in trainable.items()
@@ -108,8 +126,10 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
 def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: ANN001
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
-    A step whose cost or gradients are not all finite changes nothing but the step
-    counter and ``bad`` (the first such step). With ``on_nan="raise"`` every later
+    A step whose cost, gradients or update (the new trainable parameters, optimizer
+    state and batch-norm statistics) are not all finite changes nothing but the step
+    counter and ``bad`` (the first such step): the state it leaves is, bit for bit,
+    the state it started from. With ``on_nan="raise"`` every later
     step changes nothing either, so the state holds the last good parameters until
     the trainer notices ``bad`` and raises; with ``"skip"`` training goes on.
     """
@@ -137,7 +157,10 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
         def update(state: TrainState) -> tuple[Any, ...]:
             return _update(tx, rows, state, grads, feeds, updates, (total, stats))
 
-        finite = jnp.isfinite(total) & _all_finite(grads)
+        # The update is checked before it is kept (XLA computes it once: ``_apply_if``
+        # traces it again, and the two are the same expression).
+        made = _made(update(state), updates)
+        finite = jnp.isfinite(total) & _all_finite(grads, made)
         apply = finite if on_nan == "skip" else finite & (state.bad < 0)
         trainable, fixed, opt_state, totals = _apply_if(apply, update, state)
         new = state._replace(

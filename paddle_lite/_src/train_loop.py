@@ -1,7 +1,7 @@
 """The host side of one training pass: dispatches, events, the non-finite watch.
 
 :class:`Watch` remembers the last dispatches so that, once the device flags a step
-whose cost or gradients were not finite, the trainer can name its pass and batch and
+whose cost, gradients or update were not finite, the trainer can name its pass and batch and
 re-run it to find the layer at fault. It reads the flag every ``CHECK_EVERY``
 dispatches, at the end of each pass, and right after a handler has read a non-finite
 cost, so the steps in between run ahead without a host sync.
@@ -10,13 +10,14 @@ cost, so the steps in between run ahead without a host sync.
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import numpy as np
 
-from paddle_lite._src import events
+from paddle_lite._src import events, steps
 from paddle_lite._src.distributed import to_host
 from paddle_lite._src.errors import NonFiniteError
 from paddle_lite._src.nonfinite import diagnose
@@ -117,11 +118,13 @@ class Watch:
         feeds = chunk.feeds
         if chunk.stacked:
             feeds = jax.tree_util.tree_map(lambda x: x[i], feeds)
-        key = jax.random.fold_in(self.device.state.key, bad)
-        where = diagnose(self.costs, self.device.params(), feeds, key)
+        state = self.device.state  # as it was before the step: it was not applied
+        key = jax.random.fold_in(state.key, bad)
+        update = functools.partial(steps.optimized, self.device.program.tx, state, feeds=feeds)
+        where = diagnose(self.costs, self.device.params(), feeds, key, update)
         raise NonFiniteError(
-            f"pass {pass_id}, batch {batch_id}: the cost or its gradients are not finite; "
-            f"{where}. The parameters keep their values from before this batch. Lower the "
+            f"pass {pass_id}, batch {batch_id}: the step is not finite; {where}. The "
+            "parameters and optimizer state keep their values from before this batch. Lower the "
             "learning rate, clip gradients (gradient_clipping_threshold), check the data, "
             "or train with on_nan='skip' to drop such batches."
         )

@@ -160,11 +160,12 @@ class SGD:
                 device call (a ``lax.scan``: the same updates in the same order). Their
                 ``BeginIteration``, ``EndForwardBackward`` and ``EndIteration`` events
                 then fire after the call, in order, each with its own cost and metrics.
-            on_nan: ``"raise"`` (default): the first batch whose cost or gradients are
-                not finite raises :class:`NonFiniteError` naming the pass, the batch and
-                the first layer whose output went non-finite, and the parameters keep
-                their values from before it; ``"skip"``: such a batch's update is
-                dropped and its ``EndIteration`` event has ``skipped == True``.
+            on_nan: ``"raise"`` (default): the first batch whose cost, gradients or
+                update (new parameters, optimizer state) are not all finite raises
+                :class:`NonFiniteError` naming the pass, the batch and where it went
+                non-finite, and the parameters and optimizer state keep their values
+                from before it; ``"skip"``: such a batch's update is dropped and its
+                ``EndIteration`` event has ``skipped == True``.
             checkpoint_dir: write checkpoints there (``ckpt-<steps>`` folders) at each
                 pass end and every ``checkpoint_every`` batches, keeping the newest
                 ``checkpoints_kept``.

@@ -125,3 +125,22 @@ def test_huge_but_finite_gradients_are_not_taken_for_overflow():
     trainer.train(paddle.batch(lambda: iter([(big, np.ones(1, np.float32))]), 1))
     want = before.astype(np.float64) - 1e-30 * 3e38  # v2 momentum: w -= lr * g
     np.testing.assert_allclose(params.get("_out.w0"), want, rtol=1e-5)
+
+
+def test_the_finite_check_groups_leaves_without_overflowing_and_misses_nothing():
+    """Leaves of one shape are combined as ``x * 0 + y * 0``: huge finite values stay
+    finite, and one infinity or NaN anywhere (any leaf, any position) is caught."""
+    import jax.numpy as jnp
+
+    from paddle_lite._src.steps import _all_finite
+
+    huge = {"w": jnp.full((3, 2), 3e38, jnp.float32), "m": jnp.full((3, 2), -3e38, jnp.float32)}
+    other = ({"b": jnp.ones(2, jnp.float32)}, [jnp.arange(4, dtype=jnp.int32)])
+    assert bool(_all_finite(huge, other))
+    for name in huge:
+        for bad in (np.inf, -np.inf, np.nan):
+            for at in ((0, 0), (2, 1)):
+                broken = {**huge, name: huge[name].at[at].set(bad)}
+                assert not bool(_all_finite(broken, other)), (name, bad, at)
+    assert not bool(_all_finite(huge, ({"b": jnp.array([1.0, np.nan], jnp.float32)}, [])))
+    assert bool(_all_finite())
