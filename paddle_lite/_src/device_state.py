@@ -73,10 +73,14 @@ class Saved:
 class DeviceState:
     """The device side of a trainer; see the module docstring."""
 
-    def __init__(self, costs, evaluators, equation, specs, parameters) -> None:  # noqa: ANN001
+    def __init__(  # noqa: ANN001
+        self, costs, evaluators, equation, specs, parameters, own=None, aux_costs=()
+    ) -> None:
         self._build = (costs, evaluators, equation, specs)
+        self.aux_costs = tuple(aux_costs)  # costs trained for their gradient only
         self.specs = specs
         self.parameters = parameters
+        self.own = own  # the topology's parameters the user's set lacks (trainer-held)
         self.programs: dict[tuple, TrainProgram] = {}
         self.opt_states: dict[frozenset[str], Any] = {}  # device trees, or Saved
         self.zeros = steps.make_zeros(costs, evaluators)
@@ -93,15 +97,21 @@ class DeviceState:
     def program_for(self, frozen: frozenset[str], on_nan: str) -> TrainProgram:
         key = (frozen, config.get("precision", "float32"), on_nan)
         if key not in self.programs:
-            self.programs[key] = TrainProgram(*self._build, frozen, key[1], on_nan)
+            self.programs[key] = TrainProgram(*self._build, frozen, key[1], on_nan, self.aux_costs)
         return self.programs[key]
+
+    def holder(self, name: str) -> Any:
+        """The ``Parameters`` that keeps ``name`` on the host: the user's, or the
+        trainer's own set for a parameter the user's set lacks."""
+        own = self.own
+        return own if own is not None and name in own else self.parameters
 
     def host_values(self) -> dict[str, Any]:
         """The topology's parameters as the user's ``Parameters`` holds them, on the device."""
         host = self.parameters
         if host._pull != self.pull:
             host._refresh()  # another trainer may hold newer values
-        values = {n: np.array(host._values[n]) for n in self.specs}
+        values = {n: np.array(self.holder(n)._values[n]) for n in self.specs}
         if self.masks is None:
             self.masks = pruning_masks(self.specs, values)
         for name, mask in self.masks.items():
@@ -161,7 +171,7 @@ class DeviceState:
         if params is not None:
             for name, value in to_host(params).items():
                 # A copy: the device buffer is donated to the next step.
-                self.parameters._values[name] = np.array(value)
+                self.holder(name)._values[name] = np.array(value)
 
     def begin_pass(self, pass_id: int, feeds: Any, stacked: bool) -> None:
         """Zero the pass totals (shaped from the first batch) and set the pass id."""

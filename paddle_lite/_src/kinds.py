@@ -60,6 +60,9 @@ class Kind:
 
     name: str = ""
     stateful: bool = False
+    # A cost seeds its own gradient (v2's cost layers ignore their output gradient), so
+    # a cost among a trainer's ``extra_layers`` is trained too.
+    is_cost: bool = False
 
     def reads_ids_as_numbers(self, position: int) -> bool:
         """True when integer ids fed at input ``position`` are read as numbers (a 0/1

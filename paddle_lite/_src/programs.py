@@ -38,15 +38,18 @@ class TrainProgram:
         frozen: names left unchanged.
         precision: a ``paddle.init(precision=...)`` value.
         on_nan: what a non-finite step does (``steps.ON_NAN``).
+        aux_costs: cost layers trained for their gradient only (see ``steps``).
     """
 
-    def __init__(self, costs, evaluators, equation, specs, frozen, precision, on_nan) -> None:  # noqa: ANN001
+    def __init__(  # noqa: ANN001
+        self, costs, evaluators, equation, specs, frozen, precision, on_nan, aux_costs=()
+    ) -> None:
         self.names = trainable_names(specs, frozen)
         self.specs = {n: specs[n] for n in self.names}
         self.equation = equation
         self.tx = as_optax(equation, self.specs)
         self.init = jax.jit(self.tx.init)
-        self._args = (costs, evaluators, self.tx, precision, on_nan)
+        self._args = (costs, evaluators, self.tx, precision, on_nan, aux_costs)
         self.step = steps.make_train_step(*self._args)
         self._steps = None
         self.lazy_decay = _lazy_decay(equation, self.specs)

@@ -123,8 +123,12 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
     return trainable, fixed, opt_state, totals
 
 
-def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: ANN001
+def _train_body(costs, evaluators, tx, precision: str, on_nan: str, aux_costs=()):  # noqa: ANN001
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
+
+    ``aux_costs`` (cost layers among the trainer's ``extra_layers``) add their gradient
+    but not their value: v2 ran every cost layer's backward, and reported the sum of
+    the output (cost) layers only.
 
     A step whose cost, gradients or update (the new trainable parameters, optimizer
     state and batch-norm statistics) are not all finite changes nothing but the step
@@ -133,18 +137,23 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
     step changes nothing either, so the state holds the last good parameters until
     the trainer notices ``bad`` and raises; with ``"skip"`` training goes on.
     """
-    outputs, slots = outputs_for(costs, evaluators)
+    every = [*costs, *aux_costs]
+    outputs, slots = outputs_for(every, evaluators)
     dtype = precision_mod.compute_dtype(precision)
     matmul = precision_mod.matmul_precision(precision)
-    cost_names = frozenset(c.name for c in costs)
-    rows = row_shardings(collect_params(traverse(costs)))
+    cost_names = frozenset(c.name for c in every)
+    rows = row_shardings(collect_params(traverse(every)))
     taps = {name: tap for ev in evaluators for name, tap in ev.grad_taps().items()}
 
     def loss(trainable, fixed, feeds, key):
         params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
         values, updates = forward(outputs, params, feeds, key, "train", cost_names, taps)
-        return cost_sum(values, len(costs), feeds.get(VALID)), (values, updates)
+        total = cost_sum(values, len(costs), feeds.get(VALID))
+        if aux_costs:
+            aux = cost_sum(values[len(costs) :], len(aux_costs), feeds.get(VALID))
+            total = total + (aux - jax.lax.stop_gradient(aux))  # gradient only
+        return total, (values, updates)
 
     def body(state: TrainState, feeds: Any):
         key = jax.random.fold_in(state.key, state.step)
@@ -176,21 +185,22 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str):  # noqa: AN
     return body
 
 
-def make_train_step(costs, evaluators, tx, precision: str, on_nan: str = "raise"):  # noqa: ANN001
+def make_train_step(costs, evaluators, tx, precision: str, on_nan: str = "raise", aux_costs=()):  # noqa: ANN001
     """Jitted ``step(state, feeds) -> (state, (cost_sum, stats, finite))``; ``state`` is
     donated."""
     enable_compilation_cache()
-    return jax.jit(_train_body(costs, evaluators, tx, precision, on_nan), donate_argnums=(0,))
+    body = _train_body(costs, evaluators, tx, precision, on_nan, aux_costs)
+    return jax.jit(body, donate_argnums=(0,))
 
 
-def make_train_steps(costs, evaluators, tx, precision: str, on_nan: str = "raise"):  # noqa: ANN001
+def make_train_steps(costs, evaluators, tx, precision: str, on_nan: str = "raise", aux_costs=()):  # noqa: ANN001
     """Jitted ``steps(state, stacked) -> (state, (cost_sums [K], stats [K, ...], finite [K]))``.
 
     ``stacked`` holds ``K`` batches of one signature stacked on a new leading axis;
     the ``K`` steps run in order inside one ``lax.scan``.
     """
     enable_compilation_cache()
-    body = _train_body(costs, evaluators, tx, precision, on_nan)
+    body = _train_body(costs, evaluators, tx, precision, on_nan, aux_costs)
     return jax.jit(lambda state, stacked: jax.lax.scan(body, state, stacked), donate_argnums=(0,))
 
 

@@ -32,6 +32,7 @@ from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
+from paddle_lite._src.trained_set import extra_costs, own_parameters
 from paddle_lite._src.version import __version__
 
 
@@ -52,7 +53,9 @@ class SGD:
 
     Args:
         cost: a cost layer or a list of them.
-        parameters: a ``Parameters`` holding every parameter of the topology.
+        parameters: a ``Parameters`` of the topology's parameters; any it lacks (e.g. those
+            of ``extra_layers`` when it was created from ``cost``) the trainer initialises
+            and keeps itself, as v2 did.
         update_equation: a ``paddle.optimizer`` optimizer or an optax transformation.
         extra_layers: layers kept in the topology though no cost depends on them.
         is_local: True (the default) trains in this process. v2's ``False`` (training
@@ -88,19 +91,20 @@ class SGD:
         self._costs = list(cost) if isinstance(cost, (list, tuple)) else [cost]
         warn_unless_costs(self._costs)
         self.__topology__ = Topology(self._costs, extra_layers)
-        missing = [n for n in self.__topology__.params if n not in parameters]
-        if missing:
-            raise ParameterError(
-                f"parameters lacks {missing}, needed by this topology; create them with "
-                "paddle.parameters.create(cost)."
-            )
         self._parameters = parameters
+        self._own = own_parameters(self.__topology__, parameters)
         self._update_equation = update_equation
         self._evaluators = topology_evaluators(self.__topology__)
         self._specs = dict(self.__topology__.params)
         as_optax(update_equation, self._specs)  # checks the equation against the parameters
         self._device = DeviceState(
-            self._costs, self._evaluators, update_equation, self._specs, parameters
+            self._costs,
+            self._evaluators,
+            update_equation,
+            self._specs,
+            parameters,
+            self._own,
+            extra_costs(self.__topology__, self._costs),
         )
         self._test_steps: dict[str, Any] = {}
         self._forwards = LayerForwards(self.__topology__)  # for event.gm
@@ -299,7 +303,7 @@ class SGD:
             version=__version__,
             call_end=self._call_end,
         )
-        checkpoints.save(dirname, self._parameters, arrays, meta)
+        checkpoints.save(dirname, self._all_parameters(), arrays, meta)
 
     def load_checkpoint(self, dirname: str, missing_ok: bool = False) -> bool:
         """Restore a checkpoint: ``dirname`` itself, or the newest one inside it.
@@ -320,7 +324,8 @@ class SGD:
                 return False
             raise checkpoints.CheckpointError(f"no checkpoint in {dirname!r}.")
         params, arrays, meta = checkpoints.load_for(path, self._specs, self.__topology__)
-        self._parameters.update({n: params.get(n) for n in self._specs})
+        for held in (self._parameters, self._own):
+            held.update({n: params.get(n) for n in self._specs if n in held})
         with checkpoints.restoring(path):
             self._device.restore(arrays, meta)
         self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
@@ -328,6 +333,16 @@ class SGD:
         self._resume.update(source=os.path.realpath(dirname), path=os.path.realpath(path))
         self._position = (meta["pass_id"], meta["batch_id"])
         return True
+
+    def _all_parameters(self) -> Parameters:
+        """The user's parameters and the trainer's own ones (see ``own_parameters``)."""
+        if not len(self._own):
+            return self._parameters
+        merged = Parameters()
+        for held in (self._parameters, self._own):
+            for spec in held.specs():
+                merged.append_spec(spec, held.get(spec.name))
+        return merged
 
     # evaluation -------------------------------------------------------------------
     def _eval_params(self) -> dict[str, Any]:

@@ -64,6 +64,7 @@ class CostKind(Kind):
     """
 
     args: tuple[str, ...] = ("input", "label")
+    is_cost = True
 
     def check(self, specs: Mapping[str, Spec], attrs: Mapping[str, Any]) -> None:
         raise NotImplementedError

@@ -130,6 +130,7 @@ def beam_cost(beams: Sequence[tuple[Any, Any, Any]]) -> Any:
 
 class CrossEntropyOverBeamKind(Kind):
     name = "cross_entropy_over_beam"
+    is_cost = True
 
     def reads_ids_as_numbers(self, position):
         return position % 3 == 2  # the gold of each beam: a position, not a class id

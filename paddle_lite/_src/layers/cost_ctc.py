@@ -58,6 +58,8 @@ def ctc_cost(log_probs: Any, inp: Any, label: Any, attrs: Any) -> Any:
 class CtcKind(Kind):
     """v2's ``ctc`` (probabilities in) and ``warp_ctc`` (scores in)."""
 
+    is_cost = True
+
     def __init__(self, name: str, takes_probabilities: bool) -> None:
         self.name, self.takes_probabilities = name, takes_probabilities
 

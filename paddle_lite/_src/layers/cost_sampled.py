@@ -123,6 +123,7 @@ def _finish(cost, inputs, attrs) -> Any:  # noqa: ANN001
 # nce --------------------------------------------------------------------------------
 class NceKind(Kind):
     name = "nce"
+    is_cost = True
 
     def infer_spec(self, inputs, attrs):
         _check_inputs(inputs, attrs)
@@ -267,6 +268,7 @@ def code_table(num_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 class HsigmoidKind(Kind):
     name = "hsigmoid"
+    is_cost = True
 
     def infer_spec(self, inputs, attrs):
         _check_inputs(inputs, attrs)
