@@ -20,7 +20,7 @@ from paddle_lite._src import checkpoints, config, events, steps
 from paddle_lite._src.arg_checks import frozen_names, require_parameters, warn_unless_costs
 from paddle_lite._src.device_state import DeviceState
 from paddle_lite._src.distributed import put_replicated, to_host
-from paddle_lite._src.errors import ConfigError, ParameterError
+from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.gradient_machine import LayerForwards, machines_for
 from paddle_lite._src.graph import current_scope

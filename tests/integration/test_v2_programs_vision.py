@@ -85,3 +85,70 @@ def test_extra_layer_costs_train_with_parameters_the_trainer_creates():
     with tarfile.open(fileobj=out) as tar:
         members = {m.name for m in tar.getmembers()}
     assert not any(m.startswith("_side") for m in members)
+
+
+def _conv_same3(image, weight):
+    """``image`` [C, H, W] with one 3×3 ``weight`` [3, 3], zero-padded by 1 (float64)."""
+    padded = np.pad(image, 1)
+    h, w = image.shape
+    return sum(weight[i, j] * padded[i : i + h, j : j + w] for i in range(3) for j in range(3))
+
+
+def test_img_separable_conv_is_a_depthwise_then_a_pointwise_convolution():
+    """xception in image_classification: ``paddle.networks.img_separable_conv`` (v2's
+    trainer_config_helpers/networks.py): a convolution with ``groups=num_channels`` and
+    ``num_channels * depth_multiplier`` filters, then a 1×1 convolution, named
+    ``<name>_depthwise_conv`` / ``<name>_pointwise_conv``."""
+    c, h, w, mult, out = 3, 5, 4, 2, 4
+    img = L.data(name="img", type=DT.dense_vector(c * h * w), height=h, width=w)
+    sep = paddle.networks.img_separable_conv(
+        input=img,
+        num_channels=c,
+        num_out_channels=out,
+        filter_size=3,
+        padding=1,
+        depth_multiplier=mult,
+        act=A.Linear(),
+    )
+    assert sep.name == "__separable_conv_0___pointwise_conv"
+    params = paddle.parameters.create(sep)
+    depth, point = "___separable_conv_0___depthwise_conv", "___separable_conv_0___pointwise_conv"
+    assert sorted(params.keys()) == sorted(
+        [f"{depth}.w0", f"{depth}.wbias", f"{point}.w0", f"{point}.wbias"]
+    )
+    for name in params.keys():
+        params.set(name, RNG.normal(size=params.get_shape(name)).astype(np.float32))
+    x = RNG.normal(size=(2, c * h * w)).astype(np.float32)
+    got = paddle.infer(output_layer=sep, parameters=params, input=[(row,) for row in x])
+
+    dw = params.get(f"{depth}.w0").astype(np.float64).reshape(c * mult, 3, 3)
+    db = params.get(f"{depth}.wbias").astype(np.float64).ravel()
+    pw = params.get(f"{point}.w0").astype(np.float64).reshape(out, c * mult)
+    pb = params.get(f"{point}.wbias").astype(np.float64).ravel()
+    for row, result in zip(x.astype(np.float64), got, strict=True):
+        image = row.reshape(c, h, w)
+        d = np.stack([_conv_same3(image[f // mult], dw[f]) + db[f] for f in range(c * mult)])
+        want = np.einsum("of,fhw->ohw", pw, d) + pb[:, None, None]
+        np.testing.assert_allclose(result, want.ravel(), rtol=1e-4, atol=1e-4)
+
+
+def test_a_checkpoint_keeps_the_parameters_the_trainer_created(tmp_path):
+    """The extra layers' parameters the trainer initialised itself (see above) are
+    saved in a checkpoint and restored from it, though the user's set never lists them."""
+    batch = _data()
+    cost, side_cost, _, _ = _with_side_head()
+    params = paddle.parameters.create(cost)
+    trainer, _ = _train_one_batch(cost, params, batch, extra_layers=[side_cost])
+    trainer.save_checkpoint(str(tmp_path / "ck"))
+    saved = trainer._own.get("_side.w0")
+    assert "_side.w0" not in params
+
+    fresh = paddle.parameters.create(cost)
+    optimizer = paddle.optimizer.Momentum(momentum=0, learning_rate=0.1)
+    other = paddle.trainer.SGD(
+        cost=cost, parameters=fresh, update_equation=optimizer, extra_layers=[side_cost]
+    )
+    assert np.abs(other._own.get("_side.w0") - saved).max() > 1e-6  # trained since init
+    assert other.load_checkpoint(str(tmp_path / "ck"))
+    np.testing.assert_array_equal(other._own.get("_side.w0"), saved)
+    np.testing.assert_array_equal(fresh.get("_trunk.w0"), params.get("_trunk.w0"))
