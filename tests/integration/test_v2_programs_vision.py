@@ -152,3 +152,34 @@ def test_a_checkpoint_keeps_the_parameters_the_trainer_created(tmp_path):
     assert other.load_checkpoint(str(tmp_path / "ck"))
     np.testing.assert_array_equal(other._own.get("_side.w0"), saved)
     np.testing.assert_array_equal(fresh.get("_trunk.w0"), params.get("_trunk.w0"))
+
+
+def test_batch_norm_of_a_sequence_normalises_over_the_valid_steps():
+    """DeepSpeech2 (models/deep_speech_2): ``batch_norm`` of an ``fc`` over a sequence,
+    before a ``recurrent`` layer. v2's batch norm took the sequence's steps as its rows:
+    mean and biased variance per feature over every step of the batch (in training,
+    or in test with ``use_global_stats=False``), the moving statistics updated from them."""
+    seq = L.data(name="frames", type=DT.dense_vector_sequence(3))
+    bn = L.batch_norm(input=seq, act=A.Linear(), name="seq_bn", use_global_stats=False)
+    rnn = L.recurrent(input=bn, act=A.Relu())
+    cost = L.sum_cost(input=L.last_seq(input=rnn))
+    assert bn.spec.seq_level == 1
+    params = paddle.parameters.create(cost)
+    gamma = np.array([1.5, 0.5, 2.0])
+    params.set("_seq_bn.w0", gamma[None].astype(np.float32))
+    steps = [RNG.normal(size=(n, 3)).astype(np.float32) for n in (4, 1, 3, 2)]  # no padding row
+    rows = np.concatenate(steps).astype(np.float64)
+    mean, var = rows.mean(axis=0), rows.var(axis=0)
+    want = (rows - mean) / np.sqrt(var + 1e-5) * gamma
+
+    got = paddle.infer(output_layer=bn, parameters=params, input=[(s,) for s in steps])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+    trainer = paddle.trainer.SGD(
+        cost=cost,
+        parameters=params,
+        update_equation=paddle.optimizer.Momentum(momentum=0, learning_rate=0.0),
+    )
+    trainer.train(lambda: iter([[(s,) for s in steps]]), num_passes=1)
+    np.testing.assert_allclose(params.get("_seq_bn.w1")[0], 0.1 * mean, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(params.get("_seq_bn.w2")[0], 0.1 * var, rtol=1e-4, atol=1e-6)

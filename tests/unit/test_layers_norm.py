@@ -178,9 +178,12 @@ def test_batch_norm_errors():
         norm.batch_norm(input=x, momentum=0.9)
     with pytest.raises(LayerTypeError, match="use_global_stats"):
         norm.batch_norm(input=x, use_global_stats="yes")
-    seq = core.data(name="s", type=dt.dense_vector_sequence(4))
-    with pytest.raises(LayerConfigError, match="dense non-sequence"):
-        norm.batch_norm(input=seq)
+    ids = core.data(name="s", type=dt.integer_value_sequence(4))
+    with pytest.raises(LayerConfigError, match="dtype int32"):
+        norm.batch_norm(input=ids)
+    # v2 accepted a sequence (its steps are the rows): see test_v2_programs_vision.py
+    seq = core.data(name="f", type=dt.dense_vector_sequence(4))
+    assert norm.batch_norm(input=seq).spec.seq_level == 1
 
 
 def test_batch_norm_accepts_drop_and_clip():

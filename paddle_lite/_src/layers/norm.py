@@ -16,6 +16,7 @@ from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image3d import input_volume
 from paddle_lite._src.layers.image_geometry import checked_image, input_image, plain_dense
 from paddle_lite._src.specs import InitSpec, Spec
+from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
 BATCH_NORM_TYPES = (None, "batch_norm", "cudnn_batch_norm", "mkldnn_batch_norm")
 
@@ -31,7 +32,7 @@ class BatchNormKind(Kind):
             raise LayerConfigError(
                 f"input size {s.size} is not divisible by the {attrs['channels']} channels."
             )
-        return Spec(s.size, image=attrs["image"])
+        return Spec(s.size, seq_level=s.seq_level, image=attrs["image"])
 
     def param_specs(self, inputs, attrs):
         c = attrs["channels"]
@@ -46,10 +47,13 @@ class BatchNormKind(Kind):
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        c = attrs["channels"]
-        x = inputs[0].reshape(inputs[0].shape[0], c, -1)
+        c, value = attrs["channels"], inputs[0]
+        data = data_of(value)
+        x = data.reshape(-1, c, data.shape[-1] // c)  # rows: samples, or sequence steps
         batch_stats = mode == "train" or attrs["use_global_stats"] is False
-        if batch_stats:
+        if batch_stats and isinstance(value, Seq):  # v2: statistics over the valid steps
+            mean, var = _masked_moments(x, step_mask(value).reshape(-1))
+        elif batch_stats:
             mean = x.mean(axis=(0, 2))
             var = jnp.square(x - mean[None, :, None]).mean(axis=(0, 2))
         else:
@@ -65,15 +69,29 @@ class BatchNormKind(Kind):
                 "w1": lax.stop_gradient(params["w1"] * f + mean[None, :] * (1.0 - f)),
                 "w2": lax.stop_gradient(params["w2"] * f + var[None, :] * (1.0 - f)),
             }
-        return y.reshape(y.shape[0], -1), updates
+        return with_data(value, y.reshape(data.shape)), updates
 
 
 register_kind(BatchNormKind())
 
 
+def _masked_moments(x: Any, valid: Any) -> tuple[Any, Any]:
+    """Per-channel mean and biased variance of ``x`` ``[rows, C, pixels]`` over the
+    rows where ``valid`` (``[rows]`` bool) holds: v2 normalised a sequence over all
+    its steps in the batch, the padding here being no step."""
+    w = valid.astype(x.dtype)[:, None, None]
+    count = jnp.maximum(w.sum() * x.shape[2], 1.0)
+    mean = (x * w).sum(axis=(0, 2)) / count
+    var = (jnp.square(x - mean[None, :, None]) * w).sum(axis=(0, 2)) / count
+    return mean, var
+
+
 def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any]:
-    """Channels (``num_channels``, else the image's, else the size) and the output image."""
-    plain_dense(spec, layer=layer)
+    """Channels (``num_channels``, else the image's, else the size) and the output image.
+
+    A sequence is normalised step by step, as v2 did (DeepSpeech2's sequence-wise
+    batch norm): its steps are the rows the statistics run over."""
+    plain_dense(Spec(spec.size, spec.dtype, 0, spec.image), layer=layer)
     if num_channels is None:
         return (spec.image[0] if spec.image else spec.size), spec.image
     c = _base.positive_int(num_channels, layer=layer, arg="num_channels")
@@ -129,7 +147,8 @@ def batch_norm(
 ):
     """Batch normalisation per channel: ``act(gamma * (x - mean) / sqrt(var + eps) + beta)``.
 
-    Statistics run over the batch (and H, W of images). Training uses the batch mean
+    Statistics run over the batch (and H, W of images; for a sequence, over all the
+    valid steps of the batch, each step a row, as v2 did). Training uses the batch mean
     and biased variance and updates the moving statistics
     ``w1 = w1*f + mean*(1-f)``, ``w2 = w2*f + var*(1-f)`` (``f`` =
     ``moving_average_fraction``). Test uses the moving statistics, unless
