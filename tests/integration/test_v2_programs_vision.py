@@ -11,8 +11,10 @@ import io
 import tarfile
 
 import numpy as np
+import pytest
 
 import paddle_lite as paddle
+from paddle_lite._src.errors import DataError
 
 L, DT, A, E = paddle.layer, paddle.data_type, paddle.activation, paddle.evaluator
 RNG = np.random.default_rng(7)
@@ -183,3 +185,27 @@ def test_batch_norm_of_a_sequence_normalises_over_the_valid_steps():
     trainer.train(lambda: iter([[(s,) for s in steps]]), num_passes=1)
     np.testing.assert_allclose(params.get("_seq_bn.w1")[0], 0.1 * mean, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(params.get("_seq_bn.w2")[0], 0.1 * var, rtol=1e-4, atol=1e-6)
+
+
+def test_sub_seq_offsets_and_sizes_are_numbers_not_ids():
+    """DeepSpeech2: ``sub_seq`` cuts the padding off each utterance with offsets and
+    lengths fed through ``integer_value_sequence(1)`` data layers. v2's feeder never
+    range-checked integers, so a length of 3 in a layer declared with range 1 was fine;
+    a data layer used for lookups keeps its range check."""
+    frames = L.data(name="frames", type=DT.dense_vector_sequence(2))
+    offset = L.data(name="offset", type=DT.integer_value_sequence(1))
+    length = L.data(name="length", type=DT.integer_value_sequence(1))
+    part = L.sub_seq(input=frames, offsets=offset, sizes=length)
+    params = paddle.parameters.create(part)
+    steps = RNG.normal(size=(5, 2)).astype(np.float32)
+    got = paddle.infer(output_layer=part, parameters=params, input=[(steps, [1], [3])])
+    np.testing.assert_allclose(got, steps[1:4], rtol=1e-6)
+
+    word = L.data(name="word", type=DT.integer_value_sequence(1))
+    emb = L.embedding(input=word, size=2)
+    with pytest.raises(DataError, match="outside"):
+        paddle.infer(
+            output_layer=emb,
+            parameters=paddle.parameters.create(emb),
+            input=[([3],)],
+        )

@@ -239,6 +239,9 @@ def _one_number(spec: Spec, arg: str) -> None:
 class SubSeqKind(Kind):
     name = "subseq"
 
+    def reads_ids_as_numbers(self, position):
+        return position in (1, 2)  # offsets and sizes are counts of steps, not ids
+
     def infer_spec(self, inputs, attrs):
         inp, offsets, sizes = inputs
         _base.expect(inp)
