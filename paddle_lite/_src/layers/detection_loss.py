@@ -129,6 +129,7 @@ def predictions(inputs: list[Any], attrs: Any, first: int) -> tuple[Any, Any, An
 
 class MultiBoxLossKind(Kind):
     name = "multibox_loss"
+    is_cost = True  # v2's MultiBoxLossLayer is a cost layer: its backward seeds itself
 
     def infer_spec(self, inputs, attrs):
         boxes.check_loss_label_spec(inputs[1])
