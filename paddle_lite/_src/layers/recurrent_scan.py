@@ -69,15 +69,7 @@ def scan_sequence(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
     if reverse:
         xs = reverse_within_length(xs, seq.lengths)
 
-    def body(state, inp):  # noqa: ANN001, ANN202
-        x_t, m_t = inp
-        new_state, out = step(state, x_t)
-        keep = m_t[:, None]
-        state = jax.tree_util.tree_map(lambda n, o: jnp.where(keep, n, o), new_state, state)
-        return state, jnp.where(keep, out, 0.0)
-
-    _, outs = lax.scan(body, carry, (jnp.swapaxes(xs, 0, 1), mask.T))
-    outs = jnp.swapaxes(outs, 0, 1)
+    outs = _masked_scan(step, carry, xs, mask)
     return reverse_within_length(outs, seq.lengths) if reverse else outs
 
 
@@ -91,6 +83,13 @@ def _scan_nested(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
     mask = (inner & outer).reshape(b, s * t)
     xs = jnp.where(mask[:, :, None], seq.data.reshape(b, s * t, -1), 0.0)
 
+    return _masked_scan(step, carry, xs, mask, reverse).reshape(b, s, t, -1)
+
+
+def _masked_scan(step: Callable, carry: Any, xs: Any, mask: Any, reverse: bool = False) -> Any:
+    """``step`` scanned over the steps of ``xs`` ``[B, T, ...]`` (backwards with
+    ``reverse``); where ``mask`` ``[B, T]`` is False the state is kept and the output is 0."""
+
     def body(state, inp):  # noqa: ANN001, ANN202
         x_t, m_t = inp
         new_state, out = step(state, x_t)
@@ -99,7 +98,7 @@ def _scan_nested(step: Callable, carry: Any, seq: Seq, reverse: bool) -> Any:
         return state, jnp.where(keep, out, 0.0)
 
     _, outs = lax.scan(body, carry, (jnp.swapaxes(xs, 0, 1), mask.T), reverse=reverse)
-    return jnp.swapaxes(outs, 0, 1).reshape(b, s, t, -1)
+    return jnp.swapaxes(outs, 0, 1)
 
 
 def zero_state(seq: Seq, width: int) -> Any:
