@@ -35,10 +35,10 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import mnist_reference as ref  # noqa: E402
+import step_program  # noqa: E402
 
 import paddle_lite as paddle  # noqa: E402
 from paddle_lite._src import steps  # noqa: E402
-from paddle_lite._src.prefetch import Chunk  # noqa: E402
 
 
 def _per_leaf(*trees):  # noqa: ANN002, ANN202
@@ -83,18 +83,7 @@ def side(batches: list[dict], names: dict, optimizer: str) -> Callable[[], None]
     cost, opt = ref.lite_model("mlp")
     if optimizer == "adam":
         opt = paddle.optimizer.Adam(learning_rate=1e-3)
-    device = paddle.trainer.SGD(cost, paddle.parameters.create(cost), opt)._device
-    with patched(names):
-        device.start(frozenset(), "raise")
-        device.begin_pass(0, batches[0], False)
-        device.dispatch(Chunk(batches[0], (ref.BATCH,), False))  # compile now
-
-    def run() -> None:
-        for feeds in batches:
-            device.dispatch(Chunk(feeds, (ref.BATCH,), False))
-        jax.block_until_ready(device.state)
-
-    return run
+    return step_program.compiled_pass(cost, opt, batches, patched(names))
 
 
 def main(steps_per_round: int, rounds: int, optimizer: str) -> None:

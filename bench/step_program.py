@@ -53,12 +53,11 @@ def no_finite_check() -> Iterator[None]:
         steps._apply_if, steps._all_finite = saved
 
 
-def lite_side(batches: list[dict], evaluator: bool, finite: bool) -> Callable[[], None]:
-    """A pass of the trainer's compiled step over ``batches`` (feeds ``pixel``, ``label``)."""
-    cost, opt = ref.lite_model("mlp", evaluator=None if evaluator else [])
-    trainer = paddle.trainer.SGD(cost, paddle.parameters.create(cost), opt)
-    device = trainer._device
-    with contextlib.nullcontext() if finite else no_finite_check():
+def compiled_pass(cost, opt, batches: list[dict], building) -> Callable[[], None]:  # noqa: ANN001
+    """A pass of the trainer's compiled step for ``cost`` over ``batches`` (feeds
+    ``pixel``, ``label``), its programs built inside the context ``building``."""
+    device = paddle.trainer.SGD(cost, paddle.parameters.create(cost), opt)._device
+    with building:
         device.start(frozenset(), "raise")
         device.begin_pass(0, batches[0], False)
         device.dispatch(Chunk(batches[0], (ref.BATCH,), False))  # compile now
@@ -69,6 +68,14 @@ def lite_side(batches: list[dict], evaluator: bool, finite: bool) -> Callable[[]
         jax.block_until_ready(device.state)
 
     return run
+
+
+def lite_side(batches: list[dict], evaluator: bool, finite: bool) -> Callable[[], None]:
+    """A pass of the trainer's compiled step over ``batches`` (feeds ``pixel``, ``label``)."""
+    cost, opt = ref.lite_model("mlp", evaluator=None if evaluator else [])
+    return compiled_pass(
+        cost, opt, batches, contextlib.nullcontext() if finite else no_finite_check()
+    )
 
 
 def jax_side(batches: list[dict]) -> Callable[[], None]:
