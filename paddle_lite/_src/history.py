@@ -125,7 +125,7 @@ class CompileWatch:
 
     def is_new(self, program: Any, chunk: Any) -> bool:
         leaves, tree = jax.tree_util.tree_flatten(chunk.feeds)
-        shapes = tuple((np.shape(x), str(getattr(x, "dtype", type(x)))) for x in leaves)
+        shapes = tuple((np.shape(x), getattr(x, "dtype", type(x))) for x in leaves)
         key = (id(program), chunk.stacked, tree, shapes)
         if key in self._seen:
             return False
