@@ -38,7 +38,7 @@ import mnist_reference as ref  # noqa: E402
 import step_program  # noqa: E402
 
 import paddle_lite as paddle  # noqa: E402
-from paddle_lite._src import steps  # noqa: E402
+from paddle_lite._src.training import steps  # noqa: E402
 
 
 def _per_leaf(*trees):  # noqa: ANN002, ANN202

@@ -25,7 +25,7 @@ import numpy as np
 
 import paddle_lite as paddle
 from paddle_lite._src.feeder import DataFeeder
-from paddle_lite._src.prefetch import Chunk
+from paddle_lite._src.training.chunks import Chunk
 
 
 def build(hidden):

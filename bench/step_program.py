@@ -37,8 +37,8 @@ import jax_nets  # noqa: E402
 import mnist_reference as ref  # noqa: E402
 
 import paddle_lite as paddle  # noqa: E402
-from paddle_lite._src import steps  # noqa: E402
-from paddle_lite._src.prefetch import Chunk  # noqa: E402
+from paddle_lite._src.training import steps  # noqa: E402
+from paddle_lite._src.training.chunks import Chunk  # noqa: E402
 
 
 @contextlib.contextmanager

@@ -9,7 +9,6 @@ a load left alone) and ``TrainingWarning`` (a training call that does something
 surprising).
 """
 
-from paddle_lite._src.checkpoints import CheckpointError
 from paddle_lite._src.dataset.cifar import UnsafePickleError
 from paddle_lite._src.dataset.common import DatasetValueError
 from paddle_lite._src.dataset.download import DownloadError
@@ -37,6 +36,7 @@ from paddle_lite._src.lr_schedules import OptimizerConfigError
 from paddle_lite._src.readers.decorator import ComposeNotAligned, ReaderTypeError
 from paddle_lite._src.readers.parallel import ReaderProcessError
 from paddle_lite._src.regularizers import OptimizerArgumentError
+from paddle_lite._src.training.checkpoints import CheckpointError
 
 __all__ = [
     "AddToSealedMixedLayerException",

@@ -15,7 +15,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.trainer import SGD
+from paddle_lite._src.training.trainer import SGD
 
 
 def train_fn(

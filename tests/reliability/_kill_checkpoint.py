@@ -18,9 +18,9 @@ import sys
 
 import numpy as np
 
-from paddle_lite._src import checkpoint_folders, checkpoints
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.specs import InitSpec, ParamSpec
+from paddle_lite._src.training import checkpoint_folders, checkpoints
 
 KILLED = 17
 _CALLS = ["mkdir", "fsync", "rename", "replace", "unlink", "rmdir"]

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import trainer as trainer_mod
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
 from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.input_checks import nonempty_sequences
-from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.readers.decorator import ReaderTypeError
+from paddle_lite._src.training import trainer as trainer_mod
+from paddle_lite._src.training.chunks import device_batches
 
 DT = paddle.data_type
 TYPES = [

@@ -21,11 +21,12 @@ import pytest
 from unit import test_v2_inference_file as v2_files
 
 import paddle_lite as paddle
-from paddle_lite._src import checkpoints, inference
+from paddle_lite._src import inference
 from paddle_lite._src import v2_inference_file as V2
-from paddle_lite._src.checkpoint_folders import MANIFEST
 from paddle_lite._src.errors import PaddleLiteError, TopologyError
 from paddle_lite._src.specs import InitSpec, ParamSpec
+from paddle_lite._src.training import checkpoints
+from paddle_lite._src.training.checkpoint_folders import MANIFEST
 
 PEAK_LIMIT = 64 << 20
 

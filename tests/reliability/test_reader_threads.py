@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.readers.decorator import ReaderTypeError
+from paddle_lite._src.training.chunks import device_batches
 
 DEADLINE_S = 10.0
 

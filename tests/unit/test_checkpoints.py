@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.checkpoints import CheckpointError
 from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.training.checkpoints import CheckpointError
 
 SCRIPT = pathlib.Path(__file__).parent / "scripts" / "checkpointed_training.py"
 sys.path.insert(0, str(SCRIPT.parent))

@@ -132,7 +132,7 @@ def test_the_finite_check_groups_leaves_without_overflowing_and_misses_nothing()
     finite, and one infinity or NaN anywhere (any leaf, any position) is caught."""
     import jax.numpy as jnp
 
-    from paddle_lite._src.steps import _all_finite
+    from paddle_lite._src.training.steps import _all_finite
 
     huge = {"w": jnp.full((3, 2), 3e38, jnp.float32), "m": jnp.full((3, 2), -3e38, jnp.float32)}
     other = ({"b": jnp.ones(2, jnp.float32)}, [jnp.arange(4, dtype=jnp.int32)])

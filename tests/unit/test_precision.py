@@ -8,7 +8,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import ConfigError
-from paddle_lite._src.prefetch import device_batches
+from paddle_lite._src.training.chunks import device_batches
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(7)

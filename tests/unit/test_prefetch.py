@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from paddle_lite._src.prefetch import chunks, device_batches
+from paddle_lite._src.training.chunks import chunks, device_batches
 
 
 def _feeds(values):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-import paddle_lite._src.trainer as trainer_mod
+import paddle_lite._src.training.trainer as trainer_mod
 from paddle_lite._src.errors import ConfigError
-from paddle_lite._src.prefetch import device_batches
+from paddle_lite._src.training.chunks import device_batches
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)

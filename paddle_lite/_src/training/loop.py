@@ -17,10 +17,11 @@ from typing import Any
 import jax
 import numpy as np
 
-from paddle_lite._src import events, steps
+from paddle_lite._src import events
 from paddle_lite._src.distributed import to_host
 from paddle_lite._src.errors import NonFiniteError
-from paddle_lite._src.nonfinite import diagnose
+from paddle_lite._src.training import steps
+from paddle_lite._src.training.nonfinite import diagnose
 
 CHECK_EVERY = 16  # also the most steps a CPU mesh may run ahead (a JAX 0.10 deadlock)
 

@@ -16,23 +16,24 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src import checkpoints, config, events, steps
+from paddle_lite._src import config, events
 from paddle_lite._src.arg_checks import frozen_names, require_parameters, warn_unless_costs
-from paddle_lite._src.device_state import DeviceState
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.evaluators import auto_evaluators
 from paddle_lite._src.gradient_machine import LayerForwards, machines_for
 from paddle_lite._src.graph import current_scope
-from paddle_lite._src.history import CompileWatch, History, combined_handler, pass_length
 from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.prefetch import device_batches
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
-from paddle_lite._src.trained_set import extra_costs, own_parameters
+from paddle_lite._src.training import checkpoints, steps
+from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.device_state import DeviceState
+from paddle_lite._src.training.history import CompileWatch, History, combined_handler, pass_length
+from paddle_lite._src.training.loop import Fetched, Watch, fire_iterations, results
+from paddle_lite._src.training.trained_set import extra_costs, own_parameters
 from paddle_lite._src.version import __version__
 
 

@@ -17,10 +17,11 @@ from typing import Any
 import jax
 import numpy as np
 
-from paddle_lite._src import config, steps
-from paddle_lite._src.checkpoints import CheckpointError
+from paddle_lite._src import config
 from paddle_lite._src.distributed import put_params, put_replicated, row_shardings, to_host
-from paddle_lite._src.programs import TrainProgram
+from paddle_lite._src.training import steps
+from paddle_lite._src.training.checkpoints import CheckpointError
+from paddle_lite._src.training.programs import TrainProgram
 
 
 def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,10 +14,10 @@ from typing import Any
 
 import jax
 
-from paddle_lite._src import steps
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.regularizers import trainable_names
 from paddle_lite._src.specs import ParamSpec
+from paddle_lite._src.training import steps
 
 
 def _lazy_decay(equation: Any, specs: Mapping[str, ParamSpec]) -> bool:

@@ -38,10 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src import bounded_json, checkpoint_folders
-from paddle_lite._src.checkpoint_folders import CheckpointError, fsync_write
+from paddle_lite._src import bounded_json
 from paddle_lite._src.distributed import is_writer
 from paddle_lite._src.errors import ParameterError, TrainingWarning
+from paddle_lite._src.training import checkpoint_folders
+from paddle_lite._src.training.checkpoint_folders import CheckpointError, fsync_write
 
 FORMAT = 1
 PARAMS, ARRAYS, META = "parameters.tar", "state.npz", "checkpoint.json"
