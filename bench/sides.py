@@ -94,22 +94,20 @@ class LiteSide:
         """Count calls of the trainer's compiled programs: one step, K stacked steps, and
         the pass-end catch-up of lazily decayed sparse rows."""
         (program,) = self.trainer._device.programs.values()
-        saved = {"step": program.step, "steps": program._steps, "catch_up": program.catch_up}
-        counters = {name: _Counted(fn) for name, fn in saved.items() if fn is not None}
-        program.step = counters["step"]
-        program._steps = counters.get("steps")
-        program.catch_up = counters["catch_up"]
+        saved = {"run": program.run, "catch_up": program.catch_up}
+        counters = {name: _Counted(fn) for name, fn in saved.items()}
+        program.run, program.catch_up = counters["run"], counters["catch_up"]
         try:
             yield counters
         finally:
-            program.step, program._steps, program.catch_up = saved.values()
+            program.run, program.catch_up = saved.values()
 
     def dispatches(self) -> float:
         """Calls of the trainer's compiled programs per step, over one more pass."""
         with self._counting() as counters:
             self.run()
-        step = counters["step"] if counters["step"].largest is not None else counters["steps"]
-        self._largest_step = (step.fn, step.largest)
+        run = counters["run"]
+        self._largest_step = (run.fn, run.largest)
         return sum(c.calls for c in counters.values()) / self.steps
 
     def step_bytes(self) -> int | None:

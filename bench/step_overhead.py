@@ -25,7 +25,8 @@ import numpy as np
 
 import paddle_lite as paddle
 from paddle_lite._src.feeder import DataFeeder
-from paddle_lite._src.training.chunks import Chunk
+from paddle_lite._src.training.chunks import single
+from paddle_lite._src.training.steps import OnNan
 
 
 def build(hidden):
@@ -39,13 +40,13 @@ def build(hidden):
 def bare_loop(trainer, batches, convert):
     """Run the trainer's step over ``batches``, each made ready by ``convert``."""
     device = trainer._device
-    device.start(frozenset(), "raise")
+    device.start(frozenset(), OnNan.RAISE)
     try:
         for i, batch in enumerate(batches):
-            feeds = convert(batch)
+            chunk = single(convert(batch))
             if i == 0:
-                device.begin_pass(0, feeds, stacked=False)
-            device.dispatch(Chunk(feeds, (len(batch),), False))
+                device.begin_pass(0, chunk.feeds)
+            device.dispatch(chunk)
         jax.block_until_ready(device.state)
     finally:
         device.stop()

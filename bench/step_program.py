@@ -38,7 +38,7 @@ import mnist_reference as ref  # noqa: E402
 
 import paddle_lite as paddle  # noqa: E402
 from paddle_lite._src.training import steps  # noqa: E402
-from paddle_lite._src.training.chunks import Chunk  # noqa: E402
+from paddle_lite._src.training.chunks import single  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -58,13 +58,14 @@ def compiled_pass(cost, opt, batches: list[dict], building) -> Callable[[], None
     ``pixel``, ``label``), its programs built inside the context ``building``."""
     device = paddle.trainer.SGD(cost, paddle.parameters.create(cost), opt)._device
     with building:
-        device.start(frozenset(), "raise")
-        device.begin_pass(0, batches[0], False)
-        device.dispatch(Chunk(batches[0], (ref.BATCH,), False))  # compile now
+        device.start(frozenset(), steps.OnNan.RAISE)
+        device.begin_pass(0, single(batches[0]).feeds)
+        device.dispatch(single(batches[0]))  # compile now
+    chunks = [single(feeds) for feeds in batches]
 
     def run() -> None:
-        for feeds in batches:
-            device.dispatch(Chunk(feeds, (ref.BATCH,), False))
+        for chunk in chunks:
+            device.dispatch(chunk)
         jax.block_until_ready(device.state)
 
     return run

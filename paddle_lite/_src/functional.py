@@ -6,7 +6,7 @@ equation), so calling ``paddle.train`` again compiles nothing new.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from paddle_lite._src import events
@@ -64,7 +64,7 @@ def _outputs_of(topology: Any) -> list[Layer]:
 def _cached_trainer(topology: Any, parameters: Parameters, update_equation: Any) -> SGD:
     require_parameters(parameters, "paddle.trainer")
     outputs = _outputs_of(topology)
-    cache: Mapping[Any, SGD] = parameters.__dict__.setdefault("_trainers", {})
+    cache: dict[Any, SGD] = parameters.cache("trainers")
     key = (tuple(id(o) for o in outputs), id(update_equation))
     if key not in cache:
         equation = Momentum(momentum=0.0) if update_equation is None else update_equation

@@ -124,15 +124,12 @@ def _names(layer_names: Any) -> tuple[str, ...]:
 
 
 def machines_for(forwards: LayerForwards, device: Any, chunk: Any, first_step: int):  # noqa: ANN201
-    """``i -> GradientMachine`` of batch ``i`` of a dispatched chunk (``prefetch.Chunk``)
+    """``i -> GradientMachine`` of batch ``i`` of a dispatched chunk (``training.chunks.Chunk``)
     whose first step was number ``first_step``; ``device.state`` holds the parameters
     (read when the machine is called)."""
 
     def machine(i: int) -> GradientMachine:
-        if chunk.stacked:
-            feeds = lambda: jax.tree_util.tree_map(lambda x: x[i], chunk.feeds)  # noqa: E731
-        else:
-            feeds = lambda: chunk.feeds  # noqa: E731
+        feeds = lambda: jax.tree_util.tree_map(lambda x: x[i], chunk.feeds)  # noqa: E731
         return GradientMachine(forwards, device, feeds, first_step + i, chunk.sizes[i])
 
     return machine

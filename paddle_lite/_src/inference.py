@@ -237,13 +237,13 @@ def infer(
         ```
     """
     require_parameters(parameters, "paddle.infer")
-    cache = parameters.__dict__.setdefault("_inferers", {})
+    cache = parameters.cache("inferers")
     outputs = tuple(output_layer) if isinstance(output_layer, (list, tuple)) else (output_layer,)
     key = tuple(id(o) for o in outputs)
     entry = cache.get(key)
     if entry is None:
-        entry = cache[key] = [Inference(parameters, list(outputs)), parameters._version, outputs]
-    elif entry[1] != parameters._version or parameters._pull is not None:
+        entry = cache[key] = [Inference(parameters, list(outputs)), parameters.version, outputs]
+    elif entry[1] != parameters.version or parameters.holder is not None:
         entry[0].load(parameters)
-        entry[1] = parameters._version
+        entry[1] = parameters.version
     return entry[0].infer(input=input, field=field, feeding=feeding)

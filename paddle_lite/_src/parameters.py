@@ -102,24 +102,62 @@ class Parameters:
         self._seed = config.default_seed() if seed is None else seed
         self._specs: dict[str, ParamSpec] = {}
         self._values: dict[str, np.ndarray] = {}
-        # A trainer holding newer values on the device attaches a callable that copies
-        # them into _values; _version counts host-side writes so it can reload them.
-        self._pull: Callable[[], None] | None = None
-        self._version = 0
+        self._pull: Callable[[], None] | None = None  # see attach()
+        self._version = 0  # host-side writes (see version)
+        self._caches: dict[str, dict[Any, Any]] = {}  # see cache()
 
-    def _refresh(self) -> None:
+    # the device's side -------------------------------------------------------------
+    # A trainer keeps the parameters on the device while it trains; these few methods
+    # are how it (and any other holder of copies, e.g. a cached inferer) stays in sync.
+
+    @property
+    def version(self) -> int:
+        """How many host-side writes this set has had (``set``, ``update``, loads, a
+        trainer letting go): a holder of copies reloads when it changes."""
+        return self._version
+
+    @property
+    def holder(self) -> Callable[[], None] | None:
+        """The ``pull`` of the trainer holding newer values on the device, or None."""
+        return self._pull
+
+    def attach(self, pull: Callable[[], None]) -> None:
+        """A trainer now holds newer values on the device: ``pull()`` (which stores them
+        here with :meth:`receive`) runs before every read of this set."""
+        self._pull = pull
+
+    def detach(self) -> None:
+        """The trainer has let go (its last values received): a host-side change."""
+        self._pull = None
+        self._version += 1
+
+    def refresh(self) -> None:
+        """Bring in the holder's newer values, if a trainer holds them."""
         if self._pull is not None:
             self._pull()
 
-    def _changed(self) -> None:
-        self._version += 1
+    def stored(self, name: str) -> np.ndarray:
+        """Parameter ``name`` as stored here, without pulling newer values and without a
+        copy (do not write to it)."""
+        return self._values[name]
+
+    def receive(self, values: Mapping[str, np.ndarray]) -> None:
+        """Store values the holder pulled from the device (not a host-side write:
+        :attr:`version` does not change). The arrays are kept as given."""
+        self._values.update(values)
+
+    def cache(self, what: str) -> dict[Any, Any]:
+        """The cache named ``what`` that lives as long as this set does (``paddle.infer``'s
+        compiled inferers, the functional ``paddle.train``'s trainers); its entries hold
+        the objects their keys name, so a key is never reused while cached."""
+        return self._caches.setdefault(what, {})
 
     def _write(self, values: Mapping[str, np.ndarray]) -> None:
         """Store checked values: every host-side write goes through here, so a trainer
         (or a cached inferer) holding older values reloads them."""
-        self._refresh()
+        self.refresh()
         self._values.update(values)
-        self._changed()
+        self._version += 1
 
     def __repr__(self) -> str:
         total = sum(spec.size for spec in self._specs.values())
@@ -206,7 +244,7 @@ class Parameters:
     def get(self, parameter_name: str) -> np.ndarray:
         """A float32 copy of a parameter, of shape ``get_shape(parameter_name)``."""
         self.get_shape(parameter_name)
-        self._refresh()
+        self.refresh()
         return self._values[parameter_name].copy()
 
     def __getitem__(self, key: str) -> np.ndarray:
@@ -225,7 +263,7 @@ class Parameters:
 
     def values(self) -> dict[str, np.ndarray]:
         """``{name: float32 copy}`` of every parameter, in creation order."""
-        self._refresh()
+        self.refresh()
         return {name: value.copy() for name, value in self._values.items()}
 
     def update(self, values: Mapping[str, Any]) -> None:
@@ -255,7 +293,7 @@ class Parameters:
     def serialize(self, name: str, f: IO[bytes]) -> None:
         """Write parameter ``name`` as the 16-byte ``<IIQ`` header and float32 values."""
         self.get_shape(name)
-        self._refresh()
+        self.refresh()
         f.write(self._member_bytes(name))
 
     def deserialize(self, name: str, f: IO[bytes]) -> None:
@@ -276,7 +314,7 @@ class Parameters:
         """
 
         def write(stream: IO[bytes]) -> None:
-            self._refresh()
+            self.refresh()
             for name in self._specs:
                 _write_member(stream, name, self._member_bytes(name))
                 config_bytes = proto.encode(proto.from_spec(self._specs[name]))

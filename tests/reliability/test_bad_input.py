@@ -13,7 +13,7 @@ from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, Rea
 from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.input_checks import nonempty_sequences
 from paddle_lite._src.readers.decorator import ReaderTypeError
-from paddle_lite._src.training import trainer as trainer_mod
+from paddle_lite._src.training import loop as loop_mod
 from paddle_lite._src.training.chunks import device_batches
 
 DT = paddle.data_type
@@ -141,7 +141,7 @@ def test_empty_sequences_are_refused_only_where_a_step_is_needed(fault):
 @pytest.mark.parametrize("background", [False, True], ids=["inline", "thread"])
 def test_a_failing_reader_keeps_its_traceback_as_the_cause(background, monkeypatch, fault):
     monkeypatch.setattr(
-        trainer_mod, "device_batches", functools.partial(device_batches, background=background)
+        loop_mod, "device_batches", functools.partial(device_batches, background=background)
     )
     _, trainer = _net()
 

@@ -9,6 +9,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.steps import OnNan
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(7)
@@ -46,10 +47,10 @@ def _train(precision, passes=3):
 
 def _step_jaxpr(trainer):
     device = trainer._device
-    device.start(frozenset(), "raise")
+    device.start(frozenset(), OnNan.RAISE)
     feeds = next(device_batches(iter([SAMPLES[:8]]), trainer_feeder(trainer).convert)).feeds
-    device.begin_pass(0, feeds, False)
-    text = str(jax.make_jaxpr(device.program.step)(device.state, feeds))
+    device.begin_pass(0, feeds)
+    text = str(jax.make_jaxpr(device.program.run)(device.state, feeds))
     device.stop()
     return text
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-import paddle_lite._src.training.trainer as trainer_mod
+import paddle_lite._src.training.loop as loop_mod
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.steps import OnNan
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)
@@ -75,10 +76,10 @@ def test_one_device_call_per_step_and_no_implicit_transfer(background, monkeypat
     _, trainer = _trainer(cost)
     reader = paddle.batch(_reader, 10)
     trainer.train(reader, num_passes=1)  # compile
-    program = trainer._device.programs[(frozenset(), "float32", "raise")]
-    program.step = _Counted(program.step)
+    program = trainer._device.programs[(frozenset(), "float32", OnNan.RAISE)]
+    program.run = _Counted(program.run)
     monkeypatch.setattr(
-        trainer_mod, "device_batches", functools.partial(device_batches, background=background)
+        loop_mod, "device_batches", functools.partial(device_batches, background=background)
     )
     # Values read back are implicit transfers: any would raise. Feeds put on the device
     # ahead leave nothing to transfer implicitly (no Python scalar either); on a CPU the
@@ -90,9 +91,9 @@ def test_one_device_call_per_step_and_no_implicit_transfer(background, monkeypat
         _lowerings() as built,
     ):
         trainer.train(reader, num_passes=2)
-    assert program.step.calls == 20
+    assert program.run.calls == 20
     assert built == []
-    for state, feeds in program.step.args:
+    for state, feeds in program.run.args:
         assert all(isinstance(x, jax.Array) for x in jax.tree_util.tree_leaves(state))
         kind = jax.Array if background else np.ndarray
         assert all(isinstance(x, kind) for x in jax.tree_util.tree_leaves(feeds))

@@ -7,6 +7,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.training.steps import OnNan
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(0)
@@ -178,13 +179,13 @@ def test_second_train_and_infer_compile_nothing_new():
     params = paddle.parameters.create(cost)
     opt = paddle.optimizer.Momentum(learning_rate=1e-3)
     paddle.train(cost, params, paddle.batch(_reader, 16), update_equation=opt)
-    trainer = params._trainers[((id(cost),), id(opt))]
-    step = trainer._device.programs[(frozenset(), "float32", "raise")].step
+    trainer = params.cache("trainers")[((id(cost),), id(opt))]
+    step = trainer._device.programs[(frozenset(), "float32", OnNan.RAISE)].run
     size = step._cache_size()
     paddle.train(cost, params, paddle.batch(_reader, 16), update_equation=opt)
     assert step._cache_size() == size == 1
     paddle.infer(output_layer=pred, parameters=params, input=[(x,) for x in X[:5]])
-    inferer = params._inferers[(id(pred),)][0]
+    inferer = params.cache("inferers")[(id(pred),)][0]
     n = inferer._forward._cache_size()
     out = paddle.infer(output_layer=pred, parameters=params, input=[(x,) for x in X[5:10]])
     assert inferer._forward._cache_size() == n

@@ -25,6 +25,7 @@ the hidden siblings a killed save left. ``train(checkpoint_dir=...)`` keeps seve
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import json
@@ -33,13 +34,14 @@ import random
 import re
 import shutil
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+import jax
 import numpy as np
 
 from paddle_lite._src import bounded_json
-from paddle_lite._src.distributed import is_writer
+from paddle_lite._src.distributed import is_writer, put_replicated, to_host
 from paddle_lite._src.errors import ParameterError, TrainingWarning
 from paddle_lite._src.training import checkpoint_folders
 from paddle_lite._src.training.checkpoint_folders import CheckpointError, fsync_write
@@ -294,3 +296,78 @@ def fingerprint(topology: Any) -> str:
     """A digest of the topology's layers and parameters (its JSON form)."""
     text = json.dumps(topology.to_json(), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+# a trainer's device state --------------------------------------------------------------
+def named_leaves(tree: Any) -> tuple[list[str], list[Any]]:
+    """The leaves of ``tree`` with their key paths, in flattening order."""
+    pairs = jax.tree_util.tree_flatten_with_path(tree)[0]
+    return [jax.tree_util.keystr(p) for p, _ in pairs], [leaf for _, leaf in pairs]
+
+
+def fill(template: Any, paths: list[str], leaves: list[Any], what: str) -> Any:
+    """``template``'s structure holding ``leaves`` (saved with ``paths``), checked."""
+    want_paths, want = named_leaves(template)
+    if want_paths != list(paths):
+        raise CheckpointError(
+            f"the checkpoint's {what} does not fit this trainer: saved entries {list(paths)[:6]}"
+            f"..., expected {want_paths[:6]}... (another optimizer or topology?)."
+        )
+    for path, saved, spec in zip(paths, leaves, want, strict=True):
+        if tuple(np.shape(saved)) != tuple(spec.shape):
+            raise CheckpointError(
+                f"the checkpoint's {what} entry {path} has shape {np.shape(saved)}; this "
+                f"trainer needs {tuple(spec.shape)}."
+            )
+    tree = jax.tree_util.tree_structure(template)
+    return put_replicated(jax.tree_util.tree_unflatten(tree, [np.asarray(x) for x in leaves]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Saved:
+    """An optimizer state read from a checkpoint, put on the device at the next start."""
+
+    paths: list[str]
+    leaves: list[Any]
+
+
+def export_state(device: Any, mid_pass: bool) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and metadata a checkpoint keeps of a trainer's ``DeviceState``
+    besides the parameters.
+
+    ``mid_pass``: keep the current pass's totals too (a resume continues the pass).
+    """
+    opt_states = dict(device.opt_states)
+    if device.state is not None:
+        opt_states[device.frozen] = device.state.opt_state
+    arrays: dict[str, np.ndarray] = {"key": device.key}
+    meta: dict[str, Any] = {"optimizer": [], "masks": sorted(device.masks or {})}
+    for i, (frozen, tree) in enumerate(opt_states.items()):
+        paths, leaves = (tree.paths, tree.leaves) if isinstance(tree, Saved) else named_leaves(tree)
+        meta["optimizer"].append({"frozen": sorted(frozen), "paths": paths})
+        arrays.update({f"opt{i}_{j}": np.asarray(x) for j, x in enumerate(leaves)})
+    for i, name in enumerate(meta["masks"]):
+        arrays[f"mask{i}"] = device.masks[name]
+    if mid_pass and device.state is not None and device.state.totals is not None:
+        paths, leaves = named_leaves(device.state.totals)
+        meta["totals"] = paths
+        arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
+    state = device.state
+    meta["step"] = int(device.step_count if state is None else state.step)
+    return to_host(arrays), meta
+
+
+def restore_state(device: Any, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
+    """Put the state :func:`export_state` wrote into ``device`` (the parameters are
+    restored by the caller)."""
+    device.opt_states = {}
+    for i, entry in enumerate(meta["optimizer"]):
+        leaves = [arrays[f"opt{i}_{j}"] for j in range(len(entry["paths"]))]
+        device.opt_states[frozenset(entry["frozen"])] = Saved(entry["paths"], leaves)
+    device.masks = {n: arrays[f"mask{i}"] for i, n in enumerate(meta["masks"])}
+    totals = meta.get("totals")
+    device.saved_totals = None
+    if totals:
+        device.saved_totals = (totals, [arrays[f"totals{j}"] for j in range(len(totals))])
+    device.key = np.asarray(arrays["key"])
+    device.step_count = np.int32(meta["step"])

@@ -10,7 +10,6 @@ exporting a checkpoint.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +19,8 @@ import numpy as np
 from paddle_lite._src import config
 from paddle_lite._src.distributed import put_params, put_replicated, row_shardings, to_host
 from paddle_lite._src.training import steps
-from paddle_lite._src.training.checkpoints import CheckpointError
+from paddle_lite._src.training.checkpoints import Saved, fill
+from paddle_lite._src.training.chunks import batch_shapes
 from paddle_lite._src.training.programs import TrainProgram
 
 
@@ -37,38 +37,6 @@ def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[s
         mask[np.argsort(-flat, kind="stable")[:keep]] = 1.0
         masks[name] = mask.reshape(spec.shape)
     return masks
-
-
-def named_leaves(tree: Any) -> tuple[list[str], list[Any]]:
-    """The leaves of ``tree`` with their key paths, in flattening order."""
-    pairs = jax.tree_util.tree_flatten_with_path(tree)[0]
-    return [jax.tree_util.keystr(p) for p, _ in pairs], [leaf for _, leaf in pairs]
-
-
-def fill(template: Any, paths: list[str], leaves: list[Any], what: str) -> Any:
-    """``template``'s structure holding ``leaves`` (saved with ``paths``), checked."""
-    want_paths, want = named_leaves(template)
-    if want_paths != list(paths):
-        raise CheckpointError(
-            f"the checkpoint's {what} does not fit this trainer: saved entries {list(paths)[:6]}"
-            f"..., expected {want_paths[:6]}... (another optimizer or topology?)."
-        )
-    for path, saved, spec in zip(paths, leaves, want, strict=True):
-        if tuple(np.shape(saved)) != tuple(spec.shape):
-            raise CheckpointError(
-                f"the checkpoint's {what} entry {path} has shape {np.shape(saved)}; this "
-                f"trainer needs {tuple(spec.shape)}."
-            )
-    tree = jax.tree_util.tree_structure(template)
-    return put_replicated(jax.tree_util.tree_unflatten(tree, [np.asarray(x) for x in leaves]))
-
-
-@dataclasses.dataclass(frozen=True)
-class Saved:
-    """An optimizer state read from a checkpoint, put on the device at the next start."""
-
-    paths: list[str]
-    leaves: list[Any]
 
 
 class DeviceState:
@@ -95,7 +63,7 @@ class DeviceState:
         self.key = np.asarray(jax.random.PRNGKey(config.default_seed()))
         self.saved_totals: tuple[list[str], list[Any]] | None = None  # a resumed pass's
 
-    def program_for(self, frozen: frozenset[str], on_nan: str) -> TrainProgram:
+    def program_for(self, frozen: frozenset[str], on_nan: steps.OnNan) -> TrainProgram:
         key = (frozen, config.get("precision", "float32"), on_nan)
         if key not in self.programs:
             self.programs[key] = TrainProgram(*self._build, frozen, key[1], on_nan, self.aux_costs)
@@ -110,20 +78,22 @@ class DeviceState:
     def host_values(self) -> dict[str, Any]:
         """The topology's parameters as the user's ``Parameters`` holds them, on the device."""
         host = self.parameters
-        if host._pull != self.pull:
-            host._refresh()  # another trainer may hold newer values
-        values = {n: np.array(self.holder(n)._values[n]) for n in self.specs}
+        if host.holder != self.pull:
+            host.refresh()  # another trainer may hold newer values
+        values = {n: np.array(self.holder(n).stored(n)) for n in self.specs}
         if self.masks is None:
             self.masks = pruning_masks(self.specs, values)
         for name, mask in self.masks.items():
             values[name] = values[name] * mask
         return put_params(values, row_shardings(self.specs))
 
-    def start(self, frozen: frozenset[str], on_nan: str) -> None:
-        """Put the parameters and the optimizer state of ``frozen`` on the device."""
+    def start(self, frozen: frozenset[str], on_nan: steps.OnNan) -> None:
+        """Put the parameters and the optimizer state of ``frozen`` on the device; the
+        user's ``Parameters`` now pulls its values from here when read."""
         self.program, self.frozen = self.program_for(frozen, on_nan), frozen
         values = self.host_values()
-        self.version = self.parameters._version
+        self.version = self.parameters.version
+        self.parameters.attach(self.pull)
         trainable = {n: values[n] for n in self.program.names}
         saved = self.opt_states.get(frozen)
         if saved is None:
@@ -146,7 +116,7 @@ class DeviceState:
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
         values = self.host_values()
-        self.version = self.parameters._version
+        self.version = self.parameters.version
         state = self.state
         self.state = state._replace(
             trainable={n: values[n] for n in state.trainable},
@@ -154,7 +124,11 @@ class DeviceState:
         )
 
     def stop(self) -> None:
-        """Keep the optimizer state and step count; let go of the device parameters."""
+        """Hand the parameters back to the user's ``Parameters``; keep the optimizer state
+        and step count for the next ``start``."""
+        self.pull()
+        if self.parameters.holder == self.pull:
+            self.parameters.detach()
         state = self.state
         if state is not None:
             self.opt_states[self.frozen] = state.opt_state
@@ -172,15 +146,11 @@ class DeviceState:
         if params is not None:
             for name, value in to_host(params).items():
                 # A copy: the device buffer is donated to the next step.
-                self.holder(name)._values[name] = np.array(value)
+                self.holder(name).receive({name: np.array(value)})
 
-    def begin_pass(self, pass_id: int, feeds: Any, stacked: bool) -> None:
-        """Zero the pass totals (shaped from the first batch) and set the pass id."""
-        if stacked:
-            feeds = jax.tree_util.tree_map(
-                lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), feeds
-            )
-        totals = self.zeros(self.params(), feeds)
+    def begin_pass(self, pass_id: int, stacked: Any) -> None:
+        """Zero the pass totals (shaped from the first chunk's batches) and set the pass id."""
+        totals = self.zeros(self.params(), batch_shapes(stacked))
         if self.saved_totals is not None:
             totals = fill(totals, *self.saved_totals, "pass totals")
             self.saved_totals = None
@@ -189,17 +159,21 @@ class DeviceState:
         )
 
     def dispatch(self, chunk: Any) -> Any:
-        """Run the steps of ``chunk`` (one device call); returns ``(costs, stats, finite)``."""
-        if self.parameters._version != self.version:
+        """Run the steps of ``chunk`` (one device call); returns ``(cost_sums, stats,
+        finite)``, each with a leading axis of the chunk's ``K`` batches."""
+        if self.parameters.version != self.version:
             self.reload()
-        run = self.program.steps if chunk.stacked else self.program.step
-        self.state, out = run(self.state, chunk.feeds)
+        self.state, out = self.program.run(self.state, chunk.feeds)
         return out
 
     def end_pass(self) -> None:
         """v2's end-of-pass catch-up of lazily decayed sparse rows."""
         if self.program.lazy_decay:
             self.state = self.program.catch_up(self.state)
+
+    def steps_run(self) -> int:
+        """Steps this trainer has run (a host read while training)."""
+        return int(to_host(self.state.step) if self.state is not None else self.step_count)
 
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
@@ -218,44 +192,3 @@ class DeviceState:
         frozen, opt_state = ready[0]
         program = next(p for (f, *_), p in self.programs.items() if f == frozen)
         return program.eval_view(opt_state, params, put_replicated(np.int32(self.pass_id)))
-
-    # checkpoints ----------------------------------------------------------------------
-    def export(self, mid_pass: bool) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The arrays and metadata a checkpoint keeps besides the parameters.
-
-        ``mid_pass``: keep the current pass's totals too (a resume continues the pass).
-        """
-        opt_states = dict(self.opt_states)
-        if self.state is not None:
-            opt_states[self.frozen] = self.state.opt_state
-        arrays: dict[str, np.ndarray] = {"key": self.key}
-        meta: dict[str, Any] = {"optimizer": [], "masks": sorted(self.masks or {})}
-        for i, (frozen, tree) in enumerate(opt_states.items()):
-            paths, leaves = (
-                (tree.paths, tree.leaves) if isinstance(tree, Saved) else named_leaves(tree)
-            )
-            meta["optimizer"].append({"frozen": sorted(frozen), "paths": paths})
-            arrays.update({f"opt{i}_{j}": np.asarray(x) for j, x in enumerate(leaves)})
-        for i, name in enumerate(meta["masks"]):
-            arrays[f"mask{i}"] = self.masks[name]
-        if mid_pass and self.state is not None and self.state.totals is not None:
-            paths, leaves = named_leaves(self.state.totals)
-            meta["totals"] = paths
-            arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
-        state = self.state
-        meta["step"] = int(self.step_count if state is None else state.step)
-        return to_host(arrays), meta
-
-    def restore(self, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
-        """Take the state :meth:`export` wrote (the parameters are restored by the caller)."""
-        self.opt_states = {}
-        for i, entry in enumerate(meta["optimizer"]):
-            leaves = [arrays[f"opt{i}_{j}"] for j in range(len(entry["paths"]))]
-            self.opt_states[frozenset(entry["frozen"])] = Saved(entry["paths"], leaves)
-        self.masks = {n: arrays[f"mask{i}"] for i, n in enumerate(meta["masks"])}
-        totals = meta.get("totals")
-        self.saved_totals = None
-        if totals:
-            self.saved_totals = (totals, [arrays[f"totals{j}"] for j in range(len(totals))])
-        self.key = np.asarray(arrays["key"])
-        self.step_count = np.int32(meta["step"])

@@ -1,23 +1,15 @@
-"""What ``SGD.train`` returns, how it combines handlers, and when a step will compile.
+"""What ``SGD.train`` returns: a ``History`` of its passes.
 
 ``History`` holds one ``PassRecord`` per pass trained: the pass's mean cost (its summed
 cost over its samples, read once at the pass end), its evaluator metrics, and the
 results of any ``trainer.test`` the event handler ran during the pass (in ``EndPass``,
 typically). v2's ``train`` returned None; programs that ignore the result are unchanged.
-``combined_handler`` turns ``event_handler=`` (a callable, a list of them, or None) into
-one callable; ``CompileWatch`` tells the trainer when a batch brings a new signature, so
-the handlers hear ``paddle.event.Compiling`` before the step compiles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
-
-import jax
-import numpy as np
-
-from paddle_lite._src.errors import ArgumentTypeError
 
 
 class PassRecord:
@@ -87,55 +79,3 @@ class History:
 
     def __repr__(self) -> str:
         return f"History({len(self.passes)} passes, cost={self.cost})"
-
-
-def combined_handler(reader: Any, event_handler: Any) -> Callable[[Any], None]:
-    """One callable for ``event_handler``: None, a callable, or a list of callables
-    (each called in order with every event)."""
-    if not callable(reader):
-        raise TypeError(
-            f"train() reader must be callable (a reader creator's result); received {reader!r}."
-        )
-    if event_handler is None:
-        return lambda event: None
-    if callable(event_handler):
-        return event_handler
-    if isinstance(event_handler, (list, tuple)):
-        handlers = list(event_handler)
-        bad = [h for h in handlers if not callable(h)]
-        if not bad:
-
-            def each(event: Any) -> None:
-                for handler in handlers:
-                    handler(event)
-
-            return each
-        event_handler = bad[0]
-    raise ArgumentTypeError(
-        "event_handler must be a callable or a list of callables; received "
-        f"{event_handler!r} of type {type(event_handler).__name__}."
-    )
-
-
-class CompileWatch:
-    """The (program, signature) pairs already compiled: a new one compiles on dispatch."""
-
-    def __init__(self) -> None:
-        self._seen: set[Any] = set()
-
-    def is_new(self, program: Any, chunk: Any) -> bool:
-        leaves, tree = jax.tree_util.tree_flatten(chunk.feeds)
-        shapes = tuple((np.shape(x), getattr(x, "dtype", type(x))) for x in leaves)
-        key = (id(program), chunk.stacked, tree, shapes)
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        return True
-
-
-def pass_length(reader: Any, previous: int | None) -> int | None:
-    """Batches per pass: the reader's ``len()`` when it has one, else ``previous``."""
-    try:
-        return len(reader)
-    except TypeError:
-        return previous

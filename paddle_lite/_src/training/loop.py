@@ -1,131 +1,151 @@
-"""The host side of one training pass: dispatches, events, the non-finite watch.
+"""One ``train()`` call, top to bottom: its passes, their chunks, dispatches and events.
 
-:class:`Watch` remembers the last dispatches so that, once the device flags a step
-whose cost, gradients or update were not finite, the trainer can name its pass and batch and
-re-run it to find the layer at fault. It reads the flag every ``CHECK_EVERY``
-dispatches, at the end of each pass, and right after a handler has read a non-finite
-cost, so the steps in between run ahead without a host sync.
+:class:`TrainCall` runs the passes of one call. Each pass reads the reader's batches as
+chunks of ``K >= 1`` batches (``chunks.device_batches``), dispatches each chunk as one
+device call (``DeviceState.dispatch`` -> the compiled ``programs.TrainProgram.run``),
+sends v2's events (``emitter.Emitter``), lets the ``watch.Watch`` read the non-finite
+flag when due, and writes checkpoints when due. At the pass end it reads the pass's
+summed cost and metrics once, into the call's ``History``.
 """
 
 from __future__ import annotations
 
-import collections
-import functools
+import dataclasses
+import itertools
+import os
 from collections.abc import Callable
 from typing import Any
 
-import jax
-import numpy as np
-
-from paddle_lite._src import events
 from paddle_lite._src.distributed import to_host
-from paddle_lite._src.errors import NonFiniteError
-from paddle_lite._src.training import steps
-from paddle_lite._src.training.nonfinite import diagnose
-
-CHECK_EVERY = 16  # also the most steps a CPU mesh may run ahead (a JAX 0.10 deadlock)
-
-
-class Fetched:
-    """Outputs of one dispatch, copied to the host once, when something reads them."""
-
-    def __init__(self, value: Any) -> None:
-        self._value, self._host = value, None
-
-    @property
-    def read(self) -> bool:
-        return self._host is not None
-
-    def get(self) -> Any:
-        if self._host is None:
-            self._host = to_host(self._value)
-        return self._host
-
-    def pick(self, i: int | None) -> Callable[[], Any]:
-        """The ``(cost_sum, stats, finite)`` of batch ``i`` of a stacked dispatch."""
-        if i is None:
-            return self.get
-        return lambda: jax.tree_util.tree_map(lambda x: x[i], self.get())
+from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.input_checks import checked
+from paddle_lite._src.readers import state as reader_state
+from paddle_lite._src.training import checkpoints
+from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.emitter import Emitter, pass_length, results
+from paddle_lite._src.training.history import History
+from paddle_lite._src.training.steps import OnNan
+from paddle_lite._src.training.watch import Watch
 
 
-def results(evaluators: list[Any], stats: Any) -> dict[str, float]:
-    """Metrics of ``evaluators`` from their (host or device) summed statistics."""
-    out: dict[str, float] = {}
-    for ev, s in zip(evaluators, stats, strict=True):
-        out.update(ev.result(jax.tree_util.tree_map(np.asarray, s)))
-    return out
+@dataclasses.dataclass
+class Position:
+    """Where training stands: the pass and batch the next step trains, and the random
+    states and reader state at that pass's start (what a mid-pass checkpoint keeps)."""
+
+    pass_id: int = 0
+    batch_id: int = 0
+    random: Any = None
+    reader: Any = None
 
 
-def fire_iterations(handler, evaluators, chunk, out: Fetched, pass_id: int, batch_id: int, gm):  # noqa: ANN001
-    """The v2 per-batch events of a dispatched chunk, each with its own cost and metrics;
-    ``gm(i)`` is batch ``i``'s ``event.gm``."""
-    if not chunk.stacked:
-        handler(events.EndForwardBackward(pass_id, batch_id, gm=gm(0)))
-    for i, size in enumerate(chunk.sizes):
-        pick = out.pick(i if chunk.stacked else None)
-        machine = gm(i)
-        if chunk.stacked:
-            handler(events.BeginIteration(pass_id, batch_id + i))
-            handler(events.EndForwardBackward(pass_id, batch_id + i, gm=machine))
-        handler(
-            events.EndIteration(
-                pass_id,
-                batch_id + i,
-                cost=lambda p=pick, n=size: float(p()[0]) / n,
-                evaluator=lambda p=pick: results(evaluators, p()[1]),
-                gm=machine,
-                skipped=lambda p=pick: not bool(p()[2]),
-            )
-        )
+class Checkpointing:
+    """Where and how often ``train`` writes checkpoints (``checkpoint_dir=...``)."""
+
+    def __init__(self, folder: Any, every: Any, kept: Any) -> None:
+        self.folder = os.fspath(folder)
+        self.every = None if every is None else positive("checkpoint_every", every)
+        self.kept = positive("checkpoints_kept", kept)
+        self.batches = 0
+
+    def due(self, batches: int) -> bool:
+        self.batches += batches
+        return self.every is not None and self.batches >= self.every
 
 
-class Watch:
-    """Recent dispatches, to name and diagnose the first non-finite step."""
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """A ``train()`` call's arguments, checked once (see ``SGD.train``)."""
 
-    def __init__(self, costs: list[Any], device: Any, first_step: int, on_nan: str) -> None:
-        self.costs, self.device, self.on_nan = costs, device, on_nan
-        self.step = first_step  # steps dispatched so far (host count)
-        self.recent: collections.deque = collections.deque(maxlen=CHECK_EVERY + 1)
-        self.since_check = 0
+    feeder: Any
+    k: int
+    on_nan: OnNan
+    frozen: frozenset[str]
+    checkpoints: Checkpointing | None
 
-    def record(self, chunk: Any, out: Fetched, pass_id: int, batch_id: int) -> None:
-        self.recent.append((self.step, chunk, pass_id, batch_id, out))
-        self.step += len(chunk.sizes)
-        self.since_check += 1
 
-    def due(self) -> bool:
-        """Time to read the flag: every ``CHECK_EVERY`` dispatches, or a non-finite cost
-        was just read by a handler."""
-        if self.on_nan != "raise":
-            return False
-        _, _, _, _, out = self.recent[-1]
-        seen_bad = out.read and not np.all(out.get()[2])
-        return seen_bad or self.since_check >= CHECK_EVERY
+def positive(name: str, k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"train(): {name} must be an int >= 1; received {k!r}.")
+    return k
 
-    def check(self) -> None:
-        """Raise :class:`NonFiniteError` if a step was flagged (a host read)."""
-        self.since_check = 0
-        if self.on_nan != "raise" or not self.recent:
-            return
-        bad = self.device.bad_step()
-        if bad < 0:
-            return
-        for first, chunk, pass_id, batch_id, _ in self.recent:
-            if first <= bad < first + len(chunk.sizes):
-                self._raise(bad, chunk, pass_id, batch_id + bad - first, bad - first)
-        raise NonFiniteError(f"training step {bad} was not finite (it is no longer buffered).")
 
-    def _raise(self, bad: int, chunk: Any, pass_id: int, batch_id: int, i: int) -> None:
-        feeds = chunk.feeds
-        if chunk.stacked:
-            feeds = jax.tree_util.tree_map(lambda x: x[i], feeds)
-        state = self.device.state  # as it was before the step: it was not applied
-        key = jax.random.fold_in(state.key, bad)
-        update = functools.partial(steps.optimized, self.device.program.tx, state, feeds=feeds)
-        where = diagnose(self.costs, self.device.params(), feeds, key, update)
-        raise NonFiniteError(
-            f"pass {pass_id}, batch {batch_id}: the step is not finite; {where}. The "
-            "parameters and optimizer state keep their values from before this batch. Lower the "
-            "learning rate, clip gradients (gradient_clipping_threshold), check the data, "
-            "or train with on_nan='skip' to drop such batches."
-        )
+def checkpointing(folder: Any, every: Any, kept: Any) -> Checkpointing | None:
+    if folder is None:
+        if every is not None:
+            raise ConfigError("train(): checkpoint_every needs a checkpoint_dir.")
+        return None
+    return Checkpointing(folder, every, kept)
+
+
+class TrainCall:
+    """The passes of one ``train`` call (see the module docstring).
+
+    Args:
+        device: the trainer's ``DeviceState``, started for this call.
+        costs, evaluators: the trainer's cost layers and evaluators.
+        emitter: sends the call's events.
+        settings: the call's checked arguments.
+        position: the trainer's :class:`Position`, kept current.
+        save: ``save(folder)`` writes a checkpoint (``SGD.save_checkpoint``).
+    """
+
+    def __init__(self, device, costs, evaluators, emitter: Emitter, settings: Settings,
+                 position: Position, save: Callable[[str], None]) -> None:  # fmt: skip  # noqa: ANN001
+        self.device, self.evaluators, self.emit = device, evaluators, emitter
+        self.settings, self.position, self.save = settings, position, save
+        self.watch = Watch(costs, device, settings.on_nan)
+        self.history = History()
+        self.batches: int | None = None  # the last pass's batch count (BeginPass)
+
+    def run(self, reader: Any, passes: range, skip: int) -> History:
+        """Train ``passes`` over ``reader``, skipping ``skip`` batches of the first."""
+        self.emit.begin_training(passes.stop)
+        for pass_id in passes:
+            self._pass(reader, pass_id, passes.stop, skip if pass_id == passes.start else 0)
+        self.emit.end_training()
+        return self.history
+
+    def _pass(self, reader: Any, pass_id: int, num_passes: int, skip: int) -> None:
+        record = self.history.begin(pass_id)
+        self.emit.begin_pass(pass_id, num_passes, pass_length(reader, self.batches))
+        where = self.position
+        where.random, where.reader = checkpoints.random_states(), reader_state.get_state(reader)
+        batches, convert = checked(reader, self.settings.feeder.convert, f"train() pass {pass_id}")
+        batch_id = where.batch_id = skip
+        where.pass_id = pass_id
+        for chunk in device_batches(
+            itertools.islice(batches, skip, None), convert, self.settings.k
+        ):
+            if batch_id == skip:
+                self.device.begin_pass(pass_id, chunk.feeds)
+            self.emit.before(chunk, pass_id, batch_id)
+            first = self.watch.step
+            out = self.device.dispatch(chunk)
+            record.samples += sum(chunk.sizes)
+            fetched = self.emit.after(chunk, out, pass_id, batch_id, first)
+            self.watch.record(chunk, fetched, pass_id, batch_id)
+            batch_id = where.batch_id = batch_id + len(chunk.sizes)
+            policy = self.settings.checkpoints
+            if policy is not None and policy.due(len(chunk.sizes)):
+                self._checkpoint()
+        self.watch.check()
+        self.batches = batch_id if batch_id > skip else self.batches
+        self._end_pass(pass_id, record, trained=batch_id > skip)
+
+    def _end_pass(self, pass_id: int, record: Any, trained: bool) -> None:
+        self.device.end_pass()
+        self.position.pass_id, self.position.batch_id = pass_id + 1, 0
+        totals = self.device.state.totals if trained else None
+        if totals is not None:
+            record.cost = float(to_host(totals[0])) / max(record.samples, 1)
+            record.metrics = results(self.evaluators, totals[1])
+        self.emit.end_pass(pass_id, lambda: dict(record.metrics))
+        if self.settings.checkpoints is not None:
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        policy = self.settings.checkpoints
+        self.save(os.path.join(policy.folder, checkpoints.name_for(self.watch.step)))
+        checkpoints.prune(policy.folder, policy.kept)
+        policy.batches = 0

@@ -2,7 +2,7 @@
 
 A :class:`TrainProgram` owns the optax transformation over the trainable
 parameters and every jitted function a training run calls: the optimizer state's
-init, the step (one batch per call), the stacked steps (``K`` batches per call), the
+init, the run of ``K >= 1`` stacked batches per call (``steps.make_train_run``), the
 end-of-pass catch-up of lazily decayed sparse rows, and the evaluation view of the
 parameters (that catch-up and the model average, without touching the state).
 """
@@ -37,7 +37,7 @@ class TrainProgram:
         specs: ``{name: ParamSpec}`` of every parameter of the topology.
         frozen: names left unchanged.
         precision: a ``paddle.init(precision=...)`` value.
-        on_nan: what a non-finite step does (``steps.ON_NAN``).
+        on_nan: what a non-finite step does (a ``steps.OnNan``).
         aux_costs: cost layers trained for their gradient only (see ``steps``).
     """
 
@@ -49,19 +49,10 @@ class TrainProgram:
         self.equation = equation
         self.tx = as_optax(equation, self.specs)
         self.init = jax.jit(self.tx.init)
-        self._args = (costs, evaluators, self.tx, precision, on_nan, aux_costs)
-        self.step = steps.make_train_step(*self._args)
-        self._steps = None
+        self.run = steps.make_train_run(costs, evaluators, self.tx, precision, on_nan, aux_costs)
         self.lazy_decay = _lazy_decay(equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
         self.eval_view = jax.jit(self._eval_view)
-
-    @property
-    def steps(self) -> Any:
-        """The ``K``-stacked steps, compiled on first use."""
-        if self._steps is None:
-            self._steps = steps.make_train_steps(*self._args)
-        return self._steps
 
     def _catch_up(self, state: steps.TrainState) -> steps.TrainState:
         trainable, opt_state = self.equation.catch_up(

@@ -7,13 +7,15 @@ over the pass, and the step counter that positions the PRNG stream. The state li
 on the device and its buffers are donated, so a step passes no Python scalar and
 reads nothing back; the batch size is the feeds' leading dimension (static).
 
-``make_train_steps`` runs ``K`` such steps over ``K`` stacked batches in one
-``lax.scan`` (``trainer.train(steps_per_dispatch=K)``): the same updates in the same
-order, one dispatch.
+``make_train_run`` compiles the one program a training call dispatches: ``K >= 1``
+such steps over ``K`` stacked batches (``trainer.train(steps_per_dispatch=K)``), the
+step body once for ``K = 1`` and a ``lax.scan`` over the batches for ``K > 1``: the
+same updates in the same order, one dispatch.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -26,6 +28,7 @@ from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.distributed import VALID, row_shardings
+from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.topology import collect_params, traverse
 
@@ -52,7 +55,23 @@ def batch_size(feeds: Any) -> Any:
     return jax.tree_util.tree_leaves(feeds)[0].shape[0]
 
 
-ON_NAN = ("raise", "skip")
+class OnNan(str, enum.Enum):
+    """What a step whose cost, gradients or update are not all finite does
+    (``train(on_nan=...)``); it changes nothing but the step counter either way."""
+
+    RAISE = "raise"  # later steps change nothing either; the host raises NonFiniteError
+    SKIP = "skip"  # training goes on; the step's EndIteration has ``skipped == True``
+
+    @classmethod
+    def parse(cls, value: Any) -> OnNan:
+        """The policy named ``value``; a ``ConfigError`` listing the choices otherwise."""
+        try:
+            return cls(value)
+        except ValueError:
+            choices = [m.value for m in cls]
+            raise ConfigError(
+                f"train(): on_nan must be one of {choices}; received {value!r}."
+            ) from None
 
 
 def _all_finite(*trees: Any) -> Any:
@@ -170,7 +189,7 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str, aux_costs=()
         # traces it again, and the two are the same expression).
         made = _made(update(state), updates)
         finite = jnp.isfinite(total) & _all_finite(grads, made)
-        apply = finite if on_nan == "skip" else finite & (state.bad < 0)
+        apply = finite if on_nan is OnNan.SKIP else finite & (state.bad < 0)
         trainable, fixed, opt_state, totals = _apply_if(apply, update, state)
         new = state._replace(
             trainable=trainable,
@@ -185,23 +204,22 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str, aux_costs=()
     return body
 
 
-def make_train_step(costs, evaluators, tx, precision: str, on_nan: str = "raise", aux_costs=()):  # noqa: ANN001
-    """Jitted ``step(state, feeds) -> (state, (cost_sum, stats, finite))``; ``state`` is
-    donated."""
-    enable_compilation_cache()
-    body = _train_body(costs, evaluators, tx, precision, on_nan, aux_costs)
-    return jax.jit(body, donate_argnums=(0,))
+def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
+    """Jitted ``run(state, stacked) -> (state, (cost_sums [K], stats [K, ...], finite [K]))``.
 
-
-def make_train_steps(costs, evaluators, tx, precision: str, on_nan: str = "raise", aux_costs=()):  # noqa: ANN001
-    """Jitted ``steps(state, stacked) -> (state, (cost_sums [K], stats [K, ...], finite [K]))``.
-
-    ``stacked`` holds ``K`` batches of one signature stacked on a new leading axis;
-    the ``K`` steps run in order inside one ``lax.scan``.
+    ``stacked`` holds ``K >= 1`` batches of one signature on a new leading axis; the
+    ``K`` steps run in order (a ``lax.scan`` when ``K > 1``). ``state`` is donated.
     """
     enable_compilation_cache()
     body = _train_body(costs, evaluators, tx, precision, on_nan, aux_costs)
-    return jax.jit(lambda state, stacked: jax.lax.scan(body, state, stacked), donate_argnums=(0,))
+
+    def run(state: TrainState, stacked: Any) -> tuple[TrainState, Any]:
+        if jax.tree_util.tree_leaves(stacked)[0].shape[0] > 1:
+            return jax.lax.scan(body, state, stacked)
+        state, out = body(state, jax.tree_util.tree_map(lambda x: x[0], stacked))
+        return state, jax.tree_util.tree_map(lambda x: x[None], out)
+
+    return jax.jit(run, donate_argnums=(0,))
 
 
 def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
@@ -229,17 +247,18 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
 
 
 def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any], precision: str):
-    """Jitted ``step(params, feeds, totals) -> totals`` in test mode; ``totals`` is
-    ``(cost_sum, stats)`` summed over the batches so far, and is donated."""
+    """Jitted ``step(params, stacked, totals) -> totals`` in test mode over a chunk of one
+    batch (``stacked`` has a leading axis of 1); ``totals`` is ``(cost_sum, stats)``
+    summed over the batches so far, and is donated."""
     enable_compilation_cache()
     outputs, slots = outputs_for(costs, evaluators)
     dtype = precision_mod.compute_dtype(precision)
     matmul = precision_mod.matmul_precision(precision)
     cost_names = frozenset(c.name for c in costs)
 
-    def step(params, feeds, totals):
+    def step(params, stacked, totals):
         params = precision_mod.cast_floats(params, dtype)
-        feeds = precision_mod.cast_floats(feeds, dtype)
+        feeds = precision_mod.cast_floats(jax.tree_util.tree_map(lambda x: x[0], stacked), dtype)
         weights = feeds.get(VALID)
         with jax.default_matmul_precision(matmul):
             values, _ = forward(outputs, params, feeds, None, "test", cost_names)

@@ -9,7 +9,6 @@ or ``train(checkpoint_dir=...)``) hold all a run needs to resume exactly.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -21,7 +20,7 @@ from paddle_lite._src.arg_checks import frozen_names, require_parameters, warn_u
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.evaluators import auto_evaluators
-from paddle_lite._src.gradient_machine import LayerForwards, machines_for
+from paddle_lite._src.gradient_machine import LayerForwards
 from paddle_lite._src.graph import current_scope
 from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
@@ -29,10 +28,11 @@ from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.training import checkpoints, steps
-from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.chunks import batch_shapes, device_batches
 from paddle_lite._src.training.device_state import DeviceState
-from paddle_lite._src.training.history import CompileWatch, History, combined_handler, pass_length
-from paddle_lite._src.training.loop import Fetched, Watch, fire_iterations, results
+from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
+from paddle_lite._src.training.history import History
+from paddle_lite._src.training.loop import Position, Settings, TrainCall, checkpointing, positive
 from paddle_lite._src.training.trained_set import extra_costs, own_parameters
 from paddle_lite._src.version import __version__
 
@@ -109,13 +109,11 @@ class SGD:
         )
         self._test_steps: dict[str, Any] = {}
         self._forwards = LayerForwards(self.__topology__)  # for event.gm
-        self._position = (0, 0)  # (pass, batch) the next step trains
-        self._pass_random: dict[str, Any] | None = None  # random states at the pass start
+        self._position = Position()  # where the next step trains (for checkpoints)
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
         self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
         self._history: History | None = None  # the running train() call's, for test()
         self._reader: Any = None  # the reader of the latest train() call
-        self._pass_reader: Any = None  # its state (readers/state.py) at the pass start
         self._call_end = 0  # the pass the latest train() call ends before
 
     def get_topology_proto(self) -> Any:
@@ -180,33 +178,31 @@ class SGD:
             ``trainer.test`` the handler ran (``history.cost``, ``history[-1].test``).
             v2 returned None; a program that ignores the result is unaffected.
         """
-        handler = combined_handler(reader, event_handler)
-        run = _Run(
-            handler=handler,
+        if not callable(reader):
+            raise TypeError(
+                f"train() reader must be callable (a reader creator's result); received {reader!r}."
+            )
+        handler = combined_handler(event_handler)
+        settings = Settings(
             feeder=feeder_for(self.__topology__, feeding),
-            k=_positive("steps_per_dispatch", steps_per_dispatch),
-            on_nan=_on_nan(on_nan),
-            checkpoints=_checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
+            k=positive("steps_per_dispatch", steps_per_dispatch),
+            on_nan=steps.OnNan.parse(on_nan),
+            frozen=frozen_names(immutable_parameters, self._specs, self.__topology__.nodes),
+            checkpoints=checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
-        frozen = frozen_names(immutable_parameters, self._specs, self.__topology__.nodes)
         passes, skip = self._planned_passes(reader, num_passes, checkpoint_dir)
-        self._device.start(frozen, run.on_nan)
-        self._parameters._pull = self._device.pull
-        run.watch = Watch(self._costs, self._device, int(self._device.step_count), run.on_nan)
-        history = run.history = self._history = History()
-        run.num_passes = passes.stop  # the pass this call ends before (progress: pass k/N)
+        self._device.start(settings.frozen, settings.on_nan)
         try:
-            handler(events.BeginTraining(run.num_passes))
-            for pass_id in passes:
-                self._train_pass(reader, run, pass_id, skip if pass_id == passes.start else 0)
-            handler(events.EndTraining())
+            emitter = Emitter(
+                handler, self._evaluators, self._forwards, self._device, self._compiles
+            )
+            call = TrainCall(self._device, self._costs, self._evaluators, emitter, settings,
+                             self._position, self.save_checkpoint)  # fmt: skip
+            self._history = call.history
+            return call.run(reader, passes, skip)
         finally:
-            self._device.pull()
             self._device.stop()
-            self._parameters._pull = None
-            self._parameters._changed()
             self._history = None
-        return history
 
     def _planned_passes(self, reader: Any, num_passes: int, folder: Any) -> tuple[range, int]:
         """The passes a train() call runs (``checkpoints.pass_range``) and the batches
@@ -221,63 +217,6 @@ class SGD:
         self._call_end = passes.stop
         return passes, resume["batch_id"] if resume is not None else 0
 
-    def _train_pass(self, reader, run, pass_id: int, skip: int) -> None:  # noqa: ANN001
-        record = run.history.begin(pass_id)
-        run.handler(events.BeginPass(pass_id, run.num_passes, pass_length(reader, run.batches)))
-        self._pass_random = checkpoints.random_states()
-        self._pass_reader = reader_state.get_state(reader)
-        batches, convert = checked(reader, run.feeder.convert, f"train() pass {pass_id}")
-        if skip:
-            batches = itertools.islice(batches, skip, None)
-        batch_id = skip
-        self._position = (pass_id, batch_id)
-        for chunk in device_batches(batches, convert, run.k):
-            if batch_id == skip:
-                self._device.begin_pass(pass_id, chunk.feeds, chunk.stacked)
-            if not chunk.stacked:
-                run.handler(events.BeginIteration(pass_id, batch_id))
-            if self._compiles.is_new(self._device.program, chunk):
-                run.handler(events.Compiling(pass_id, batch_id))
-            first = run.watch.step
-            out = Fetched(self._device.dispatch(chunk))
-            record.samples += sum(chunk.sizes)
-            run.watch.record(chunk, out, pass_id, batch_id)
-            gm = machines_for(self._forwards, self._device, chunk, first)
-            fire_iterations(run.handler, self._evaluators, chunk, out, pass_id, batch_id, gm)
-            run.last_gm = gm(len(chunk.sizes) - 1)
-            if run.watch.due():
-                run.watch.check()
-            batch_id += len(chunk.sizes)
-            self._position = (pass_id, batch_id)
-            if run.checkpoints and run.checkpoints.due(len(chunk.sizes)):
-                self._auto_checkpoint(run)
-        run.watch.check()
-        run.batches = batch_id if batch_id > skip else run.batches
-        self._end_pass(run, pass_id, batch_id > skip)
-
-    def _end_pass(self, run, pass_id: int, trained: bool) -> None:  # noqa: ANN001
-        self._device.end_pass()
-        self._position = (pass_id + 1, 0)
-        totals = self._device.state.totals[1] if trained else None
-
-        def metrics() -> dict[str, float]:
-            return {} if totals is None else results(self._evaluators, totals)
-
-        record = run.history.passes[-1]
-        if trained:
-            cost_sum = to_host(self._device.state.totals[0])
-            record.cost, record.metrics = float(cost_sum) / max(record.samples, 1), metrics()
-
-        run.handler(events.EndPass(pass_id, evaluator=metrics, gm=run.last_gm))
-        if run.checkpoints:
-            self._auto_checkpoint(run)
-
-    def _auto_checkpoint(self, run) -> None:  # noqa: ANN001
-        step = run.watch.step
-        self.save_checkpoint(os.path.join(run.checkpoints.folder, checkpoints.name_for(step)))
-        checkpoints.prune(run.checkpoints.folder, run.checkpoints.kept)
-        run.checkpoints.saved()
-
     # checkpoints --------------------------------------------------------------------
     def save_checkpoint(self, dirname: str) -> None:
         """Write everything a resume needs into the folder ``dirname`` (atomically).
@@ -291,14 +230,15 @@ class SGD:
         fingerprint of the topology and the library version. Call it inside an event
         handler or between ``train`` calls.
         """
-        pass_id, batch_id = self._position
-        arrays, meta = self._device.export(mid_pass=batch_id > 0)
+        where = self._position
+        mid_pass = where.batch_id > 0
+        arrays, meta = checkpoints.export_state(self._device, mid_pass)
         self._device.pull()
         meta.update(
-            pass_id=pass_id,
-            batch_id=batch_id,
-            random=self._pass_random if batch_id else checkpoints.random_states(),
-            reader=self._pass_reader if batch_id else reader_state.get_state(self._reader),
+            pass_id=where.pass_id,
+            batch_id=where.batch_id,
+            random=where.random if mid_pass else checkpoints.random_states(),
+            reader=where.reader if mid_pass else reader_state.get_state(self._reader),
             fingerprint=checkpoints.fingerprint(self.__topology__),
             parameters={n: list(s.shape) for n, s in self._specs.items()},
             version=__version__,
@@ -328,11 +268,12 @@ class SGD:
         for held in (self._parameters, self._own):
             held.update({n: params.get(n) for n in self._specs if n in held})
         with checkpoints.restoring(path):
-            self._device.restore(arrays, meta)
+            checkpoints.restore_state(self._device, arrays, meta)
         self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
         self._resume.update(reader=meta.get("reader"), call_end=meta.get("call_end"))
         self._resume.update(source=os.path.realpath(dirname), path=os.path.realpath(path))
-        self._position = (meta["pass_id"], meta["batch_id"])
+        self._position.pass_id, self._position.batch_id = meta["pass_id"], meta["batch_id"]
+        self._position.random, self._position.reader = meta["random"], meta.get("reader")
         return True
 
     def _all_parameters(self) -> Parameters:
@@ -367,7 +308,7 @@ class SGD:
         batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
         for chunk in device_batches(batches, convert):
             if totals is None:
-                totals = put_replicated(self._device.zeros(params, chunk.feeds))
+                totals = put_replicated(self._device.zeros(params, batch_shapes(chunk.feeds)))
             totals = step(params, chunk.feeds, totals)
             count += chunk.sizes[0]
         cost, stats = to_host(totals)
@@ -388,54 +329,3 @@ class SGD:
                 spec, self._parameters.get(spec.name) if value is None else np.asarray(value)
             )
         snapshot.to_tar(f)
-
-
-class _Checkpointing:
-    """Where and how often ``train`` writes checkpoints."""
-
-    def __init__(self, folder: str, every: int | None, kept: int) -> None:
-        self.folder, self.every, self.kept = folder, every, kept
-        self.batches = 0
-
-    def due(self, batches: int) -> bool:
-        self.batches += batches
-        return self.every is not None and self.batches >= self.every
-
-    def saved(self) -> None:
-        self.batches = 0
-
-
-class _Run:
-    """The settings of one ``train`` call."""
-
-    def __init__(self, handler, feeder, k, on_nan, checkpoints) -> None:  # noqa: ANN001
-        self.handler, self.feeder, self.k = handler, feeder, k
-        self.on_nan, self.checkpoints = on_nan, checkpoints
-        self.watch: Watch | None = None
-        self.history: History | None = None
-        self.num_passes: int | None = None
-        self.batches: int | None = None  # the last pass's batch count
-        self.last_gm: Any = None  # the last batch's event.gm, passed on to EndPass
-
-
-def _positive(name: str, k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ConfigError(f"train(): {name} must be an int >= 1; received {k!r}.")
-    return k
-
-
-def _on_nan(value: Any) -> str:
-    if value not in steps.ON_NAN:
-        raise ConfigError(
-            f"train(): on_nan must be one of {list(steps.ON_NAN)}; received {value!r}."
-        )
-    return value
-
-
-def _checkpointing(folder: Any, every: Any, kept: Any) -> _Checkpointing | None:
-    if folder is None:
-        if every is not None:
-            raise ConfigError("train(): checkpoint_every needs a checkpoint_dir.")
-        return None
-    every = None if every is None else _positive("checkpoint_every", every)
-    return _Checkpointing(os.fspath(folder), every, _positive("checkpoints_kept", kept))

@@ -1,0 +1,98 @@
+"""The host's side of the non-finite check: which step went bad, and where.
+
+The step program flags the first step whose cost, gradients or update were not
+finite (``TrainState.bad``) and, under ``OnNan.RAISE``, changes nothing from then on.
+:class:`Watch` remembers the last dispatches so that, once it reads that flag, it can
+name the step's pass and batch and re-run it to find the layer at fault. It reads the
+flag every ``CHECK_EVERY`` dispatches, at the end of each pass, and right after a
+handler has read a non-finite cost, so the steps in between run ahead without a host
+sync.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from paddle_lite._src.distributed import to_host
+from paddle_lite._src.errors import NonFiniteError
+from paddle_lite._src.training import steps
+from paddle_lite._src.training.chunks import batch
+from paddle_lite._src.training.nonfinite import diagnose
+
+CHECK_EVERY = 16  # also the most steps a CPU mesh may run ahead (a JAX 0.10 deadlock)
+
+
+class Fetched:
+    """Outputs of one dispatch, ``(cost_sums [K], stats, finite [K])``, copied to the
+    host once, when something reads them."""
+
+    def __init__(self, value: Any) -> None:
+        self._value, self._host = value, None
+
+    @property
+    def read(self) -> bool:
+        return self._host is not None
+
+    def get(self) -> Any:
+        if self._host is None:
+            self._host = to_host(self._value)
+        return self._host
+
+    def pick(self, i: int) -> Callable[[], Any]:
+        """``() -> (cost_sum, stats, finite)`` of batch ``i`` of the dispatch."""
+        return lambda: jax.tree_util.tree_map(lambda x: x[i], self.get())
+
+
+class Watch:
+    """Recent dispatches, to name and diagnose the first non-finite step."""
+
+    def __init__(self, costs: list[Any], device: Any, on_nan: steps.OnNan) -> None:
+        self.costs, self.device = costs, device
+        self.active = on_nan is steps.OnNan.RAISE
+        self.step = device.steps_run()  # steps dispatched so far (host count)
+        self.recent: collections.deque = collections.deque(maxlen=CHECK_EVERY + 1)
+        self.since_check = 0
+
+    def record(self, chunk: Any, out: Fetched | None, pass_id: int, batch_id: int) -> None:
+        """Note a dispatch (``out`` is None when no handler can read its outputs), and
+        read the flag when it is time: every ``CHECK_EVERY`` dispatches, or when a
+        handler has just read a non-finite cost."""
+        self.recent.append((self.step, chunk, pass_id, batch_id))
+        self.step += len(chunk.sizes)
+        self.since_check += 1
+        if not self.active:
+            return
+        seen_bad = out is not None and out.read and not np.all(out.get()[2])
+        if seen_bad or self.since_check >= CHECK_EVERY:
+            self.check()
+
+    def check(self) -> None:
+        """Raise :class:`NonFiniteError` if a step was flagged (a host read)."""
+        self.since_check = 0
+        if not self.active or not self.recent:
+            return
+        bad = self.device.bad_step()
+        if bad < 0:
+            return
+        for first, chunk, pass_id, batch_id in self.recent:
+            if first <= bad < first + len(chunk.sizes):
+                self._raise(bad, batch(chunk.feeds, bad - first), pass_id, batch_id + bad - first)
+        raise NonFiniteError(f"training step {bad} was not finite (it is no longer buffered).")
+
+    def _raise(self, bad: int, feeds: Any, pass_id: int, batch_id: int) -> None:
+        state = self.device.state  # as it was before the step: it was not applied
+        key = jax.random.fold_in(state.key, bad)
+        update = functools.partial(steps.optimized, self.device.program.tx, state, feeds=feeds)
+        where = diagnose(self.costs, self.device.params(), feeds, key, update)
+        raise NonFiniteError(
+            f"pass {pass_id}, batch {batch_id}: the step is not finite; {where}. The "
+            "parameters and optimizer state keep their values from before this batch. Lower the "
+            "learning rate, clip gradients (gradient_clipping_threshold), check the data, "
+            "or train with on_nan='skip' to drop such batches."
+        )
