@@ -59,7 +59,7 @@ def compiled_pass(cost, opt, batches: list[dict], building) -> Callable[[], None
     device = paddle.trainer.SGD(cost, paddle.parameters.create(cost), opt)._device
     with building:
         device.start(frozenset(), steps.OnNan.RAISE)
-        device.begin_pass(0, single(batches[0]).feeds)
+        device.begin_pass(0, batches[0])
         device.dispatch(single(batches[0]))  # compile now
     chunks = [single(feeds) for feeds in batches]
 

@@ -140,27 +140,26 @@ def is_writer() -> bool:
 
 
 def _pad_rows(feeds: Any, n: int) -> Any:
-    """Stacked ``feeds`` (``[K, rows, ...]``) with rows repeated up to a multiple of ``n``
-    and a ``VALID`` weight feed (``[K, rows]``; the ``K`` batches share one pattern).
+    """``feeds`` with rows repeated up to a multiple of ``n`` and a ``VALID`` weight feed.
 
     Padding repeats the first rows (always valid values: an empty padding sequence
     could turn a mean into 0/0); their weight 0 keeps them out of costs and metrics.
     """
     import jax
 
-    lead, rows = np.shape(jax.tree_util.tree_leaves(feeds)[0])[:2]
+    rows = np.shape(jax.tree_util.tree_leaves(feeds)[0])[0]
     extra = -rows % n
     if not extra:
         return feeds
     take = np.concatenate([np.arange(rows), np.arange(extra) % rows])
-    padded = jax.tree_util.tree_map(lambda x: np.take(x, take, axis=1), feeds)
+    padded = jax.tree_util.tree_map(lambda x: np.take(x, take, axis=0), feeds)
     weights = np.concatenate([np.ones(rows, np.float32), np.zeros(extra, np.float32)])
-    return {**padded, VALID: np.broadcast_to(weights, (lead, rows + extra)).copy()}
+    return {**padded, VALID: weights}
 
 
 def put_batch(feeds: Any) -> Any:
-    """Stacked numpy feeds (``[K, rows, ...]``) on the device: whole on one device, or
-    split along the rows over the data axis."""
+    """A batch's numpy feeds on the device: whole on one device, or split along the
+    data axis."""
     import jax
     from jax.sharding import NamedSharding, PartitionSpec
 
@@ -168,15 +167,16 @@ def put_batch(feeds: Any) -> Any:
     if m is None:
         return jax.device_put(feeds)
     feeds = _pad_rows(feeds, m.devices.size)
-    sharding = NamedSharding(m, PartitionSpec(None, "data"))
+    sharding = NamedSharding(m, PartitionSpec("data"))
     if jax.process_count() == 1:
         return jax.device_put(feeds, sharding)
     part, parts = jax.process_index(), jax.process_count()
 
     def local(x: Any) -> Any:
-        rows = np.shape(x)[1] // parts
-        block = np.take(x, np.arange(part * rows, (part + 1) * rows), axis=1)
-        return jax.make_array_from_process_local_data(sharding, block, np.shape(x))
+        rows = np.shape(x)[0] // parts
+        return jax.make_array_from_process_local_data(
+            sharding, x[part * rows : (part + 1) * rows], np.shape(x)
+        )
 
     return jax.tree_util.tree_map(local, feeds)
 

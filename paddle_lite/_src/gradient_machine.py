@@ -129,7 +129,7 @@ def machines_for(forwards: LayerForwards, device: Any, chunk: Any, first_step: i
     (read when the machine is called)."""
 
     def machine(i: int) -> GradientMachine:
-        feeds = lambda: jax.tree_util.tree_map(lambda x: x[i], chunk.feeds)  # noqa: E731
+        feeds = lambda: chunk.feeds[i]  # noqa: E731
         return GradientMachine(forwards, device, feeds, first_step + i, chunk.sizes[i])
 
     return machine

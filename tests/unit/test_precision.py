@@ -49,7 +49,7 @@ def _step_jaxpr(trainer):
     device = trainer._device
     device.start(frozenset(), OnNan.RAISE)
     feeds = next(device_batches(iter([SAMPLES[:8]]), trainer_feeder(trainer).convert)).feeds
-    device.begin_pass(0, feeds)
+    device.begin_pass(0, feeds[0])
     text = str(jax.make_jaxpr(device.program.run)(device.state, feeds))
     device.stop()
     return text

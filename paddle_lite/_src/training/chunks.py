@@ -1,9 +1,9 @@
 """Reader batches as chunks: ``K >= 1`` batches of one signature, on the device ahead.
 
 ``device_batches`` turns a reader's minibatches into :class:`Chunk` s: the feeds of
-``k`` consecutive batches of one signature stacked on a new leading axis
-(``trainer.train(steps_per_dispatch=k)``; ``k = 1`` is a stack of one, a view of the
-batch, so there is one path for every ``k``). On an accelerator a background thread
+``k`` consecutive batches of one signature (``trainer.train(steps_per_dispatch=k)``),
+one path for every ``k``; the step program stacks them itself when ``k > 1``. On an
+accelerator a background thread
 converts the batches and puts them on the device ahead (a bounded queue of ``depth``
 chunks), so the copy overlaps the running step; on a CPU backend the work runs inline,
 because there XLA's own thread pool uses every core and a concurrent Python thread
@@ -23,9 +23,10 @@ from paddle_lite._src.readers.parallel import buffered
 
 
 class Chunk(NamedTuple):
-    """Device (or numpy) feeds of ``len(sizes)`` batches stacked on a new axis 0."""
+    """Device (or numpy) feeds of ``len(sizes)`` batches of one signature: a tuple of
+    ``K >= 1`` feeds, one per batch."""
 
-    feeds: Any
+    feeds: tuple[Any, ...]
     sizes: tuple[int, ...]
 
 
@@ -35,30 +36,14 @@ def signature(feeds: Any) -> tuple[Any, ...]:
     return (tree, tuple((np.shape(x), np.asarray(x).dtype.str) for x in leaves))
 
 
-def batch(feeds: Any, i: int) -> Any:
-    """Batch ``i`` of stacked ``feeds``."""
-    return jax.tree_util.tree_map(lambda x: x[i], feeds)
-
-
-def batch_shapes(stacked: Any) -> Any:
-    """The shapes and dtypes of one batch of stacked feeds."""
-    return jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), stacked)
-
-
 def _size(feeds: Any) -> int:
     """Samples in a batch: the leading dimension of its feeds."""
     return int(np.shape(jax.tree_util.tree_leaves(feeds)[0])[0])
 
 
-def _stack(group: list[Any]) -> Any:
-    if len(group) == 1:  # a view, no copy
-        return jax.tree_util.tree_map(lambda x: x[None], group[0])
-    return jax.tree_util.tree_map(lambda *xs: np.stack(xs), *group)
-
-
 def single(feeds: Any) -> Chunk:
     """The chunk of one batch of numpy ``feeds``."""
-    return Chunk(_stack([feeds]), (_size(feeds),))
+    return Chunk((feeds,), (_size(feeds),))
 
 
 def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
@@ -73,7 +58,7 @@ def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
     def flush() -> Iterator[Chunk]:
         parts = [group] if len(group) == k else [[item] for item in group]
         for part in parts:
-            yield Chunk(_stack([f for f, _ in part]), tuple(n for _, n in part))
+            yield Chunk(tuple(f for f, _ in part), tuple(n for _, n in part))
         group.clear()
 
     for feeds, size in converted:
@@ -109,7 +94,7 @@ def device_batches(
     converted = ((feeds, _size(feeds)) for feeds in map(convert, batches))
     grouped = chunks(converted, k)
     if background or mesh() is not None:
-        grouped = (c._replace(feeds=put_batch(c.feeds)) for c in grouped)
+        grouped = (c._replace(feeds=tuple(map(put_batch, c.feeds))) for c in grouped)
     if not background:
         yield from grouped
         return

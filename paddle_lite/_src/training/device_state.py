@@ -20,7 +20,6 @@ from paddle_lite._src import config
 from paddle_lite._src.distributed import put_params, put_replicated, row_shardings, to_host
 from paddle_lite._src.training import steps
 from paddle_lite._src.training.checkpoints import Saved, fill
-from paddle_lite._src.training.chunks import batch_shapes
 from paddle_lite._src.training.programs import TrainProgram
 
 
@@ -148,9 +147,9 @@ class DeviceState:
                 # A copy: the device buffer is donated to the next step.
                 self.holder(name).receive({name: np.array(value)})
 
-    def begin_pass(self, pass_id: int, stacked: Any) -> None:
-        """Zero the pass totals (shaped from the first chunk's batches) and set the pass id."""
-        totals = self.zeros(self.params(), batch_shapes(stacked))
+    def begin_pass(self, pass_id: int, feeds: Any) -> None:
+        """Zero the pass totals (shaped from a batch's ``feeds``) and set the pass id."""
+        totals = self.zeros(self.params(), feeds)
         if self.saved_totals is not None:
             totals = fill(totals, *self.saved_totals, "pass totals")
             self.saved_totals = None

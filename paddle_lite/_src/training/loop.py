@@ -118,7 +118,7 @@ class TrainCall:
             itertools.islice(batches, skip, None), convert, self.settings.k
         ):
             if batch_id == skip:
-                self.device.begin_pass(pass_id, chunk.feeds)
+                self.device.begin_pass(pass_id, chunk.feeds[0])
             self.emit.before(chunk, pass_id, batch_id)
             first = self.watch.step
             out = self.device.dispatch(chunk)

@@ -8,9 +8,9 @@ on the device and its buffers are donated, so a step passes no Python scalar and
 reads nothing back; the batch size is the feeds' leading dimension (static).
 
 ``make_train_run`` compiles the one program a training call dispatches: ``K >= 1``
-such steps over ``K`` stacked batches (``trainer.train(steps_per_dispatch=K)``), the
-step body once for ``K = 1`` and a ``lax.scan`` over the batches for ``K > 1``: the
-same updates in the same order, one dispatch.
+such steps over ``K`` batches of one signature (``trainer.train(steps_per_dispatch=K)``),
+the step body for ``K = 1`` and a ``lax.scan`` over the stacked batches for ``K > 1``:
+the same updates in the same order (bit for bit), one dispatch.
 """
 
 from __future__ import annotations
@@ -205,19 +205,26 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str, aux_costs=()
 
 
 def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
-    """Jitted ``run(state, stacked) -> (state, (cost_sums [K], stats [K, ...], finite [K]))``.
+    """Jitted ``run(state, batches) -> (state, outs)``: ``batches`` is a tuple of ``K >= 1``
+    feeds of one signature, ``outs`` a tuple of each batch's ``(cost_sum, stats, finite)``.
 
-    ``stacked`` holds ``K >= 1`` batches of one signature on a new leading axis; the
-    ``K`` steps run in order (a ``lax.scan`` when ``K > 1``). ``state`` is donated.
+    The ``K`` steps run in order, in a ``lax.scan`` over the batches stacked when
+    ``K > 1``. ``state`` is donated. (For ``K = 1`` the body's outputs are returned as
+    they are: reshaping them changed XLA's fusion of the step, and with it the last bit
+    of some updates, so ``K = 1`` and ``K > 1`` would no longer agree bit for bit.)
     """
     enable_compilation_cache()
     body = _train_body(costs, evaluators, tx, precision, on_nan, aux_costs)
 
-    def run(state: TrainState, stacked: Any) -> tuple[TrainState, Any]:
-        if jax.tree_util.tree_leaves(stacked)[0].shape[0] > 1:
-            return jax.lax.scan(body, state, stacked)
-        state, out = body(state, jax.tree_util.tree_map(lambda x: x[0], stacked))
-        return state, jax.tree_util.tree_map(lambda x: x[None], out)
+    def run(state: TrainState, batches: tuple[Any, ...]) -> tuple[TrainState, Any]:
+        if len(batches) == 1:
+            state, out = body(state, batches[0])
+            return state, (out,)
+        stacked = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *batches)
+        state, outs = jax.lax.scan(body, state, stacked)
+        return state, tuple(
+            jax.tree_util.tree_map(lambda x, i=i: x[i], outs) for i in range(len(batches))
+        )
 
     return jax.jit(run, donate_argnums=(0,))
 
@@ -247,18 +254,17 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
 
 
 def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any], precision: str):
-    """Jitted ``step(params, stacked, totals) -> totals`` in test mode over a chunk of one
-    batch (``stacked`` has a leading axis of 1); ``totals`` is ``(cost_sum, stats)``
-    summed over the batches so far, and is donated."""
+    """Jitted ``step(params, feeds, totals) -> totals`` in test mode; ``totals`` is
+    ``(cost_sum, stats)`` summed over the batches so far, and is donated."""
     enable_compilation_cache()
     outputs, slots = outputs_for(costs, evaluators)
     dtype = precision_mod.compute_dtype(precision)
     matmul = precision_mod.matmul_precision(precision)
     cost_names = frozenset(c.name for c in costs)
 
-    def step(params, stacked, totals):
+    def step(params, feeds, totals):
         params = precision_mod.cast_floats(params, dtype)
-        feeds = precision_mod.cast_floats(jax.tree_util.tree_map(lambda x: x[0], stacked), dtype)
+        feeds = precision_mod.cast_floats(feeds, dtype)
         weights = feeds.get(VALID)
         with jax.default_matmul_precision(matmul):
             values, _ = forward(outputs, params, feeds, None, "test", cost_names)

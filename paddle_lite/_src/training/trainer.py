@@ -28,7 +28,7 @@ from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.training import checkpoints, steps
-from paddle_lite._src.training.chunks import batch_shapes, device_batches
+from paddle_lite._src.training.chunks import device_batches
 from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
 from paddle_lite._src.training.history import History
@@ -308,8 +308,8 @@ class SGD:
         batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
         for chunk in device_batches(batches, convert):
             if totals is None:
-                totals = put_replicated(self._device.zeros(params, batch_shapes(chunk.feeds)))
-            totals = step(params, chunk.feeds, totals)
+                totals = put_replicated(self._device.zeros(params, chunk.feeds[0]))
+            totals = step(params, chunk.feeds[0], totals)
             count += chunk.sizes[0]
         cost, stats = to_host(totals)
         result = events.TestResult(

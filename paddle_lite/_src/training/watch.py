@@ -17,20 +17,18 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
-import numpy as np
 
 from paddle_lite._src.distributed import to_host
 from paddle_lite._src.errors import NonFiniteError
 from paddle_lite._src.training import steps
-from paddle_lite._src.training.chunks import batch
 from paddle_lite._src.training.nonfinite import diagnose
 
 CHECK_EVERY = 16  # also the most steps a CPU mesh may run ahead (a JAX 0.10 deadlock)
 
 
 class Fetched:
-    """Outputs of one dispatch, ``(cost_sums [K], stats, finite [K])``, copied to the
-    host once, when something reads them."""
+    """Outputs of one dispatch, each batch's ``(cost_sum, stats, finite)``, copied to
+    the host once, when something reads them."""
 
     def __init__(self, value: Any) -> None:
         self._value, self._host = value, None
@@ -46,7 +44,11 @@ class Fetched:
 
     def pick(self, i: int) -> Callable[[], Any]:
         """``() -> (cost_sum, stats, finite)`` of batch ``i`` of the dispatch."""
-        return lambda: jax.tree_util.tree_map(lambda x: x[i], self.get())
+        return lambda: self.get()[i]
+
+    def seen_bad(self) -> bool:
+        """Whether outputs already read say a batch was not finite."""
+        return self.read and not all(bool(out[2]) for out in self.get())
 
 
 class Watch:
@@ -68,8 +70,7 @@ class Watch:
         self.since_check += 1
         if not self.active:
             return
-        seen_bad = out is not None and out.read and not np.all(out.get()[2])
-        if seen_bad or self.since_check >= CHECK_EVERY:
+        if (out is not None and out.seen_bad()) or self.since_check >= CHECK_EVERY:
             self.check()
 
     def check(self) -> None:
@@ -82,7 +83,7 @@ class Watch:
             return
         for first, chunk, pass_id, batch_id in self.recent:
             if first <= bad < first + len(chunk.sizes):
-                self._raise(bad, batch(chunk.feeds, bad - first), pass_id, batch_id + bad - first)
+                self._raise(bad, chunk.feeds[bad - first], pass_id, batch_id + bad - first)
         raise NonFiniteError(f"training step {bad} was not finite (it is no longer buffered).")
 
     def _raise(self, bad: int, feeds: Any, pass_id: int, batch_id: int) -> None:
