@@ -52,6 +52,10 @@ def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
     A run of fewer than ``k`` batches of one signature (a pass's end, a change of
     sequence bucket or a short last batch) leaves as chunks of one.
     """
+    if k == 1:
+        for feeds, size in converted:
+            yield Chunk((feeds,), (size,))
+        return
     group: list[tuple[Any, int]] = []
     sig = None
 
@@ -62,7 +66,7 @@ def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
         group.clear()
 
     for feeds, size in converted:
-        new = signature(feeds) if k > 1 else None
+        new = signature(feeds)
         if group and new != sig:
             yield from flush()
         sig = new
