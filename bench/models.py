@@ -104,7 +104,7 @@ def _tiny(mode: str) -> Model:
         batch=16,
         steps={"quick": 300, "cpu": 2000, "full": 2000}[mode],
         config="fc 16->1, square error, SGD lr 1e-3 (Momentum 0), batch 16 rows of 16 floats",
-        shrunk="",
+        shrunk="not a book model: the training loop's own cost per step",
         samples=functools.partial(data.regression, dim=16),
         lite=functools.partial(lite_nets.fit_a_line, 16),
         jax=functools.partial(jax_nets.fit_a_line, 16),
