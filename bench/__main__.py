@@ -20,7 +20,7 @@ import tempfile
 import time
 from typing import Any
 
-QUICK_MODELS = ("fit_a_line", "mlp", "ngram")
+QUICK_MODELS = ("tiny", "fit_a_line", "mlp", "ngram")
 GUARD_MODEL, GUARD_RATIO = "mlp", 0.6
 
 
@@ -88,8 +88,12 @@ def run_suite(
             "batch": model.batch,
             **entry,
         }
-        ratio = entry["sides"]["paddle_lite"]["vs_jax"]
-        print(f"{key}: paddle_lite/plain JAX {ratio:.2f} ({time.perf_counter() - start:.0f} s)")
+        row = entry["sides"]["paddle_lite"]
+        rows = f", Python rows {row['vs_jax_rows']:.2f}" if "vs_jax_rows" in row else ""
+        print(
+            f"{key}: paddle_lite / plain JAX: device batches {row['vs_jax']:.2f}{rows} "
+            f"({time.perf_counter() - start:.0f} s)"
+        )
     return out
 
 

@@ -4,9 +4,9 @@ For each model every side is built and runs one cold pass (compilations counted
 and timed from network construction to the pass's end), then ``reps`` rounds run
 one pass of every side each, the order rotating every round so drift and
 neighbours' load hit all sides alike. Reported per side: median seconds per pass,
-samples/s, the ratio to plain JAX (the median over rounds of the ratio within each
-round, which drift between rounds cannot bias), and the cold-start and device-call
-figures.
+samples/s, the ratio to each plain JAX side (device batches; Python rows where it
+runs): the median over rounds of the ratio within each round, which drift between
+rounds cannot bias; and the cold-start and device-call figures.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 import paddle_lite as paddle
 from bench import data
-from bench.sides import JaxSide, LiteSide, TorchSide
+from bench.sides import JaxSide, LiteSide, RowJaxSide, TorchSide
 
 TRACE = "/jax/core/compile/jaxpr_trace_duration"
 LOWER = "/jax/core/compile/jaxpr_to_mlir_module_duration"
@@ -61,14 +61,18 @@ def peak_memory_mb(side: Any) -> float | None:
 
 
 def make_sides(model: Any, options: dict[str, Any]) -> list[Any]:
-    """paddle_lite (samples; K steps per dispatch; columns), plain JAX, PyTorch."""
+    """paddle_lite (samples; K steps per dispatch; columns), plain JAX on device batches,
+    plain JAX fed Python rows (where its network counts errors), PyTorch."""
     sides = [LiteSide(model, "paddle_lite")]
     k = options.get("k", 8)
     if k > 1:
         sides.append(LiteSide(model, f"paddle_lite K={k}", k=k))
     if options.get("columns", True):
         sides.append(LiteSide(model, "paddle_lite columns", columns=True))
-    sides.append(JaxSide(model, options.get("matmul_precision", "highest")))
+    precision = options.get("matmul_precision", "highest")
+    sides.append(JaxSide(model, precision))
+    if model.jax().scored is not None:
+        sides.append(RowJaxSide(model, precision))
     if options.get("torch_nets") is not None and model.torch is not None:
         device = options.get("torch_device", "cpu")
         sides.append(TorchSide(model, options["torch_nets"], device))
@@ -145,12 +149,17 @@ def measure(model: Any, steps: int, reps: int, options: dict[str, Any]) -> dict[
     samples = sum(len(g) for g in groups)
     for side in sides:
         rows[side.name].update(_summary(side, groups, times, options))
-    reference = times[JaxSide.name]
     for name, row in rows.items():
-        paired = [ref / t for ref, t in zip(reference, times[name], strict=True)]
-        row["vs_jax"] = statistics.median(paired)
+        row["vs_jax"] = _paired(times[JaxSide.name], times[name])
         row["vs_jax_of_medians"] = row["samples_per_s"] / rows[JaxSide.name]["samples_per_s"]
+        if RowJaxSide.name in rows:
+            row["vs_jax_rows"] = _paired(times[RowJaxSide.name], times[name])
     return {"steps": len(groups), "samples": samples, "reps": reps, "sides": rows}
+
+
+def _paired(reference: list[float], mine: list[float]) -> float:
+    """Speed relative to ``reference``: the median over rounds of its time / mine."""
+    return statistics.median(ref / t for ref, t in zip(reference, mine, strict=True))
 
 
 def _summary(

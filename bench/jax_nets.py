@@ -25,12 +25,34 @@ from jax import lax
 
 
 class JaxNet(NamedTuple):
-    """``init(key) -> (params, state)``; ``loss(params, state, batch, key) -> (cost, state)``."""
+    """``init(key) -> (params, state)``; ``loss(params, state, batch, key) -> (cost, state)``.
+
+    ``scored``, where given, is the same loss that also counts the batch's
+    classification errors: ``scored(...) -> (cost, state, errors)`` (``errors`` None for a
+    regression); ``loss`` is then derived from it (:func:`scored_net`).
+    """
 
     init: Callable[[Any], tuple[Any, Any]]
     loss: Callable[[Any, Any, dict[str, Any], Any], tuple[Any, Any]]
     tx: optax.GradientTransformation
     average: bool = False  # keep a running sum of the parameters (v2 ModelAverage)
+    scored: Callable[[Any, Any, dict[str, Any], Any], tuple[Any, Any, Any]] | None = None
+
+
+def scored_net(
+    init: Callable[[Any], tuple[Any, Any]],
+    scored: Callable[[Any, Any, dict[str, Any], Any], tuple[Any, Any, Any]],
+    tx: optax.GradientTransformation,
+    average: bool = False,
+) -> JaxNet:
+    """A :class:`JaxNet` whose ``loss`` is ``scored`` without the error count (which XLA
+    then drops from the compiled step: the device-batch side computes only the cost)."""
+
+    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+        cost, state, _ = scored(p, s, b, key)
+        return cost, state
+
+    return JaxNet(init, loss, tx, average, scored)
 
 
 class Carry(NamedTuple):
@@ -44,21 +66,46 @@ class Carry(NamedTuple):
     key: Any
 
 
+def _update(net: JaxNet, loss: Callable[..., Any], precision: str, carry: Carry, batch: Any):  # noqa: ANN202
+    """One training step of ``loss`` (``-> (cost, (state, extra))``): the new carry, the
+    batch's cost and ``extra``, all computed before the update."""
+    key = jax.random.fold_in(carry.key, carry.step)
+    grad = jax.value_and_grad(loss, has_aux=True)
+    with jax.default_matmul_precision(precision):
+        (cost, (state, extra)), grads = grad(carry.params, carry.state, batch, key)
+    updates, opt_state = net.tx.update(grads, carry.opt_state, carry.params)
+    params = optax.apply_updates(carry.params, updates)
+    average = carry.average
+    if average is not None:
+        average = jax.tree_util.tree_map(jnp.add, average, params)
+    return Carry(params, state, opt_state, average, carry.step + 1, carry.key), cost, extra
+
+
 def make_step(net: JaxNet, matmul_precision: str = "highest") -> Callable[[Carry, Any], Any]:
     """The jitted ``step(carry, batch) -> (carry, cost_sum)``, ``carry`` donated."""
 
+    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+        cost, state = net.loss(p, s, b, key)
+        return cost, (state, None)
+
     def step(carry: Carry, batch: dict[str, Any]) -> tuple[Carry, Any]:
-        key = jax.random.fold_in(carry.key, carry.step)
-        grad = jax.value_and_grad(net.loss, has_aux=True)
-        with jax.default_matmul_precision(matmul_precision):
-            (cost, state), grads = grad(carry.params, carry.state, batch, key)
-        updates, opt_state = net.tx.update(grads, carry.opt_state, carry.params)
-        params = optax.apply_updates(carry.params, updates)
-        average = carry.average
-        if average is not None:
-            average = jax.tree_util.tree_map(jnp.add, average, params)
-        new = Carry(params, state, opt_state, average, carry.step + 1, carry.key)
+        new, cost, _ = _update(net, loss, matmul_precision, carry, batch)
         return new, cost
+
+    return jax.jit(step, donate_argnums=(0,))
+
+
+def make_scored_step(net: JaxNet, matmul_precision: str = "highest") -> Callable[..., Any]:
+    """The jitted ``step(carry, batch) -> (carry, cost_sum, errors)`` of ``net.scored``,
+    ``carry`` donated: the batch's summed cost and its number of misclassified samples
+    (None for a regression), as paddle_lite's step computes its cost and evaluator."""
+
+    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+        cost, state, errors = net.scored(p, s, b, key)
+        return cost, (state, errors)
+
+    def step(carry: Carry, batch: dict[str, Any]) -> tuple[Carry, Any, Any]:
+        return _update(net, loss, matmul_precision, carry, batch)
 
     return jax.jit(step, donate_argnums=(0,))
 
@@ -82,6 +129,13 @@ def xent(logits: Any, labels: Any) -> Any:
     """Summed multi-class cross-entropy of a softmax output."""
     logp = jax.nn.log_softmax(logits)
     return -jnp.take_along_axis(logp, labels[:, None], axis=1).sum()
+
+
+def classified(logits: Any, labels: Any, state: Any) -> tuple[Any, Any, Any]:
+    """``(summed cross-entropy, state, errors)``: errors counts the samples whose largest
+    output is not their label (v2's classification_error_evaluator, times the batch)."""
+    errors = jnp.sum(jnp.argmax(logits, axis=-1) != labels)
+    return xent(logits, labels), state, errors
 
 
 def conv(x: Any, w: Any, stride: int = 1, pad: int = 0) -> Any:
@@ -115,14 +169,14 @@ def scale_leaves(rule: Callable[[str], float]) -> optax.GradientTransformation:
 
 
 # chapters 1 and 2 ---------------------------------------------------------------------
-def fit_a_line() -> JaxNet:
-    """``fc(13 -> 1)``, summed squared error, SGD at lr 1e-3."""
+def fit_a_line(dim: int = 13) -> JaxNet:
+    """``fc(dim -> 1)``, summed squared error, SGD at lr 1e-3 (chapter 1: ``dim`` 13)."""
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):  # noqa: ANN001, ANN202
         pred = b["x"] @ p["w"] + p["b"]
-        return jnp.sum(jnp.square(pred - b["y"])), s
+        return jnp.sum(jnp.square(pred - b["y"])), s, None
 
-    return JaxNet(lambda key: (dense(key, 13, 1), {}), loss, optax.sgd(1e-3))
+    return scored_net(lambda key: (dense(key, dim, 1), {}), scored, optax.sgd(1e-3))
 
 
 def mlp() -> JaxNet:
@@ -133,13 +187,13 @@ def mlp() -> JaxNet:
         sizes = [(784, 128), (128, 64), (64, 10)]
         return [dense(ki, *s) for ki, s in zip(k, sizes, strict=True)], {}
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):  # noqa: ANN001, ANN202
         h = b["x"]
         for layer in p[:-1]:
             h = jax.nn.relu(h @ layer["w"] + layer["b"])
-        return xent(h @ p[-1]["w"] + p[-1]["b"], b["y"]), s
+        return classified(h @ p[-1]["w"] + p[-1]["b"], b["y"], s)
 
-    return JaxNet(init, loss, momentum(0.1 / 128, 0.0005 * 128))
+    return scored_net(init, scored, momentum(0.1 / 128, 0.0005 * 128))
 
 
 def lenet() -> JaxNet:
@@ -152,12 +206,12 @@ def lenet() -> JaxNet:
         convs = [{"w": c1, "b": jnp.zeros(20)}, {"w": c2, "b": jnp.zeros(50)}]
         return {"conv": convs, "fc": dense(k[2], 800, 10)}, {}
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):  # noqa: ANN001, ANN202
         h = b["x"].reshape(-1, 1, 28, 28)
         for layer in p["conv"]:
             h = jax.nn.relu(conv(h, layer["w"]) + layer["b"][None, :, None, None])
             h = max_pool(h, 2, 2)
         logits = h.reshape(h.shape[0], -1) @ p["fc"]["w"] + p["fc"]["b"]
-        return xent(logits, b["y"]), s
+        return classified(logits, b["y"], s)
 
-    return JaxNet(init, loss, momentum(0.1 / 128, 0.0005 * 128))
+    return scored_net(init, scored, momentum(0.1 / 128, 0.0005 * 128))

@@ -14,7 +14,7 @@ import numpy as np
 import optax
 from jax import lax
 
-from bench.jax_nets import JaxNet, conv, dense, momentum, scale_leaves, xent
+from bench.jax_nets import JaxNet, classified, conv, dense, momentum, scale_leaves, scored_net
 
 
 # chapter 3: ResNet for CIFAR ----------------------------------------------------------
@@ -79,19 +79,19 @@ def resnet(depth: int, batch: int) -> JaxNet:
         params = {"conv1": p1, "blocks": [b[0] for b in blocks], "fc": dense(k[-1], 64, 10)}
         return params, {"conv1": s1, "blocks": [b[1] for b in blocks]}
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):  # noqa: ANN001, ANN202
         h, s1 = _conv_bn(p["conv1"], s["conv1"], b["x"].reshape(-1, 3, 32, 32), 1, 1, True)
         states = []
         for bp, bs, (_, _, stride) in zip(p["blocks"], s["blocks"], plan, strict=True):
             h, new = _block(bp, bs, h, stride)
             states.append(new)
         pooled = h.mean(axis=(2, 3))
-        cost = xent(pooled @ p["fc"]["w"] + p["fc"]["b"], b["y"])
-        return cost, {"conv1": s1, "blocks": states}
+        logits = pooled @ p["fc"]["w"] + p["fc"]["b"]
+        return classified(logits, b["y"], {"conv1": s1, "blocks": states})
 
     # discexp: lr * 0.1 ** floor(samples / 5,000,000), counted in steps of `batch` samples
     lr = optax.exponential_decay(0.1 / 128, 50000 * 100 / batch, 0.1, staircase=True)
-    return JaxNet(init, loss, momentum(lr, 0.0002 * 128))
+    return scored_net(init, scored, momentum(lr, 0.0002 * 128))
 
 
 # chapter 4: N-gram language model -----------------------------------------------------
@@ -107,19 +107,19 @@ def ngram(dict_size: int, emb: int = 32, hidden: int = 256) -> JaxNet:
         }
         return params, {}
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):  # noqa: ANN001, ANN202
         ids = b["ids"]
         context = p["emb"][ids[:, :4]].reshape(ids.shape[0], -1)
         h = jax.nn.sigmoid(context @ p["fc1"]["w"] + p["fc1"]["b"])
         h = h * jax.random.bernoulli(key, 0.5, h.shape)  # v2's dropout is not rescaled
-        return xent(h @ p["fc2"]["w"] + p["fc2"]["b"], ids[:, 4]), s
+        return classified(h @ p["fc2"]["w"] + p["fc2"]["b"], ids[:, 4], s)
 
     tx = optax.chain(
         optax.add_decayed_weights(8e-4),
         optax.adagrad(3e-3, initial_accumulator_value=0.0, eps=1e-6),
         scale_leaves(lambda path: 2.0 if path.endswith("['b']") else 1.0),  # bias lr x2
     )
-    return JaxNet(init, loss, tx)
+    return scored_net(init, scored, tx)
 
 
 # chapter 6: stacked LSTM --------------------------------------------------------------
@@ -193,7 +193,7 @@ def stacked_lstm(dict_size: int, emb: int, hid: int, levels: int = 3) -> JaxNet:
         params["out"] = _two_input_fc(k[-1], hid, h_dim, 2)
         return params, {}
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):  # noqa: ANN001, ANN202
         lengths = b["lengths"]
         mask = jnp.arange(b["word"].shape[1])[None, :] < lengths[:, None]
         fc = p["emb"][b["word"]] @ p["fc1"]["wa"] + p["fc1"]["b"]
@@ -205,10 +205,10 @@ def stacked_lstm(dict_size: int, emb: int, hid: int, levels: int = 3) -> JaxNet:
         pool_fc = jnp.where(mask[:, :, None], fc, -jnp.inf).max(axis=1)
         pool_out = jnp.where(mask[:, :, None], out, -jnp.inf).max(axis=1)
         q = p["out"]
-        return xent(pool_fc @ q["wa"] + pool_out @ q["wb"] + q["b"], b["label"]), s
+        return classified(pool_fc @ q["wa"] + pool_out @ q["wb"] + q["b"], b["label"], s)
 
     tx = optax.chain(
         optax.adam(2e-3, b1=0.9, b2=0.999, eps=1e-8),
         scale_leaves(lambda path: 1e-3 if path.endswith("['wa']") and "fc1" not in path else 1.0),
     )
-    return JaxNet(init, loss, tx, average=True)
+    return scored_net(init, scored, tx, average=True)

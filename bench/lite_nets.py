@@ -31,9 +31,10 @@ def chapter(folder: str, name: str = "train") -> ModuleType:
     return module
 
 
-def fit_a_line() -> Built:
-    """Chapter 1: ``fc(13 -> 1)``, square error, ``Momentum(momentum=0)`` (SGD, lr 1e-3)."""
-    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(13))
+def fit_a_line(dim: int = 13) -> Built:
+    """Chapter 1: ``fc(13 -> 1)``, square error, ``Momentum(momentum=0)`` (SGD, lr 1e-3);
+    ``dim`` other than 13 gives the same network on wider rows (the tiny model)."""
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(dim))
     y_predict = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
     y = paddle.layer.data(name="y", type=paddle.data_type.dense_vector(1))
     cost = paddle.layer.square_error_cost(input=y_predict, label=y)

@@ -96,6 +96,24 @@ def _fit_a_line(mode: str) -> Model:
     )
 
 
+def _tiny(mode: str) -> Model:
+    """The per-step cost of the engine itself: a network whose arithmetic is nothing."""
+    return Model(
+        key="tiny",
+        title="tiny fc 16->1 (per-step overhead)",
+        batch=16,
+        steps={"quick": 300, "cpu": 2000, "full": 2000}[mode],
+        config="fc 16->1, square error, SGD lr 1e-3 (Momentum 0), batch 16 rows of 16 floats",
+        shrunk="not a book model: the training loop's own cost per step",
+        samples=functools.partial(data.regression, dim=16),
+        lite=functools.partial(lite_nets.fit_a_line, 16),
+        jax=functools.partial(jax_nets.fit_a_line, 16),
+        torch=lambda t: t.fit_a_line(16),
+        columns=_dense_columns,
+        lite_columns=_named(["x", "y"]),
+    )
+
+
 def _digits(mode: str) -> list[Model]:
     digits = dict(
         batch=128,
@@ -254,7 +272,7 @@ def registry(mode: str) -> dict[str, Model]:
     """Every model of ``mode`` (one of :data:`MODES`) by key, in report order."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; received {mode!r}.")
-    models = [_fit_a_line(mode), *_digits(mode), _resnet(mode), _ngram(mode)]
+    models = [_tiny(mode), _fit_a_line(mode), *_digits(mode), _resnet(mode), _ngram(mode)]
     models += [
         _lstm(mode, "lstm", "uniform"),
         _lstm(mode, "lstm_imdb", "longtail"),

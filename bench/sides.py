@@ -59,6 +59,15 @@ class _Counted:
         return self.fn(*args)
 
 
+def sample_reader(model: Any, groups: list[list[Any]]) -> Callable[[], Iterator[list[Any]]]:
+    """The batched reader of the pass's Python samples, as the book reads them."""
+    samples = [s for g in groups for s in g]
+    source = lambda: iter(samples)  # noqa: E731
+    if model.bucketed:
+        return paddle.reader.bucket_by_length(source, model.batch)
+    return paddle.batch(source, model.batch)
+
+
 class LiteSide:
     """``trainer.train`` over a reader of Python samples or of numpy column batches."""
 
@@ -77,12 +86,7 @@ class LiteSide:
             batches = [self.model.lite_columns(g) for g in groups]
             self.reader = lambda: iter(batches)
             return
-        samples = [s for g in groups for s in g]
-        source = lambda: iter(samples)  # noqa: E731
-        if self.model.bucketed:
-            self.reader = paddle.reader.bucket_by_length(source, self.model.batch)
-        else:
-            self.reader = paddle.batch(source, self.model.batch)
+        self.reader = sample_reader(self.model, groups)
 
     def run(self) -> None:
         self.trainer.train(
@@ -142,6 +146,42 @@ class JaxSide:
 
     def step_bytes(self) -> int | None:
         largest = max(self.batches, key=_nbytes)
+        return xla_step_bytes(self.step, _shapes((self.carry, largest)))
+
+
+class RowJaxSide:
+    """Plain JAX + optax fed as paddle_lite is: the same reader of Python samples, each
+    batch's numpy arrays built from its rows (``np.stack`` / ``np.asarray``, padded to the
+    feeder's length buckets), one donated jitted step that returns the batch's cost and
+    its classification errors, left on the device (nothing is read back per step)."""
+
+    name = "plain JAX (Python rows)"
+
+    def __init__(self, model: Any, matmul_precision: str) -> None:
+        self.model, self.matmul_precision = model, matmul_precision
+        self.padding = lite_padding() if model.sequence else None
+
+    def setup(self, groups: list[list[Any]]) -> None:
+        net = self.model.jax()
+        self.step = jax_nets.make_scored_step(net, self.matmul_precision)
+        self.carry = jax.block_until_ready(jax_nets.init_carry(net))
+        self.reader = sample_reader(self.model, groups)
+        self.steps = len(groups)
+        self.last = None  # the last batch's (cost, errors), on the device
+
+    def run(self) -> None:
+        carry = self.carry
+        for rows in self.reader():
+            batch = self.model.columns(rows, self.padding)
+            carry, cost, errors = self.step(carry, batch)
+        self.carry, self.last = jax.block_until_ready((carry, (cost, errors)))
+
+    def dispatches(self) -> float:
+        return 1.0  # one jitted call per batch, by construction
+
+    def step_bytes(self) -> int | None:
+        batches = (self.model.columns(rows, self.padding) for rows in self.reader())
+        largest = max(batches, key=_nbytes)
         return xla_step_bytes(self.step, _shapes((self.carry, largest)))
 
 

@@ -63,8 +63,8 @@ def _classifier(module: nn.Module, lr: float, l2: float) -> TorchNet:
     return TorchNet(module, opt, lambda m, b: _xent(m(b["x"]), b["y"]))
 
 
-def fit_a_line() -> TorchNet:
-    module = nn.Linear(13, 1)
+def fit_a_line(dim: int = 13) -> TorchNet:
+    module = nn.Linear(dim, 1)
     return TorchNet(
         module,
         torch.optim.SGD(module.parameters(), lr=1e-3),

@@ -11,7 +11,13 @@ import pytest
 from bench import report
 from bench.__main__ import run_suite
 
-SIDES = ["paddle_lite", "paddle_lite K=4", "paddle_lite columns", "plain JAX"]
+SIDES = [
+    "paddle_lite",
+    "paddle_lite K=4",
+    "paddle_lite columns",
+    "plain JAX",
+    "plain JAX (Python rows)",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +35,15 @@ def test_every_side_reports_positive_numbers(result):
     assert list(entry["sides"]) == SIDES
     for name, row in entry["sides"].items():
         assert len(row["times_s"]) == 2 and min(row["times_s"]) > 0, name
-        for key in ("samples_per_s", "ms_per_step", "vs_jax", "first_pass_s", "peak_mb"):
+        keys = ("samples_per_s", "ms_per_step", "vs_jax", "vs_jax_rows", "first_pass_s")
+        for key in (*keys, "peak_mb"):
             assert row[key] > 0, (name, key)
         assert row["compilations"] >= 1, name
         assert row["xla_step_mb"] > 0, name
         assert row["padding_waste"] is None  # not a sequence model
     sides = entry["sides"]
     assert sides["plain JAX"]["vs_jax"] == 1.0
+    assert sides["plain JAX (Python rows)"]["vs_jax_rows"] == 1.0
     # one jitted call per batch, or per 4 stacked batches; nothing else
     assert sides["paddle_lite"]["dispatches_per_step"] == 1.0
     assert sides["paddle_lite K=4"]["dispatches_per_step"] == pytest.approx(2 / 8)
