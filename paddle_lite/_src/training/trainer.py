@@ -160,9 +160,10 @@ class SGD:
                 names (``"D"``: every parameter the layer owns) or layer objects; an
                 entry matching nothing is an error listing the close matches.
             steps_per_dispatch: run this many consecutive batches of one shape as one
-                device call (a ``lax.scan``: the same updates in the same order). Their
-                ``BeginIteration``, ``EndForwardBackward`` and ``EndIteration`` events
-                then fire after the call, in order, each with its own cost and metrics.
+                device call (a ``lax.scan``: the same updates in the same order, bit for
+                bit). The first batch's ``BeginIteration`` fires before the call, every
+                other event of the batches after it, in order, each ``EndIteration`` with
+                its own cost and metrics.
             on_nan: ``"raise"`` (default): the first batch whose cost, gradients or
                 update (new parameters, optimizer state) are not all finite raises
                 :class:`NonFiniteError` naming the pass, the batch and where it went
