@@ -341,13 +341,13 @@ def export_state(device: Any, mid_pass: bool) -> tuple[dict[str, np.ndarray], di
     if device.state is not None:
         opt_states[device.frozen] = device.state.opt_state
     arrays: dict[str, np.ndarray] = {"key": device.key}
-    meta: dict[str, Any] = {"optimizer": [], "masks": sorted(device.masks or {})}
+    meta: dict[str, Any] = {"optimizer": [], "masks": sorted(device.host.masks or {})}
     for i, (frozen, tree) in enumerate(opt_states.items()):
         paths, leaves = (tree.paths, tree.leaves) if isinstance(tree, Saved) else named_leaves(tree)
         meta["optimizer"].append({"frozen": sorted(frozen), "paths": paths})
         arrays.update({f"opt{i}_{j}": np.asarray(x) for j, x in enumerate(leaves)})
     for i, name in enumerate(meta["masks"]):
-        arrays[f"mask{i}"] = device.masks[name]
+        arrays[f"mask{i}"] = device.host.masks[name]
     if mid_pass and device.state is not None and device.state.totals is not None:
         paths, leaves = named_leaves(device.state.totals)
         meta["totals"] = paths
@@ -364,7 +364,7 @@ def restore_state(device: Any, arrays: Mapping[str, np.ndarray], meta: Mapping[s
     for i, entry in enumerate(meta["optimizer"]):
         leaves = [arrays[f"opt{i}_{j}"] for j in range(len(entry["paths"]))]
         device.opt_states[frozenset(entry["frozen"])] = Saved(entry["paths"], leaves)
-    device.masks = {n: arrays[f"mask{i}"] for i, n in enumerate(meta["masks"])}
+    device.host.masks = {n: arrays[f"mask{i}"] for i, n in enumerate(meta["masks"])}
     totals = meta.get("totals")
     device.saved_totals = None
     if totals:

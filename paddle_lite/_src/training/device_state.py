@@ -10,32 +10,17 @@ exporting a checkpoint.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import jax
 import numpy as np
 
 from paddle_lite._src import config
-from paddle_lite._src.distributed import put_params, put_replicated, row_shardings, to_host
+from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.training import steps
 from paddle_lite._src.training.checkpoints import Saved, fill
-from paddle_lite._src.training.programs import TrainProgram
-
-
-def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-    """0/1 masks keeping, per pruned parameter, its largest ``(1 - ratio) * size``
-    values by magnitude (v2's static pruning hook, computed when training starts)."""
-    masks = {}
-    for name, spec in specs.items():
-        if spec.sparsity_ratio is None or spec.is_static:
-            continue
-        flat = np.abs(np.asarray(values[name])).ravel()
-        keep = int(flat.size * (1.0 - spec.sparsity_ratio))
-        mask = np.zeros(flat.size, np.float32)
-        mask[np.argsort(-flat, kind="stable")[:keep]] = 1.0
-        masks[name] = mask.reshape(spec.shape)
-    return masks
+from paddle_lite._src.training.host_sync import HostSync
+from paddle_lite._src.training.programs import Programs, TrainProgram
 
 
 class DeviceState:
@@ -44,55 +29,24 @@ class DeviceState:
     def __init__(  # noqa: ANN001
         self, costs, evaluators, equation, specs, parameters, own=None, aux_costs=()
     ) -> None:
-        self._build = (costs, evaluators, equation, specs)
-        self.aux_costs = tuple(aux_costs)  # costs trained for their gradient only
-        self.specs = specs
-        self.parameters = parameters
-        self.own = own  # the topology's parameters the user's set lacks (trainer-held)
-        self.programs: dict[tuple, TrainProgram] = {}
+        self.host = HostSync(specs, parameters, own, self.pull)
+        self.programs = Programs(costs, evaluators, equation, specs, aux_costs)
         self.opt_states: dict[frozenset[str], Any] = {}  # device trees, or Saved
         self.zeros = steps.make_zeros(costs, evaluators)
         self.state: steps.TrainState | None = None
         self.program: TrainProgram | None = None
         self.frozen: frozenset[str] = frozenset()
-        self.masks: dict[str, np.ndarray] | None = None  # pruning hooks, fixed at first load
-        self.version = -1
         self.step_count: Any = np.int32(0)  # steps run, carried across train() calls
         self.pass_id: Any = np.int32(0)  # the last pass trained
         self.key = np.asarray(jax.random.PRNGKey(config.default_seed()))
         self.saved_totals: tuple[list[str], list[Any]] | None = None  # a resumed pass's
 
-    def program_for(self, frozen: frozenset[str], on_nan: steps.OnNan) -> TrainProgram:
-        key = (frozen, config.get("precision", "float32"), on_nan)
-        if key not in self.programs:
-            self.programs[key] = TrainProgram(*self._build, frozen, key[1], on_nan, self.aux_costs)
-        return self.programs[key]
-
-    def holder(self, name: str) -> Any:
-        """The ``Parameters`` that keeps ``name`` on the host: the user's, or the
-        trainer's own set for a parameter the user's set lacks."""
-        own = self.own
-        return own if own is not None and name in own else self.parameters
-
-    def host_values(self) -> dict[str, Any]:
-        """The topology's parameters as the user's ``Parameters`` holds them, on the device."""
-        host = self.parameters
-        if host.holder != self.pull:
-            host.refresh()  # another trainer may hold newer values
-        values = {n: np.array(self.holder(n).stored(n)) for n in self.specs}
-        if self.masks is None:
-            self.masks = pruning_masks(self.specs, values)
-        for name, mask in self.masks.items():
-            values[name] = values[name] * mask
-        return put_params(values, row_shardings(self.specs))
-
     def start(self, frozen: frozenset[str], on_nan: steps.OnNan) -> None:
         """Put the parameters and the optimizer state of ``frozen`` on the device; the
         user's ``Parameters`` now pulls its values from here when read."""
-        self.program, self.frozen = self.program_for(frozen, on_nan), frozen
-        values = self.host_values()
-        self.version = self.parameters.version
-        self.parameters.attach(self.pull)
+        self.program, self.frozen = self.programs.get_for(frozen, on_nan), frozen
+        values = self.host.device_values()
+        self.host.attach()
         trainable = {n: values[n] for n in self.program.names}
         saved = self.opt_states.get(frozen)
         if saved is None:
@@ -108,14 +62,13 @@ class DeviceState:
             step=put_replicated(np.int32(self.step_count)),
             pass_id=put_replicated(np.int32(0)),
             key=put_replicated(self.key),
-            masks=put_replicated({n: m for n, m in self.masks.items() if n in trainable}),
+            masks=put_replicated({n: m for n, m in self.host.masks.items() if n in trainable}),
             bad=put_replicated(np.int32(-1)),
         )
 
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
-        values = self.host_values()
-        self.version = self.parameters.version
+        values = self.host.device_values()
         state = self.state
         self.state = state._replace(
             trainable={n: values[n] for n in state.trainable},
@@ -126,8 +79,7 @@ class DeviceState:
         """Hand the parameters back to the user's ``Parameters``; keep the optimizer state
         and step count for the next ``start``."""
         self.pull()
-        if self.parameters.holder == self.pull:
-            self.parameters.detach()
+        self.host.detach()
         state = self.state
         if state is not None:
             self.opt_states[self.frozen] = state.opt_state
@@ -143,9 +95,7 @@ class DeviceState:
         """Copy the device parameters into the user's ``Parameters``."""
         params = self.params()
         if params is not None:
-            for name, value in to_host(params).items():
-                # A copy: the device buffer is donated to the next step.
-                self.holder(name).receive({name: np.array(value)})
+            self.host.receive(to_host(params))
 
     def begin_pass(self, pass_id: int, feeds: Any) -> None:
         """Zero the pass totals (shaped from a batch's ``feeds``) and set the pass id."""
@@ -160,7 +110,7 @@ class DeviceState:
     def dispatch(self, chunk: Any) -> Any:
         """Run the steps of ``chunk`` (one device call); returns ``(cost_sums, stats,
         finite)``, each with a leading axis of the chunk's ``K`` batches."""
-        if self.parameters.version != self.version:
+        if self.host.changed():
             self.reload()
         self.state, out = self.program.run(self.state, chunk.feeds)
         return out
@@ -182,12 +132,12 @@ class DeviceState:
         """Values to test and save with: sparse rows' missed decay applied and
         model-averaged when the optimizer averages (the training state is untouched)."""
         state = self.state
-        params = self.params() or self.host_values()
+        params = self.params() or self.host.device_values()
         if state is not None:
             return self.program.eval_view(state.opt_state, params, state.pass_id)
         ready = [(f, s) for f, s in self.opt_states.items() if not isinstance(s, Saved)]
         if not ready:
             return params
         frozen, opt_state = ready[0]
-        program = next(p for (f, *_), p in self.programs.items() if f == frozen)
+        program = self.programs.of_frozen(frozen)
         return program.eval_view(opt_state, params, put_replicated(np.int32(self.pass_id)))

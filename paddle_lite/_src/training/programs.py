@@ -14,6 +14,7 @@ from typing import Any
 
 import jax
 
+from paddle_lite._src import config
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.regularizers import trainable_names
 from paddle_lite._src.specs import ParamSpec
@@ -67,3 +68,25 @@ class TrainProgram:
         if self.lazy_decay:
             trainable, opt_state = self.equation.catch_up(opt_state, trainable, self.specs, pass_id)
         return {**params, **self.equation.average_params(opt_state, trainable)}
+
+
+class Programs(dict):
+    """A trainer's :class:`TrainProgram` s, built when first asked for, keyed by
+    ``(frozen set, precision, on_nan)``."""
+
+    def __init__(self, costs, evaluators, equation, specs, aux_costs) -> None:  # noqa: ANN001
+        super().__init__()
+        self._build = (costs, evaluators, equation, specs)
+        self._aux_costs = tuple(aux_costs)  # costs trained for their gradient only
+
+    def get_for(self, frozen: frozenset[str], on_nan: steps.OnNan) -> TrainProgram:
+        """The program of ``frozen`` and ``on_nan`` at the configured precision."""
+        key = (frozen, config.get("precision", "float32"), on_nan)
+        if key not in self:
+            self[key] = TrainProgram(*self._build, frozen, key[1], on_nan, self._aux_costs)
+        return self[key]
+
+    def of_frozen(self, frozen: frozenset[str]) -> TrainProgram:
+        """A program built for ``frozen`` (any precision and policy: they share the
+        optimizer)."""
+        return next(p for (f, *_), p in self.items() if f == frozen)

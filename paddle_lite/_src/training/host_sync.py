@@ -1,0 +1,85 @@
+"""The trainer's side of keeping the user's ``Parameters`` and the device in step.
+
+While ``train`` runs, the parameters live on the device; :class:`HostSync` puts the
+host values there (with v2's static pruning masks applied), notices values ``set`` on
+the host since (``Parameters.version``), and hands the device values back
+(``Parameters.receive``) whenever the user's set is read. Parameters the user's set
+lacks (``trained_set.own_parameters``) are kept in the trainer's own set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from paddle_lite._src.distributed import put_params, row_shardings
+
+
+def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """0/1 masks keeping, per pruned parameter, its largest ``(1 - ratio) * size``
+    values by magnitude (v2's static pruning hook, computed when training starts)."""
+    masks = {}
+    for name, spec in specs.items():
+        if spec.sparsity_ratio is None or spec.is_static:
+            continue
+        flat = np.abs(np.asarray(values[name])).ravel()
+        keep = int(flat.size * (1.0 - spec.sparsity_ratio))
+        mask = np.zeros(flat.size, np.float32)
+        mask[np.argsort(-flat, kind="stable")[:keep]] = 1.0
+        masks[name] = mask.reshape(spec.shape)
+    return masks
+
+
+class HostSync:
+    """See the module docstring.
+
+    Args:
+        specs: ``{name: ParamSpec}`` of the topology's parameters.
+        parameters: the user's ``Parameters``.
+        own: the trainer's own ``Parameters`` (those the user's set lacks), or None.
+        pull: the trainer's ``pull`` (copies the device values to the host).
+    """
+
+    def __init__(self, specs, parameters, own, pull: Callable[[], None]) -> None:  # noqa: ANN001
+        self.specs, self.parameters, self.own, self.pull = specs, parameters, own, pull
+        self.masks: dict[str, np.ndarray] | None = None  # pruning hooks, fixed at first load
+        self.version = -1  # the user's set's version the device values reflect
+
+    def holder(self, name: str) -> Any:
+        """The ``Parameters`` that keeps ``name`` on the host: the user's, or the
+        trainer's own set for a parameter the user's set lacks."""
+        own = self.own
+        return own if own is not None and name in own else self.parameters
+
+    def device_values(self) -> dict[str, Any]:
+        """The topology's parameters as the host holds them, masked, on the device."""
+        host = self.parameters
+        if host.holder != self.pull:
+            host.refresh()  # another trainer may hold newer values
+        self.version = host.version
+        values = {n: np.array(self.holder(n).stored(n)) for n in self.specs}
+        if self.masks is None:
+            self.masks = pruning_masks(self.specs, values)
+        for name, mask in self.masks.items():
+            values[name] = values[name] * mask
+        return put_params(values, row_shardings(self.specs))
+
+    def changed(self) -> bool:
+        """Whether values were ``set`` on the host since :meth:`device_values`."""
+        return self.parameters.version != self.version
+
+    def attach(self) -> None:
+        """Reads of the user's set now pull the device values first."""
+        self.parameters.attach(self.pull)
+
+    def detach(self) -> None:
+        if self.parameters.holder == self.pull:
+            self.parameters.detach()
+
+    def receive(self, host_values: Mapping[str, Any]) -> None:
+        """Store the device's values (copied to the host) in the sets that hold them."""
+        for name, value in host_values.items():
+            # A copy: the device buffer is donated to the next step.
+            self.holder(name).receive({name: np.array(value)})
