@@ -18,7 +18,6 @@ was expected.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -125,13 +124,14 @@ def _nested(values: list[Any], field: Field, bucket: Policy, nonempty: bool = Fa
     return Seq(data, np.asarray(counts, np.int32), sub_lengths)
 
 
-def field_converter(field: Field, bucket: Policy, nonempty: bool = False) -> Any:
-    """The function converting ``field``'s values for a batch (one per sample)."""
+def field_converter(field: Field, bucket: Policy, nonempty: bool = False) -> tuple[Any, tuple]:
+    """``(function, args)``: ``function(values, *args)`` converts ``field``'s values for a
+    batch (one per sample)."""
     if field.type.seq_type == SequenceType.SEQUENCE:
-        return functools.partial(_sequence, field=field, bucket=bucket, nonempty=nonempty)
+        return _sequence, (field, bucket, nonempty)
     if field.type.seq_type == SequenceType.SUB_SEQUENCE:
-        return functools.partial(_nested, field=field, bucket=bucket, nonempty=nonempty)
-    return item_converter(field)
+        return _nested, (field, bucket, nonempty)
+    return item_converter(field), (field,)
 
 
 def convert_field(
@@ -146,8 +146,10 @@ def convert_field(
     """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths
     (default: the configured ladder); ``nonempty`` refuses empty sequences; ``bounded``
     refuses ids at or past the declared dim."""
-    field = Field(name, index, tp, bounded=bounded)
-    return field_converter(field, bucket or make_policy(None), nonempty)(values)
+    function, args = field_converter(
+        Field(name, index, tp, bounded=bounded), bucket or make_policy(None), nonempty
+    )
+    return function(values, *args)
 
 
 def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
@@ -216,10 +218,15 @@ class DataFeeder:
         # Built once, so a batch only reads its fields and calls their converters.
         self._fields = [self._field(name, tp) for name, tp in self.data_types]
 
-    def _field(self, name: str, tp: InputType) -> tuple[str, Field, Any]:
-        """``(name, Field, converter)`` of one data layer."""
+    def _field(self, name: str, tp: InputType) -> tuple[str, int, Field, Any, tuple]:
+        """``(name, field index, Field, converter, its arguments)`` of one data layer."""
         field = Field(name, self.feeding[name], tp, bounded=name not in self.unbounded)
-        return name, field, field_converter(field, self.bucket, name in self.nonempty)
+        return (
+            name,
+            field.index,
+            field,
+            *field_converter(field, self.bucket, name in self.nonempty),
+        )
 
     def __len__(self) -> int:
         return len(self.data_types)
@@ -237,17 +244,20 @@ class DataFeeder:
                 "(paddle.batch never yields an empty one)."
             )
         feeds = {}
-        for name, field, convert in self._fields:
-            values = self._column(batch, name, field.index)
+        for name, index, _, convert, args in self._fields:
             try:
-                feeds[name] = convert(values)
+                values = [sample[index] for sample in batch]
+            except (IndexError, TypeError, KeyError):
+                values = [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
+            try:
+                feeds[name] = convert(values, *args)
             except DataError as err:
                 raise _bare_array_hint(err, batch[0]) from None
         return feeds
 
     def _convert_columns(self, batch: Any) -> dict[str, Any]:
         feeds, sizes = {}, set()
-        for name, field, _ in self._fields:
+        for name, _, field, _, _ in self._fields:
             if isinstance(batch, Mapping):
                 if name not in batch:
                     raise DataError(
@@ -262,13 +272,6 @@ class DataFeeder:
         if len(sizes) > 1:
             raise DataError(f"the batch's columns have different lengths {sorted(sizes)}.")
         return feeds
-
-    @staticmethod
-    def _column(batch: Sequence[Any], name: str, index: int) -> list[Any]:
-        try:
-            return [sample[index] for sample in batch]
-        except (IndexError, TypeError, KeyError):
-            return [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
 
 
 def _bare_array_hint(err: DataError, sample: Any) -> DataError:

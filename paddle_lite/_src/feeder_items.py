@@ -8,7 +8,6 @@ the sample (and the step or entry) with what was received and what was declared.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from operator import attrgetter
 from typing import Any
@@ -95,10 +94,13 @@ def _vector_rows(values: list[Any], dim: int) -> np.ndarray | None:
     if type(first) is not np.ndarray or first.shape != (dim,):
         return None
     try:
-        if set(map(type, values)) != _ONLY_ARRAYS or set(map(len, values)) != {dim}:
+        if set(map(type, values)) != _ONLY_ARRAYS:
             return None
         if len(values) * dim * 4 < ALIGN_FROM:  # as in _dense_rows: small, np.asarray
-            return np.asarray(values, np.float32)
+            out = np.asarray(values, np.float32)  # of shape [N, dim] only if all are (dim,)
+            return out if out.shape == (len(values), dim) else None
+        if set(map(len, values)) != {dim}:  # the concatenation checks only their sum
+            return None
         out = aligned_empty((len(values), dim), np.float32)
         np.concatenate(values, out=out.reshape(-1), casting="same_kind")  # as aligned_stack
     except (TypeError, ValueError):  # 0-d arrays, arrays of other ranks or dtypes
@@ -262,8 +264,8 @@ def convert_items(values: list[Any], field: Field) -> Any:
 
 
 def item_converter(field: Field) -> Any:
-    """``convert_items`` for ``field``, its type's converter chosen once."""
-    return functools.partial(_ITEMS.get(field.type.type, _sparse), field=field)
+    """The function ``convert_items`` calls for ``field``'s type (chosen once)."""
+    return _ITEMS.get(field.type.type, _sparse)
 
 
 _ITEMS = {DataType.Dense: _dense_rows, DataType.Index: ids_of}
