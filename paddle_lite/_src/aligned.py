@@ -6,6 +6,7 @@ again, so handing them to the device costs no copy on a CPU.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     128 x 784 float32 batch).
     """
     dtype = np.dtype(dtype)
-    size = int(np.prod(shape)) * dtype.itemsize
+    size = math.prod(shape) * dtype.itemsize  # math.prod: np.prod of a tuple costs ~5 us
     raw = np.empty(size + ALIGN, np.uint8)
     start = (-raw.ctypes.data) % ALIGN
     return raw[start : start + size].view(dtype).reshape(shape)
@@ -64,7 +65,7 @@ def aligned_stack(rows: list[np.ndarray], dtype: Any) -> np.ndarray:
 
 
 def aligned_zeros(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    if int(np.prod(shape)) * np.dtype(dtype).itemsize < ALIGN_FROM:
+    if math.prod(shape) * np.dtype(dtype).itemsize < ALIGN_FROM:
         return np.zeros(shape, dtype)
     out = aligned_empty(shape, dtype)
     out.fill(0)

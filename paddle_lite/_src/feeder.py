@@ -28,7 +28,7 @@ from paddle_lite._src.aligned import aligned_copy, aligned_zeros
 from paddle_lite._src.buckets import Policy, make_policy
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.feeder_items import Field, convert_items, ids_of
+from paddle_lite._src.feeder_items import Field, convert_items, ids_of, item_converter
 from paddle_lite._src.typing import Seq, Sparse
 
 
@@ -124,6 +124,16 @@ def _nested(values: list[Any], field: Field, bucket: Policy, nonempty: bool = Fa
     return Seq(data, np.asarray(counts, np.int32), sub_lengths)
 
 
+def field_converter(field: Field, bucket: Policy, nonempty: bool = False) -> tuple[Any, tuple]:
+    """``(function, args)``: ``function(values, *args)`` converts ``field``'s values for a
+    batch (one per sample)."""
+    if field.type.seq_type == SequenceType.SEQUENCE:
+        return _sequence, (field, bucket, nonempty)
+    if field.type.seq_type == SequenceType.SUB_SEQUENCE:
+        return _nested, (field, bucket, nonempty)
+    return item_converter(field), (field,)
+
+
 def convert_field(
     values: list[Any],
     name: str,
@@ -136,13 +146,10 @@ def convert_field(
     """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths
     (default: the configured ladder); ``nonempty`` refuses empty sequences; ``bounded``
     refuses ids at or past the declared dim."""
-    field = Field(name, index, tp, bounded=bounded)
-    bucket = bucket or make_policy(None)
-    if tp.seq_type == SequenceType.SEQUENCE:
-        return _sequence(values, field, bucket, nonempty)
-    if tp.seq_type == SequenceType.SUB_SEQUENCE:
-        return _nested(values, field, bucket, nonempty)
-    return convert_items(values, field)
+    function, args = field_converter(
+        Field(name, index, tp, bounded=bounded), bucket or make_policy(None), nonempty
+    )
+    return function(values, *args)
 
 
 def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
@@ -208,6 +215,18 @@ class DataFeeder:
         self.bucket = make_policy(spec)
         self.nonempty = frozenset(nonempty)
         self.unbounded = frozenset(unbounded)
+        # Built once, so a batch only reads its fields and calls their converters.
+        self._fields = [self._field(name, tp) for name, tp in self.data_types]
+
+    def _field(self, name: str, tp: InputType) -> tuple[str, int, Field, Any, tuple]:
+        """``(name, field index, Field, converter, its arguments)`` of one data layer."""
+        field = Field(name, self.feeding[name], tp, bounded=name not in self.unbounded)
+        return (
+            name,
+            field.index,
+            field,
+            *field_converter(field, self.bucket, name in self.nonempty),
+        )
 
     def __len__(self) -> int:
         return len(self.data_types)
@@ -217,7 +236,7 @@ class DataFeeder:
 
     def convert(self, batch: Any) -> dict[str, Any]:
         """``{data layer name: array}`` for a list of samples or a batch of columns."""
-        if _is_columns(batch, len(self.data_types)):
+        if type(batch) is not list and _is_columns(batch, len(self.data_types)):
             return self._convert_columns(batch)
         if len(batch) == 0:
             raise DataError(
@@ -225,27 +244,20 @@ class DataFeeder:
                 "(paddle.batch never yields an empty one)."
             )
         feeds = {}
-        for name, tp in self.data_types:
-            index = self.feeding[name]
-            values = self._column(batch, name, index)
+        for name, index, _, convert, args in self._fields:
             try:
-                feeds[name] = convert_field(
-                    values,
-                    name,
-                    index,
-                    tp,
-                    self.bucket,
-                    name in self.nonempty,
-                    name not in self.unbounded,
-                )
+                values = [sample[index] for sample in batch]
+            except (IndexError, TypeError, KeyError):
+                values = [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
+            try:
+                feeds[name] = convert(values, *args)
             except DataError as err:
                 raise _bare_array_hint(err, batch[0]) from None
         return feeds
 
     def _convert_columns(self, batch: Any) -> dict[str, Any]:
         feeds, sizes = {}, set()
-        for name, tp in self.data_types:
-            index = self.feeding[name]
+        for name, _, field, _, _ in self._fields:
             if isinstance(batch, Mapping):
                 if name not in batch:
                     raise DataError(
@@ -254,20 +266,12 @@ class DataFeeder:
                     )
                 column = batch[name]
             else:
-                column = batch[index]
-            field = Field(name, index, tp, bounded=name not in self.unbounded)
+                column = batch[field.index]
             feeds[name] = _column(column, field, self.bucket, name in self.nonempty)
             sizes.add(len(column))
         if len(sizes) > 1:
             raise DataError(f"the batch's columns have different lengths {sorted(sizes)}.")
         return feeds
-
-    @staticmethod
-    def _column(batch: Sequence[Any], name: str, index: int) -> list[Any]:
-        try:
-            return [sample[index] for sample in batch]
-        except (IndexError, TypeError, KeyError):
-            return [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
 
 
 def _bare_array_hint(err: DataError, sample: Any) -> DataError:

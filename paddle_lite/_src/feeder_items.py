@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src.aligned import ALIGN_FROM, aligned, aligned_stack, aligned_zeros
+from paddle_lite._src.aligned import (
+    ALIGN_FROM,
+    aligned,
+    aligned_copy,
+    aligned_empty,
+    aligned_stack,
+    aligned_zeros,
+)
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.data_types import DataType, InputType
 from paddle_lite._src.errors import DataError, DataWarning
@@ -76,10 +83,41 @@ def _stacked_rows(values: list[Any], dim: int) -> np.ndarray | None:
     return None
 
 
+def _vector_rows(values: list[Any], dim: int) -> np.ndarray | None:
+    """``values`` as float32 ``[N, dim]`` when every one is a numpy vector of ``dim``
+    numbers (what the book's readers yield), else ``None``.
+
+    The same arrays as the checked path below, for less: the checks are C-level
+    passes over the batch (types, lengths) instead of per-sample shape tuples, and
+    numpy itself refuses values that do not cast (object arrays holding None)."""
+    first = values[0]
+    if type(first) is not np.ndarray or first.shape != (dim,):
+        return None
+    try:
+        if set(map(type, values)) != _ONLY_ARRAYS:
+            return None
+        if len(values) * dim * 4 < ALIGN_FROM:  # as in _dense_rows: small, np.asarray
+            out = np.asarray(values, np.float32)  # of shape [N, dim] only if all are (dim,)
+            return out if out.shape == (len(values), dim) else None
+        if set(map(len, values)) != {dim}:  # the concatenation checks only their sum
+            return None
+        out = aligned_empty((len(values), dim), np.float32)
+        np.concatenate(values, out=out.reshape(-1), casting="same_kind")  # as aligned_stack
+    except (TypeError, ValueError):  # 0-d arrays, arrays of other ranks or dtypes
+        return None
+    return out
+
+
+_ONLY_ARRAYS = {np.ndarray}
+
+
 def _dense_rows(values: list[Any], field: Field) -> np.ndarray:
     dim = field.type.dim
     if not values:  # an empty sequence has no rows
         return aligned(np.zeros((0, dim), np.float32))
+    vectors = _vector_rows(values, dim)
+    if vectors is not None:
+        return vectors
     stacked = _stacked_rows(values, dim)
     if stacked is not None:
         _check_sample_ndim(values[0].shape, field, values[0], 0)
@@ -145,6 +183,13 @@ def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: i
 
 def ids_of(values: list[Any], field: Field) -> np.ndarray:
     """Int32 ids in ``[0, dim)``, one per item (a one-element array counts as its id)."""
+    arr = _int_array(values, field)
+    _check_range(arr, field)
+    return aligned_copy(arr, np.int32)
+
+
+def _int_array(values: Any, field: Field) -> np.ndarray:
+    """``values`` as a 1-D integer array, or a :class:`DataError` naming the first bad one."""
     try:
         arr = np.asarray(values)
     except ValueError:  # ragged: some item is a list
@@ -159,11 +204,18 @@ def ids_of(values: list[Any], field: Field) -> np.ndarray:
             first = next((i for i, v in enumerate(values) if not _is_int(v)), 0)
             raise field.error(f"received {show(values[first])}; expected ints", first)
         arr = arr.astype(np.int64)
+    return arr
+
+
+def _check_range(arr: np.ndarray, field: Field) -> None:
+    """Ids are at least 0, and below the declared dim when ``field.bounded``."""
+    if field.bounded and arr.dtype == np.int64:  # one reduction: negatives wrap past dim
+        if not arr.size or arr.view(np.uint64).max() < field.type.dim:
+            return
     outside = (arr < 0) | (arr >= field.type.dim) if field.bounded else arr < 0
     bad = np.nonzero(outside)[0]
     if bad.size:
         raise field.error(f"id {int(arr[bad[0]])} is outside [0, {field.type.dim})", int(bad[0]))
-    return aligned(arr.astype(np.int32))
 
 
 def _is_int(value: Any) -> bool:
@@ -208,9 +260,12 @@ def _sparse(values: list[Any], field: Field) -> Sparse:
 
 def convert_items(values: list[Any], field: Field) -> Any:
     """Convert a flat list of non-sequence items of ``field``'s type."""
-    kind = field.type.type
-    if kind == DataType.Dense:
-        return _dense_rows(values, field)
-    if kind == DataType.Index:
-        return ids_of(values, field)
-    return _sparse(values, field)
+    return _ITEMS.get(field.type.type, _sparse)(values, field)
+
+
+def item_converter(field: Field) -> Any:
+    """The function ``convert_items`` calls for ``field``'s type (chosen once)."""
+    return _ITEMS.get(field.type.type, _sparse)
+
+
+_ITEMS = {DataType.Dense: _dense_rows, DataType.Index: ids_of}

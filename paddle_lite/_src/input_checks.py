@@ -99,7 +99,8 @@ def reader_batches(reader: Any, where: str, on_empty: str = "warn") -> Iterator[
                 f"{where}: the reader raised {type(err).__name__}: {err} while producing batch "
                 f"{index} (the reader's traceback is above)."
             ) from err
-        check_batch(batch, index, where)
+        if type(batch) is not list or not batch:  # paddle.batch yields non-empty lists
+            check_batch(batch, index, where)
         yield batch
 
 
