@@ -20,6 +20,7 @@ import numpy as np
 from paddle_lite._src import config, steps
 from paddle_lite._src.checkpoints import CheckpointError
 from paddle_lite._src.distributed import put_params, put_replicated, row_shardings, to_host
+from paddle_lite._src.pass_totals import Totals
 from paddle_lite._src.programs import TrainProgram
 
 
@@ -135,11 +136,9 @@ class DeviceState:
             fixed={n: v for n, v in values.items() if n not in trainable},
             opt_state=self.opt_states[frozen],
             totals=None,
-            step=put_replicated(np.int32(self.step_count)),
-            pass_id=put_replicated(np.int32(0)),
+            counters=put_replicated(steps.counters(self.step_count, 0)),
             key=put_replicated(self.key),
             masks=put_replicated({n: m for n, m in self.masks.items() if n in trainable}),
-            bad=put_replicated(np.int32(-1)),
         )
 
     def reload(self) -> None:
@@ -157,8 +156,8 @@ class DeviceState:
         state = self.state
         if state is not None:
             self.opt_states[self.frozen] = state.opt_state
-            self.step_count = state.step
-            self.pass_id = state.pass_id
+            step, pass_id, _ = to_host(state.counters)
+            self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
         self.state = None
 
     def params(self) -> dict[str, Any] | None:
@@ -181,10 +180,11 @@ class DeviceState:
             )
         totals = self.zeros(self.params(), feeds)
         if self.saved_totals is not None:
-            totals = fill(totals, *self.saved_totals, "pass totals")
+            totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
             self.saved_totals = None
         self.state = self.state._replace(
-            totals=put_replicated(totals), pass_id=put_replicated(np.int32(pass_id))
+            totals=put_replicated(Totals.pack(totals)),
+            counters=self.program.set_pass(self.state.counters, put_replicated(np.int32(pass_id))),
         )
 
     def dispatch(self, chunk: Any) -> Any:
@@ -202,7 +202,7 @@ class DeviceState:
 
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
-        return int(to_host(self.state.bad))
+        return int(to_host(self.state.counters)[2])
 
     def eval_params(self) -> dict[str, Any]:
         """Values to test and save with: sparse rows' missed decay applied and
@@ -238,11 +238,11 @@ class DeviceState:
         for i, name in enumerate(meta["masks"]):
             arrays[f"mask{i}"] = self.masks[name]
         if mid_pass and self.state is not None and self.state.totals is not None:
-            paths, leaves = named_leaves(self.state.totals)
+            paths, leaves = named_leaves(self.state.totals.tree())
             meta["totals"] = paths
             arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
         state = self.state
-        meta["step"] = int(self.step_count if state is None else state.step)
+        meta["step"] = int(self.step_count if state is None else to_host(state.counters)[0])
         return to_host(arrays), meta
 
     def restore(self, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:

@@ -27,6 +27,7 @@ from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.distributed import VALID, row_shardings
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.pass_totals import Totals
 from paddle_lite._src.topology import collect_params, traverse
 
 
@@ -36,12 +37,29 @@ class TrainState(NamedTuple):
     trainable: dict[str, Any]  # differentiated and updated parameters
     fixed: dict[str, Any]  # static and frozen parameters (batch-norm statistics change)
     opt_state: Any
-    totals: tuple[Any, list[Any]]  # (cost_sum, evaluator statistics) summed over the pass
-    step: Any  # int32: steps run by this trainer (folds into the PRNG key)
-    pass_id: Any  # int32
+    totals: Totals | None  # (cost_sum, evaluator statistics) summed over the pass, packed
+    counters: Any  # int32[3]: (step, pass_id, bad) in one array, one argument
     key: Any  # the trainer's PRNG key
     masks: dict[str, Any]  # 0/1 pruning masks of trainable parameters
-    bad: Any  # int32: the first step whose cost, gradients or update were not finite, or -1
+
+    @property
+    def step(self) -> Any:
+        """int32: steps run by this trainer (folds into the PRNG key)."""
+        return self.counters[0]
+
+    @property
+    def pass_id(self) -> Any:
+        return self.counters[1]
+
+    @property
+    def bad(self) -> Any:
+        """int32: the first step whose cost, gradients or update were not finite, or -1."""
+        return self.counters[2]
+
+
+def counters(step: int, pass_id: int, bad: int = -1) -> np.ndarray:
+    """Host ``TrainState.counters``."""
+    return np.array([step, pass_id, bad], np.int32)
 
 
 def batch_size(feeds: Any) -> Any:
@@ -128,7 +146,7 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
         for n, v in trainable.items()
     }
     fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
-    totals = jax.tree_util.tree_map(jnp.add, state.totals, batch_totals)
+    totals = state.totals.add(batch_totals)
     return trainable, fixed, opt_state, totals
 
 
@@ -179,15 +197,16 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str, aux_costs=()
         # expression with this one under selects; computed again in place in a branch).
         made = _made(update(state), updates)
         finite = jnp.isfinite(total) & _all_finite(grads, made)
-        apply = finite if on_nan == "skip" else finite & (state.bad < 0)
+        step, bad = state.step, state.bad
+        apply = finite if on_nan == "skip" else finite & (bad < 0)
         trainable, fixed, opt_state, totals = _apply_if(apply, update, state)
+        bad = jnp.where(finite | (bad >= 0), bad, step)
         new = state._replace(
             trainable=trainable,
             fixed=fixed,
             opt_state=opt_state,
             totals=totals,
-            step=state.step + 1,
-            bad=jnp.where(finite | (state.bad >= 0), state.bad, state.step),
+            counters=jnp.stack([step + 1, state.pass_id, bad]),
         )
         return new, (total, stats, finite)
 
