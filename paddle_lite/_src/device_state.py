@@ -17,10 +17,9 @@ from typing import Any
 import jax
 import numpy as np
 
-from paddle_lite._src import config, steps
+from paddle_lite._src import config, pass_totals, steps
 from paddle_lite._src.checkpoints import CheckpointError
 from paddle_lite._src.distributed import put_params, put_replicated, row_shardings, to_host
-from paddle_lite._src.pass_totals import Totals
 from paddle_lite._src.programs import TrainProgram
 
 
@@ -94,6 +93,7 @@ class DeviceState:
         self.pass_id: Any = np.int32(0)  # the last pass trained
         self.key = np.asarray(jax.random.PRNGKey(config.default_seed()))
         self.saved_totals: tuple[list[str], list[Any]] | None = None  # a resumed pass's
+        self.totals_layout: Any = None  # how the pass totals are packed (pass_totals)
 
     def program_for(self, frozen: frozenset[str], on_nan: str) -> TrainProgram:
         key = (frozen, config.get("precision", "float32"), on_nan)
@@ -179,11 +179,12 @@ class DeviceState:
                 lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), feeds
             )
         totals = self.zeros(self.params(), feeds)
+        self.totals_layout = pass_totals.layout(totals)
         if self.saved_totals is not None:
             totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
             self.saved_totals = None
         self.state = self.state._replace(
-            totals=put_replicated(Totals.pack(totals)),
+            totals=put_replicated(pass_totals.pack(totals)),
             counters=self.program.set_pass(self.state.counters, put_replicated(np.int32(pass_id))),
         )
 
@@ -203,6 +204,10 @@ class DeviceState:
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
         return int(to_host(self.state.counters)[2])
+
+    def pass_totals(self) -> tuple[Any, list[Any]]:
+        """The pass's ``(cost_sum, stats)`` so far, on the host (a host read)."""
+        return pass_totals.unpack(to_host(self.state.totals), self.totals_layout)
 
     def eval_params(self) -> dict[str, Any]:
         """Values to test and save with: sparse rows' missed decay applied and
@@ -238,7 +243,7 @@ class DeviceState:
         for i, name in enumerate(meta["masks"]):
             arrays[f"mask{i}"] = self.masks[name]
         if mid_pass and self.state is not None and self.state.totals is not None:
-            paths, leaves = named_leaves(self.state.totals.tree())
+            paths, leaves = named_leaves(self.pass_totals())
             meta["totals"] = paths
             arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
         state = self.state

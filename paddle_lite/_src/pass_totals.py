@@ -1,18 +1,19 @@
-"""A pass's running totals packed into one vector per dtype (a jax pytree).
+"""A pass's running totals packed into one vector per dtype.
 
 A training step adds its batch's ``(cost_sum, stats)`` to the pass totals it carries.
 Kept as a tree, every scalar is an argument, an output and an addition of its own in
 the compiled step; packed, the totals are one float32 vector (and one int32 vector
 when an evaluator counts in integers): one argument, one fused addition. The
 addition is the same elementwise float32 (int32) addition, so the sums are exact
-to the bit as before, and :meth:`Totals.tree` gives back the tree a checkpoint keeps.
+to the bit as before. The packed totals are a plain tuple of arrays (JAX flattens it
+on its fast path); the :func:`layout` that unpacks them is derived from the tree.
 
 Example:
     >>> import numpy as np
-    >>> t = Totals.pack((np.float32(0), [{"errors": np.float32(0), "n": np.int32(0)}]))
-    >>> t = t.add((np.float32(1.5), [{"errors": np.float32(2), "n": np.int32(3)}]))
-    >>> t[1][0]["n"], float(t[0])
-    (array(3, dtype=int32), 1.5)
+    >>> zeros = (np.float32(0), [{"errors": np.float32(0), "n": np.int32(0)}])
+    >>> packed = add(pack(zeros), (np.float32(1.5), [{"errors": np.float32(2), "n": np.int32(3)}]))
+    >>> unpack(packed, layout(zeros))
+    (array(1.5, dtype=float32), [{'errors': array(2., dtype=float32), 'n': array(3, dtype=int32)}])
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from paddle_lite._src.distributed import to_host
+from paddle_lite._src.errors import TopologyError
+
+Layout = tuple[Any, tuple[Any, ...], tuple[tuple[int, int, tuple[int, ...]], ...]]
 
 
-def _layout(tree: Any) -> tuple[Any, tuple[Any, ...], tuple[tuple[int, int, tuple], ...]]:
-    """``(treedef, dtypes, places)``: a place ``(group, offset, shape)`` per leaf."""
+def layout(tree: Any) -> Layout:
+    """``(treedef, dtypes, places)`` of ``tree``: a place ``(group, offset, shape)`` per
+    leaf, one group per dtype in order of first appearance."""
     leaves, treedef = jax.tree_util.tree_flatten(tree)
     dtypes: list[Any] = []
     sizes: list[int] = []
@@ -39,56 +43,43 @@ def _layout(tree: Any) -> tuple[Any, tuple[Any, ...], tuple[tuple[int, int, tupl
             sizes.append(0)
         g = dtypes.index(dtype)
         places.append((g, sizes[g], tuple(np.shape(leaf))))
-        sizes[g] += int(np.prod(np.shape(leaf), dtype=np.int64))
+        sizes[g] += _size(np.shape(leaf))
     return treedef, tuple(dtypes), tuple(places)
 
 
-@jax.tree_util.register_pytree_node_class
-class Totals:
-    """``(cost_sum, stats)`` as one vector per dtype; ``totals[i]`` reads item ``i``
-    of the tree on the host (``totals[0]`` the cost sum, ``totals[1]`` the stats)."""
-
-    def __init__(self, vectors: tuple[Any, ...], layout: tuple[Any, ...]) -> None:
-        self.vectors = tuple(vectors)
-        self.layout = layout
-
-    def tree_flatten(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        return self.vectors, self.layout
-
-    @classmethod
-    def tree_unflatten(cls, layout: tuple[Any, ...], vectors: Any) -> Totals:
-        return cls(tuple(vectors), layout)
-
-    @classmethod
-    def pack(cls, tree: Any) -> Totals:
-        """Host values of ``tree`` packed (numpy)."""
-        layout = _layout(tree)
-        return cls(_vectors(layout, jax.tree_util.tree_leaves(tree), np), layout)
-
-    def add(self, tree: Any) -> Totals:
-        """These totals plus ``tree`` (shaped as the packed tree; traced or host)."""
-        xp = np if all(isinstance(v, np.ndarray) for v in self.vectors) else jnp
-        batch = _vectors(self.layout, jax.tree_util.tree_leaves(tree), xp)
-        return Totals(tuple(a + b for a, b in zip(self.vectors, batch, strict=True)), self.layout)
-
-    def tree(self) -> Any:
-        """The packed tree, as numpy values on the host."""
-        treedef, _, places = self.layout
-        vectors = [np.asarray(v) for v in to_host(self.vectors)]
-        leaves = [vectors[g][o : o + _size(s)].reshape(s) for g, o, s in places]
-        return jax.tree_util.tree_unflatten(treedef, leaves)
-
-    def __getitem__(self, i: int) -> Any:
-        return self.tree()[i]
+def pack(tree: Any) -> tuple[Any, ...]:
+    """Host values of ``tree`` packed: one numpy vector per dtype."""
+    return _vectors(layout(tree), jax.tree_util.tree_leaves(tree), np)
 
 
-def _size(shape: tuple[int, ...]) -> int:
+def add(vectors: tuple[Any, ...], tree: Any) -> tuple[Any, ...]:
+    """Packed ``vectors`` plus ``tree`` (packed alike; traced or host values)."""
+    xp = np if all(isinstance(v, np.ndarray) for v in vectors) else jnp
+    batch = _vectors(layout(tree), jax.tree_util.tree_leaves(tree), xp)
+    if [v.shape for v in batch] != [v.shape for v in vectors]:
+        raise TopologyError(
+            f"the pass totals (packed {[v.shape for v in vectors]}) cannot take this batch's "
+            f"cost and evaluator statistics (packed {[v.shape for v in batch]}): an "
+            "evaluator's statistics changed shape within the pass."
+        )
+    return tuple(a + b.astype(a.dtype) for a, b in zip(vectors, batch, strict=True))
+
+
+def unpack(vectors: tuple[Any, ...], packed: Layout) -> Any:
+    """The tree ``vectors`` hold (host numpy values), laid out as ``packed``."""
+    treedef, _, places = packed
+    host = [np.asarray(v) for v in vectors]
+    leaves = [host[g][o : o + _size(s)].reshape(s) for g, o, s in places]
+    return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+def _size(shape: Any) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _vectors(layout: tuple[Any, ...], leaves: list[Any], xp: Any) -> tuple[Any, ...]:
-    """``leaves`` (in ``layout``'s order) as one 1-D vector per dtype group."""
-    _, dtypes, places = layout
+def _vectors(packed: Layout, leaves: list[Any], xp: Any) -> tuple[Any, ...]:
+    """``leaves`` (in ``packed``'s order) as one 1-D vector per dtype group."""
+    _, dtypes, places = packed
     parts: list[list[Any]] = [[] for _ in dtypes]
     for (g, _, _), leaf in zip(places, leaves, strict=True):
         parts[g].append(xp.ravel(xp.asarray(leaf)).astype(dtypes[g]))

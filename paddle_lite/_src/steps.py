@@ -22,12 +22,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from paddle_lite._src import pass_totals
 from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.distributed import VALID, row_shardings
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.pass_totals import Totals
 from paddle_lite._src.topology import collect_params, traverse
 
 
@@ -37,7 +37,7 @@ class TrainState(NamedTuple):
     trainable: dict[str, Any]  # differentiated and updated parameters
     fixed: dict[str, Any]  # static and frozen parameters (batch-norm statistics change)
     opt_state: Any
-    totals: Totals | None  # (cost_sum, evaluator statistics) summed over the pass, packed
+    totals: tuple[Any, ...] | None  # (cost_sum, evaluator stats) over the pass, packed
     counters: Any  # int32[3]: (step, pass_id, bad) in one array, one argument
     key: Any  # the trainer's PRNG key
     masks: dict[str, Any]  # 0/1 pruning masks of trainable parameters
@@ -146,7 +146,7 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
         for n, v in trainable.items()
     }
     fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
-    totals = state.totals.add(batch_totals)
+    totals = pass_totals.add(state.totals, batch_totals)
     return trainable, fixed, opt_state, totals
 
 

@@ -257,14 +257,13 @@ class SGD:
     def _end_pass(self, run, pass_id: int, trained: bool) -> None:  # noqa: ANN001
         self._device.end_pass()
         self._position = (pass_id + 1, 0)
-        totals = self._device.state.totals[1] if trained else None
+        cost_sum, totals = self._device.pass_totals() if trained else (None, None)
 
         def metrics() -> dict[str, float]:
             return {} if totals is None else results(self._evaluators, totals)
 
         record = run.history.passes[-1]
         if trained:
-            cost_sum = to_host(self._device.state.totals[0])
             record.cost, record.metrics = float(cost_sum) / max(record.samples, 1), metrics()
 
         run.handler(events.EndPass(pass_id, evaluator=metrics, gm=run.last_gm))
