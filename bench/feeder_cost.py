@@ -75,8 +75,9 @@ def data_types(shape: str, paddle: Any) -> tuple[list[tuple[str, Any]], dict[str
 def _pipeline(feeder: Any) -> Any:
     """A function running one pass of batches through the trainer's host path."""
     try:
-        from paddle_lite._src.input_checks import checked
         from paddle_lite._src.prefetch import device_batches
+
+        from paddle_lite._src.input_checks import checked
     except ImportError:  # the tree predates them: trainer.train called prefetch()
         from paddle_lite._src.prefetch import prefetch
 

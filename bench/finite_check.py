@@ -5,10 +5,10 @@ process, with the non-finite check in four forms:
 
 - ``cost + gradients``: the earlier check (one sum of ``x * 0`` per gradient), which
   let an overflowing update through;
-- ``as built``: cost, gradients, new parameters and new optimizer state, leaves of
-  one shape summed together, selects keeping the old values;
-- ``as built, branch``: the same check, then a ``lax.cond`` that computes the update
-  again in place into the donated buffers;
+- ``as built``: cost, gradients, new parameters and new optimizer state, one
+  ``isfinite`` reduction per shape, then (on a CPU) a ``lax.cond`` that computes the
+  update again in place into the donated buffers;
+- ``as built, branch``: the same check and branch on every backend;
 - ``no check``: the update applied unconditionally.
 
 Every round runs all sides in a rotating order; the ratio is taken per round against

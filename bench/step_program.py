@@ -15,7 +15,10 @@ the ratio is taken per round against the plain JAX pass run in that round (media
 the rounds). The parts left out here are not optional in ``trainer.train``; this
 shows where the step's time goes.
 
-Run: python bench/step_program.py [--steps 300] [--rounds 9]
+``--net tiny`` times a 16 -> 1 linear regression (square error, SGD) instead,
+where the step's fixed costs (arguments, scalars, small fusions) dominate.
+
+Run: python bench/step_program.py [--steps 300] [--rounds 9] [--net mlp|tiny]
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Callable, Iterator
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import jax_nets  # noqa: E402
@@ -71,16 +75,41 @@ def compiled_pass(cost, opt, batches: list[dict], building) -> Callable[[], None
     return run
 
 
-def lite_side(batches: list[dict], evaluator: bool, finite: bool) -> Callable[[], None]:
+def tiny_model() -> tuple:
+    """``fc(16 -> 1)``, square error, SGD at lr 1e-3: ``(cost, optimizer)``."""
+    paddle.layer.reset_names()
+    x = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(16))
+    y = paddle.layer.data(name="label", type=paddle.data_type.dense_vector(1))
+    pred = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
+    cost = paddle.layer.square_error_cost(input=pred, label=y)
+    return cost, paddle.optimizer.Momentum(momentum=0, learning_rate=1e-3)
+
+
+def tiny_net() -> jax_nets.JaxNet:
+    """The plain JAX side of :func:`tiny_model`."""
+
+    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+        return jnp.sum(jnp.square(b["x"] @ p["w"] + p["b"] - b["y"])), s
+
+    init = lambda key: (jax_nets.dense(key, 16, 1), {})  # noqa: E731
+    return jax_nets.JaxNet(init, loss, optax.sgd(1e-3))
+
+
+def lite_side(
+    batches: list[dict], evaluator: bool, finite: bool, net: str = "mlp"
+) -> Callable[[], None]:
     """A pass of the trainer's compiled step over ``batches`` (feeds ``pixel``, ``label``)."""
-    cost, opt = ref.lite_model("mlp", evaluator=None if evaluator else [])
+    if net == "tiny":
+        cost, opt = tiny_model()
+    else:
+        cost, opt = ref.lite_model("mlp", evaluator=None if evaluator else [])
     return compiled_pass(
         cost, opt, batches, contextlib.nullcontext() if finite else no_finite_check()
     )
 
 
-def jax_side(batches: list[dict]) -> Callable[[], None]:
-    net = jax_nets.mlp()
+def jax_side(batches: list[dict], net: str = "mlp") -> Callable[[], None]:
+    net = tiny_net() if net == "tiny" else jax_nets.mlp()
     step = jax_nets.make_step(net)
     carry = [jax_nets.init_carry(net)]
     batches = [{"x": b["pixel"], "y": b["label"]} for b in batches]
@@ -94,24 +123,27 @@ def jax_side(batches: list[dict]) -> Callable[[], None]:
     return run
 
 
-def main(steps_per_pass: int, rounds: int) -> None:
+def _batch(rng: np.random.Generator, net: str) -> dict:
+    if net == "tiny":
+        x, y = rng.random((ref.BATCH, 16), np.float32), rng.random((ref.BATCH, 1), np.float32)
+    else:
+        x = rng.random((ref.BATCH, 784), dtype=np.float32)
+        y = rng.integers(0, 10, ref.BATCH).astype(np.int32)
+    return jax.device_put({"pixel": x, "label": y})
+
+
+def main(steps_per_pass: int, rounds: int, net: str = "mlp") -> None:
     rng = np.random.default_rng(0)
-    batches = [
-        jax.device_put(
-            {
-                "pixel": rng.random((ref.BATCH, 784), dtype=np.float32),
-                "label": rng.integers(0, 10, ref.BATCH).astype(np.int32),
-            }
-        )
-        for _ in range(steps_per_pass)
-    ]
-    sides = {
-        "plain JAX": jax_side(batches),
-        "as built": lite_side(batches, evaluator=True, finite=True),
-        "no evaluator": lite_side(batches, evaluator=False, finite=True),
-        "no finite check": lite_side(batches, evaluator=True, finite=False),
-        "neither": lite_side(batches, evaluator=False, finite=False),
-    }
+    batches = [_batch(rng, net) for _ in range(steps_per_pass)]
+    sides = {"plain JAX": jax_side(batches, net)}
+    for name, evaluator, finite in (
+        ("as built", True, True),
+        ("no evaluator", False, True),
+        ("no finite check", True, False),
+        ("neither", False, False),
+    ):
+        if net == "mlp" or evaluator:  # the tiny model has no evaluator
+            sides[name] = lite_side(batches, evaluator, finite, net)
     for run in sides.values():  # warm every side
         run()
     names = list(sides)
@@ -121,7 +153,8 @@ def main(steps_per_pass: int, rounds: int) -> None:
             start = time.perf_counter()
             sides[name]()
             times[name].append(time.perf_counter() - start)
-    print(f"device: {jax.devices()[0].platform}, {steps_per_pass} steps of batch {ref.BATCH}")
+    platform = jax.devices()[0].platform
+    print(f"device: {platform}, {net}, {steps_per_pass} steps of batch {ref.BATCH}")
     print("| step | ms/step | × plain JAX |")
     print("| --- | ---: | ---: |")
     jax_times = times["plain JAX"]
@@ -135,5 +168,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--net", choices=["mlp", "tiny"], default="mlp")
     args = parser.parse_args()
-    main(args.steps, args.rounds)
+    main(args.steps, args.rounds, args.net)

@@ -8,6 +8,8 @@ in ``evaluator_base``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 
@@ -32,6 +34,17 @@ from paddle_lite._src.layers import _base
 
 
 # classification error ----------------------------------------------------------------
+def first_max(x: Any) -> Any:
+    """``jnp.argmax(x, axis=-1)`` (the first largest entry; the first NaN where a row has
+    one) as two plain reductions: a max, then the least index that holds it. XLA
+    compiles ``argmax`` to a reduction over (value, index) pairs that does not
+    vectorize; this costs what a sum does (measured on a CPU)."""
+    top = jnp.max(x, axis=-1, keepdims=True)  # NaN where the row has a NaN
+    hit = (x == top) | jnp.isnan(x)
+    index = jnp.arange(x.shape[-1], dtype=jnp.int32)
+    return jnp.min(jnp.where(hit, index, x.shape[-1]), axis=-1)
+
+
 class ClassificationError(Evaluator):
     """Weighted fraction of rows whose prediction is wrong; key ``name``."""
 
@@ -45,7 +58,7 @@ class ClassificationError(Evaluator):
             truth = y > thr if jnp.issubdtype(y.dtype, jnp.floating) else y != 0
             wrong = (x[:, 0] > thr) != truth
         elif self.attrs["top_k"] == 1:
-            wrong = jnp.argmax(x, axis=-1) != y
+            wrong = first_max(x) != y
         else:
             top = jax.lax.top_k(x, self.attrs["top_k"])[1]
             wrong = ~jnp.any(top == y[:, None], axis=-1)

@@ -140,6 +140,8 @@ def make_schedule(name: str, lr: float, a: float, b: float, args: str = "") -> S
         "discexp": lambda n: lr * jnp.power(a, jnp.floor(n / b)),
         "linear": lambda n: jnp.maximum(lr - a * n, b),
     }
+    if name == "poly" and (a == 0 or b == 0):
+        name = "constant"  # (1 + 0 n)^-b and x^-0 are 1 exactly: no power in every step
     formula = formulas[name]
 
     def schedule(n, pass_id):

@@ -11,7 +11,7 @@ from paddle_lite import evaluator as E
 from paddle_lite._src import graph
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.evaluator_base import total_stats
-from paddle_lite._src.evaluators import auto_evaluators
+from paddle_lite._src.evaluators import auto_evaluators, first_max
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq
 
@@ -40,6 +40,18 @@ def test_classification_error_argmax_top_k_and_weight():
     np.testing.assert_allclose(metrics(top2, (p, lbl))[top2.name], wrong2.mean(), rtol=RTOL)
     ref = (wrong * wt[:, 0]).sum() / wt.sum()
     np.testing.assert_allclose(metrics(weighted, (p, lbl, wt))[weighted.name], ref, rtol=RTOL)
+
+
+def test_first_max_is_argmax_with_ties_infinities_and_nans():
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 3, (400, 7)).astype(np.float32)  # many ties
+    for value, share in ((np.nan, 0.15), (np.inf, 0.1), (-np.inf, 0.1), (-0.0, 0.1)):
+        x[rng.random(x.shape) < share] = value
+    x[:3] = -np.inf  # rows of -inf only
+    x[3] = [0.0, -0.0, 0.0, -0.0, -1.0, -1.0, -1.0]
+    got = np.asarray(jax.jit(first_max)(x))
+    np.testing.assert_array_equal(got, np.argmax(x, axis=-1))  # numpy: first NaN, first max
+    np.testing.assert_array_equal(got, np.asarray(jax.numpy.argmax(x, axis=-1)))
 
 
 def test_classification_error_threshold_on_size_one_input():

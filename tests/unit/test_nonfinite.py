@@ -128,8 +128,8 @@ def test_huge_but_finite_gradients_are_not_taken_for_overflow():
 
 
 def test_the_finite_check_groups_leaves_without_overflowing_and_misses_nothing():
-    """Leaves of one shape are combined as ``x * 0 + y * 0``: huge finite values stay
-    finite, and one infinity or NaN anywhere (any leaf, any position) is caught."""
+    """Leaves of one shape are checked together: huge finite values stay finite, and
+    one infinity or NaN anywhere (any leaf, any position) is caught."""
     import jax.numpy as jnp
 
     from paddle_lite._src.training.steps import _all_finite
@@ -144,3 +144,39 @@ def test_the_finite_check_groups_leaves_without_overflowing_and_misses_nothing()
                 assert not bool(_all_finite(broken, other)), (name, bad, at)
     assert not bool(_all_finite(huge, ({"b": jnp.array([1.0, np.nan], jnp.float32)}, [])))
     assert bool(_all_finite())
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_apply_if_keeps_the_old_state_bit_for_bit_on_both_paths(backend, monkeypatch):
+    """The branch (CPU) and the selects (accelerators) give the update where applied
+    and the old values, bit for bit (NaN payloads and -0.0 included), where not."""
+    import jax
+    import jax.numpy as jnp
+
+    from paddle_lite._src.training import pass_totals, steps
+
+    monkeypatch.setattr(jax, "default_backend", lambda: backend)
+    old = np.array([-0.0, np.nan, 1.5, -np.inf], np.float32)
+    state = steps.TrainState(
+        trainable={"w": jnp.asarray(old)},
+        fixed={"s": jnp.asarray(old[::-1])},
+        opt_state=(jnp.int32(7), {"v": jnp.asarray(old * 2)}),
+        totals=pass_totals.pack((np.float32(2.0), [{"n": np.int32(3)}])),
+        counters=jnp.asarray(steps.counters(5, 1)),
+        key=jax.random.PRNGKey(0),
+        masks={},
+    )
+
+    def update(st):  # noqa: ANN001, ANN202
+        bump = lambda x: x + 1  # noqa: E731
+        totals = pass_totals.add(st.totals, (jnp.float32(1.0), [{"n": jnp.int32(1)}]))
+        return (*jax.tree_util.tree_map(bump, (st.trainable, st.fixed, st.opt_state)), totals)
+
+    run = jax.jit(lambda apply, st: steps._apply_if(apply, update, st))
+    kept = jax.tree_util.tree_leaves(run(jnp.bool_(False), state))
+    want = jax.tree_util.tree_leaves((state.trainable, state.fixed, state.opt_state, state.totals))
+    for got, was in zip(kept, want, strict=True):
+        assert np.asarray(got).tobytes() == np.asarray(was).tobytes()
+    done = run(jnp.bool_(True), state)
+    np.testing.assert_array_equal(done[0]["w"], old + 1)
+    assert done[2][0] == 8 and [v.tolist() for v in done[3]] == [[3.0], [4]]

@@ -349,11 +349,11 @@ def export_state(device: Any, mid_pass: bool) -> tuple[dict[str, np.ndarray], di
     for i, name in enumerate(meta["masks"]):
         arrays[f"mask{i}"] = device.host.masks[name]
     if mid_pass and device.state is not None and device.state.totals is not None:
-        paths, leaves = named_leaves(device.state.totals)
+        paths, leaves = named_leaves(device.pass_totals())
         meta["totals"] = paths
         arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
     state = device.state
-    meta["step"] = int(device.step_count if state is None else state.step)
+    meta["step"] = int(device.step_count if state is None else to_host(state.counters)[0])
     return to_host(arrays), meta
 
 

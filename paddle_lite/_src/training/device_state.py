@@ -17,7 +17,7 @@ import numpy as np
 
 from paddle_lite._src import config
 from paddle_lite._src.distributed import put_replicated, to_host
-from paddle_lite._src.training import steps
+from paddle_lite._src.training import pass_totals, steps
 from paddle_lite._src.training.checkpoints import Saved, fill
 from paddle_lite._src.training.host_sync import HostSync
 from paddle_lite._src.training.programs import Programs, TrainProgram
@@ -40,6 +40,7 @@ class DeviceState:
         self.pass_id: Any = np.int32(0)  # the last pass trained
         self.key = np.asarray(jax.random.PRNGKey(config.default_seed()))
         self.saved_totals: tuple[list[str], list[Any]] | None = None  # a resumed pass's
+        self.totals_layout: Any = None  # how the pass totals are packed (pass_totals)
 
     def start(self, frozen: frozenset[str], on_nan: steps.OnNan) -> None:
         """Put the parameters and the optimizer state of ``frozen`` on the device; the
@@ -59,11 +60,9 @@ class DeviceState:
             fixed={n: v for n, v in values.items() if n not in trainable},
             opt_state=self.opt_states[frozen],
             totals=None,
-            step=put_replicated(np.int32(self.step_count)),
-            pass_id=put_replicated(np.int32(0)),
+            counters=put_replicated(steps.counters(self.step_count, 0)),
             key=put_replicated(self.key),
             masks=put_replicated({n: m for n, m in self.host.masks.items() if n in trainable}),
-            bad=put_replicated(np.int32(-1)),
         )
 
     def reload(self) -> None:
@@ -83,8 +82,8 @@ class DeviceState:
         state = self.state
         if state is not None:
             self.opt_states[self.frozen] = state.opt_state
-            self.step_count = state.step
-            self.pass_id = state.pass_id
+            step, pass_id, _ = to_host(state.counters)
+            self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
         self.state = None
 
     def params(self) -> dict[str, Any] | None:
@@ -100,11 +99,13 @@ class DeviceState:
     def begin_pass(self, pass_id: int, feeds: Any) -> None:
         """Zero the pass totals (shaped from a batch's ``feeds``) and set the pass id."""
         totals = self.zeros(self.params(), feeds)
+        self.totals_layout = pass_totals.layout(totals)
         if self.saved_totals is not None:
-            totals = fill(totals, *self.saved_totals, "pass totals")
+            totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
             self.saved_totals = None
         self.state = self.state._replace(
-            totals=put_replicated(totals), pass_id=put_replicated(np.int32(pass_id))
+            totals=put_replicated(pass_totals.pack(totals)),
+            counters=self.program.set_pass(self.state.counters, put_replicated(np.int32(pass_id))),
         )
 
     def dispatch(self, chunk: Any) -> Any:
@@ -122,11 +123,15 @@ class DeviceState:
 
     def steps_run(self) -> int:
         """Steps this trainer has run (a host read while training)."""
-        return int(to_host(self.state.step) if self.state is not None else self.step_count)
+        return int(to_host(self.state.counters)[0] if self.state is not None else self.step_count)
 
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
-        return int(to_host(self.state.bad))
+        return int(to_host(self.state.counters)[2])
+
+    def pass_totals(self) -> tuple[Any, list[Any]]:
+        """The pass's ``(cost_sum, stats)`` so far, on the host (a host read)."""
+        return pass_totals.unpack(to_host(self.state.totals), self.totals_layout)
 
     def eval_params(self) -> dict[str, Any]:
         """Values to test and save with: sparse rows' missed decay applied and

@@ -16,7 +16,6 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from paddle_lite._src.distributed import to_host
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.input_checks import checked
 from paddle_lite._src.readers import state as reader_state
@@ -136,10 +135,10 @@ class TrainCall:
     def _end_pass(self, pass_id: int, record: Any, trained: bool) -> None:
         self.device.end_pass()
         self.position.pass_id, self.position.batch_id = pass_id + 1, 0
-        totals = self.device.state.totals if trained else None
-        if totals is not None:
-            record.cost = float(to_host(totals[0])) / max(record.samples, 1)
-            record.metrics = results(self.evaluators, totals[1])
+        if trained:
+            cost_sum, stats = self.device.pass_totals()
+            record.cost = float(cost_sum) / max(record.samples, 1)
+            record.metrics = results(self.evaluators, stats)
         self.emit.end_pass(pass_id, lambda: dict(record.metrics))
         if self.settings.checkpoints is not None:
             self._checkpoint()

@@ -53,6 +53,7 @@ class TrainProgram:
         self.run = steps.make_train_run(costs, evaluators, self.tx, precision, on_nan, aux_costs)
         self.lazy_decay = _lazy_decay(equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
+        self.set_pass = jax.jit(lambda counters, p: counters.at[1].set(p), donate_argnums=(0,))
         self.eval_view = jax.jit(self._eval_view)
 
     def _catch_up(self, state: steps.TrainState) -> steps.TrainState:

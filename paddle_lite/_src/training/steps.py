@@ -31,6 +31,7 @@ from paddle_lite._src.distributed import VALID, row_shardings
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.topology import collect_params, traverse
+from paddle_lite._src.training import pass_totals
 
 
 class TrainState(NamedTuple):
@@ -39,12 +40,29 @@ class TrainState(NamedTuple):
     trainable: dict[str, Any]  # differentiated and updated parameters
     fixed: dict[str, Any]  # static and frozen parameters (batch-norm statistics change)
     opt_state: Any
-    totals: tuple[Any, list[Any]]  # (cost_sum, evaluator statistics) summed over the pass
-    step: Any  # int32: steps run by this trainer (folds into the PRNG key)
-    pass_id: Any  # int32
+    totals: tuple[Any, ...] | None  # (cost_sum, evaluator stats) over the pass, packed
+    counters: Any  # int32[3]: (step, pass_id, bad) in one array, one argument
     key: Any  # the trainer's PRNG key
     masks: dict[str, Any]  # 0/1 pruning masks of trainable parameters
-    bad: Any  # int32: the first step whose cost, gradients or update were not finite, or -1
+
+    @property
+    def step(self) -> Any:
+        """int32: steps run by this trainer (folds into the PRNG key)."""
+        return self.counters[0]
+
+    @property
+    def pass_id(self) -> Any:
+        return self.counters[1]
+
+    @property
+    def bad(self) -> Any:
+        """int32: the first step whose cost, gradients or update were not finite, or -1."""
+        return self.counters[2]
+
+
+def counters(step: int, pass_id: int, bad: int = -1) -> np.ndarray:
+    """Host ``TrainState.counters``."""
+    return np.array([step, pass_id, bad], np.int32)
 
 
 def batch_size(feeds: Any) -> Any:
@@ -75,31 +93,40 @@ class OnNan(str, enum.Enum):
 
 
 def _all_finite(*trees: Any) -> Any:
-    """Whether every element of ``trees`` is finite: ``x * 0`` is 0 for finite ``x`` and
-    NaN otherwise, so a sum (which cannot overflow) tells. Leaves of one shape and
-    dtype (a parameter, its gradient, its optimizer slots) are summed element by
-    element first, so each shape costs one reduction that reads them all at once."""
+    """Whether every element of ``trees`` is finite. Leaves of one shape and dtype (a
+    parameter, its gradient, its optimizer slots) are checked element by element
+    together, so each shape costs one reduction that reads them all at once; an
+    ``isfinite`` reduction (unlike a sum of ``x * 0``) fuses with the elementwise
+    work that makes its operands, so new values are checked without being stored."""
     groups: dict[tuple[Any, ...], Any] = {}
     for x in jax.tree_util.tree_leaves(trees):
         if jnp.issubdtype(x.dtype, jnp.inexact):
             sig = (x.shape, x.dtype)
-            groups[sig] = x * 0 if sig not in groups else groups[sig] + x * 0
-    zeros = [jnp.sum(z) for z in groups.values()]
-    return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
+            ok = jnp.isfinite(x)
+            groups[sig] = ok if sig not in groups else groups[sig] & ok
+    result = jnp.bool_(True)
+    for ok in groups.values():
+        result = result & jnp.all(ok)
+    return result
 
 
 def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     """``update(state)`` where ``apply``, else the state's own values, bit for bit.
 
-    The update is computed and selects keep the old values, on every backend: the
-    check needs every new value before anything is kept, so the update cannot write
-    the donated buffers in place before it anyway, and a branch would make an
-    accelerator's host wait for the predicate. (On a CPU a ``lax.cond`` that computes
-    the update a second time, in place, was measured slower: see docs/reliability.md.)
+    On a CPU a ``lax.cond``: the check has read the update without storing it (see
+    :func:`_all_finite`), and the branch then writes it in place into the donated
+    buffers, so a step stores no second copy of the parameters (measured as fast as
+    an unchecked step on chapter 2's MLP). On an accelerator a branch would make the
+    host wait for the predicate, so selects keep the old values there.
     """
+
+    def keep(state: TrainState) -> tuple[Any, ...]:
+        return state.trainable, state.fixed, state.opt_state, state.totals
+
+    if jax.default_backend() == "cpu":
+        return jax.lax.cond(apply, update, keep, state)
     changed = update(state)
-    kept = state.trainable, state.fixed, state.opt_state, state.totals
-    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, kept)
+    return jax.tree_util.tree_map(lambda n, o: jnp.where(apply, n, o), changed, keep(state))
 
 
 def _made(changed: tuple[Any, ...], updates: dict[str, Any]) -> tuple[Any, ...]:
@@ -138,7 +165,7 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
         for n, v in trainable.items()
     }
     fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
-    totals = jax.tree_util.tree_map(jnp.add, state.totals, batch_totals)
+    totals = pass_totals.add(state.totals, batch_totals)
     return trainable, fixed, opt_state, totals
 
 
@@ -185,19 +212,20 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: str, aux_costs=()
         def update(state: TrainState) -> tuple[Any, ...]:
             return _update(tx, rows, state, grads, feeds, updates, (total, stats))
 
-        # The update is checked before it is kept (XLA computes it once: ``_apply_if``
-        # traces it again, and the two are the same expression).
+        # The update is checked before it is kept: ``_apply_if`` traces it again (one
+        # expression with this one under selects; computed again in place in a branch).
         made = _made(update(state), updates)
         finite = jnp.isfinite(total) & _all_finite(grads, made)
-        apply = finite if on_nan is OnNan.SKIP else finite & (state.bad < 0)
+        step, bad = state.step, state.bad
+        apply = finite if on_nan is OnNan.SKIP else finite & (bad < 0)
         trainable, fixed, opt_state, totals = _apply_if(apply, update, state)
+        bad = jnp.where(finite | (bad >= 0), bad, step)
         new = state._replace(
             trainable=trainable,
             fixed=fixed,
             opt_state=opt_state,
             totals=totals,
-            step=state.step + 1,
-            bad=jnp.where(finite | (state.bad >= 0), state.bad, state.step),
+            counters=jnp.stack([step + 1, state.pass_id, bad]),
         )
         return new, (total, stats, finite)
 
