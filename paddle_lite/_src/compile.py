@@ -19,7 +19,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import get_kind, run
 from paddle_lite._src.topology import traverse
-from paddle_lite._src.typing import data_of
+from paddle_lite._src.typing import VALID, data_of
 
 
 def layer_key(key: Any, layer: Layer) -> Any:
@@ -48,6 +48,7 @@ def forward(
     """
     values: dict[int, Any] = {}
     updates: dict[str, Any] = {}
+    weights = feeds.get(VALID)  # rows of weight 0 pad the batch (see Kind.uses_row_weights)
     for node in traverse(outputs):
         if node.kind == "data":
             if node.name not in feeds:
@@ -62,7 +63,9 @@ def forward(
         inputs = channels_last.prepare(node, kind, [values[id(i)] for i in node.inputs], excluded)
         if node.name in float32_layers:
             inputs = precision_mod.to_float32(inputs)
-        out, state = run(node, params, inputs, key=layer_key(key, node), mode=mode)
+        out, state = run(
+            node, params, inputs, key=layer_key(key, node), mode=mode, row_weights=weights
+        )
         if taps and node.name in taps:
             out = taps[node.name](out)
         values[id(node)] = out

@@ -9,6 +9,10 @@ them ahead (a bounded queue of ``depth`` chunks), so the copy overlaps the runni
 step; on a CPU backend the work runs inline, because there XLA's own thread pool uses
 every core and a concurrent Python thread slowed each step more than the conversion
 costs (``bench/step_overhead.py``).
+
+With a :class:`RowPadding`, a batch shorter than the call's batch size (the short last
+batch of a pass) is padded to it with rows of weight 0, so it runs the full batches'
+compiled step instead of compiling its own.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from paddle_lite._src.distributed import mesh, put_batch
+from paddle_lite._src.distributed import mesh, pad_rows, put_batch
 from paddle_lite._src.readers.parallel import buffered
 
 
@@ -40,6 +44,26 @@ def signature(feeds: Any) -> tuple[Any, ...]:
 def _size(feeds: Any) -> int:
     """Samples in a batch: the leading dimension of its feeds."""
     return int(np.shape(jax.tree_util.tree_leaves(feeds)[0])[0])
+
+
+class RowPadding:
+    """Pads the short batches of one ``train()`` or ``test()`` call to its batch size.
+
+    The batch size is the largest batch of the call so far (the first batch sets it, so
+    a reader whose only batch is short is not padded). Every batch gets the ``VALID``
+    feed of row weights (all 1 when no row is padding), so a padded batch has the
+    signature of a full one: the same compiled step, and it can join a stack of
+    ``steps_per_dispatch`` batches. The added rows repeat real rows and weigh 0:
+    costs, metrics, batch statistics and the optimizer's sample count leave them out
+    (``steps``, ``Kind.uses_row_weights``).
+    """
+
+    def __init__(self) -> None:
+        self.rows = 0
+
+    def __call__(self, feeds: Any) -> Any:
+        self.rows = max(self.rows, _size(feeds))
+        return pad_rows(feeds, 0, self.rows)
 
 
 def _stack(group: list[Any]) -> Any:
@@ -79,6 +103,7 @@ def device_batches(
     k: int = 1,
     depth: int = 2,
     background: bool | None = None,
+    padding: RowPadding | None = None,
 ) -> Iterator[Chunk]:
     """Yield the :class:`Chunk` s of ``batches``, converted and put on the device ahead.
 
@@ -89,10 +114,14 @@ def device_batches(
     ``background=None`` uses the thread when JAX computes on an accelerator. On a single
     CPU device the numpy feeds go to the jitted step as they are: its C++ dispatch adopts
     them for less than ``jax.device_put`` costs in Python (``python -m bench``).
+
+    ``padding`` pads short batches (see :class:`RowPadding`); a chunk's ``sizes`` stay
+    the real sizes.
     """
     if background is None:
         background = jax.default_backend() != "cpu"
-    converted = ((feeds, _size(feeds)) for feeds in map(convert, batches))
+    pad = padding if padding is not None else (lambda feeds: feeds)
+    converted = ((pad(feeds), _size(feeds)) for feeds in map(convert, batches))
     grouped = chunks(converted, k)
     if background or mesh() is not None:
         grouped = (c._replace(feeds=put_batch(c.feeds, c.stacked)) for c in grouped)

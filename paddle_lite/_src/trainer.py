@@ -28,7 +28,7 @@ from paddle_lite._src.history import CompileWatch, History, combined_handler, pa
 from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.prefetch import device_batches
+from paddle_lite._src.prefetch import RowPadding, device_batches
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.train_loop import Fetched, Watch, fire_iterations, results
@@ -230,7 +230,7 @@ class SGD:
             batches = itertools.islice(batches, skip, None)
         batch_id = skip
         self._position = (pass_id, batch_id)
-        for chunk in device_batches(batches, convert, run.k):
+        for chunk in device_batches(batches, convert, run.k, padding=run.padding):
             if batch_id == skip:
                 self._device.begin_pass(pass_id, chunk.feeds, chunk.stacked)
             if not chunk.stacked:
@@ -364,7 +364,7 @@ class SGD:
         feeder = feeder_for(self.__topology__, feeding)
         totals, count = None, 0
         batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
-        for chunk in device_batches(batches, convert):
+        for chunk in device_batches(batches, convert, padding=RowPadding()):
             if totals is None:
                 totals = put_replicated(self._device.zeros(params, chunk.feeds))
             totals = step(params, chunk.feeds, totals)
@@ -415,6 +415,7 @@ class _Run:
         self.num_passes: int | None = None
         self.batches: int | None = None  # the last pass's batch count
         self.last_gm: Any = None  # the last batch's event.gm, passed on to EndPass
+        self.padding = RowPadding()  # short batches padded to the call's batch size
 
 
 def _positive(name: str, k: Any) -> int:
