@@ -39,8 +39,9 @@ def forward(
     """Compute ``outputs`` from ``feeds`` (``{data layer name: value}``).
 
     The layers named in ``float32_layers`` (the costs, under mixed precision) receive
-    their inputs cast to float32. ``taps`` maps layer names to functions applied to
-    those layers' outputs (identities that hook the backward pass, for printers).
+    their inputs cast to float32. ``taps`` maps layer names to functions of those
+    layers' outputs and the batch's row weights (identities that hook the backward
+    pass, for printers).
 
     Returns:
         ``(values, state_updates)``: one value per output, and the new values of
@@ -67,7 +68,7 @@ def forward(
             node, params, inputs, key=layer_key(key, node), mode=mode, row_weights=weights
         )
         if taps and node.name in taps:
-            out = taps[node.name](out)
+            out = taps[node.name](out, weights)
         values[id(node)] = out
         updates.update(state)
     return [channels_last.to_flat(values[id(o)]) for o in outputs], updates

@@ -6,6 +6,8 @@ The reference is the same training unpadded (``RowPadding`` switched off), where
 short batch compiles a program of its own.
 """
 
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -259,3 +261,24 @@ def test_device_padding_keeps_the_batch_padding_weights():
     np.testing.assert_array_equal(out["x"], [0, 1, 2, 3, 4, 5, 0, 1])
     stacked = {"x": np.zeros((2, 3)), VALID: np.array([[1, 1, 1], [1, 1, 0]], "f4")}
     np.testing.assert_array_equal(pad_rows(stacked, 1, 4)[VALID], [[1, 1, 1, 0], [1, 1, 0, 0]])
+
+
+def test_printers_print_the_real_rows_only(capsys):
+    x = L.data(name="x", type=DT.dense_vector(2))
+    y = L.data(name="y", type=DT.integer_value(2))
+    h = L.fc(input=x, size=3, act=A.Tanh(), name="h")
+    prob = L.fc(input=h, size=2, act=A.Softmax(), name="prob")
+    cost = L.classification_cost(input=prob, label=y, name="cost")
+    L.printer(input=x, format="x=%s")
+    paddle.evaluator.gradient_printer(input=h)
+    trainer = paddle.trainer.SGD(cost, paddle.parameters.create(cost), _optimizer())
+    xs = np.arange(12, dtype=np.float32).reshape(6, 2)
+    samples = [(row, i % 2) for i, row in enumerate(xs)]
+    trainer.train(paddle.batch(lambda: iter(samples), 4))  # batches 4 and 2 (padded to 4)
+    jax.effects_barrier()
+    out = capsys.readouterr().out
+    printed = [block.split("]]")[0] for block in out.split("x=")[1:]]
+    values = [np.array(re.findall(r"-?\d+\.?\d*", block), float) for block in printed]
+    np.testing.assert_array_equal(np.concatenate(values), xs.ravel())
+    grads = [block.split("]]")[0] for block in out.split("grad matrix:\n")[1:]]
+    assert [block.count("\n") + 1 for block in grads] == [4, 2]
