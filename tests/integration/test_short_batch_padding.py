@@ -83,7 +83,25 @@ def _ssd_samples(n):
     return out
 
 
-NETS = {"mlp": _mlp, "batch_norm": _bn_net, "multibox": _ssd_net}
+def _seq_bn_net():
+    """batch_norm over a sequence: statistics over the valid steps of the real rows."""
+    x = L.data(name="x", type=DT.dense_vector_sequence(4))
+    y = L.data(name="y", type=DT.integer_value(4))
+    h = L.fc(input=x, size=6, act=A.Linear(), name="h")
+    bn = L.batch_norm(input=h, act=A.Tanh(), name="bn")
+    last = L.last_seq(input=bn, name="last")
+    prob = L.fc(input=last, size=4, act=A.Softmax(), name="prob")
+    return L.classification_cost(input=prob, label=y, name="cost")
+
+
+def _seq_samples(n):
+    """Lengths 1 to 5, every batch with a 5 (one length bucket, one signature)."""
+    rng = np.random.default_rng(3)
+    lengths = [5 if i % 4 == 0 else int(rng.integers(1, 5)) for i in range(n)]
+    return [(rng.normal(size=(t, 4)).astype(np.float32), int(rng.integers(4))) for t in lengths]
+
+
+NETS = {"mlp": _mlp, "batch_norm": _bn_net, "multibox": _ssd_net, "seq_bn": _seq_bn_net}
 
 
 def _optimizer():
@@ -186,6 +204,17 @@ def test_batch_norm_statistics_see_only_the_real_rows(short, monkeypatch):
         if short > 1:
             assert np.abs(unmasked.params[name] - plain.params[name]).max() > 1e-4
     assert padded.step_programs == 1 and plain.step_programs == 2
+
+
+def test_sequence_batch_norm_counts_the_steps_of_real_rows_only(monkeypatch):
+    samples = _seq_samples(2 * BATCH + 3)
+    padded = _Run("seq_bn", samples, padded=True, monkeypatch=monkeypatch)
+    plain = _Run("seq_bn", samples, padded=False, monkeypatch=monkeypatch)
+    assert (padded.step_programs, plain.step_programs) == (1, 2)
+    _close(padded.costs, plain.costs)
+    for name in plain.params:  # the moving mean and variance included
+        _close(padded.params[name], plain.params[name])
+    assert padded.samples == plain.samples == [2 * len(samples)]
 
 
 def test_multibox_loss_counts_the_real_images_only(monkeypatch):
