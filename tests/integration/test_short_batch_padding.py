@@ -29,10 +29,11 @@ def _samples(n, seed=0):
     return [(rng.normal(size=64).astype(np.float32), int(rng.integers(4))) for _ in range(n)]
 
 
-def _mlp():
+def _mlp(drop_rate=None):
     x = L.data(name="x", type=DT.dense_vector(64))
     y = L.data(name="y", type=DT.integer_value(4))
-    h = L.fc(input=x, size=16, act=A.Relu(), name="h")
+    extra = None if drop_rate is None else paddle.attr.Extra(drop_rate=drop_rate)
+    h = L.fc(input=x, size=16, act=A.Relu(), name="h", layer_attr=extra)
     prob = L.fc(input=h, size=4, act=A.Softmax(), name="prob")
     return L.classification_cost(input=prob, label=y, name="cost")
 
@@ -101,7 +102,14 @@ def _seq_samples(n):
     return [(rng.normal(size=(t, 4)).astype(np.float32), int(rng.integers(4))) for t in lengths]
 
 
-NETS = {"mlp": _mlp, "batch_norm": _bn_net, "multibox": _ssd_net, "seq_bn": _seq_bn_net}
+NETS = {
+    "mlp": _mlp,
+    # the real rows draw the same dropout masks padded or not (partitionable threefry)
+    "dropout": lambda: _mlp(drop_rate=0.3),
+    "batch_norm": _bn_net,
+    "multibox": _ssd_net,
+    "seq_bn": _seq_bn_net,
+}
 
 
 def _optimizer():
@@ -167,7 +175,7 @@ def _close(a, b):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=RTOL, atol=ATOL)
 
 
-@pytest.mark.parametrize("net", ["batch_norm", "mlp"])
+@pytest.mark.parametrize("net", ["batch_norm", "dropout", "mlp"])
 def test_padded_short_batch_trains_as_the_unpadded_run(net, monkeypatch):
     samples = _samples(4 * BATCH + 5)  # batches 8, 8, 8, 8 and a short 5
     padded = _Run(net, samples, padded=True, monkeypatch=monkeypatch)
