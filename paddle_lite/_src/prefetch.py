@@ -25,6 +25,7 @@ import numpy as np
 
 from paddle_lite._src.distributed import mesh, pad_rows, put_batch
 from paddle_lite._src.readers.parallel import buffered
+from paddle_lite._src.typing import VALID
 
 
 class Chunk(NamedTuple):
@@ -60,10 +61,16 @@ class RowPadding:
 
     def __init__(self) -> None:
         self.rows = 0
+        self._ones: dict[int, np.ndarray] = {}  # the weights of a full batch (never written)
 
     def __call__(self, feeds: Any) -> Any:
-        self.rows = max(self.rows, _size(feeds))
-        return pad_rows(feeds, 0, self.rows)
+        size = _size(feeds)
+        if size < self.rows:
+            return pad_rows(feeds, 0, self.rows)
+        self.rows = size
+        if size not in self._ones:
+            self._ones[size] = np.ones(size, np.float32)
+        return {**feeds, VALID: self._ones[size]}
 
 
 def _stack(group: list[Any]) -> Any:
