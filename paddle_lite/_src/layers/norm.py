@@ -80,20 +80,22 @@ def _moments(x: Any, weights: Any) -> tuple[Any, Any]:
     of weight 1 (all rows when ``weights`` is None).
 
     With weights, each moment is the plain one over all rows less the padding rows'
-    share, times ``rows / real rows``. Without padding that share is exactly 0 and the
-    factor exactly 1, so a full batch keeps the plain moments' bits (a weighted sum,
-    equal in value, fuses and rounds differently in XLA). The subtraction costs about
-    ``rows / real rows`` ulps: 1e-5 relative for 1 real row in 128."""
-    mean = x.mean(axis=(0, 2))
-    if weights is not None:
-        pad = (1 - weights.astype(x.dtype))[:, None, None]
-        ratio = (x.shape[0] / jnp.sum(weights.astype(jnp.float32))).astype(x.dtype)
-        mean = (mean - (x * pad).mean(axis=(0, 2))) * ratio
-    square = jnp.square(x - mean[None, :, None])
-    var = square.mean(axis=(0, 2))
-    if weights is not None:
-        var = (var - (square * pad).mean(axis=(0, 2))) * ratio
-    return mean, var
+    share, times ``rows / real rows``, in float32. Without padding that share is exactly
+    0 and the factor exactly 1, so a full batch keeps the plain moments' bits (a
+    weighted sum, equal in value, fuses and rounds differently in XLA). The subtraction
+    costs about ``rows / real rows`` float32 ulps: 1e-5 relative for 1 real row in 128."""
+    if weights is None:
+        mean = x.mean(axis=(0, 2))
+        return mean, jnp.square(x - mean[None, :, None]).mean(axis=(0, 2))
+    pad = (1 - weights.astype(x.dtype))[:, None, None]
+    ratio = x.shape[0] / jnp.sum(weights.astype(jnp.float32))
+
+    def moment(v: Any) -> Any:
+        whole = v.mean(axis=(0, 2), dtype=jnp.float32)
+        return ((whole - (v * pad).mean(axis=(0, 2), dtype=jnp.float32)) * ratio).astype(x.dtype)
+
+    mean = moment(x)
+    return mean, moment(jnp.square(x - mean[None, :, None]))
 
 
 def _step_weights(value: Seq, row_weights: Any) -> Any:
