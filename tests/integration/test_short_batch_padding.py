@@ -16,7 +16,7 @@ import paddle_lite as paddle
 from paddle_lite._src.distributed import pad_rows
 from paddle_lite._src.layers.detection_loss import MultiBoxLossKind
 from paddle_lite._src.layers.norm import BatchNormKind
-from paddle_lite._src.prefetch import RowPadding
+from paddle_lite._src.prefetch import RowPadding, device_batches
 from paddle_lite._src.typing import VALID
 
 L, DT, A, EV = paddle.layer, paddle.data_type, paddle.activation, paddle.event
@@ -319,3 +319,14 @@ def test_printers_print_the_real_rows_only(capsys):
     np.testing.assert_array_equal(np.concatenate(values), xs.ravel())
     grads = [block.split("]]")[0] for block in out.split("grad matrix:\n")[1:]]
     assert [block.count("\n") + 1 for block in grads] == [4, 2]
+
+
+def test_device_batches_pad_and_keep_the_real_sizes():
+    batches = [np.full((n, 1), n, np.float32) for n in (4, 4, 3)]
+    chunks = list(
+        device_batches(batches, lambda b: {"x": b}, k=2, background=False, padding=RowPadding())
+    )
+    assert [(c.sizes, c.stacked) for c in chunks] == [((4, 4), True), ((3,), False)]
+    np.testing.assert_array_equal(chunks[1].feeds["x"][:, 0], [3, 3, 3, 3])
+    np.testing.assert_array_equal(chunks[1].feeds[VALID], [1, 1, 1, 0])
+    np.testing.assert_array_equal(chunks[0].feeds[VALID], np.ones((2, 4)))
