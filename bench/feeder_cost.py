@@ -74,14 +74,17 @@ def data_types(shape: str, paddle: Any) -> tuple[list[tuple[str, Any]], dict[str
 
 def _pipeline(feeder: Any) -> Any:
     """A function running one pass of batches through the trainer's host path."""
-    try:
-        from paddle_lite._src.prefetch import device_batches
+    import importlib
 
-        from paddle_lite._src.input_checks import checked
-    except ImportError:  # the tree predates them: trainer.train called prefetch()
-        from paddle_lite._src.prefetch import prefetch
+    from paddle_lite._src.input_checks import checked
 
-        return lambda batches: sum(1 for _ in prefetch(iter(batches), feeder.convert))
+    try:  # the module's name has moved between the trees compared
+        chunks = importlib.import_module("paddle_lite._src.training.chunks")
+    except ImportError:
+        chunks = importlib.import_module("paddle_lite._src.prefetch")
+    if not hasattr(chunks, "device_batches"):  # the tree predates it: train() called prefetch()
+        return lambda batches: sum(1 for _ in chunks.prefetch(iter(batches), feeder.convert))
+    device_batches = chunks.device_batches
 
     def run(batches: list[Any]) -> int:
         reader, convert = checked(lambda: iter(batches), feeder.convert, "train() pass 0")
@@ -92,7 +95,14 @@ def _pipeline(feeder: Any) -> Any:
 
 def _parts(feeder: Any, batches: list[Any]) -> dict[str, Any]:
     """The trainer's per-batch host path, piece by piece (each over all ``batches``)."""
-    from paddle_lite._src import input_checks, prefetch
+    import importlib
+
+    from paddle_lite._src import input_checks
+
+    try:
+        prefetch = importlib.import_module("paddle_lite._src.training.chunks")
+    except ImportError:
+        prefetch = importlib.import_module("paddle_lite._src.prefetch")
 
     converted = [feeder.convert(b) for b in batches]
     numbered = input_checks.numbered(feeder.convert, "train() pass 0")

@@ -19,7 +19,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import get_kind, run
 from paddle_lite._src.topology import traverse
-from paddle_lite._src.typing import data_of
+from paddle_lite._src.typing import VALID, data_of
 
 
 def layer_key(key: Any, layer: Layer) -> Any:
@@ -39,8 +39,9 @@ def forward(
     """Compute ``outputs`` from ``feeds`` (``{data layer name: value}``).
 
     The layers named in ``float32_layers`` (the costs, under mixed precision) receive
-    their inputs cast to float32. ``taps`` maps layer names to functions applied to
-    those layers' outputs (identities that hook the backward pass, for printers).
+    their inputs cast to float32. ``taps`` maps layer names to functions of those
+    layers' outputs and the batch's row weights (identities that hook the backward
+    pass, for printers).
 
     Returns:
         ``(values, state_updates)``: one value per output, and the new values of
@@ -48,6 +49,7 @@ def forward(
     """
     values: dict[int, Any] = {}
     updates: dict[str, Any] = {}
+    weights = feeds.get(VALID)  # rows of weight 0 pad the batch (see Kind.uses_row_weights)
     for node in traverse(outputs):
         if node.kind == "data":
             if node.name not in feeds:
@@ -62,9 +64,11 @@ def forward(
         inputs = channels_last.prepare(node, kind, [values[id(i)] for i in node.inputs], excluded)
         if node.name in float32_layers:
             inputs = precision_mod.to_float32(inputs)
-        out, state = run(node, params, inputs, key=layer_key(key, node), mode=mode)
+        out, state = run(
+            node, params, inputs, key=layer_key(key, node), mode=mode, row_weights=weights
+        )
         if taps and node.name in taps:
-            out = taps[node.name](out)
+            out = taps[node.name](out, weights)
         values[id(node)] = out
         updates.update(state)
     return [channels_last.to_flat(values[id(o)]) for o in outputs], updates

@@ -13,8 +13,8 @@ Every process reads the same global batches and converts only its own rows (padd
 to the sequence lengths of the whole batch), so the processes always agree on shapes
 and on the number of steps, and training equals one process training on the same
 global batches, up to float reduction order. A batch whose size is not a multiple of
-the device count is padded with rows of weight 0 (costs, metrics and the optimizer's
-sample count ignore them; batch-norm statistics do see them).
+the device count is padded with rows of weight 0 (costs, metrics, batch statistics
+and the optimizer's sample count ignore them).
 
 A dead process always ends the job (JAX aborts the others after
 ``heartbeat_timeout_seconds``); collectives time out after ``COLLECTIVE_TIMEOUT_S``
@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.typing import VALID
 
 HEARTBEAT_TIMEOUT_S = 10
 COLLECTIVE_TIMEOUT_S = 60
@@ -38,7 +39,6 @@ ENV = {
     "num_processes": "PADDLE_LITE_NUM_PROCESSES",
     "process_id": "PADDLE_LITE_PROCESS_ID",
 }
-VALID = "__valid__"  # the feed of per-row weights (1 real, 0 padding) of padded batches
 
 _MESH: dict[str, Any] = {}  # the data mesh, made once per process
 
@@ -139,22 +139,37 @@ def is_writer() -> bool:
     return process_index() == 0
 
 
-def _pad_rows(feeds: Any, n: int) -> Any:
-    """``feeds`` with rows repeated up to a multiple of ``n`` and a ``VALID`` weight feed.
+def pad_rows(feeds: Any, total: int) -> Any:
+    """``feeds`` with rows repeated up to ``total`` rows, and a ``VALID`` feed of row
+    weights: those ``feeds`` carry (1 when none) and 0 for the added rows.
 
     Padding repeats the first rows (always valid values: an empty padding sequence
-    could turn a mean into 0/0); their weight 0 keeps them out of costs and metrics.
+    could turn a mean into 0/0); their weight 0 keeps them out of costs, metrics and
+    batch statistics.
     """
+    import jax
+
+    real = {name: value for name, value in feeds.items() if name != VALID}
+    rows = np.shape(jax.tree_util.tree_leaves(real)[0])[0]
+    weights = feeds.get(VALID)
+    if weights is None:
+        weights = np.ones(rows, np.float32)
+    extra = total - rows
+    if extra <= 0:
+        return {**real, VALID: weights}
+    take = np.concatenate([np.arange(rows), np.arange(extra) % rows])
+    padded = jax.tree_util.tree_map(lambda x: np.take(x, take, axis=0), real)
+    return {**padded, VALID: np.concatenate([weights, np.zeros(extra, np.float32)])}
+
+
+def _pad_rows(feeds: Any, n: int) -> Any:
+    """``feeds`` padded (see ``pad_rows``) to a multiple of ``n`` rows; as they are when
+    their rows already divide by ``n``."""
     import jax
 
     rows = np.shape(jax.tree_util.tree_leaves(feeds)[0])[0]
     extra = -rows % n
-    if not extra:
-        return feeds
-    take = np.concatenate([np.arange(rows), np.arange(extra) % rows])
-    padded = jax.tree_util.tree_map(lambda x: np.take(x, take, axis=0), feeds)
-    weights = np.concatenate([np.ones(rows, np.float32), np.zeros(extra, np.float32)])
-    return {**padded, VALID: weights}
+    return pad_rows(feeds, rows + extra) if extra else feeds
 
 
 def put_batch(feeds: Any) -> Any:

@@ -84,8 +84,9 @@ class Evaluator:
         raise NotImplementedError
 
     def grad_taps(self) -> dict[str, Any]:
-        """``{layer name: function}`` applied to those layers' outputs in the training
-        forward pass (a printer of gradients hooks the backward pass this way)."""
+        """``{layer name: function}`` applied to those layers' outputs (and the batch's
+        row weights, None when every row is real) in the training forward pass (a
+        printer of gradients hooks the backward pass this way)."""
         return {}
 
     def weights(self, values: Sequence[Any], like: Any, mask: Any) -> Any:

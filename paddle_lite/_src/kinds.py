@@ -10,7 +10,8 @@ A kind computes one family of layers. It defines exactly three things:
   and the parameters (``{role: array}``), pure ``jax.numpy``. ``mode`` is
   ``"train"`` or ``"test"``; ``key`` a PRNG key or None. A kind with ``stateful =
   True`` returns ``(value, {role: new_value})`` to update static state (batch-norm
-  moving statistics) in training mode.
+  moving statistics) in training mode. A kind with ``uses_row_weights = True`` also
+  receives ``row_weights``: see :class:`Kind`.
 
 The layer's activation, ``ExtraAttr(drop_rate)`` and ``ExtraAttr(error_clipping_threshold)``
 are applied after ``apply`` by :func:`run`, so kinds compute the pre-activation value
@@ -63,6 +64,12 @@ class Kind:
     # A cost seeds its own gradient (v2's cost layers ignore their output gradient), so
     # a cost among a trainer's ``extra_layers`` is trained too.
     is_cost: bool = False
+    # A kind whose output for one row depends on other rows of the batch (batch
+    # statistics) receives ``apply(..., row_weights=w)``: ``w`` is ``[batch]`` floats, 1
+    # for a real row and 0 for a padding row (a short batch padded to the batch size,
+    # or to a multiple of the device count), or None when every row is real. Padding
+    # rows must count nowhere in what the kind computes over the batch.
+    uses_row_weights: bool = False
 
     def reads_ids_as_numbers(self, position: int) -> bool:
         """True when integer ids fed at input ``position`` are read as numbers (a 0/1
@@ -141,8 +148,19 @@ def get_kind(name: str) -> Kind:
         ) from None
 
 
-def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, mode: str):
+def run(
+    layer: Layer,
+    params: Mapping[str, Any],
+    inputs: Sequence[Any],
+    *,
+    key,  # noqa: ANN001
+    mode: str,
+    row_weights: Any = None,
+):
     """Compute ``layer``: its kind's ``apply``, then activation, dropout and error clipping.
+
+    ``row_weights`` (``[batch]``, 0 on padding rows, or None) reach kinds that declare
+    ``uses_row_weights``.
 
     Returns ``(value, state_updates)``; ``state_updates`` maps global parameter
     names to new values (empty unless the kind is stateful and ``mode == "train"``).
@@ -153,7 +171,8 @@ def run(layer: Layer, params: Mapping[str, Any], inputs: Sequence[Any], *, key, 
             f"layer '{layer.name}' ({layer.kind}) cannot run: {layer.attrs[UNRUNNABLE]}"
         )
     local = {p.role: params[p.name] for p in layer.params}
-    out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode)
+    extra = {"row_weights": row_weights} if kind.uses_row_weights else {}
+    out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode, **extra)
     updates: dict[str, Any] = {}
     if kind.stateful:
         out, state = out

@@ -54,16 +54,27 @@ class Printer(Evaluator):
 
     def batch_stats(self, values, valid=None):
         render: Callable[..., str] = self.attrs["render"]
-        jax.debug.callback(functools.partial(_emit, render, self), list(values))
+        jax.debug.callback(functools.partial(_emit, render, self), list(values), valid)
         return {}
 
     def result(self, stats):
         return {}
 
 
-def _emit(render: Callable[..., str], ev: Printer, values: Sequence[Any]) -> None:
+def _real(value: Any, valid: Any) -> Any:
+    """``value`` (numpy, a ``Seq`` kept) without the padding rows of a padded batch."""
+    if valid is None:
+        return jax.tree_util.tree_map(np.asarray, value)
+    keep = np.asarray(valid, bool)
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[keep], value)
+
+
+def _emit(
+    render: Callable[..., str], ev: Printer, values: Sequence[Any], valid: Any = None
+) -> None:
+    values = [_real(v, valid) for v in values]
     if ev.attrs.get("raw"):  # the render reads the values (numpy, Seq kept) itself
-        text = render(ev, [jax.tree_util.tree_map(np.asarray, v) for v in values])
+        text = render(ev, values)
     else:
         split = _sequences if ev.attrs.get("per_sequence") else _rows
         text = render(ev, [split(v) for v in values])
@@ -311,14 +322,15 @@ class GradientPrinter(Printer):
         return {layer.name: functools.partial(_grad_tap, layer.name) for layer in self.inputs}
 
 
-def _grad_tap(layer_name: str, value: Any) -> Any:
-    """``value`` unchanged; its cotangent is printed when the backward pass reaches it."""
+def _grad_tap(layer_name: str, value: Any, weights: Any = None) -> Any:
+    """``value`` unchanged; its cotangent is printed when the backward pass reaches it
+    (the rows of weight 0 of a padded batch left out)."""
     if isinstance(value, Seq):
-        data = _tap(layer_name, value.data, (value.lengths, value.sub_lengths))
+        data = _tap(layer_name, value.data, ((value.lengths, value.sub_lengths), weights))
         return Seq(data, value.lengths, value.sub_lengths)
     if not jnp.issubdtype(value.dtype, jnp.floating):  # ids carry no gradient
         return value
-    return _tap(layer_name, value, None)
+    return _tap(layer_name, value, (None, weights))
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
@@ -340,12 +352,14 @@ _tap.defvjp(_tap_fwd, _tap_bwd)
 
 def _print_grad(layer_name: str, grad: Any, structure: Any) -> None:
     """v2's GradientPrinter: the gradient rows, and a sequence's start positions."""
-    if structure is None:
-        print(f"layer={layer_name} grad matrix:\n{_matrix(np.asarray(grad))}", flush=True)
+    seq, weights = structure
+    grad, seq = _real((grad, seq), weights)
+    if seq is None:
+        print(f"layer={layer_name} grad matrix:\n{_matrix(grad)}", flush=True)
         return
-    lengths, sub = structure
-    rows = _rows(Seq(np.asarray(grad), np.asarray(lengths), sub))
-    starts = np.concatenate([[0], np.cumsum(np.asarray(lengths))])
+    lengths, sub = seq
+    rows = _rows(Seq(grad, lengths, sub))
+    starts = np.concatenate([[0], np.cumsum(lengths)])
     print(
         f"layer={layer_name} grad matrix:\n{_matrix(rows)}\n"
         f"layer={layer_name} sequence pos vector:\n{starts}",

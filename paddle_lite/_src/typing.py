@@ -9,6 +9,9 @@ import jax.numpy as jnp
 
 Array = jax.Array
 Shape = tuple[int, ...]
+# The feed of per-row weights of a padded batch (float ``[batch]``: 1 a real row, 0 a
+# padding row); a batch without it has only real rows.
+VALID = "__valid__"
 
 
 class Seq(NamedTuple):

@@ -50,6 +50,13 @@ def test_four_host_devices_equal_one_device(one_device, tmp_path):
     _assert_close(tmp_path / "four.npz", one_device, atol=1e-5)
 
 
+def test_batch_norm_on_four_host_devices_ignores_the_padding_rows(tmp_path):
+    # 120 rows in batches of 30, each padded to 32 for the 4 devices
+    _run(SCRIPT, 1, tmp_path / "one.npz", 30, 1, -1, 1)
+    _run(SCRIPT, 4, tmp_path / "four.npz", 30, 1, -1, 1)
+    _assert_close(tmp_path / "four.npz", tmp_path / "one.npz", atol=1e-5)
+
+
 def test_two_processes_equal_one_and_each_other(one_device, tmp_path):
     _run("-m", "paddle_lite.launch", "--nproc", 2, SCRIPT, 1, tmp_path / "two", 30, 1)
     _assert_close(tmp_path / "two.0.npz", tmp_path / "two.1.npz", atol=0)

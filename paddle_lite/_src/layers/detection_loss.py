@@ -79,9 +79,12 @@ def _smooth_l1(diff: Any) -> Any:
     return jnp.where(a < 1.0, 0.5 * a * a, a - 0.5)
 
 
-def multibox_terms(prior_row: Any, loc: Any, conf: Any, label: Any, attrs: Any) -> tuple:
+def multibox_terms(
+    prior_row: Any, loc: Any, conf: Any, label: Any, attrs: Any, real: Any = None
+) -> tuple:
     """``(loc_sum, conf_sum, matches)`` of a batch: the summed smooth-L1 and softmax losses
-    and the number of matched priors (``loc [B, P, 4]``, ``conf [B, P, C]``)."""
+    and the number of matched priors (``loc [B, P, 4]``, ``conf [B, P, C]``); with
+    ``real`` (bool ``[B]``), over the real images only."""
     prior = prior_row.reshape(-1, 8)
     rows, valid = boxes.label_boxes(label)
     match, overlap = jax.vmap(match_priors, (None, 0, 0, None))(
@@ -90,6 +93,8 @@ def multibox_terms(prior_row: Any, loc: Any, conf: Any, label: Any, attrs: Any) 
     score = best_object_score(conf, attrs["background_id"])
     neg = jax.vmap(hard_negatives, (0, 0, 0, None))(match, overlap, score, attrs)
     pos = match >= 0
+    if real is not None:  # padding images match and mine nothing
+        pos, neg = pos & real[:, None], neg & real[:, None]
     picked = jnp.take_along_axis(rows, jnp.maximum(match, 0)[..., None], axis=1)
     target = boxes.encode(prior[None, :, :4], prior[None, :, 4:], picked[..., 1:5])
     target = jnp.where(pos[..., None], target, 0.0)
@@ -130,6 +135,7 @@ def predictions(inputs: list[Any], attrs: Any, first: int) -> tuple[Any, Any, An
 class MultiBoxLossKind(Kind):
     name = "multibox_loss"
     is_cost = True  # v2's MultiBoxLossLayer is a cost layer: its backward seeds itself
+    uses_row_weights = True  # one loss over the batch's matches: padding images leave it
 
     def infer_spec(self, inputs, attrs):
         boxes.check_loss_label_spec(inputs[1])
@@ -137,17 +143,19 @@ class MultiBoxLossKind(Kind):
             _base.expect(spec, "priorbox" if i == 0 else f"prediction input {i - 1}")
         return Spec(1)
 
-    def apply(self, params, inputs, attrs, *, key, mode):
+    def apply(self, params, inputs, attrs, *, key, mode, row_weights=None):
         prior_row, loc, conf = predictions(inputs, attrs, 2)
         label = inputs[1]
         if hasattr(label, "lengths") and label.data.shape[-1] != 6:  # v2's reading
             label = boxes.packed_label_rows(label)
-        loc_sum, conf_sum, matches = multibox_terms(prior_row, loc, conf, label, attrs)
+        real = None if row_weights is None else row_weights > 0
+        loc_sum, conf_sum, matches = multibox_terms(prior_row, loc, conf, label, attrs, real)
         loss = (loc_sum + conf_sum) / jnp.maximum(matches, 1).astype(loc.dtype)
         # v2 writes the batch's loss into every row and back-propagates d loss (not the
-        # sum of the rows): each row carries 1/B of the gradient.
+        # sum of the rows): each of the B real rows carries 1/B of the gradient.
+        images = loc.shape[0] if real is None else jnp.sum(real).astype(loc.dtype)
         fixed = jax.lax.stop_gradient(loss)
-        row = fixed + (loss - fixed) / loc.shape[0]
+        row = fixed + (loss - fixed) / images
         return jnp.broadcast_to(row, (loc.shape[0], 1))
 
 

@@ -8,6 +8,10 @@ converts the batches and puts them on the device ahead (a bounded queue of ``dep
 chunks), so the copy overlaps the running step; on a CPU backend the work runs inline,
 because there XLA's own thread pool uses every core and a concurrent Python thread
 slowed each step more than the conversion costs (``bench/step_overhead.py``).
+
+With a :class:`RowPadding`, a batch shorter than the call's batch size (the short last
+batch of a pass) is padded to it with rows of weight 0, so it runs the full batches'
+compiled step instead of compiling its own.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from paddle_lite._src.distributed import mesh, put_batch
+from paddle_lite._src.distributed import mesh, pad_rows, put_batch
 from paddle_lite._src.readers.parallel import buffered
+from paddle_lite._src.typing import VALID
 
 
 class Chunk(NamedTuple):
@@ -44,6 +49,32 @@ def _size(feeds: Any) -> int:
 def single(feeds: Any) -> Chunk:
     """The chunk of one batch of numpy ``feeds``."""
     return Chunk((feeds,), (_size(feeds),))
+
+
+class RowPadding:
+    """Pads the short batches of one ``train()`` or ``test()`` call to its batch size.
+
+    The batch size is the largest batch of the call so far (the first batch sets it, so
+    a reader whose only batch is short is not padded). Every batch gets the ``VALID``
+    feed of row weights (all 1 when no row is padding), so a padded batch has the
+    signature of a full one: the same compiled step, and it can join a stack of
+    ``steps_per_dispatch`` batches. The added rows repeat real rows and weigh 0:
+    costs, metrics, batch statistics and the optimizer's sample count leave them out
+    (``steps``, ``Kind.uses_row_weights``).
+    """
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self._ones: dict[int, np.ndarray] = {}  # the weights of a full batch (never written)
+
+    def __call__(self, feeds: Any) -> Any:
+        size = _size(feeds)
+        if size < self.rows:
+            return pad_rows(feeds, self.rows)
+        self.rows = size
+        if size not in self._ones:
+            self._ones[size] = np.ones(size, np.float32)
+        return {**feeds, VALID: self._ones[size]}
 
 
 def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
@@ -82,6 +113,7 @@ def device_batches(
     k: int = 1,
     depth: int = 2,
     background: bool | None = None,
+    padding: RowPadding | None = None,
 ) -> Iterator[Chunk]:
     """Yield the :class:`Chunk` s of ``batches``, converted and put on the device ahead.
 
@@ -92,10 +124,14 @@ def device_batches(
     ``background=None`` uses the thread when JAX computes on an accelerator. On a single
     CPU device the numpy feeds go to the jitted step as they are: its C++ dispatch adopts
     them for less than ``jax.device_put`` costs in Python (``python -m bench``).
+
+    ``padding`` pads short batches (see :class:`RowPadding`); a chunk's ``sizes`` stay
+    the real sizes.
     """
     if background is None:
         background = jax.default_backend() != "cpu"
-    converted = ((feeds, _size(feeds)) for feeds in map(convert, batches))
+    pad = padding if padding is not None else (lambda feeds: feeds)
+    converted = ((pad(feeds), _size(feeds)) for feeds in map(convert, batches))
     grouped = chunks(converted, k)
     if background or mesh() is not None:
         grouped = (c._replace(feeds=tuple(map(put_batch, c.feeds))) for c in grouped)

@@ -20,7 +20,7 @@ from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.input_checks import checked
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.training import checkpoints
-from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.emitter import Emitter, pass_length, results
 from paddle_lite._src.training.history import History
 from paddle_lite._src.training.steps import OnNan
@@ -96,6 +96,7 @@ class TrainCall:
         self.watch = Watch(costs, device, settings.on_nan)
         self.history = History()
         self.batches: int | None = None  # the last pass's batch count (BeginPass)
+        self.padding = RowPadding()  # short batches padded to the call's batch size
 
     def run(self, reader: Any, passes: range, skip: int) -> History:
         """Train ``passes`` over ``reader``, skipping ``skip`` batches of the first."""
@@ -113,9 +114,8 @@ class TrainCall:
         batches, convert = checked(reader, self.settings.feeder.convert, f"train() pass {pass_id}")
         batch_id = where.batch_id = skip
         where.pass_id = pass_id
-        for chunk in device_batches(
-            itertools.islice(batches, skip, None), convert, self.settings.k
-        ):
+        batches = itertools.islice(batches, skip, None)
+        for chunk in device_batches(batches, convert, self.settings.k, padding=self.padding):
             if batch_id == skip:
                 self.device.begin_pass(pass_id, chunk.feeds[0])
             self.emit.before(chunk, pass_id, batch_id)

@@ -21,7 +21,7 @@ import numpy as np
 from paddle_lite._src.compile import cost_sum, forward
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.topology import traverse
-from paddle_lite._src.typing import Seq, Sparse, step_mask
+from paddle_lite._src.typing import VALID, Seq, Sparse, step_mask
 
 
 def _finite(value: Any) -> bool:
@@ -88,7 +88,7 @@ def diagnose(
 
     def loss(p):  # noqa: ANN001, ANN202
         vals, _ = forward(list(costs), {**params, **p}, feeds, key, "train", cost_names)
-        return cost_sum(vals, len(costs))
+        return cost_sum(vals, len(costs), feeds.get(VALID))  # the step's own cost
 
     trainable = {n: v for n, v in params.items() if jnp.issubdtype(v.dtype, jnp.floating)}
     grads = jax.grad(loss)(trainable)

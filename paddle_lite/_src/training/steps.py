@@ -27,11 +27,12 @@ import optax
 from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
-from paddle_lite._src.distributed import VALID, row_shardings
+from paddle_lite._src.distributed import row_shardings
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.topology import collect_params, traverse
 from paddle_lite._src.training import pass_totals
+from paddle_lite._src.typing import VALID
 
 
 class TrainState(NamedTuple):

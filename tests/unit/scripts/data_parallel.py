@@ -1,10 +1,11 @@
 """Train the chapter-2 MLP data-parallel on ``trainer_count`` devices; save the result.
 
-Run: python data_parallel.py TRAINER_COUNT OUT.npz [BATCH [PASSES [STOP_AT]]]
+Run: python data_parallel.py TRAINER_COUNT OUT.npz [BATCH [PASSES [STOP_AT [BATCH_NORM]]]]
  or: python -m paddle_lite.launch --nproc 2 data_parallel.py 1 OUT (writes OUT.<rank>.npz)
 
 CPU host devices stand in for GPUs. The batch size (default 30) need not divide by
-the device count: batches are padded with rows of weight 0.
+the device count: batches are padded with rows of weight 0. ``BATCH_NORM`` 1 puts a
+``batch_norm`` after each hidden layer (its statistics must leave the padding out).
 """
 
 import os
@@ -16,13 +17,17 @@ import numpy as np
 import paddle_lite as paddle
 
 
-def main(count, out, batch=30, passes=3, stop_at=-1):
+def main(count, out, batch=30, passes=3, stop_at=-1, batch_norm=0):
     """``stop_at`` >= 0: sleep at that global step, so a test can kill this process there."""
     paddle.init(trainer_count=count, seed=1)
     images = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(784))
     label = paddle.layer.data(name="label", type=paddle.data_type.integer_value(10))
     h1 = paddle.layer.fc(input=images, size=128, act=paddle.activation.Relu())
+    if batch_norm:
+        h1 = paddle.layer.batch_norm(input=h1)
     h2 = paddle.layer.fc(input=h1, size=64, act=paddle.activation.Relu())
+    if batch_norm:
+        h2 = paddle.layer.batch_norm(input=h2)
     predict = paddle.layer.fc(input=h2, size=10, act=paddle.activation.Softmax())
     cost = paddle.layer.classification_cost(input=predict, label=label)
     params = paddle.parameters.create(cost)
