@@ -95,7 +95,7 @@ class LiteSide:
 
     @contextlib.contextmanager
     def _counting(self) -> Iterator[dict[str, _Counted]]:
-        """Count calls of the trainer's compiled programs: one step, K stacked steps, and
+        """Count calls of the trainer's compiled programs: the run of K >= 1 steps, and
         the pass-end catch-up of lazily decayed sparse rows."""
         (program,) = self.trainer._device.programs.values()
         saved = {"run": program.run, "catch_up": program.catch_up}

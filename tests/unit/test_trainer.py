@@ -1,13 +1,14 @@
 """SGD trainer and the functional train/test: v2 numerics, events, freezing, caching."""
 
 import io
+import logging
 
+import jax
 import numpy as np
 import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.training.steps import OnNan
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(0)
@@ -174,21 +175,30 @@ def test_frozen_prefix_must_match():
         )
 
 
-def test_second_train_and_infer_compile_nothing_new():
+def _compiled(caplog, run):
+    """The names of the programs ``run()`` compiles (JAX's compile log)."""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="jax"), jax.log_compiles(True):
+        result = run()
+    return [
+        r.getMessage().split(" ")[1]
+        for r in caplog.records
+        if r.getMessage().startswith("Compiling ")
+    ], result
+
+
+def test_second_train_and_infer_compile_nothing_new(caplog):
     pred, cost = _linear()
     params = paddle.parameters.create(cost)
     opt = paddle.optimizer.Momentum(learning_rate=1e-3)
-    paddle.train(cost, params, paddle.batch(_reader, 16), update_equation=opt)
-    trainer = params.cache("trainers")[((id(cost),), id(opt))]
-    step = trainer._device.programs[(frozenset(), "float32", OnNan.RAISE)].run
-    size = step._cache_size()
-    paddle.train(cost, params, paddle.batch(_reader, 16), update_equation=opt)
-    assert step._cache_size() == size == 1
-    paddle.infer(output_layer=pred, parameters=params, input=[(x,) for x in X[:5]])
-    inferer = params.cache("inferers")[(id(pred),)][0]
-    n = inferer._forward._cache_size()
-    out = paddle.infer(output_layer=pred, parameters=params, input=[(x,) for x in X[5:10]])
-    assert inferer._forward._cache_size() == n
+    train = lambda: paddle.train(cost, params, paddle.batch(_reader, 16), update_equation=opt)  # noqa: E731
+    first, _ = _compiled(caplog, train)
+    assert "jit(run)" in first
+    assert _compiled(caplog, train)[0] == []
+    infer = lambda rows: paddle.infer(output_layer=pred, parameters=params, input=rows)  # noqa: E731
+    infer([(x,) for x in X[:5]])
+    again, out = _compiled(caplog, lambda: infer([(x,) for x in X[5:10]]))
+    assert again == []
     w, b = params.get("___fc_layer_0__.w0"), params.get("___fc_layer_0__.wbias")
     np.testing.assert_allclose(out, X[5:10] @ w + b, rtol=1e-5)
 

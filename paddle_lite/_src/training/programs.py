@@ -2,7 +2,7 @@
 
 A :class:`TrainProgram` owns the optax transformation over the trainable
 parameters and every jitted function a training run calls: the optimizer state's
-init, the run of ``K >= 1`` stacked batches per call (``steps.make_train_run``), the
+init, the run of ``K >= 1`` batches per call (``steps.make_train_run``), the
 end-of-pass catch-up of lazily decayed sparse rows, and the evaluation view of the
 parameters (that catch-up and the model average, without touching the state).
 """

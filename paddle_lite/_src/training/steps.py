@@ -170,7 +170,7 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
     return trainable, fixed, opt_state, totals
 
 
-def _train_body(costs, evaluators, tx, precision: str, on_nan: str, aux_costs=()):  # noqa: ANN001
+def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
     ``aux_costs`` (cost layers among the trainer's ``extra_layers``) add their gradient
