@@ -170,12 +170,30 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
     return trainable, fixed, opt_state, totals
 
 
-def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
-    """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
+def _loss(costs, aux_costs, outputs, dtype, taps):  # noqa: ANN001, ANN202
+    """``loss(trainable, fixed, feeds, key) -> (cost_sum, (values, updates))`` of a step.
 
     ``aux_costs`` (cost layers among the trainer's ``extra_layers``) add their gradient
     but not their value: v2 ran every cost layer's backward, and reported the sum of
     the output (cost) layers only.
+    """
+    cost_names = frozenset(c.name for c in [*costs, *aux_costs])
+
+    def loss(trainable, fixed, feeds, key):  # noqa: ANN001, ANN202
+        params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
+        feeds = precision_mod.cast_floats(feeds, dtype)
+        values, updates = forward(outputs, params, feeds, key, "train", cost_names, taps)
+        total = cost_sum(values, len(costs), feeds.get(VALID))
+        if aux_costs:
+            aux = cost_sum(values[len(costs) :], len(aux_costs), feeds.get(VALID))
+            total = total + (aux - jax.lax.stop_gradient(aux))  # gradient only
+        return total, (values, updates)
+
+    return loss
+
+
+def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
+    """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
     A step whose cost, gradients or update (the new trainable parameters, optimizer
     state and batch-norm statistics) are not all finite changes nothing but the step
@@ -186,23 +204,12 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=
     """
     every = [*costs, *aux_costs]
     outputs, slots = outputs_for(every, evaluators)
-    dtype = precision_mod.compute_dtype(precision)
     matmul = precision_mod.matmul_precision(precision)
-    cost_names = frozenset(c.name for c in every)
     rows = row_shardings(collect_params(traverse(every)))
     taps = {name: tap for ev in evaluators for name, tap in ev.grad_taps().items()}
+    loss = _loss(costs, aux_costs, outputs, precision_mod.compute_dtype(precision), taps)
 
-    def loss(trainable, fixed, feeds, key):
-        params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
-        feeds = precision_mod.cast_floats(feeds, dtype)
-        values, updates = forward(outputs, params, feeds, key, "train", cost_names, taps)
-        total = cost_sum(values, len(costs), feeds.get(VALID))
-        if aux_costs:
-            aux = cost_sum(values[len(costs) :], len(aux_costs), feeds.get(VALID))
-            total = total + (aux - jax.lax.stop_gradient(aux))  # gradient only
-        return total, (values, updates)
-
-    def body(state: TrainState, feeds: Any):
+    def body(state: TrainState, feeds: Any):  # noqa: ANN202
         key = jax.random.fold_in(state.key, state.step)
         with jax.default_matmul_precision(matmul):
             (total, (values, updates)), grads = jax.value_and_grad(loss, has_aux=True)(
