@@ -352,8 +352,7 @@ def export_state(device: Any, mid_pass: bool) -> tuple[dict[str, np.ndarray], di
         paths, leaves = named_leaves(device.pass_totals())
         meta["totals"] = paths
         arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
-    state = device.state
-    meta["step"] = int(device.step_count if state is None else to_host(state.counters)[0])
+    meta["step"] = device.steps_run()
     return to_host(arrays), meta
 
 

@@ -36,9 +36,10 @@ class Chunk(NamedTuple):
 
 
 def signature(feeds: Any) -> tuple[Any, ...]:
-    """What decides the compiled program: tree structure, shapes and dtypes."""
+    """What decides the compiled program: tree structure, shapes and dtypes (dtype
+    objects, compared and hashed without building strings or touching device data)."""
     leaves, tree = jax.tree_util.tree_flatten(feeds)
-    return (tree, tuple((np.shape(x), np.asarray(x).dtype.str) for x in leaves))
+    return (tree, tuple((np.shape(x), getattr(x, "dtype", type(x))) for x in leaves))
 
 
 def _size(feeds: Any) -> int:

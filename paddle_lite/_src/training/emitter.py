@@ -20,6 +20,7 @@ import numpy as np
 from paddle_lite._src import events
 from paddle_lite._src.errors import ArgumentTypeError
 from paddle_lite._src.gradient_machine import machines_for
+from paddle_lite._src.training.chunks import signature
 from paddle_lite._src.training.watch import Fetched
 
 
@@ -132,9 +133,7 @@ class CompileWatch:
         self._seen: set[Any] = set()
 
     def is_new(self, program: Any, chunk: Any) -> bool:
-        leaves, tree = jax.tree_util.tree_flatten(chunk.feeds)
-        shapes = tuple((np.shape(x), getattr(x, "dtype", type(x))) for x in leaves)
-        key = (id(program), tree, shapes)
+        key = (id(program), signature(chunk.feeds))
         if key in self._seen:
             return False
         self._seen.add(key)
