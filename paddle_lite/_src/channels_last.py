@@ -1,7 +1,8 @@
 """Images kept channels-last (NHWC) between the convolution and pooling layers of a chain.
 
 Every layer sees and returns images flat in v2's CHW order, ``[batch, C*H*W]``. Inside
-``compile.forward`` only, a run of ``img_conv`` / ``img_pool`` layers passes its images
+``compile.forward`` only, a run of ``img_conv`` / ``img_pool`` / ``batch_norm`` layers
+and the residual ``addto`` s between them passes its images
 as :class:`ChannelsLast` ``[batch, H, W, C]`` instead: XLA:CPU convolves and pools NHWC
 faster (LeNet-5's training step 1.2-1.3x in plain JAX on 2 cores, see
 ``bench/conv_layout.py``). The image is transposed once where the chain starts and once
@@ -46,6 +47,10 @@ class ChannelsLast(NamedTuple):
 
     data: Any
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
     def flat(self) -> Any:
         """The batch as v2 lays it out: ``[batch, C*H*W]`` in CHW order."""
         x = self.data
@@ -63,8 +68,11 @@ def to_flat(value: Any) -> Any:
 
 
 def joins(layer: Any, kind: Any, inputs: list[Any], excluded: bool) -> bool:
-    """Whether ``layer`` computes channels-last on ``inputs`` (its values so far)."""
-    if excluded or len(inputs) != 1 or isinstance(inputs[0], Seq):
+    """Whether ``layer`` computes channels-last on ``inputs`` (its values so far): one
+    input, or several channels-last images of one shape (a residual ``addto``)."""
+    if excluded or any(isinstance(x, Seq) for x in inputs):
+        return False
+    if len(inputs) != 1 and len({getattr(x, "shape", None) for x in inputs}) != 1:
         return False
     attrs = layer.attrs
     act = attrs.get("act")
@@ -72,12 +80,12 @@ def joins(layer: Any, kind: Any, inputs: list[Any], excluded: bool) -> bool:
         return False
     if attrs.get("drop_rate") or attrs.get("error_clipping_threshold"):
         return False
-    return kind.channels_last(attrs, isinstance(inputs[0], ChannelsLast))
+    return kind.channels_last(attrs, all(isinstance(x, ChannelsLast) for x in inputs))
 
 
 def prepare(layer: Any, kind: Any, inputs: list[Any], excluded: bool) -> list[Any]:
     """The inputs ``layer`` gets: channels-last where it joins a chain, flat otherwise."""
     if joins(layer, kind, inputs, excluded):
-        x = inputs[0]
-        return [x if isinstance(x, ChannelsLast) else from_flat(x, layer.attrs["image"])]
+        image = layer.attrs.get("image")
+        return [x if isinstance(x, ChannelsLast) else from_flat(x, image) for x in inputs]
     return [to_flat(v) for v in inputs]

@@ -269,11 +269,12 @@ def test_a_reader_whose_only_batch_is_short_is_not_padded(net, monkeypatch):
     padded = _Run(net, samples, padded=True, monkeypatch=monkeypatch)
     plain = _Run(net, samples, padded=False, monkeypatch=monkeypatch)
     assert padded.programs == plain.programs == 1
-    assert padded.costs == plain.costs  # all rows real: the forward keeps its bits
     for name in plain.params:
-        if net == "mlp":  # the weights multiply costs by exactly 1
+        if net == "mlp":  # the weights multiply costs by exactly 1: the same bits
+            assert padded.costs == plain.costs
             np.testing.assert_array_equal(padded.params[name], plain.params[name])
-        else:  # XLA may fuse batch norm's backward differently: a few ulps
+        else:  # batch norm's weighted moments are one contraction: a few float32 ulps
+            _close(padded.costs, plain.costs)
             _close(padded.params[name], plain.params[name])
 
 

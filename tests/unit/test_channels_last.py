@@ -13,8 +13,9 @@ from paddle_lite._src import data_types as dt
 from paddle_lite._src.compile import forward
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.kinds import get_kind, run
-from paddle_lite._src.layers import conv, core, pool
+from paddle_lite._src.layers import conv, core, norm, pool
 from paddle_lite._src.topology import traverse
+from paddle_lite._src.typing import VALID
 
 NHWC_CONV = "lhs_spec=(0, 3, 1, 2)"  # how a jaxpr prints an NHWC convolution
 
@@ -115,3 +116,111 @@ def test_a_pool_on_flat_input_stays_flat_and_outputs_are_flat():
     xv = np.arange(64, dtype=np.float32).reshape(2, 32)
     (out,), _ = forward([p], {}, {"x": xv})
     np.testing.assert_array_equal(out, xv.reshape(2, 2, 2, 2, 2, 2).max(axis=(3, 5)).reshape(2, -1))
+
+
+def _residual_net(bias=False):
+    """conv -> batch_norm(relu) -> conv -> batch_norm, added to the first batch norm's
+    output (relu), -> avg pool -> fc: a ResNet block."""
+    with name_scope():
+        x = core.data(name="x", type=dt.dense_vector(3 * 8 * 8), height=8, width=8)
+        c1 = conv.img_conv(input=x, filter_size=3, num_filters=4, padding=1, bias_attr=False)
+        b1 = norm.batch_norm(input=c1, act=acts.Relu())
+        c2 = conv.img_conv(input=b1, filter_size=3, num_filters=4, padding=1, bias_attr=False)
+        b2 = norm.batch_norm(input=c2, act=acts.Linear())
+        added = core.addto(input=[b1, b2], act=acts.Relu(), bias_attr=bias)
+        p = pool.img_pool(input=added, pool_size=8, stride=1, pool_type=poolings.Avg())
+        out = core.fc(input=p, size=5, act=acts.Softmax())
+    return [b1, added, p, out]
+
+
+def _flat_run(layers, params, feeds, mode, weights):
+    """Every layer run on flat CHW values; returns (outputs, batch-norm updates)."""
+    values, updates = {}, {}
+    for node in traverse(layers):
+        if node.kind == "data":
+            values[id(node)] = feeds[node.name]
+            continue
+        ins = [values[id(i)] for i in node.inputs]
+        key = jax.random.PRNGKey(0)
+        values[id(node)], state = run(node, params, ins, key=key, mode=mode, row_weights=weights)
+        updates.update(state)
+    return [values[id(n)] for n in layers], updates
+
+
+@pytest.mark.parametrize("mode", ["train", "test"])
+@pytest.mark.parametrize("padded", [False, True])
+def test_a_residual_batch_norm_block_runs_channels_last_as_flat_layers(mode, padded):
+    layers = _residual_net()
+    params = _params(layers)
+    for n in traverse(layers):  # moving variances must be positive for test mode
+        for p in n.params:
+            if p.shape == (1, 4) and n.kind == "batch_norm":
+                params[p.name] = np.abs(params[p.name]) + 0.5
+    rng = np.random.RandomState(2)
+    feeds = {"x": rng.randn(4, 3 * 8 * 8).astype(np.float32)}
+    weights = None
+    if padded:  # the last row pads the batch (weight 0)
+        weights = np.array([1, 1, 1, 0], np.float32)
+        feeds[VALID] = weights
+    jaxpr = str(jax.make_jaxpr(lambda p, f: forward(layers[-1:], p, f, None, mode))(params, feeds))
+    assert jaxpr.count(NHWC_CONV) == 2
+    assert jaxpr.count("transpose[") == 2  # into the chain, and out of it into fc
+    got, got_updates = forward(layers, params, feeds, jax.random.PRNGKey(0), mode)
+    want, want_updates = _flat_run(layers, params, feeds, mode, weights)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+    assert got_updates.keys() == want_updates.keys() and bool(got_updates) == (mode == "train")
+    for name in got_updates:
+        np.testing.assert_allclose(got_updates[name], want_updates[name], rtol=2e-5, atol=2e-6)
+    out_weights = rng.randn(4, 5).astype(np.float32)
+
+    def loss(p, values):
+        return (values(p)[-1] * out_weights).sum()
+
+    g_chain = jax.grad(loss)(params, lambda p: forward(layers, p, feeds, None, mode)[0])
+    g_flat = jax.grad(loss)(params, lambda p: _flat_run(layers, p, feeds, mode, weights)[0])
+    for name in params:
+        np.testing.assert_allclose(g_chain[name], g_flat[name], rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_moments_leave_weight_zero_rows_out():
+    rng = np.random.RandomState(3)
+    x = rng.randn(5, 3, 4).astype(np.float32)  # [rows, C, pixels]
+    w = np.array([1, 1, 0, 1, 0], np.float32)
+    real = x[w > 0].astype(np.float64)
+    for axis, v in ((1, x), (2, x.transpose(0, 2, 1))):
+        mean, var = norm._moments(jax.numpy.asarray(v), jax.numpy.asarray(w), axis)
+        np.testing.assert_allclose(mean, real.mean(axis=(0, 2)), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(var, real.var(axis=(0, 2)), rtol=1e-5, atol=1e-7)
+        plain_mean, plain_var = norm._moments(jax.numpy.asarray(v), None, axis)
+        np.testing.assert_allclose(plain_mean, x.astype(np.float64).mean(axis=(0, 2)), atol=1e-7)
+        np.testing.assert_allclose(plain_var, x.astype(np.float64).var(axis=(0, 2)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["bias", "shapes", "channels"])
+def test_layers_a_chain_cannot_carry_stay_flat(case):
+    rng = np.random.RandomState(4)
+    if case == "bias":  # addto's bias is laid out in CHW order
+        layers = _residual_net(bias=True)
+        added = layers[1]
+        inputs = [channels_last.ChannelsLast(np.zeros((1, 8, 8, 4)))] * 2
+        assert not channels_last.joins(added, get_kind("addto"), inputs, False)
+        params = _params(layers)
+        feeds = {"x": rng.randn(2, 192).astype(np.float32)}
+        got, _ = forward(layers, params, feeds, None, "test")
+        want, _ = _flat_run(layers, params, feeds, "test", None)
+        np.testing.assert_allclose(got[1], want[1], rtol=2e-5, atol=2e-6)
+        return
+    with name_scope():
+        x = core.data(name="x", type=dt.dense_vector(4 * 2 * 2), height=2, width=2)
+        c = conv.img_conv(input=x, filter_size=1, num_filters=4)
+        if case == "shapes":  # equal sizes, different images: v2 adds the flat vectors
+            y = core.data(name="y", type=dt.dense_vector(16), height=1, width=4)
+            d = conv.img_conv(input=y, filter_size=1, num_filters=4)
+            layer = core.addto(input=[c, d])
+            inputs = [channels_last.ChannelsLast(np.zeros((1, 2, 2, 4)))]
+            inputs.append(channels_last.ChannelsLast(np.zeros((1, 1, 4, 4))))
+        else:  # batch norm over fewer channels than the image has
+            layer = norm.batch_norm(input=c, num_channels=2)
+            inputs = [channels_last.ChannelsLast(np.zeros((1, 2, 2, 4)))]
+    assert not channels_last.joins(layer, get_kind(layer.kind), inputs, False)

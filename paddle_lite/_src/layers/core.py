@@ -8,6 +8,7 @@ import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Linear, Tanh, as_activation
+from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.data_types import DataType, InputType
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -307,7 +308,12 @@ class AddtoKind(Kind):
             return []
         return [ParamDecl("wbias", (1, inputs[0].size), ("bias",), attrs_mod.SMART)]
 
+    def channels_last(self, attrs, input_is_channels_last):
+        return input_is_channels_last and not attrs["bias"]  # a residual sum of a chain
+
     def apply(self, params, inputs, attrs, *, key, mode):
+        if isinstance(inputs[0], ChannelsLast):
+            return ChannelsLast(sum(x.data for x in inputs))
         out = sum(data_of(x) for x in inputs)
         if attrs["bias"]:
             out = out + params["wbias"][0]
