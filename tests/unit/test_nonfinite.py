@@ -106,6 +106,25 @@ def test_the_flag_is_read_even_when_no_handler_reads_anything():
         trainer.train(paddle.batch(lambda: iter(samples), 5), steps_per_dispatch=4)
 
 
+@pytest.mark.parametrize("bad_batch", [3, 16, 17, 40, 63])
+def test_a_bad_step_deep_in_a_long_pass_is_named_and_nothing_after_it_is_kept(bad_batch):
+    """The flag is polled every CHECK_EVERY dispatches from a counters copy queued one
+    poll earlier: a bad batch before, at and after a poll is named exactly, and the
+    steps run between it and the poll that reads it change nothing."""
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(80, 4)).astype(np.float32)
+    x[bad_batch, 1] = np.nan
+    samples = list(zip(x, rng.normal(size=(80, 1)).astype(np.float32), strict=True))
+    params, trainer = _trainer(_net())
+    with pytest.raises(NonFiniteError, match=f"pass 0, batch {bad_batch}:"):
+        trainer.train(paddle.batch(lambda: iter(samples), 1), num_passes=1)
+    paddle.layer.reset_names()
+    want_params, good = _trainer(_net())
+    good.train(paddle.batch(lambda: iter(samples[:bad_batch]), 1), num_passes=1)
+    for name, value in _values(want_params).items():
+        np.testing.assert_array_equal(params.get(name), value)
+
+
 def test_on_nan_must_be_known():
     _, trainer = _trainer(_net())
     with pytest.raises(ConfigError, match=r"on_nan must be one of \['raise', 'skip'\]"):
