@@ -125,13 +125,6 @@ class DeviceState:
         """Steps this trainer has run (a host read while training)."""
         return int(to_host(self.state.counters)[0] if self.state is not None else self.step_count)
 
-    def counters_snapshot(self) -> Any:
-        """A device copy of the counters after the steps dispatched so far (queued after
-        them: taking it does not wait), its copy to the host started."""
-        snapshot = self.program.snapshot(self.state.counters)
-        snapshot.copy_to_host_async()
-        return snapshot
-
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
         return int(to_host(self.state.counters)[2])

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 
 from paddle_lite._src import config
 from paddle_lite._src.optimizers import Optimizer, as_optax
@@ -55,7 +54,6 @@ class TrainProgram:
         self.lazy_decay = _lazy_decay(equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
         self.set_pass = jax.jit(lambda counters, p: counters.at[1].set(p), donate_argnums=(0,))
-        self.snapshot = jax.jit(jnp.copy)  # counters the next step does not overwrite
         self.eval_view = jax.jit(self._eval_view)
 
     def _catch_up(self, state: steps.TrainState) -> steps.TrainState:

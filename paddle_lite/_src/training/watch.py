@@ -3,17 +3,10 @@
 The step program flags the first step whose cost, gradients or update were not
 finite (``TrainState.bad``) and, under ``OnNan.RAISE``, changes nothing from then on.
 :class:`Watch` remembers the last dispatches so that, once it reads that flag, it can
-name the step's pass and batch and re-run it to find the layer at fault.
-
-It reads the flag without stopping the pipeline: every ``CHECK_EVERY`` dispatches it
-queues a copy of the counters behind the steps dispatched so far and reads the copy
-it queued ``CHECK_EVERY`` dispatches before, long done by then, so the host never
-waits for the step it has just dispatched (waiting for it every 16 steps cost the
-chapter-2 MLP and the tiny model 10-14 % of their speed). A bad step is therefore
-named at most ``2 * CHECK_EVERY`` dispatches later; the steps in between change
-nothing. At the end of each pass, and right after a handler has read a non-finite
-cost, it reads the flag itself. On a CPU mesh it reads it every ``CHECK_EVERY``
-dispatches, as a mesh may not run further ahead (a JAX 0.10 deadlock).
+name the step's pass and batch and re-run it to find the layer at fault. It reads the
+flag every ``CHECK_EVERY`` dispatches, at the end of each pass, and right after a
+handler has read a non-finite cost, so the steps in between run ahead without a host
+sync.
 """
 
 from __future__ import annotations
@@ -25,12 +18,12 @@ from typing import Any
 
 import jax
 
-from paddle_lite._src.distributed import mesh, to_host
+from paddle_lite._src.distributed import to_host
 from paddle_lite._src.errors import NonFiniteError
 from paddle_lite._src.training import steps
 from paddle_lite._src.training.nonfinite import diagnose
 
-CHECK_EVERY = 16  # dispatches between two reads of the flag (see above)
+CHECK_EVERY = 16  # also the most steps a CPU mesh may run ahead (a JAX 0.10 deadlock)
 
 
 class Fetched:
@@ -65,9 +58,8 @@ class Watch:
         self.costs, self.device = costs, device
         self.active = on_nan is steps.OnNan.RAISE
         self.step = device.steps_run()  # steps dispatched so far (host count)
-        self.recent: collections.deque = collections.deque(maxlen=2 * CHECK_EVERY + 1)
+        self.recent: collections.deque = collections.deque(maxlen=CHECK_EVERY + 1)
         self.since_check = 0
-        self.pending: Any = None  # the counters copy queued at the last poll
 
     def record(self, chunk: Any, out: Fetched | None, pass_id: int, batch_id: int) -> None:
         """Note a dispatch (``out`` is None when no handler can read its outputs), and
@@ -78,30 +70,15 @@ class Watch:
         self.since_check += 1
         if not self.active:
             return
-        if out is not None and out.seen_bad():
+        if (out is not None and out.seen_bad()) or self.since_check >= CHECK_EVERY:
             self.check()
-        elif self.since_check >= CHECK_EVERY:
-            self._poll()
-
-    def _poll(self) -> None:
-        """Read the counters copy queued at the last poll and queue a new one."""
-        if mesh() is not None:
-            self.check()
-            return
-        self.since_check = 0
-        pending, self.pending = self.pending, self.device.counters_snapshot()
-        if pending is not None:
-            self._raise_if(int(to_host(pending)[2]))
 
     def check(self) -> None:
-        """Raise :class:`NonFiniteError` if a step was flagged (a host read that waits
-        for the steps dispatched so far)."""
-        self.since_check, self.pending = 0, None
-        if self.active and self.recent:
-            self._raise_if(self.device.bad_step())
-
-    def _raise_if(self, bad: int) -> None:
-        """Raise for step ``bad`` (the first bad step), if it is one (``>= 0``)."""
+        """Raise :class:`NonFiniteError` if a step was flagged (a host read)."""
+        self.since_check = 0
+        if not self.active or not self.recent:
+            return
+        bad = self.device.bad_step()
         if bad < 0:
             return
         for first, chunk, pass_id, batch_id in self.recent:
