@@ -108,9 +108,9 @@ def test_the_flag_is_read_even_when_no_handler_reads_anything():
 
 @pytest.mark.parametrize("bad_batch", [3, 16, 17, 40, 63])
 def test_a_bad_step_deep_in_a_long_pass_is_named_and_nothing_after_it_is_kept(bad_batch):
-    """The flag is polled every CHECK_EVERY dispatches from a counters copy queued one
-    poll earlier: a bad batch before, at and after a poll is named exactly, and the
-    steps run between it and the poll that reads it change nothing."""
+    """The flag is read every CHECK_EVERY dispatches: a bad batch before, at and after
+    a read is named exactly, and the steps run between it and the read that finds it
+    change nothing."""
     rng = np.random.default_rng(9)
     x = rng.normal(size=(80, 4)).astype(np.float32)
     x[bad_batch, 1] = np.nan
