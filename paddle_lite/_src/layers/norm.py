@@ -62,17 +62,15 @@ class BatchNormKind(Kind):
             x, axis = data.reshape(-1, c, data.shape[-1] // c), 1  # rows: samples, or steps
         batch_stats = mode == "train" or attrs["use_global_stats"] is False
         if batch_stats and isinstance(value, Seq):  # v2: statistics over the valid steps
-            mean, var = _masked_moments(x, _step_weights(value, row_weights))
+            mean, var = _moments(x, _step_weights(value, row_weights), axis)
         elif batch_stats:
             mean, var = _moments(x, row_weights, axis)
         else:
             mean, var = params["w1"][0], jnp.maximum(params["w2"][0], 0.0)
-        shape = [1, 1, 1]
-        shape[axis] = c
         scale = params["w0"][0] * lax.rsqrt(var + attrs["epsilon"])
-        y = (x - mean.reshape(shape)) * scale.reshape(shape)
+        y = (x - _channel(mean, axis)) * _channel(scale, axis)
         if attrs["bias"]:
-            y = y + params["wbias"][0].reshape(shape)
+            y = y + _channel(params["wbias"][0], axis)
         updates = {}
         if mode == "train":
             f = attrs["moving_average_fraction"]
@@ -91,7 +89,9 @@ register_kind(BatchNormKind())
 def _moments(x: Any, weights: Any, axis: int = 1) -> tuple[Any, Any]:
     """Per-channel mean and biased variance of ``x`` ``[rows, C, pixels]`` (``axis=1``)
     or ``[rows, pixels, C]`` (``axis=2``) over the rows of weight 1 (all rows when
-    ``weights`` is None).
+    ``weights`` is None): the real rows of a padded batch, or the valid steps of a
+    sequence batch (v2 normalised a sequence over all its steps in the batch; a batch
+    of no valid step gets 0, not a division by 0).
 
     With weights each moment is one contraction of the weights with the rows, in
     float32: as fast as the plain mean (a weighted sum of ``x * w`` or a plain mean
@@ -102,7 +102,7 @@ def _moments(x: Any, weights: Any, axis: int = 1) -> tuple[Any, Any]:
         mean = x.mean(axis=rows)
         return mean, jnp.square(x - _channel(mean, axis)).mean(axis=rows)
     w = weights.astype(jnp.float32)
-    count = jnp.sum(w) * (x.size // (x.shape[0] * x.shape[axis]))
+    count = jnp.maximum(jnp.sum(w) * (x.size // (x.shape[0] * x.shape[axis])), 1.0)
     spec = "r,rcp->c" if axis == 1 else "r,rpc->c"
 
     def moment(v: Any) -> Any:
@@ -126,17 +126,6 @@ def _step_weights(value: Seq, row_weights: Any) -> Any:
         return mask.reshape(-1)
     w = row_weights.reshape((-1,) + (1,) * (mask.ndim - 1))
     return (mask & (w > 0)).reshape(-1)
-
-
-def _masked_moments(x: Any, valid: Any) -> tuple[Any, Any]:
-    """Per-channel mean and biased variance of ``x`` ``[rows, C, pixels]`` over the
-    rows where ``valid`` (``[rows]`` bool) holds: v2 normalised a sequence over all
-    its steps in the batch, the padding here being no step."""
-    w = valid.astype(x.dtype)[:, None, None]
-    count = jnp.maximum(w.sum() * x.shape[2], 1.0)
-    mean = (x * w).sum(axis=(0, 2)) / count
-    var = (jnp.square(x - mean[None, :, None]) * w).sum(axis=(0, 2)) / count
-    return mean, var
 
 
 def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any]:
