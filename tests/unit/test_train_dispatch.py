@@ -11,6 +11,7 @@ import pytest
 
 import paddle_lite as paddle
 import paddle_lite._src.training.loop as loop_mod
+import paddle_lite._src.training.steps as steps_mod
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.training.chunks import device_batches
 from paddle_lite._src.training.steps import OnNan
@@ -108,7 +109,19 @@ def test_first_pass_compiles_one_program_per_signature_plus_a_few():
     assert len(built) <= 2 + 2
 
 
-def _run(k, cost_fn, passes=2, batch=8):
+def _conv_net():
+    image = L.data(name="x", type=DT.dense_vector(64), height=8, width=8)
+    y = L.data(name="y", type=DT.integer_value(4))
+    conv = L.img_conv(input=image, filter_size=3, num_filters=4, num_channels=1, padding=1)
+    pool = L.img_pool(input=conv, pool_size=2, stride=2)
+    p = L.fc(input=pool, size=4, act=A.Softmax())
+    return L.classification_cost(input=p, label=y)
+
+
+IMAGES = [(RNG.normal(size=64).astype(np.float32), int(RNG.integers(4))) for _ in range(60)]
+
+
+def _run(k, cost_fn, passes=2, batch=8, reader=_reader):
     cost = cost_fn()
     params, trainer = _trainer(cost)
     costs, metrics = [], []
@@ -120,7 +133,7 @@ def _run(k, cost_fn, passes=2, batch=8):
             metrics.append(event.metrics)
 
     trainer.train(
-        paddle.batch(_reader, batch), num_passes=passes, event_handler=handler, steps_per_dispatch=k
+        paddle.batch(reader, batch), num_passes=passes, event_handler=handler, steps_per_dispatch=k
     )
     return {n: params.get(n) for n in params.keys()}, costs, metrics
 
@@ -135,6 +148,33 @@ def test_steps_per_dispatch_gives_bit_identical_training(k):
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
     assert got_costs == want_costs and len(got_costs) == 2 * 13
     assert got_metrics == want_metrics
+
+
+def test_steps_per_dispatch_of_a_convolution_net_gives_bit_identical_training():
+    """On a CPU a convolving step's K-step scan is unrolled (see ``steps._unrolled``);
+    it still trains bit for bit as K = 1 does."""
+    want, want_costs, _ = _run(1, _conv_net, reader=lambda: iter(IMAGES))
+    paddle.layer.reset_names()
+    got, got_costs, _ = _run(3, _conv_net, reader=lambda: iter(IMAGES))
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    assert got_costs == want_costs and len(got_costs) == 2 * 8
+
+
+def test_the_k_step_scan_is_unrolled_on_a_cpu_only_when_a_step_convolves():
+    def step(state, feeds):
+        return state + feeds.sum(), None
+
+    def conv_step(state, feeds):  # the convolution nested in a branch
+        def convolved():
+            return jax.lax.conv_general_dilated(feeds, feeds[:1], (1, 1), "SAME").sum()
+
+        return state + jax.lax.cond(state > 0, convolved, lambda: 0.0), None
+
+    feeds, state = np.ones((2, 1, 4, 4), np.float32), np.float32(0)
+    cpu = jax.default_backend() == "cpu"
+    assert steps_mod._unrolled(conv_step, state, feeds) is cpu
+    assert steps_mod._unrolled(step, state, feeds) is False
 
 
 def test_steps_per_dispatch_keeps_the_v2_event_order():

@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.extend import core as jax_core
 
 from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
@@ -240,6 +241,25 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=
     return body
 
 
+def _unrolled(body: Any, state: TrainState, feeds: Any) -> bool:
+    """Whether the ``K > 1`` scan runs its steps unrolled: on a CPU when a step
+    convolves. XLA:CPU runs a convolution inside a loop's body several times slower
+    than the same convolution outside one (LeNet-5, K = 8: 6 x the time per step, in
+    plain JAX + optax as in paddle_lite); unrolled, the steps are again as fast as
+    ``K = 1``'s (``docs/performance.md``). Other steps keep the rolled loop, which
+    compiles faster and ran the tiny model's steps faster."""
+    if jax.default_backend() != "cpu":
+        return False
+    return _uses(jax.make_jaxpr(body)(state, feeds).jaxpr, "conv_general_dilated")
+
+
+def _uses(jaxpr: Any, primitive: str) -> bool:
+    """Whether ``jaxpr`` or a jaxpr nested in it applies ``primitive``."""
+    if any(eqn.primitive.name == primitive for eqn in jaxpr.eqns):
+        return True
+    return any(_uses(sub, primitive) for sub in jax_core.subjaxprs(jaxpr))
+
+
 def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
     """Jitted ``run(state, batches) -> (state, outs)``: ``batches`` is a tuple of ``K >= 1``
     feeds of one signature, ``outs`` a tuple of each batch's ``(cost_sum, stats, finite)``.
@@ -257,7 +277,8 @@ def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_cos
             state, out = body(state, batches[0])
             return state, (out,)
         stacked = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *batches)
-        state, outs = jax.lax.scan(body, state, stacked)
+        unroll = _unrolled(body, state, batches[0])
+        state, outs = jax.lax.scan(body, state, stacked, unroll=unroll)
         return state, tuple(
             jax.tree_util.tree_map(lambda x, i=i: x[i], outs) for i in range(len(batches))
         )
