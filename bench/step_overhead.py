@@ -45,7 +45,7 @@ def bare_loop(trainer, batches, convert):
         for i, batch in enumerate(batches):
             chunk = single(convert(batch))
             if i == 0:
-                device.begin_pass(0, chunk.feeds)
+                device.begin_pass(0, chunk.feeds[0])
             device.dispatch(chunk)
         jax.block_until_ready(device.state)
     finally:
