@@ -57,8 +57,9 @@ def main(k: int, reps: int) -> None:
     base = times["one call per step"]
     print(f"device: {jax.devices()[0].platform}, LeNet-5 batch 128, K = {k}, {reps} reps")
     for name, t in times.items():
-        ratio = statistics.median(b / x for b, x in zip(base, t))
-        print(f"{name:18s} {1e3 * statistics.median(t):8.1f} ms/step  speed x one call: {ratio:.2f}")
+        ratio = statistics.median(b / x for b, x in zip(base, t, strict=True))
+        ms = 1e3 * statistics.median(t)
+        print(f"{name:18s} {ms:8.1f} ms/step  speed x one call: {ratio:.2f}")
 
 
 if __name__ == "__main__":

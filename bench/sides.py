@@ -98,13 +98,18 @@ class LiteSide:
         """Count calls of the trainer's compiled programs: the run of K >= 1 steps, and
         the pass-end catch-up of lazily decayed sparse rows."""
         (program,) = self.trainer._device.programs.values()
-        saved = {"run": program.run, "catch_up": program.catch_up}
-        counters = {name: _Counted(fn) for name, fn in saved.items()}
-        program.run, program.catch_up = counters["run"], counters["catch_up"]
+        run_for, catch_up = program.run_for, program.catch_up
+        counters = {"run": _Counted(None), "catch_up": _Counted(catch_up)}
+
+        def counted_run(tree: Any) -> _Counted:  # the run over a state of structure ``tree``
+            counters["run"].fn = run_for(tree)
+            return counters["run"]
+
+        program.run_for, program.catch_up = counted_run, counters["catch_up"]
         try:
             yield counters
         finally:
-            program.run, program.catch_up = saved.values()
+            program.run_for, program.catch_up = run_for, catch_up
 
     def dispatches(self) -> float:
         """Calls of the trainer's compiled programs per step, over one more pass."""

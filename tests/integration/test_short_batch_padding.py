@@ -163,7 +163,9 @@ class _Run:
         )
         self.params = {n: params.get(n).copy() for n in params.names()}
         program = trainer._device.program
-        self.programs = program.run._cache_size()  # one per chunk signature (K included)
+        self.programs = sum(
+            r._cache_size() for r in program.runs.values()
+        )  # one per chunk signature (K included)
         self.samples = _samples_counted(trainer._device.opt_states[frozenset()])
         if test is not None:
             self.test = trainer.test(paddle.batch(lambda: iter(test), BATCH))

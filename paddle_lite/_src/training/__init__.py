@@ -14,7 +14,7 @@ Read in this order; data flows through the modules the same way:
    programs, the optimizer state between calls, and the sync with the user's
    ``Parameters`` (``attach`` / ``receive`` / ``version``).
 5. ``programs`` -- ``TrainProgram``: the jitted functions of one (frozen set,
-   precision, ``OnNan``): ``run`` (``K`` steps per call), the optimizer's init, the
+   precision, ``OnNan``): ``run_for`` (``K`` steps per call), the optimizer's init, the
    pass-end catch-up and the evaluation view.
 6. ``steps`` -- the step body (forward, gradients, update, the non-finite check, the
    pass totals) and the test step: all of a step's device work.

@@ -33,8 +33,10 @@ class DeviceState:
         self.programs = Programs(costs, evaluators, equation, specs, aux_costs)
         self.opt_states: dict[frozenset[str], Any] = {}  # device trees, or Saved
         self.zeros = steps.make_zeros(costs, evaluators)
-        self.state: steps.TrainState | None = None
         self.program: TrainProgram | None = None
+        self.leaves: list[Any] | None = None  # the TrainState's leaves, while training
+        self.tree: Any = None  # their structure
+        self.run: Any = None  # the program's run over them (TrainProgram.run_for)
         self.frozen: frozenset[str] = frozenset()
         self.step_count: Any = np.int32(0)  # steps run, carried across train() calls
         self.pass_id: Any = np.int32(0)  # the last pass trained
@@ -64,6 +66,19 @@ class DeviceState:
             key=put_replicated(self.key),
             masks=put_replicated({n: m for n, m in self.host.masks.items() if n in trainable}),
         )
+
+    @property
+    def state(self) -> steps.TrainState | None:
+        """The ``steps.TrainState`` on the device while training, else None."""
+        return None if self.leaves is None else jax.tree_util.tree_unflatten(self.tree, self.leaves)
+
+    @state.setter
+    def state(self, state: steps.TrainState | None) -> None:
+        self.run = None  # the program's run for this state's structure, when dispatched
+        if state is None:
+            self.leaves = None
+            return
+        self.leaves, self.tree = jax.tree_util.tree_flatten(state)
 
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
@@ -113,7 +128,9 @@ class DeviceState:
         finite)``, each with a leading axis of the chunk's ``K`` batches."""
         if self.host.changed():
             self.reload()
-        self.state, out = self.program.run(self.state, chunk.feeds)
+        if self.run is None:
+            self.run = self.program.run_for(self.tree)
+        self.leaves, out = self.run(self.leaves, chunk.feeds)
         return out
 
     def end_pass(self) -> None:

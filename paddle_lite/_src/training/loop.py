@@ -2,7 +2,7 @@
 
 :class:`TrainCall` runs the passes of one call. Each pass reads the reader's batches as
 chunks of ``K >= 1`` batches (``chunks.device_batches``), dispatches each chunk as one
-device call (``DeviceState.dispatch`` -> the compiled ``programs.TrainProgram.run``),
+device call (``DeviceState.dispatch`` -> ``programs.TrainProgram.run_for``'s program),
 sends v2's events (``emitter.Emitter``), lets the ``watch.Watch`` read the non-finite
 flag when due, and writes checkpoints when due. At the pass end it reads the pass's
 summed cost and metrics once, into the call's ``History``.

@@ -261,11 +261,12 @@ def _uses(jaxpr: Any, primitive: str) -> bool:
 
 
 def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
-    """Jitted ``run(state, batches) -> (state, outs)``: ``batches`` is a tuple of ``K >= 1``
-    feeds of one signature, ``outs`` a tuple of each batch's ``(cost_sum, stats, finite)``.
+    """``run(state, batches) -> (state, outs)`` (to be jitted, ``state`` donated):
+    ``batches`` is a tuple of ``K >= 1`` feeds of one signature, ``outs`` a tuple of each
+    batch's ``(cost_sum, stats, finite)``.
 
     The ``K`` steps run in order, in a ``lax.scan`` over the batches stacked when
-    ``K > 1``. ``state`` is donated. (For ``K = 1`` the body's outputs are returned as
+    ``K > 1``. (For ``K = 1`` the body's outputs are returned as
     they are: reshaping them changed XLA's fusion of the step, and with it the last bit
     of some updates, so ``K = 1`` and ``K > 1`` would no longer agree bit for bit.)
     """
@@ -283,7 +284,18 @@ def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_cos
             jax.tree_util.tree_map(lambda x, i=i: x[i], outs) for i in range(len(batches))
         )
 
-    return jax.jit(run, donate_argnums=(0,))
+    return run
+
+
+def over_leaves(train_run: Any, tree: Any) -> Any:
+    """``train_run`` over the leaves of a ``TrainState`` of structure ``tree``:
+    ``(leaves, batches) -> (leaves, outs)`` (named ``run`` in JAX's logs)."""
+
+    def run(leaves: list[Any], batches: tuple[Any, ...]) -> tuple[list[Any], Any]:
+        state, outs = train_run(jax.tree_util.tree_unflatten(tree, leaves), batches)
+        return jax.tree_util.tree_leaves(state), outs
+
+    return run
 
 
 def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
