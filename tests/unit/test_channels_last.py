@@ -20,6 +20,14 @@ from paddle_lite._src.typing import VALID
 NHWC_CONV = "lhs_spec=(0, 3, 1, 2)"  # how a jaxpr prints an NHWC convolution
 
 
+@pytest.fixture
+def xla_convolutions(monkeypatch):
+    """Every convolution left to XLA, so that a jaxpr shows each of the chain's NHWC
+    convolutions (on a CPU a first layer over at most 3 channels otherwise runs as
+    patches times a matrix: ``test_conv_patches.py``)."""
+    monkeypatch.setattr(conv, "PATCH_CHANNELS", 0)
+
+
 def _net(shared_biases=True, act=None):
     """data 2x12x12 -> conv 3x3 -> max 2/2 (tiles) -> conv 3x3 -> avg 3/2 pad 1 -> fc."""
     with name_scope():
@@ -78,7 +86,7 @@ def test_chain_values_and_gradients_match_flat_layers(shared_biases):
         assert g_chain[name].shape == params[name].shape
 
 
-def test_the_chain_convolves_channels_last():
+def test_the_chain_convolves_channels_last(xla_convolutions):
     layers = _net()
     jaxpr = str(
         jax.make_jaxpr(lambda p, f: forward(layers[-1:], p, f)[0])(
@@ -149,7 +157,9 @@ def _flat_run(layers, params, feeds, mode, weights):
 
 @pytest.mark.parametrize("mode", ["train", "test"])
 @pytest.mark.parametrize("padded", [False, True])
-def test_a_residual_batch_norm_block_runs_channels_last_as_flat_layers(mode, padded):
+def test_a_residual_batch_norm_block_runs_channels_last_as_flat_layers(
+    mode, padded, xla_convolutions
+):
     layers = _residual_net()
     params = _params(layers)
     for n in traverse(layers):  # moving variances must be positive for test mode

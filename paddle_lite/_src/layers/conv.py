@@ -8,9 +8,12 @@ a chain of convolutions and pools passes NHWC images instead (``channels_last``)
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
@@ -35,6 +38,8 @@ def conv_output_size(n: int, k: int, s: int, p: int, d: int, trans: bool) -> int
 
 
 def _conv(x, w, attrs, layout: str = "NCHW"):  # noqa: ANN001, ANN202
+    if layout == "NHWC" and _as_patches(x, attrs):
+        return _patches_conv(x, w, attrs["stride"], attrs["padding"], attrs["dilation"])
     return lax.conv_general_dilated(
         x,
         w,
@@ -44,6 +49,45 @@ def _conv(x, w, attrs, layout: str = "NCHW"):  # noqa: ANN001, ANN202
         dimension_numbers=(layout, "OIHW", layout),
         feature_group_count=attrs["groups"],
     )
+
+
+PATCH_CHANNELS = 3  # NHWC convolutions over at most this many channels: _patches_conv
+
+
+def _as_patches(x, attrs) -> bool:  # noqa: ANN001
+    """Whether an NHWC convolution runs as :func:`_patches_conv`: on a CPU, over at most
+    ``PATCH_CHANNELS`` input channels (a grey or RGB image's first layer), where
+    XLA:CPU's own convolution, its filter gradient above all, ran 1.1-3.4 times slower
+    (``python -m bench.conv_patches``)."""
+    groups_of_one = attrs["groups"] == 1
+    return groups_of_one and x.shape[-1] <= PATCH_CHANNELS and jax.default_backend() == "cpu"
+
+
+@functools.partial(jax.checkpoint, static_argnums=(2, 3, 4))
+def _patches_conv(x, w, stride, padding, dilation):  # noqa: ANN001, ANN202
+    """The NHWC convolution of ``x`` by the OIHW filter ``w`` as one matrix product:
+    each output pixel's ``ky * kx * C`` input taps (strided slices of the zero-padded
+    image) times the ``[ky * kx * C, F]`` filter matrix, as v2's CPU convolution
+    computed it (im2col, then a GEMM). The taps are recomputed in the backward pass
+    (``jax.checkpoint``) instead of being stored."""
+    (sy, sx), (py, px), (dy, dx) = stride, padding, dilation
+    f, c, ky, kx = w.shape
+    x = jnp.pad(x, ((0, 0), (py, py), (px, px), (0, 0)))
+    n, h, wd, _ = x.shape
+    oh, ow = (h - dy * (ky - 1) - 1) // sy + 1, (wd - dx * (kx - 1) - 1) // sx + 1
+    taps = [
+        lax.slice(
+            x,
+            (0, i * dy, j * dx, 0),
+            (n, i * dy + (oh - 1) * sy + 1, j * dx + (ow - 1) * sx + 1, c),
+            (1, sy, sx, 1),
+        )
+        for i in range(ky)
+        for j in range(kx)
+    ]
+    patches = jnp.stack(taps, axis=3).reshape(n * oh * ow, ky * kx * c)
+    y = patches @ w.transpose(2, 3, 1, 0).reshape(ky * kx * c, f)
+    return y.reshape(n, oh, ow, f)
 
 
 def _conv_transpose(x, w, attrs):  # noqa: ANN001, ANN202
