@@ -4,7 +4,8 @@
 book's image networks (a grey or RGB image in NHWC), what a training step computes
 there: the forward convolution and its filter gradient (the image needs no gradient),
 once with ``lax.conv_general_dilated`` and once with paddle_lite's
-``conv._patches_conv``. Each row prints the median milliseconds of both and the
+``conv._patches_conv``, then the same for a few deeper layers (with the image's
+gradient too). Each row prints the median milliseconds of both and the
 speed ratio. It is why ``img_conv`` over at most 3 channels runs as patches on a CPU.
 """
 
@@ -30,6 +31,14 @@ CASES = [
     ("CIFAR 5x5 over RGB, batch 64", (64, 32, 32, 3), (32, 3, 5, 5), 1, 2),
 ]
 
+# deeper layers (forward + both gradients), where patches are not used
+DEEPER = [
+    ("LeNet-5 conv 2, batch 128", (128, 12, 12, 20), (50, 20, 5, 5), 1, 0),
+    ("3x3 over 16 at 32x32, batch 32", (32, 32, 32, 16), (16, 16, 3, 3), 1, 1),
+    ("3x3 over 64 at 8x8, batch 32", (32, 8, 8, 64), (64, 64, 3, 3), 1, 1),
+    ("5x5 over 16 at 32x32, batch 32", (32, 32, 32, 16), (16, 16, 5, 5), 1, 2),
+]
+
 
 def _xla(x: Any, w: Any, stride: tuple, padding: tuple, dilation: tuple) -> Any:
     pads = [(p, p) for p in padding]
@@ -39,11 +48,15 @@ def _xla(x: Any, w: Any, stride: tuple, padding: tuple, dilation: tuple) -> Any:
     )
 
 
-def _step(conv: Callable[..., Any], conf: tuple) -> Callable[..., Any]:
-    """The forward convolution and the filter gradient for the cotangent ``g``."""
+def _step(conv: Callable[..., Any], conf: tuple, deeper: bool) -> Callable[..., Any]:
+    """The forward convolution and the filter gradient for the cotangent ``g`` (and the
+    image's gradient for a ``deeper`` layer)."""
 
     def step(x: Any, w: Any, g: Any) -> Any:
-        y, pullback = jax.vjp(lambda w: conv(x, w, *conf), w)
+        if deeper:
+            y, pullback = jax.vjp(lambda x, w: conv(x, w, *conf), x, w)
+        else:
+            y, pullback = jax.vjp(lambda w: conv(x, w, *conf), w)
         return y, pullback(g)
 
     return jax.jit(step)
@@ -61,15 +74,22 @@ def _median_ms(fn: Callable[..., Any], args: tuple, reps: int) -> float:
 
 def main(reps: int) -> None:
     rng = np.random.default_rng(0)
-    print(f"jax {jax.__version__} on {jax.default_backend()}; forward + filter gradient")
-    for name, image, filt, s, p in CASES:
-        conf = ((s, s), (p, p), (1, 1))
-        x = rng.normal(size=image).astype(np.float32)
-        w = rng.normal(size=filt).astype(np.float32)
-        g = rng.normal(size=np.shape(_xla(x, w, *conf))).astype(np.float32)
-        xla = _median_ms(_step(_xla, conf), (x, w, g), reps)
-        patches = _median_ms(_step(_patches_conv, conf), (x, w, g), reps)
-        print(f"{name:32s} XLA {xla:7.2f} ms  patches {patches:7.2f} ms  x{xla / patches:.2f}")
+    print(f"jax {jax.__version__} on {jax.default_backend()}")
+    for title, cases, deeper in (
+        ("first layers: forward + filter gradient", CASES, False),
+        ("deeper layers: forward + both gradients", DEEPER, True),
+    ):
+        print(title)
+        for name, image, filt, s, p in cases:
+            conf = ((s, s), (p, p), (1, 1))
+            x = rng.normal(size=image).astype(np.float32)
+            w = rng.normal(size=filt).astype(np.float32)
+            g = rng.normal(size=np.shape(_xla(x, w, *conf))).astype(np.float32)
+            xla = _median_ms(_step(_xla, conf, deeper), (x, w, g), reps)
+            patches = _median_ms(_step(_patches_conv, conf, deeper), (x, w, g), reps)
+            print(
+                f"  {name:32s} XLA {xla:7.2f} ms  patches {patches:7.2f} ms  x{xla / patches:.2f}"
+            )
 
 
 if __name__ == "__main__":
