@@ -57,8 +57,9 @@ PATCH_CHANNELS = 3  # NHWC convolutions over at most this many channels: _patche
 def _as_patches(x, attrs) -> bool:  # noqa: ANN001
     """Whether an NHWC convolution runs as :func:`_patches_conv`: on a CPU, over at most
     ``PATCH_CHANNELS`` input channels (a grey or RGB image's first layer), where
-    XLA:CPU's own convolution, its filter gradient above all, ran 1.1-3.4 times slower
-    (``python -m bench.conv_patches``)."""
+    XLA:CPU's own convolution, its filter gradient above all, ran 1.8-5.8 times slower
+    (``python -m bench.conv_patches``; over more channels patches ranged from faster to
+    4 times slower with no rule found that tells them apart)."""
     groups_of_one = attrs["groups"] == 1
     return groups_of_one and x.shape[-1] <= PATCH_CHANNELS and jax.default_backend() == "cpu"
 
