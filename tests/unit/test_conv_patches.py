@@ -108,8 +108,18 @@ def test_a_network_trains_through_patches_as_through_xla_convolutions(monkeypatc
         np.testing.assert_allclose(got[name], want[name], rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def test_only_ungrouped_convolutions_over_few_channels_on_a_cpu_use_patches():
-    attrs = {"groups": 1}
-    assert conv._as_patches(np.zeros((1, 4, 4, 3)), attrs) is (jax.default_backend() == "cpu")
-    assert not conv._as_patches(np.zeros((1, 4, 4, 4)), attrs)
-    assert not conv._as_patches(np.zeros((1, 4, 4, 2)), {"groups": 2})
+def test_only_small_ungrouped_convolutions_over_few_channels_on_a_cpu_use_patches():
+    def image(*shape):
+        return jax.ShapeDtypeStruct(shape, np.float32)
+
+    attrs = {"groups": 1, "stride": (1, 1), "padding": (1, 1), "dilation": (1, 1)}
+    w = np.zeros((8, 3, 3, 3))
+    cpu = jax.default_backend() == "cpu"
+    assert conv._as_patches(image(1, 4, 4, 3), w, attrs) is cpu
+    assert not conv._as_patches(image(1, 4, 4, 4), np.zeros((8, 4, 3, 3)), attrs)
+    assert not conv._as_patches(image(1, 4, 4, 2), w, {**attrs, "groups": 2})
+    # 64 RGB images of 224 x 224 under a 7 x 7 filter: 1.8 GB of patches at stride 1
+    big = np.zeros((8, 3, 7, 7))
+    assert not conv._as_patches(image(64, 224, 224, 3), big, {**attrs, "padding": (3, 3)})
+    smaller = {**attrs, "stride": (4, 4), "padding": (3, 3)}  # 113 MB of patches
+    assert conv._as_patches(image(64, 224, 224, 3), big, smaller) is cpu

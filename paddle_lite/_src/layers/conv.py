@@ -38,7 +38,7 @@ def conv_output_size(n: int, k: int, s: int, p: int, d: int, trans: bool) -> int
 
 
 def _conv(x, w, attrs, layout: str = "NCHW"):  # noqa: ANN001, ANN202
-    if layout == "NHWC" and _as_patches(x, attrs):
+    if layout == "NHWC" and _as_patches(x, w, attrs):
         return _patches_conv(x, w, attrs["stride"], attrs["padding"], attrs["dilation"])
     return lax.conv_general_dilated(
         x,
@@ -52,16 +52,27 @@ def _conv(x, w, attrs, layout: str = "NCHW"):  # noqa: ANN001, ANN202
 
 
 PATCH_CHANNELS = 3  # NHWC convolutions over at most this many channels: _patches_conv
+PATCH_BYTES = 256 * 2**20  # and whose patches take at most this much memory
 
 
-def _as_patches(x, attrs) -> bool:  # noqa: ANN001
+def _as_patches(x, w, attrs) -> bool:  # noqa: ANN001
     """Whether an NHWC convolution runs as :func:`_patches_conv`: on a CPU, over at most
     ``PATCH_CHANNELS`` input channels (a grey or RGB image's first layer), where
     XLA:CPU's own convolution, its filter gradient above all, ran 1.8-5.8 times slower
     (``python -m bench.conv_patches``; over more channels patches ranged from faster to
-    4 times slower with no rule found that tells them apart)."""
-    groups_of_one = attrs["groups"] == 1
-    return groups_of_one and x.shape[-1] <= PATCH_CHANNELS and jax.default_backend() == "cpu"
+    4 times slower with no rule found that tells them apart), unless its patches would
+    take more than ``PATCH_BYTES`` (a large image's first layer keeps XLA's)."""
+    n, h, wd, c = x.shape
+    if attrs["groups"] != 1 or c > PATCH_CHANNELS or jax.default_backend() != "cpu":
+        return False
+    _, _, ky, kx = w.shape
+    out = [
+        conv_output_size(size, k, s, p, d, False)
+        for size, k, s, p, d in zip(
+            (h, wd), (ky, kx), attrs["stride"], attrs["padding"], attrs["dilation"], strict=True
+        )
+    ]
+    return n * out[0] * out[1] * ky * kx * c * x.dtype.itemsize <= PATCH_BYTES
 
 
 @functools.partial(jax.checkpoint, static_argnums=(2, 3, 4))
