@@ -111,9 +111,11 @@ def test_first_pass_compiles_one_program_per_signature_plus_a_few():
 
 
 def _conv_net():
-    image = L.data(name="x", type=DT.dense_vector(64), height=8, width=8)
+    """A convolution over 4 channels (XLA's: over at most 3 it would be a matrix product,
+    ``conv._patches_conv``), a pool and fc."""
+    image = L.data(name="x", type=DT.dense_vector(64), height=4, width=4)
     y = L.data(name="y", type=DT.integer_value(4))
-    conv = L.img_conv(input=image, filter_size=3, num_filters=4, num_channels=1, padding=1)
+    conv = L.img_conv(input=image, filter_size=3, num_filters=4, num_channels=4, padding=1)
     pool = L.img_pool(input=conv, pool_size=2, stride=2)
     p = L.fc(input=pool, size=4, act=A.Softmax())
     return L.classification_cost(input=p, label=y)
@@ -151,12 +153,17 @@ def test_steps_per_dispatch_gives_bit_identical_training(k):
     assert got_metrics == want_metrics
 
 
-def test_steps_per_dispatch_of_a_convolution_net_gives_bit_identical_training():
+def test_steps_per_dispatch_of_a_convolution_net_gives_bit_identical_training(monkeypatch):
     """On a CPU a convolving step's K-step scan is unrolled (see ``steps._unrolled``);
     it still trains bit for bit as K = 1 does."""
     want, want_costs, _ = _run(1, _conv_net, reader=lambda: iter(IMAGES))
     paddle.layer.reset_names()
+    unrolled, decide = [], steps_mod._unrolled
+    monkeypatch.setattr(
+        steps_mod, "_unrolled", lambda *a: unrolled.append(decide(*a)) or unrolled[-1]
+    )
     got, got_costs, _ = _run(3, _conv_net, reader=lambda: iter(IMAGES))
+    assert unrolled and set(unrolled) == {jax.default_backend() == "cpu"}
     for name in want:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
     assert got_costs == want_costs and len(got_costs) == 2 * 8
