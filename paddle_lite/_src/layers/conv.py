@@ -84,9 +84,9 @@ def _patches_conv(x, w, stride, padding, dilation):  # noqa: ANN001, ANN202
     (``jax.checkpoint``) instead of being stored."""
     (sy, sx), (py, px), (dy, dx) = stride, padding, dilation
     f, c, ky, kx = w.shape
-    x = jnp.pad(x, ((0, 0), (py, py), (px, px), (0, 0)))
     n, h, wd, _ = x.shape
-    oh, ow = (h - dy * (ky - 1) - 1) // sy + 1, (wd - dx * (kx - 1) - 1) // sx + 1
+    oh, ow = conv_output_size(h, ky, sy, py, dy, False), conv_output_size(wd, kx, sx, px, dx, False)
+    x = jnp.pad(x, ((0, 0), (py, py), (px, px), (0, 0)))
     taps = [
         lax.slice(
             x,

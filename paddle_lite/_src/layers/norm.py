@@ -61,10 +61,9 @@ class BatchNormKind(Kind):
             data = data_of(value)
             x, axis = data.reshape(-1, c, data.shape[-1] // c), 1  # rows: samples, or steps
         batch_stats = mode == "train" or attrs["use_global_stats"] is False
-        if batch_stats and isinstance(value, Seq):  # v2: statistics over the valid steps
-            mean, var = _moments(x, _step_weights(value, row_weights), axis)
-        elif batch_stats:
-            mean, var = _moments(x, row_weights, axis)
+        if batch_stats:  # v2: a sequence's statistics are over its valid steps
+            seq = isinstance(value, Seq)
+            mean, var = _moments(x, _step_weights(value, row_weights) if seq else row_weights, axis)
         else:
             mean, var = params["w1"][0], jnp.maximum(params["w2"][0], 0.0)
         scale = params["w0"][0] * lax.rsqrt(var + attrs["epsilon"])
