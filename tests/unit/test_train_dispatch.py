@@ -15,6 +15,7 @@ import paddle_lite._src.training.steps as steps_mod
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.training.chunks import device_batches
 from paddle_lite._src.training.steps import OnNan
+from paddle_lite._src.typing import VALID
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)
@@ -85,7 +86,8 @@ def test_one_device_call_per_step_and_no_implicit_transfer(background, monkeypat
     )
     # Values read back are implicit transfers: any would raise. Feeds put on the device
     # ahead leave nothing to transfer implicitly (no Python scalar either); on a CPU the
-    # batch's numpy arrays go to the step as they are, and nothing else does.
+    # batch's numpy arrays go to the step as they are, and nothing else does (a full
+    # batch's row weights are on the device already, put there once).
     guard = "disallow" if background else "allow"
     with (
         jax.transfer_guard_device_to_host("disallow"),
@@ -97,6 +99,8 @@ def test_one_device_call_per_step_and_no_implicit_transfer(background, monkeypat
     assert built == []
     for leaves, feeds in run.args:
         assert all(isinstance(x, jax.Array) for x in leaves)
+        (feeds,) = feeds
+        assert isinstance(feeds.pop(VALID), jax.Array)
         kind = jax.Array if background else np.ndarray
         assert all(isinstance(x, kind) for x in jax.tree_util.tree_leaves(feeds))
 

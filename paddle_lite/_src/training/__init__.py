@@ -16,6 +16,7 @@ Read in this order; data flows through the modules the same way:
 5. ``programs`` -- ``TrainProgram``: the jitted functions of one (frozen set,
    precision, ``OnNan``): ``run_for`` (``K`` steps per call), the optimizer's init, the
    pass-end catch-up and the evaluation view.
+   ``packing`` -- the state's small leaves in one vector, as the program takes them.
 6. ``steps`` -- the step body (forward, gradients, update, the non-finite check, the
    pass totals) and the test step: all of a step's device work.
 7. ``emitter`` -- the one place that builds v2's events (none without a handler).

@@ -43,8 +43,12 @@ def signature(feeds: Any) -> tuple[Any, ...]:
 
 
 def _size(feeds: Any) -> int:
-    """Samples in a batch: the leading dimension of its feeds."""
-    return int(np.shape(jax.tree_util.tree_leaves(feeds)[0])[0])
+    """Samples in a batch: the leading dimension of its feeds (a dict of arrays, or of
+    trees of arrays for sequences)."""
+    first = feeds[min(feeds)] if type(feeds) is dict and feeds else None  # tree_leaves' first
+    if not isinstance(first, (np.ndarray, jax.Array)):
+        first = jax.tree_util.tree_leaves(feeds)[0]
+    return int(np.shape(first)[0])
 
 
 def single(feeds: Any) -> Chunk:
@@ -61,20 +65,21 @@ class RowPadding:
     signature of a full one: the same compiled step, and it can join a stack of
     ``steps_per_dispatch`` batches. The added rows repeat real rows and weigh 0:
     costs, metrics, batch statistics and the optimizer's sample count leave them out
-    (``steps``, ``Kind.uses_row_weights``).
+    (``steps``, ``Kind.uses_row_weights``). A full batch's weights are put on the
+    device once, so the step does not copy them in every call.
     """
 
     def __init__(self) -> None:
         self.rows = 0
-        self._ones: dict[int, np.ndarray] = {}  # the weights of a full batch (never written)
+        self._ones: dict[int, Any] = {}  # the weights of a full batch, on the device
 
-    def __call__(self, feeds: Any) -> Any:
-        size = _size(feeds)
+    def __call__(self, feeds: Any, size: int) -> Any:
+        """``feeds`` (of ``size`` rows) with their row weights, padded when short."""
         if size < self.rows:
             return pad_rows(feeds, self.rows)
         self.rows = size
         if size not in self._ones:
-            self._ones[size] = np.ones(size, np.float32)
+            self._ones[size] = jax.device_put(np.ones(size, np.float32))
         return {**feeds, VALID: self._ones[size]}
 
 
@@ -131,8 +136,9 @@ def device_batches(
     """
     if background is None:
         background = jax.default_backend() != "cpu"
-    pad = padding if padding is not None else (lambda feeds: feeds)
-    converted = ((pad(feeds), _size(feeds)) for feeds in map(convert, batches))
+    pad = padding if padding is not None else (lambda feeds, size: feeds)
+    sized = ((feeds, _size(feeds)) for feeds in map(convert, batches))
+    converted = ((pad(feeds, size), size) for feeds, size in sized)
     grouped = chunks(converted, k)
     if background or mesh() is not None:
         grouped = (c._replace(feeds=tuple(map(put_batch, c.feeds))) for c in grouped)

@@ -17,7 +17,7 @@ import numpy as np
 
 from paddle_lite._src import config
 from paddle_lite._src.distributed import put_replicated, to_host
-from paddle_lite._src.training import pass_totals, steps
+from paddle_lite._src.training import packing, pass_totals, steps
 from paddle_lite._src.training.checkpoints import Saved, fill
 from paddle_lite._src.training.host_sync import HostSync
 from paddle_lite._src.training.programs import Programs, TrainProgram
@@ -34,8 +34,8 @@ class DeviceState:
         self.opt_states: dict[frozenset[str], Any] = {}  # device trees, or Saved
         self.zeros = steps.make_zeros(costs, evaluators)
         self.program: TrainProgram | None = None
-        self.leaves: list[Any] | None = None  # the TrainState's leaves, while training
-        self.tree: Any = None  # their structure
+        self.leaves: list[Any] | None = None  # the TrainState's leaves, packed, while training
+        self.packing: packing.Packing | None = None  # how (``packing``)
         self.run: Any = None  # the program's run over them (TrainProgram.run_for)
         self.frozen: frozenset[str] = frozenset()
         self.step_count: Any = np.int32(0)  # steps run, carried across train() calls
@@ -69,16 +69,22 @@ class DeviceState:
 
     @property
     def state(self) -> steps.TrainState | None:
-        """The ``steps.TrainState`` on the device while training, else None."""
-        return None if self.leaves is None else jax.tree_util.tree_unflatten(self.tree, self.leaves)
+        """The ``steps.TrainState`` on the device while training, else None (unpacking
+        its small leaves is one device call)."""
+        if self.leaves is None:
+            return None
+        leaves = packing.unpack(self.packing, self.leaves, eager=True)
+        return jax.tree_util.tree_unflatten(self.packing.tree, leaves)
 
     @state.setter
     def state(self, state: steps.TrainState | None) -> None:
-        self.run = None  # the program's run for this state's structure, when dispatched
+        self.run = None  # the program's run for this state's packing, when dispatched
         if state is None:
             self.leaves = None
             return
-        self.leaves, self.tree = jax.tree_util.tree_flatten(state)
+        leaves, tree = jax.tree_util.tree_flatten(state)
+        self.packing = packing.packing_of(tree, leaves)
+        self.leaves = packing.pack(self.packing, leaves, eager=True)
 
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
@@ -129,7 +135,7 @@ class DeviceState:
         if self.host.changed():
             self.reload()
         if self.run is None:
-            self.run = self.program.run_for(self.tree)
+            self.run = self.program.run_for(self.packing)
         self.leaves, out = self.run(self.leaves, chunk.feeds)
         return out
 

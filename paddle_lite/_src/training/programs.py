@@ -51,22 +51,21 @@ class TrainProgram:
         self.tx = as_optax(equation, self.specs)
         self.init = jax.jit(self.tx.init)
         self._run = steps.make_train_run(costs, evaluators, self.tx, precision, on_nan, aux_costs)
-        self.runs: dict[Any, Any] = {}  # {state structure: jitted run over its leaves}
+        self.runs: dict[Any, Any] = {}  # {Packing: jitted run over the leaves it packs}
         self.lazy_decay = _lazy_decay(equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
         self.set_pass = jax.jit(lambda counters, p: counters.at[1].set(p), donate_argnums=(0,))
         self.eval_view = jax.jit(self._eval_view)
 
-    def run_for(self, tree: Any) -> Any:
+    def run_for(self, packing: Any) -> Any:
         """The jitted ``run(leaves, batches) -> (leaves, outs)`` of ``K >= 1`` steps
-        (``steps.make_train_run``) over the leaves of a ``TrainState`` of structure
-        ``tree``, donated. A flat list of arrays is the cheapest argument for JAX's
-        dispatch: the tiny model's step ran at 0.73 of plain JAX's speed against 0.69
-        when given the ``TrainState`` itself (``bench/step_program.py --net tiny``,
-        medians of three alternated runs each)."""
-        run = self.runs.get(tree)
+        (``steps.make_train_run``) over the leaves of a ``TrainState`` as ``packing``
+        carries them (``packing.Packing``), donated: a short list of arrays is the
+        cheapest argument for JAX's dispatch."""
+        run = self.runs.get(packing)
         if run is None:
-            run = self.runs[tree] = jax.jit(steps.over_leaves(self._run, tree), donate_argnums=(0,))
+            run = jax.jit(steps.over_packed(self._run, packing), donate_argnums=(0,))
+            self.runs[packing] = run
         return run
 
     def _catch_up(self, state: steps.TrainState) -> steps.TrainState:

@@ -32,6 +32,7 @@ from paddle_lite._src.distributed import row_shardings
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.topology import collect_params, traverse
+from paddle_lite._src.training import packing as packing_mod
 from paddle_lite._src.training import pass_totals
 from paddle_lite._src.typing import VALID
 
@@ -287,13 +288,15 @@ def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_cos
     return run
 
 
-def over_leaves(train_run: Any, tree: Any) -> Any:
-    """``train_run`` over the leaves of a ``TrainState`` of structure ``tree``:
-    ``(leaves, batches) -> (leaves, outs)`` (named ``run`` in JAX's logs)."""
+def over_packed(train_run: Any, packing: Any) -> Any:
+    """``train_run`` over a ``TrainState``'s leaves as ``packing`` (a
+    ``packing.Packing``) carries them: ``(leaves, batches) -> (leaves, outs)`` (named
+    ``run`` in JAX's logs)."""
 
     def run(leaves: list[Any], batches: tuple[Any, ...]) -> tuple[list[Any], Any]:
-        state, outs = train_run(jax.tree_util.tree_unflatten(tree, leaves), batches)
-        return jax.tree_util.tree_leaves(state), outs
+        state = jax.tree_util.tree_unflatten(packing.tree, packing_mod.unpack(packing, leaves))
+        state, outs = train_run(state, batches)
+        return packing_mod.pack(packing, jax.tree_util.tree_leaves(state)), outs
 
     return run
 
