@@ -33,17 +33,22 @@ def test_packing_keeps_large_and_non_32_bit_leaves_apart():
     leaves = _leaves()
     p = packing.packing_of(None, leaves)
     assert [i for i, _, _ in p.small] == [1, 2, 3, 5]
-    packed = packing.pack(p, leaves, eager=True)
+    packed = packing.pack(p, leaves, host=True)
     assert [np.shape(x) for x in packed] == [(20, 20), (3,), (4 + 1 + 2 + 10,)]
     assert packed[-1].dtype == jnp.int32
 
 
-def test_pack_then_unpack_is_bit_exact_eager_and_traced():
+def test_pack_then_unpack_is_bit_exact_on_the_host_traced_and_across():
     leaves = _leaves()
     p = packing.packing_of(None, leaves)
-    eager = packing.unpack(p, packing.pack(p, leaves, eager=True), eager=True)
+    on_host = packing.unpack(p, packing.pack(p, leaves, host=True), host=True)
     traced = jax.jit(lambda xs: packing.unpack(p, packing.pack(p, xs)))(leaves)
-    for got in (eager, traced):
+    host_then_traced = jax.jit(lambda xs: packing.unpack(p, xs))(packing.pack(p, leaves, host=True))
+    traced_then_host = packing.unpack(p, jax.jit(lambda xs: packing.pack(p, xs))(leaves), host=True)
+    assert isinstance(on_host[1], np.ndarray) and isinstance(
+        packing.pack(p, leaves, True)[0], jax.Array
+    )
+    for got in (on_host, traced, host_then_traced, traced_then_host):
         for a, b in zip(got, leaves, strict=True):
             (ga, da, sa), (gb, db, sb) = _bits(a), _bits(b)
             assert (da, sa) == (db, sb)

@@ -338,8 +338,9 @@ def export_state(device: Any, mid_pass: bool) -> tuple[dict[str, np.ndarray], di
     ``mid_pass``: keep the current pass's totals too (a resume continues the pass).
     """
     opt_states = dict(device.opt_states)
-    if device.state is not None:
-        opt_states[device.frozen] = device.state.opt_state
+    state = device.state
+    if state is not None:
+        opt_states[device.frozen] = state.opt_state
     arrays: dict[str, np.ndarray] = {"key": device.key}
     meta: dict[str, Any] = {"optimizer": [], "masks": sorted(device.host.masks or {})}
     for i, (frozen, tree) in enumerate(opt_states.items()):
@@ -348,7 +349,7 @@ def export_state(device: Any, mid_pass: bool) -> tuple[dict[str, np.ndarray], di
         arrays.update({f"opt{i}_{j}": np.asarray(x) for j, x in enumerate(leaves)})
     for i, name in enumerate(meta["masks"]):
         arrays[f"mask{i}"] = device.host.masks[name]
-    if mid_pass and device.state is not None and device.state.totals is not None:
+    if mid_pass and state is not None and state.totals is not None:
         paths, leaves = named_leaves(device.pass_totals())
         meta["totals"] = paths
         arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})

@@ -62,18 +62,18 @@ class DeviceState:
             fixed={n: v for n, v in values.items() if n not in trainable},
             opt_state=self.opt_states[frozen],
             totals=None,
-            counters=put_replicated(steps.counters(self.step_count, 0)),
-            key=put_replicated(self.key),
-            masks=put_replicated({n: m for n, m in self.host.masks.items() if n in trainable}),
+            counters=steps.counters(self.step_count, 0),
+            key=self.key,
+            masks={n: m for n, m in self.host.masks.items() if n in trainable},
         )
 
     @property
     def state(self) -> steps.TrainState | None:
-        """The ``steps.TrainState`` on the device while training, else None (unpacking
-        its small leaves is one device call)."""
+        """The ``steps.TrainState`` while training, else None: its large leaves on the
+        device, its small ones read to the host (a host read)."""
         if self.leaves is None:
             return None
-        leaves = packing.unpack(self.packing, self.leaves, eager=True)
+        leaves = packing.unpack(self.packing, self.leaves, host=True)
         return jax.tree_util.tree_unflatten(self.packing.tree, leaves)
 
     @state.setter
@@ -84,7 +84,7 @@ class DeviceState:
             return
         leaves, tree = jax.tree_util.tree_flatten(state)
         self.packing = packing.packing_of(tree, leaves)
-        self.leaves = packing.pack(self.packing, leaves, eager=True)
+        self.leaves = packing.pack(self.packing, leaves, host=True)
 
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
@@ -103,7 +103,7 @@ class DeviceState:
         state = self.state
         if state is not None:
             self.opt_states[self.frozen] = state.opt_state
-            step, pass_id, _ = to_host(state.counters)
+            step, pass_id, _ = state.counters
             self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
         self.state = None
 
@@ -124,9 +124,10 @@ class DeviceState:
         if self.saved_totals is not None:
             totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
             self.saved_totals = None
-        self.state = self.state._replace(
-            totals=put_replicated(pass_totals.pack(totals)),
-            counters=self.program.set_pass(self.state.counters, put_replicated(np.int32(pass_id))),
+        state = self.state
+        self.state = state._replace(
+            totals=pass_totals.pack(totals),
+            counters=steps.counters(state.step, pass_id, state.bad),
         )
 
     def dispatch(self, chunk: Any) -> Any:
@@ -146,11 +147,11 @@ class DeviceState:
 
     def steps_run(self) -> int:
         """Steps this trainer has run (a host read while training)."""
-        return int(to_host(self.state.counters)[0] if self.state is not None else self.step_count)
+        return int(self.state.counters[0] if self.leaves is not None else self.step_count)
 
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
-        return int(to_host(self.state.counters)[2])
+        return int(self.state.counters[2])
 
     def pass_totals(self) -> tuple[Any, list[Any]]:
         """The pass's ``(cost_sum, stats)`` so far, on the host (a host read)."""

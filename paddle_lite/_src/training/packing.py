@@ -13,9 +13,9 @@ Example:
     >>> import numpy as np
     >>> leaves = [np.zeros((300,), np.float32), np.float32(1.5), np.array([7, -1], np.int32)]
     >>> packing = packing_of(None, leaves)
-    >>> [np.shape(x) for x in pack(packing, leaves, eager=True)]
+    >>> [np.shape(x) for x in pack(packing, leaves, host=True)]
     [(300,), (3,)]
-    >>> [np.asarray(x).tolist() for x in unpack(packing, pack(packing, leaves, True), True)][1:]
+    >>> [x.tolist() for x in unpack(packing, pack(packing, leaves, True), True)[1:]]
     [1.5, [7, -1]]
 """
 
@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from paddle_lite._src.distributed import put_replicated, to_host
 
 SMALL = 256  # the most elements a packed leaf has
 _PACKED_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.int32, np.uint32))
@@ -51,46 +53,65 @@ def packing_of(tree: Any, leaves: list[Any]) -> Packing:
     return Packing(tree, small, len(leaves))
 
 
-def pack(packing: Packing, leaves: list[Any], eager: bool = False) -> list[Any]:
+def pack(packing: Packing, leaves: list[Any], host: bool = False) -> list[Any]:
     """``leaves`` as the compiled step takes them: the large ones, then the vector of
-    the small ones (when there are any). Traced, or ``eager`` on device or host values
-    (one compiled call)."""
+    the small ones (when there are any). Traced, or built on the ``host`` from any
+    values (a host read of the small ones, no compilation) and put on the device."""
     if not packing.small:
         return list(leaves)
-    small = tuple(leaves[i] for i, _, _ in packing.small)
-    vector = (_vector_eager if eager else _vector)(packing, small)
+    small = [leaves[i] for i, _, _ in packing.small]
+    vector = put_replicated(_host_vector(small)) if host else _vector(small)
     indices = {i for i, _, _ in packing.small}
-    return [*(x for i, x in enumerate(leaves) if i not in indices), vector]
+    large = (x for i, x in enumerate(leaves) if i not in indices)
+    if host:  # host values among the large ones go to the device too
+        large = (x if isinstance(x, jax.Array) else put_replicated(x) for x in large)
+    return [*large, vector]
 
 
-def unpack(packing: Packing, packed: list[Any], eager: bool = False) -> list[Any]:
-    """The leaves that :func:`pack` packed into ``packed``, in their order."""
+def unpack(packing: Packing, packed: list[Any], host: bool = False) -> list[Any]:
+    """The leaves that :func:`pack` packed into ``packed``, in their order; with
+    ``host``, the small ones as numpy arrays (a host read of the vector)."""
     if not packing.small:
         return list(packed)
     *large, vector = packed
-    small = iter((_small_eager if eager else _small)(packing, vector))
+    split = _host_split if host else _split
+    small = iter(split(packing, to_host(vector) if host else vector))
     rest = iter(large)
     indices = {i for i, _, _ in packing.small}
     return [next(small) if i in indices else next(rest) for i in range(packing.count)]
 
 
-def _vector(packing: Packing, small: tuple[Any, ...]) -> Any:
-    return jnp.concatenate([_bits(jnp.ravel(jnp.asarray(x))) for x in small])
-
-
-def _small(packing: Packing, vector: Any) -> list[Any]:
-    out, offset = [], 0
-    for _, shape, dtype in packing.small:
-        size = int(np.prod(shape, dtype=np.int64))
-        bits = jax.lax.slice(vector, (offset,), (offset + size,))
-        out.append(jax.lax.bitcast_convert_type(bits, dtype).reshape(shape))
-        offset += size
-    return out
+def _vector(small: list[Any]) -> Any:
+    return jnp.concatenate([_bits(jnp.ravel(x)) for x in small])
 
 
 def _bits(x: Any) -> Any:
     return x if x.dtype == jnp.int32 else jax.lax.bitcast_convert_type(x, jnp.int32)
 
 
-_vector_eager = jax.jit(_vector, static_argnums=0)
-_small_eager = jax.jit(_small, static_argnums=0)
+def _split(packing: Packing, vector: Any) -> list[Any]:
+    out, offset = [], 0
+    for _, shape, dtype in packing.small:
+        size = _size(shape)
+        bits = jax.lax.slice(vector, (offset,), (offset + size,))
+        out.append(jax.lax.bitcast_convert_type(bits, dtype).reshape(shape))
+        offset += size
+    return out
+
+
+def _host_vector(small: list[Any]) -> np.ndarray:
+    host = to_host(small)
+    return np.concatenate([np.ascontiguousarray(x).reshape(-1).view(np.int32) for x in host])
+
+
+def _host_split(packing: Packing, vector: np.ndarray) -> list[np.ndarray]:
+    out, offset = [], 0
+    for _, shape, dtype in packing.small:
+        size = _size(shape)
+        out.append(vector[offset : offset + size].view(dtype).reshape(shape).copy())
+        offset += size
+    return out
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))

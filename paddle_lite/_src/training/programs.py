@@ -54,7 +54,6 @@ class TrainProgram:
         self.runs: dict[Any, Any] = {}  # {Packing: jitted run over the leaves it packs}
         self.lazy_decay = _lazy_decay(equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
-        self.set_pass = jax.jit(lambda counters, p: counters.at[1].set(p), donate_argnums=(0,))
         self.eval_view = jax.jit(self._eval_view)
 
     def run_for(self, packing: Any) -> Any:

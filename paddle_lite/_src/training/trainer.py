@@ -258,7 +258,7 @@ class SGD:
         error that names the parameters that differ, and a damaged one (a file whose size
         or sha256 differs from the manifest) a ``CheckpointError`` naming the file.
         """
-        if self._device.state is not None:
+        if self._device.leaves is not None:
             raise checkpoints.CheckpointError("load_checkpoint cannot run inside train().")
         path = checkpoints.latest(dirname)
         if path is None:
