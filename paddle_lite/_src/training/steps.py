@@ -296,7 +296,10 @@ def over_packed(train_run: Any, packing: Any) -> Any:
     def run(leaves: list[Any], batches: tuple[Any, ...]) -> tuple[list[Any], Any]:
         state = jax.tree_util.tree_unflatten(packing.tree, packing_mod.unpack(packing, leaves))
         state, outs = train_run(state, batches)
-        return packing_mod.pack(packing, jax.tree_util.tree_leaves(state)), outs
+        leaves, tree = jax.tree_util.tree_flatten(state)
+        if packing_mod.packing_of(tree, leaves) != packing:  # a bug, not a user's error
+            raise AssertionError("the training step changed its state's structure")
+        return packing_mod.pack(packing, leaves), outs
 
     return run
 
