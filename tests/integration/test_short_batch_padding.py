@@ -138,7 +138,7 @@ class _Run:
     def __init__(self, net, samples, *, padded, monkeypatch, k=1, passes=2, test=None):
         with monkeypatch.context() as patch:
             if not padded:
-                patch.setattr(RowPadding, "__call__", lambda self, feeds: feeds)
+                patch.setattr(RowPadding, "__call__", lambda self, feeds, size=None: feeds)
             self._train(net, samples, k, passes, test)
 
     def _train(self, net, samples, k, passes, test):

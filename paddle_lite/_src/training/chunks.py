@@ -73,10 +73,13 @@ class RowPadding:
         self.rows = 0
         self._ones: dict[int, Any] = {}  # the weights of a full batch, on the device
 
-    def __call__(self, feeds: Any, size: int) -> Any:
-        """``feeds`` (of ``size`` rows) with their row weights, padded when short."""
+    def __call__(self, feeds: Any, size: int | None = None) -> Any:
+        """``feeds`` (of ``size`` rows, when known) with their row weights, padded when
+        short."""
+        size = _size(feeds) if size is None else size
         if size < self.rows:
-            return pad_rows(feeds, self.rows)
+            padded = pad_rows(feeds, self.rows)
+            return {**padded, VALID: jax.device_put(padded[VALID])}  # as a full batch's
         self.rows = size
         if size not in self._ones:
             self._ones[size] = jax.device_put(np.ones(size, np.float32))

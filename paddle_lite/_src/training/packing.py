@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import jax
@@ -114,4 +115,4 @@ def _host_split(packing: Packing, vector: np.ndarray) -> list[np.ndarray]:
 
 
 def _size(shape: tuple[int, ...]) -> int:
-    return int(np.prod(shape, dtype=np.int64))
+    return math.prod(shape)  # np.prod of a tuple costs ~5 us
