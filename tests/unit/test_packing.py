@@ -96,3 +96,29 @@ def test_training_with_packed_leaves_is_bit_identical_to_unpacked(monkeypatch):
     assert packed_costs == plain_costs
     for name, value in plain.items():
         np.testing.assert_array_equal(packed[name], value, err_msg=name)
+
+
+def test_state_read_during_training_compiles_nothing_again(monkeypatch):
+    """Values read from the packed state reach compiled functions as device arrays, as
+    outside training: ``test`` in an ``EndPass`` handler and after training share one
+    compiled evaluation view and test step (a numpy argument would compile again)."""
+    paddle.layer.reset_names()
+    x = L.data(name="x", type=DT.dense_vector(4))
+    y = L.data(name="y", type=DT.integer_value(2))
+    cost = L.classification_cost(input=L.fc(input=x, size=2, act=A.Softmax()), label=y)
+    params = paddle.parameters.create(cost, seed=1)
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(momentum=0.9))
+    rng = np.random.default_rng(0)
+    data = [(rng.normal(size=4).astype(np.float32), int(rng.integers(2))) for _ in range(12)]
+    reader = paddle.batch(lambda: iter(data), 4)
+    during = []
+
+    def handler(event):
+        if isinstance(event, paddle.event.EndPass):
+            during.append(trainer.test(reader).cost)
+
+    trainer.train(reader, num_passes=2, event_handler=handler)
+    after = trainer.test(reader).cost
+    assert during[-1] == after  # the same parameters, read in and out of training
+    assert trainer._test_steps["float32"]._cache_size() == 1
+    assert trainer._device.program.eval_view._cache_size() == 1

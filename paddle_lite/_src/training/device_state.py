@@ -69,12 +69,9 @@ class DeviceState:
 
     @property
     def state(self) -> steps.TrainState | None:
-        """The ``steps.TrainState`` while training, else None: its large leaves on the
-        device, its small ones read to the host (a host read)."""
-        if self.leaves is None:
-            return None
-        leaves = packing.unpack(self.packing, self.leaves, host=True)
-        return jax.tree_util.tree_unflatten(self.packing.tree, leaves)
+        """The ``steps.TrainState`` on the device while training, else None (a host read
+        of the packed small leaves, put back)."""
+        return None if self.leaves is None else self._read(on_device=True)
 
     @state.setter
     def state(self, state: steps.TrainState | None) -> None:
@@ -85,6 +82,14 @@ class DeviceState:
         leaves, tree = jax.tree_util.tree_flatten(state)
         self.packing = packing.packing_of(tree, leaves)
         self.leaves = packing.pack(self.packing, leaves, host=True)
+
+    def _read(self, on_device: bool = False) -> steps.TrainState:
+        """The training state, its packed small leaves read to the host (a host read),
+        and put back ``on_device``."""
+        leaves = packing.unpack(self.packing, self.leaves, host=True)
+        if on_device:
+            leaves = packing.on_device(self.packing, leaves)
+        return jax.tree_util.tree_unflatten(self.packing.tree, leaves)
 
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
@@ -103,7 +108,7 @@ class DeviceState:
         state = self.state
         if state is not None:
             self.opt_states[self.frozen] = state.opt_state
-            step, pass_id, _ = state.counters
+            step, pass_id, _ = to_host(state.counters)
             self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
         self.state = None
 
@@ -119,15 +124,15 @@ class DeviceState:
 
     def begin_pass(self, pass_id: int, feeds: Any) -> None:
         """Zero the pass totals (shaped from a batch's ``feeds``) and set the pass id."""
-        totals = self.zeros(self.params(), feeds)
+        state = self.state
+        totals = self.zeros({**state.fixed, **state.trainable}, feeds)
         self.totals_layout = pass_totals.layout(totals)
         if self.saved_totals is not None:
             totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
             self.saved_totals = None
-        state = self.state
+        step, _, bad = to_host(state.counters)
         self.state = state._replace(
-            totals=pass_totals.pack(totals),
-            counters=steps.counters(state.step, pass_id, state.bad),
+            totals=pass_totals.pack(totals), counters=steps.counters(step, pass_id, bad)
         )
 
     def dispatch(self, chunk: Any) -> Any:
@@ -147,15 +152,15 @@ class DeviceState:
 
     def steps_run(self) -> int:
         """Steps this trainer has run (a host read while training)."""
-        return int(self.state.counters[0] if self.leaves is not None else self.step_count)
+        return int(self._read().counters[0] if self.leaves is not None else self.step_count)
 
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
-        return int(self.state.counters[2])
+        return int(self._read().counters[2])
 
     def pass_totals(self) -> tuple[Any, list[Any]]:
         """The pass's ``(cost_sum, stats)`` so far, on the host (a host read)."""
-        return pass_totals.unpack(to_host(self.state.totals), self.totals_layout)
+        return pass_totals.unpack(to_host(self._read().totals), self.totals_layout)
 
     def eval_params(self) -> dict[str, Any]:
         """Values to test and save with: sparse rows' missed decay applied and

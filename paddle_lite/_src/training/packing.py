@@ -82,6 +82,17 @@ def unpack(packing: Packing, packed: list[Any], host: bool = False) -> list[Any]
     return [next(small) if i in indices else next(rest) for i in range(packing.count)]
 
 
+def on_device(packing: Packing, leaves: list[Any]) -> list[Any]:
+    """Leaves that :func:`unpack` read to the host, their small ones put back on the
+    device (one put): as the compiled functions took them before (a numpy argument
+    where a device array was passed before makes JAX compile a function again)."""
+    indices = [i for i, _, _ in packing.small]
+    out = list(leaves)
+    for i, x in zip(indices, put_replicated([leaves[i] for i in indices]), strict=True):
+        out[i] = x
+    return out
+
+
 def _vector(small: list[Any]) -> Any:
     return jnp.concatenate([_bits(jnp.ravel(x)) for x in small])
 
