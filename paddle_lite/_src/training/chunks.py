@@ -65,8 +65,8 @@ class RowPadding:
     signature of a full one: the same compiled step, and it can join a stack of
     ``steps_per_dispatch`` batches. The added rows repeat real rows and weigh 0:
     costs, metrics, batch statistics and the optimizer's sample count leave them out
-    (``steps``, ``Kind.uses_row_weights``). A full batch's weights are put on the
-    device once, so the step does not copy them in every call.
+    (``steps``, ``Kind.uses_row_weights``). Without a mesh, a full batch's weights
+    are put on the device once, so the step does not copy them in every call.
     """
 
     def __init__(self) -> None:
@@ -79,11 +79,16 @@ class RowPadding:
         size = _size(feeds) if size is None else size
         if size < self.rows:
             padded = pad_rows(feeds, self.rows)
-            return {**padded, VALID: jax.device_put(padded[VALID])}  # as a full batch's
+            return {**padded, VALID: _placed(padded[VALID])}  # as a full batch's
         self.rows = size
         if size not in self._ones:
-            self._ones[size] = jax.device_put(np.ones(size, np.float32))
+            self._ones[size] = _placed(np.ones(size, np.float32))
         return {**feeds, VALID: self._ones[size]}
+
+
+def _placed(weights: np.ndarray) -> Any:
+    """Row weights on the device, where no mesh will place the batch (``put_batch``)."""
+    return weights if mesh() is not None else jax.device_put(weights)
 
 
 def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
