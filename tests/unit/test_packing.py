@@ -86,6 +86,8 @@ def _train(monkeypatch, small):
                 leaves.append(len(trainer._device.leaves))
 
     trainer.train(paddle.batch(lambda: iter(data), 8), num_passes=2, event_handler=handler)
+    runs = trainer._device.program.runs.values()
+    assert sum(run._cache_size() for run in runs) == 1  # one program, the short batch padded
     return {n: params.get(n) for n in params.names()}, costs, leaves[0]
 
 

@@ -58,15 +58,14 @@ def pack(packing: Packing, leaves: list[Any], host: bool = False) -> list[Any]:
     """``leaves`` as the compiled step takes them: the large ones, then the vector of
     the small ones (when there are any). Traced, or built on the ``host`` from any
     values (a host read of the small ones, no compilation) and put on the device."""
-    if not packing.small:
-        return list(leaves)
-    small = [leaves[i] for i, _, _ in packing.small]
-    vector = put_replicated(_host_vector(small)) if host else _vector(small)
     indices = {i for i, _, _ in packing.small}
-    large = (x for i, x in enumerate(leaves) if i not in indices)
+    large = [x for i, x in enumerate(leaves) if i not in indices]
     if host:  # host values among the large ones go to the device too
-        large = (x if isinstance(x, jax.Array) else put_replicated(x) for x in large)
-    return [*large, vector]
+        large = [x if isinstance(x, jax.Array) else put_replicated(x) for x in large]
+    if not indices:
+        return large
+    small = [leaves[i] for i, _, _ in packing.small]
+    return [*large, put_replicated(_host_vector(small)) if host else _vector(small)]
 
 
 def unpack(packing: Packing, packed: list[Any], host: bool = False) -> list[Any]:
