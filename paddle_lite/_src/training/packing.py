@@ -84,7 +84,8 @@ def unpack(packing: Packing, packed: list[Any], host: bool = False) -> list[Any]
 def on_device(packing: Packing, leaves: list[Any]) -> list[Any]:
     """Leaves that :func:`unpack` read to the host, their small ones put back on the
     device (one put): as the compiled functions took them before (a numpy argument
-    where a device array was passed before makes JAX compile a function again)."""
+    where a device array was passed before misses JAX's dispatch cache: a second
+    entry, its first call on JAX's slow path)."""
     indices = [i for i, _, _ in packing.small]
     out = list(leaves)
     for i, x in zip(indices, put_replicated([leaves[i] for i in indices]), strict=True):
