@@ -94,7 +94,7 @@ class DeviceState:
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
         values = self.host.device_values()
-        state = self.state
+        state = self._read()  # packed again on the host: no put
         self.state = state._replace(
             trainable={n: values[n] for n in state.trainable},
             fixed={n: values[n] for n in state.fixed},
@@ -124,13 +124,13 @@ class DeviceState:
 
     def begin_pass(self, pass_id: int, feeds: Any) -> None:
         """Zero the pass totals (shaped from a batch's ``feeds``) and set the pass id."""
-        state = self.state
+        state = self._read()  # packed again on the host: no put
         totals = self.zeros({**state.fixed, **state.trainable}, feeds)
         self.totals_layout = pass_totals.layout(totals)
         if self.saved_totals is not None:
             totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
             self.saved_totals = None
-        step, _, bad = to_host(state.counters)
+        step, _, bad = state.counters
         self.state = state._replace(
             totals=pass_totals.pack(totals), counters=steps.counters(step, pass_id, bad)
         )

@@ -102,13 +102,10 @@ def _bits(x: Any) -> Any:
 
 
 def _split(packing: Packing, vector: Any) -> list[Any]:
-    out, offset = [], 0
-    for _, shape, dtype in packing.small:
-        size = _size(shape)
-        bits = jax.lax.slice(vector, (offset,), (offset + size,))
-        out.append(jax.lax.bitcast_convert_type(bits, dtype).reshape(shape))
-        offset += size
-    return out
+    return [
+        jax.lax.bitcast_convert_type(jax.lax.slice(vector, (a,), (b,)), dtype).reshape(shape)
+        for a, b, shape, dtype in _spans(packing)
+    ]
 
 
 def _host_vector(small: list[Any]) -> np.ndarray:
@@ -117,11 +114,15 @@ def _host_vector(small: list[Any]) -> np.ndarray:
 
 
 def _host_split(packing: Packing, vector: np.ndarray) -> list[np.ndarray]:
+    return [vector[a:b].view(dtype).reshape(shape).copy() for a, b, shape, dtype in _spans(packing)]
+
+
+def _spans(packing: Packing) -> list[tuple[int, int, tuple[int, ...], np.dtype]]:
+    """``(start, stop, shape, dtype)`` of each packed leaf in the vector."""
     out, offset = [], 0
     for _, shape, dtype in packing.small:
-        size = _size(shape)
-        out.append(vector[offset : offset + size].view(dtype).reshape(shape).copy())
-        offset += size
+        out.append((offset, offset + _size(shape), shape, dtype))
+        offset += _size(shape)
     return out
 
 
