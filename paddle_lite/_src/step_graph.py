@@ -149,7 +149,8 @@ def run_step(
     key: Any,
     mode: str,
     skip: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
+    row_weights: Any = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The value of every inner layer at one step (but those in ``skip``).
 
     Args:
@@ -159,18 +160,26 @@ def run_step(
         key: this step's PRNG key (or None); each layer folds in its name.
         mode: ``"train"`` or ``"test"``.
         skip: inner layers not to compute (a recurrent group's tail, see ``step_tail``).
+        row_weights: ``[batch]`` weights of the step's rows (0: a row not in this step's
+            batch), for the layers that use them (batch statistics).
 
     Returns:
-        ``{layer name: value}`` for every inner layer and every ``env`` entry.
+        ``(values, updates)``: ``{layer name: value}`` for every inner layer and every
+        ``env`` entry, and the new values of the step layers' running statistics
+        (batch-norm moving mean and variance, by global parameter name; training only).
     """
     values = dict(env)
+    updates: dict[str, Any] = {}
     for node in graph.nodes:
         if node.name in values or node.name in skip:
             continue
         inputs = [values[i.name] for i in node.inputs]
         node_key = None if key is None else name_key(key, node.name)
-        values[node.name], _ = run(node, params, inputs, key=node_key, mode=mode)
-    return values
+        values[node.name], state = run(
+            node, {**params, **updates}, inputs, key=node_key, mode=mode, row_weights=row_weights
+        )
+        updates.update(state)
+    return values, updates
 
 
 def next_memory(new: Any, old: Any) -> Any:

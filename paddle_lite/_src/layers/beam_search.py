@@ -215,7 +215,7 @@ def search(
         return (state.t < length) & jnp.isfinite(state.scores).any()
 
     def body(state: _State) -> _State:
-        values = run_step(graph, {**env, **state.mems}, params, key=None, mode="test")
+        values, _ = run_step(graph, {**env, **state.mems}, params, key=None, mode="test")
         return _advance(state, values, spec)
 
     state = lax.while_loop(cond, body, _initial(_tile(mems, beam), batch, beam, length))

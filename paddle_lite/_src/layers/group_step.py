@@ -18,7 +18,7 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
 from paddle_lite._src.graph import Layer, auto_name, current_submodel, qualified_name, submodel
-from paddle_lite._src.kinds import Kind, ParamDecl, get_kind, register_kind
+from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph
@@ -373,12 +373,6 @@ def _collect(model, outs, memories, inlinks, statics):  # noqa: ANN001, ANN202
     roots = list(outs) + [by_name[m[1]] for m in memories]
     for root in roots:
         _visit(root, inner, seen, order, outer)
-    for node in order:
-        if get_kind(node.kind).stateful:
-            raise LayerConfigError(
-                f"layer '{node.name}' ({node.kind}) keeps running statistics, which a "
-                f"recurrent group's step does not support (group '{model.name}')."
-            )
     return order, outer
 
 

@@ -125,8 +125,31 @@ def _gathered(out: Any, lengths: Any, reverse: bool) -> Seq:
     return Seq(reverse_within_length(data, lengths) if reverse else data, lengths)
 
 
-def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: str) -> tuple:  # noqa: ANN001
-    """Run ``graph`` over the steps of its in-links; one ``Seq`` per step output."""
+def running_stats(graph: StepGraph, params: Any) -> dict[str, Any]:  # noqa: ANN001
+    """The step layers' running statistics (static parameters of stateful kinds: the
+    batch-norm moving mean and variance), by global name: what a training scan carries."""
+    names = [
+        p.name
+        for node in graph.nodes
+        if kinds.get_kind(node.kind).stateful
+        for p in node.params
+        if p.is_static
+    ]
+    return {name: params[name] for name in names}
+
+
+def _step_weights(keep: Any, row_weights: Any) -> Any:
+    """``[B]`` float32 weights of a step's rows: 1 on the sequences that reach this step
+    (v2 ran each step over those alone), 0 on the others and on padding rows."""
+    weights = keep.astype(jnp.float32)
+    return weights if row_weights is None else weights * (row_weights > 0)
+
+
+def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: str,
+               row_weights=None) -> tuple:  # fmt: skip  # noqa: ANN001
+    """Run ``graph`` over the steps of its in-links: ``(outputs, updates)``, one ``Seq``
+    per step output, and the running statistics after the last step (training only;
+    each step that some sequence reaches updates them, in order, as v2's frames did)."""
     params = {name: jnp.asarray(value) for name, value in params.items()}  # traced in the loop
     links, env, boots = split_inputs(graph, inputs)
     seqs = [_as_seq(v) for v in links]
@@ -134,27 +157,34 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
     xs = [_time_major(s, lengths, reverse) for s in seqs]
     n_steps = seqs[0].data.shape[1]
     mask = jnp.arange(n_steps)[None, :] < lengths[:, None]
-    carry = boot_memories(graph, params, boots, lengths.shape[0])
+    stats = running_stats(graph, params) if mode == "train" else {}
+    carry = (boot_memories(graph, params, boots, lengths.shape[0]), stats)
     tail = tail_nodes(graph)
     edge, looped = boundary(graph, tail), [o for o in graph.outputs if o not in tail]
 
     def body(carry, inp):  # noqa: ANN001, ANN202
-        t, keep, x_t = inp
+        (mems, stats), (t, keep, x_t) = carry, inp
         step_key = None if key is None else jax.random.fold_in(key, t)
-        step_env = {**env, **carry, **dict(zip(graph.inlinks, x_t, strict=True))}
-        values = run_step(graph, step_env, params, key=step_key, mode=mode, skip=tail)
-        new = {m.name: next_memory(values[m.target], carry[m.name]) for m in graph.memories}
+        step_env = {**env, **mems, **dict(zip(graph.inlinks, x_t, strict=True))}
+        weights = _step_weights(keep, row_weights)
+        values, updates = run_step(
+            graph, step_env, {**params, **stats}, key=step_key, mode=mode, skip=tail,
+            row_weights=weights,
+        )  # fmt: skip
+        new = {m.name: next_memory(values[m.target], mems[m.name]) for m in graph.memories}
+        reached = jnp.any(weights > 0)  # a step no sequence reaches leaves the statistics
+        stats = {n: jnp.where(reached, updates.get(n, v), v) for n, v in stats.items()}
         outs = tuple(_zero_padded(values[o], keep) for o in looped)
-        return _keep(keep, new, carry), (outs, tuple(values[e] for e in edge))
+        return (_keep(keep, new, mems), stats), (outs, tuple(values[e] for e in edge))
 
-    _, (outs, edges) = lax.scan(body, carry, (jnp.arange(n_steps), mask.T, xs))
+    (_, stats), (outs, edges) = lax.scan(body, carry, (jnp.arange(n_steps), mask.T, xs))
     by_name = dict(zip(looped, outs, strict=True))
     if tail:  # the layers no memory needs, for all steps at once
         stacked = dict(zip(graph.inlinks, xs, strict=True))
         stacked.update(zip(edge, edges, strict=True))
         late = run_tail(graph, tail, stacked, params, mode, (n_steps, lengths.shape[0]))
         by_name.update({o: _zero_padded(late[o], mask.T) for o in graph.outputs if o in tail})
-    return tuple(_gathered(by_name[o], lengths, reverse) for o in graph.outputs)
+    return tuple(_gathered(by_name[o], lengths, reverse) for o in graph.outputs), stats
 
 
 # kinds -----------------------------------------------------------------------------------
@@ -178,14 +208,17 @@ class RecurrentGroupKind(StepGraphKind):
     """The group: its value is a tuple, one sequence per step output."""
 
     name = "recurrent_layer_group"
+    stateful = True  # the running statistics of its step layers (batch norm)
+    uses_row_weights = True  # which rows each step's batch statistics count
 
     def infer_spec(self, inputs, attrs):
         return output_spec(attrs["step"], 0)
 
-    def apply(self, params, inputs, attrs, *, key, mode):
+    def apply(self, params, inputs, attrs, *, key, mode, row_weights=None):
         return scan_group(
-            attrs["step"], params, inputs, reverse=attrs["reverse"], key=key, mode=mode
-        )
+            attrs["step"], params, inputs, reverse=attrs["reverse"], key=key, mode=mode,
+            row_weights=row_weights,
+        )  # fmt: skip
 
 
 class GatherAgentKind(Kind):
