@@ -125,7 +125,7 @@ def _gathered(out: Any, lengths: Any, reverse: bool) -> Seq:
     return Seq(reverse_within_length(data, lengths) if reverse else data, lengths)
 
 
-def running_stats(graph: StepGraph, params: Any) -> dict[str, Any]:  # noqa: ANN001
+def running_stats(graph: StepGraph, params: Any) -> dict[str, Any]:
     """The step layers' running statistics (static parameters of stateful kinds: the
     batch-norm moving mean and variance), by global name: what a training scan carries."""
     names = [
