@@ -132,8 +132,12 @@ class Inference:
             retv = retv or [[] for _ in result]
             for i, item in enumerate(result):
                 retv[i].append(item)
-        out = [np.concatenate(items, axis=0) for items in retv] if flatten_result else retv
-        return out[0] if len(out) == 1 else out
+        fields = _as_fields(field)
+        if flatten_result:
+            retv = [
+                _flattened(items, self.outputs, f) for items, f in zip(retv, fields, strict=True)
+            ]
+        return retv[0] if len(retv) == 1 else retv
 
 
 def _file_topology(fileobj: Any) -> Topology:
@@ -202,6 +206,23 @@ def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
     if layer.spec.dtype == "int32":
         return {"id": value}
     return {"value": value}
+
+
+def _flattened(items: list[Any], outputs: list[Layer], field: str) -> np.ndarray:
+    """``field`` of every output layer in one array along axis 0, as v2 returned it
+    (``flatten_result=True``); a clear error where their widths differ."""
+    try:
+        return np.concatenate(items, axis=0)
+    except ValueError:
+        names = [o.name for o in outputs]
+        shapes = [np.shape(v) for v in items]  # one per output layer (a single batch)
+        raise TopologyError(
+            f"infer(): the '{field}' outputs of {names} have shapes {shapes}, which do not "
+            "stack into one array along "
+            "axis 0 (v2's infer concatenated them); infer each layer on its own, or use "
+            "paddle.inference.Inference(...).infer(..., flatten_result=False) for one array "
+            "per output layer."
+        ) from None
 
 
 def _pick(result: dict[str, Any], field: str, layer: Layer) -> Any:

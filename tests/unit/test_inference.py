@@ -61,6 +61,19 @@ def test_several_outputs_concatenate_per_field_and_max_id_fields():
         paddle.infer(output_layer=prob, parameters=params, input=[(xs[0],)], field="values")
 
 
+def test_outputs_of_different_widths_come_apart_or_name_themselves():
+    _, hidden, prob = _classifier()
+    params = paddle.parameters.create(prob)
+    xs = RNG.normal(size=(3, 4)).astype(np.float32)
+    h, p = _np_forward(params, xs)
+    inferer = paddle.inference.Inference(output_layer=[prob, hidden], parameters=params)
+    got_p, got_h = inferer.infer(input=[(x,) for x in xs], flatten_result=False)
+    np.testing.assert_allclose(got_p, p, rtol=1e-5)
+    np.testing.assert_allclose(got_h, h, rtol=1e-5)
+    with pytest.raises(TopologyError, match=r"\(3, 3\), \(3, 6\).*flatten_result=False"):
+        paddle.infer(output_layer=[prob, hidden], parameters=params, input=[(x,) for x in xs])
+
+
 def test_infer_sees_values_loaded_by_init_from_tar():
     _, _, prob = _classifier()
     params = paddle.parameters.create(prob)
