@@ -20,6 +20,9 @@ from paddle_lite._src.data_types import (
     sparse_float_vector_sub_sequence,
     sparse_non_value_slot,
     sparse_value_slot,
+    sparse_vector,
+    sparse_vector_sequence,
+    sparse_vector_sub_sequence,
 )
 
 __all__ = [
@@ -42,4 +45,7 @@ __all__ = [
     "sparse_float_vector_sub_sequence",
     "sparse_non_value_slot",
     "sparse_value_slot",
+    "sparse_vector",
+    "sparse_vector_sequence",
+    "sparse_vector_sub_sequence",
 ]

@@ -1,5 +1,6 @@
 """Data types: v2 constructors, repr, enums and validation."""
 
+import numpy as np
 import pytest
 
 import paddle_lite as paddle
@@ -27,6 +28,10 @@ TYPE = dt.DataType
         (dt.integer_value_sequence, SEQ.SEQUENCE, TYPE.Index),
         (dt.integer_value_sub_sequence, SEQ.SUB_SEQUENCE, TYPE.Index),
         (dt.integer_sequence, SEQ.SEQUENCE, TYPE.Index),
+        # the older PyDataProvider2 names of the sparse float types (2017 v2 programs)
+        (dt.sparse_vector, SEQ.NO_SEQUENCE, TYPE.SparseValue),
+        (dt.sparse_vector_sequence, SEQ.SEQUENCE, TYPE.SparseValue),
+        (dt.sparse_vector_sub_sequence, SEQ.SUB_SEQUENCE, TYPE.SparseValue),
     ],
 )
 def test_constructors(ctor, seq, tp):
@@ -53,3 +58,12 @@ def test_bad_dims():
         dt.dense_vector(0)
     with pytest.raises(LayerTypeError, match="int"):
         dt.integer_value(2.5)
+
+
+def test_a_sparse_vector_input_feeds_an_fc_as_its_values_say():
+    x = paddle.layer.data(name="x", type=dt.sparse_vector(5))
+    out = paddle.layer.fc(input=x, size=2, act=paddle.activation.Linear(), bias_attr=False)
+    params = paddle.parameters.create(out)
+    w = params.get("___fc_layer_0__.w0")
+    got = paddle.infer(output_layer=out, parameters=params, input=[([(1, 0.5), (4, -2.0)],)])
+    np.testing.assert_allclose(got[0], 0.5 * w[1] - 2.0 * w[4], rtol=1e-6)
