@@ -93,7 +93,12 @@ from paddle_lite._src.layers.sequence import (
     pooling,
 )
 from paddle_lite._src.layers.sequence_reshape import expand, seq_concat, seq_reshape
-from paddle_lite._src.layers.sequence_select import kmax_seq_score, sub_nested_seq, sub_seq
+from paddle_lite._src.layers.sequence_select import (
+    kmax_seq_score,
+    kmax_sequence_score,
+    sub_nested_seq,
+    sub_seq,
+)
 from paddle_lite._src.layers.sequence_slice import seq_slice
 from paddle_lite._src.printers import printer
 from paddle_lite._src.topology import get_layer, parse_network
@@ -165,6 +170,7 @@ __all__ = [
     "img_pool3d",
     "interpolation",
     "kmax_seq_score",
+    "kmax_sequence_score",
     "l2_distance",
     "lambda_cost",
     "last_seq",
