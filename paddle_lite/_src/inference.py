@@ -218,8 +218,8 @@ def _flattened(items: list[Any], outputs: list[Layer], field: str) -> np.ndarray
         shapes = [np.shape(v) for v in items]  # one per output layer (a single batch)
         raise TopologyError(
             f"infer(): the '{field}' outputs of {names} have shapes {shapes}, which do not "
-            "stack into one array along "
-            "axis 0 (v2's infer concatenated them); infer each layer on its own, or use "
+            "stack into one array along axis 0 (v2's infer concatenated them); infer each "
+            "layer on its own, or use "
             "paddle.inference.Inference(...).infer(..., flatten_result=False) for one array "
             "per output layer."
         ) from None
