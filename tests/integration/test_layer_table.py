@@ -45,6 +45,7 @@ NOT_LAYERS = {
     "printer",  # returns None: a debug printer declared in the scope, not a layer
     "LayerType",  # v1's table of layer type strings
     "layer_support",  # v1's decorator of config functions
+    "kmax_sequence_score",  # kmax_seq_score under its 2017 name (the same function)
 }
 
 
