@@ -196,6 +196,19 @@ def as_param_attr(attr: Any, *, layer: str, arg: str) -> ParamAttr:
     )
 
 
+def whole(value: Any) -> int | None:
+    """``value`` as an int where it is a whole number: an int, a numpy integer, or a float
+    without a fraction, which is what Python 3 makes of a v2 program's Python 2 division
+    (``padding=(filter_size - 1) / 2`` is ``1.0``); None for anything else (a bool too)."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    return None
+
+
 def flag(value: Any, *, layer: str, arg: str, allow_none: bool = False) -> bool | None:
     """A boolean argument as v2 took it: ``bool``, a numpy bool or an integer (``0``/``1``).
 

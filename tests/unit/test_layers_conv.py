@@ -567,3 +567,16 @@ def test_lenet_sizes_from_the_book():
         (50, 4, 4),
     ]
     assert c2.params[0].shape == (50, 20, 5, 5)
+
+
+def test_whole_floats_count_as_ints_as_python_2_divisions_made_them():
+    # v2 programs wrote padding=(filter_size - 1) / 2, an int under Python 2 and 1.0 now
+    x = image_data("x", 3, 6, 6)
+    as_float = conv.img_conv(input=x, filter_size=3.0, num_filters=2.0, padding=(3 - 1) / 2)
+    as_int = conv.img_conv(input=x, filter_size=3, num_filters=2, padding=1)
+    assert as_float.spec == as_int.spec and as_int.spec.image == (2, 6, 6)
+    assert as_float.attrs["padding"] == (1, 1) and type(as_float.attrs["padding"][0]) is int
+    with pytest.raises(LayerTypeError, match="padding must be an int; received 0.5"):
+        conv.img_conv(input=x, filter_size=3, num_filters=2, padding=0.5)
+    with pytest.raises(LayerTypeError, match="size must be an int; received 2.5"):
+        core.fc(input=x, size=2.5)

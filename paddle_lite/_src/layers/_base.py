@@ -173,12 +173,14 @@ def as_layers(value: Any, *, layer: str, arg: str = "input") -> list[Layer]:
 
 
 def positive_int(value: Any, *, layer: str, arg: str) -> int:
-    """A positive int; numpy integers pass too (v2's proto int fields took them)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    """A positive int; numpy integers pass too (v2's proto int fields took them), and whole
+    floats (``attrs.whole``: a Python 2 division run by Python 3)."""
+    number = attrs_mod.whole(value)
+    if number is None:
         raise LayerTypeError(f"layer '{layer}': {arg} must be an int; received {value!r}.")
-    if value <= 0:
+    if number <= 0:
         raise LayerConfigError(f"layer '{layer}': {arg} must be positive; received {value}.")
-    return int(value)
+    return number
 
 
 flag = attrs_mod.flag  # a bool argument: bool, numpy bool or 0/1, as v2's proto fields took

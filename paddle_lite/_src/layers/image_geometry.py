@@ -12,19 +12,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
+from paddle_lite._src.attrs import whole
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.specs import Spec
 
 
 def int_at_least(value: Any, minimum: int, *, layer: str, arg: str) -> int:
-    """``value`` as an int ``>= minimum``; a typed error naming ``arg`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    """``value`` as an int ``>= minimum`` (a whole float too, see ``attrs.whole``); a typed
+    error naming ``arg`` otherwise."""
+    number = whole(value)
+    if number is None:
         raise LayerTypeError(f"layer '{layer}': {arg} must be an int; received {value!r}.")
-    if value < minimum:
+    if number < minimum:
         raise LayerConfigError(f"layer '{layer}': {arg} must be >= {minimum}; received {value}.")
-    return int(value)
+    return number
 
 
 def pair(value: Any, value_y: Any, minimum: int, *, layer: str, arg: str) -> tuple[int, int]:
