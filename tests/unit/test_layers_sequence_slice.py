@@ -235,6 +235,6 @@ def test_selection_layers_refuse_bad_inputs():
     with pytest.raises(LayerConfigError, match="offsets is a dense input of size 2"):
         L.sub_seq(input=x, offsets=v, sizes=v)
     with pytest.raises(LayerTypeError, match="beam_size must be an int"):
-        L.kmax_seq_score(input=sf.seq_data("s", 1), beam_size=2.0)
+        L.kmax_seq_score(input=sf.seq_data("s", 1), beam_size=2.5)  # 2.0 passes
     with pytest.raises(LayerTypeError, match="selected_indices must be a layer"):
         L.sub_nested_seq(input=n, selected_indices=[1, 2])
