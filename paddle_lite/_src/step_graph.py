@@ -175,8 +175,9 @@ def run_step(
             continue
         inputs = [values[i.name] for i in node.inputs]
         node_key = None if key is None else name_key(key, node.name)
+        current = {**params, **updates} if updates else params  # statistics updated so far
         values[node.name], state = run(
-            node, {**params, **updates}, inputs, key=node_key, mode=mode, row_weights=row_weights
+            node, current, inputs, key=node_key, mode=mode, row_weights=row_weights
         )
         updates.update(state)
     return values, updates

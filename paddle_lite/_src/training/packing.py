@@ -121,8 +121,9 @@ def _spans(packing: Packing) -> list[tuple[int, int, tuple[int, ...], np.dtype]]
     """``(start, stop, shape, dtype)`` of each packed leaf in the vector."""
     out, offset = [], 0
     for _, shape, dtype in packing.small:
-        out.append((offset, offset + _size(shape), shape, dtype))
-        offset += _size(shape)
+        stop = offset + _size(shape)
+        out.append((offset, stop, shape, dtype))
+        offset = stop
     return out
 
 
