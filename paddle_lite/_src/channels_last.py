@@ -19,6 +19,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import jax
+import jax.numpy as jnp
+from jax import lax
+
 from paddle_lite._src.typing import Seq
 
 # element-wise activations: the same values in any layout
@@ -89,3 +93,28 @@ def prepare(layer: Any, kind: Any, inputs: list[Any], excluded: bool) -> list[An
         image = layer.attrs.get("image")
         return [x if isinstance(x, ChannelsLast) else from_flat(x, image) for x in inputs]
     return [to_flat(v) for v in inputs]
+
+
+def settled(out: Any, inputs: list[Any]) -> Any:
+    """``out``, kept whole in memory where it is a residual sum of a chain on a CPU.
+
+    XLA:CPU fuses element-wise producers into every consumer, so a residual stream
+    ``y_k = act(bn(conv_k) + y_(k-1))`` is recomputed from the first block of its stage
+    inside each later use: the transposed copies the filter gradients read, the next
+    sums. A conditional is a boundary no fusion crosses (an optimization barrier is
+    removed before fusion), so passing each residual sum through one makes the stream
+    stored once and read back: ResNet-32's training step does a sixth less work
+    (``bench/residual_chain.py``). The predicate holds for every value, NaN included
+    (nothing compares below -inf), so the other branch never runs and ``out`` is
+    returned unchanged.
+    """
+    if (
+        not isinstance(out, ChannelsLast)
+        or len(inputs) < 2
+        or out.data.size == 0
+        or jax.default_backend() != "cpu"
+    ):
+        return out
+    x = out.data
+    always = ~(x.reshape(-1)[0] < -jnp.inf)
+    return ChannelsLast(lax.cond(always, lambda v: v, jnp.negative, x))

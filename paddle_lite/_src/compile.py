@@ -69,7 +69,7 @@ def forward(
         )
         if taps and node.name in taps:
             out = taps[node.name](out, weights)
-        values[id(node)] = out
+        values[id(node)] = channels_last.settled(out, inputs)
         updates.update(state)
     return [channels_last.to_flat(values[id(o)]) for o in outputs], updates
 

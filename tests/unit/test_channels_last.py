@@ -234,3 +234,35 @@ def test_layers_a_chain_cannot_carry_stay_flat(case):
             layer = norm.batch_norm(input=c, num_channels=2)
             inputs = [channels_last.ChannelsLast(np.zeros((1, 2, 2, 4)))]
     assert not channels_last.joins(layer, get_kind(layer.kind), inputs, False)
+
+
+def test_a_settled_residual_sum_is_returned_unchanged_with_its_gradient():
+    x = np.array(
+        [[[[np.nan, -np.inf], [np.inf, -0.0]], [[-3e38, 1e-45], [-1.5, 2.0]]]], np.float32
+    )  # NaN first: the predicate reads the first value
+    inputs = [channels_last.ChannelsLast(x)] * 2
+    got = jax.jit(lambda v: channels_last.settled(channels_last.ChannelsLast(v), inputs).data)(x)
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got.view(np.uint32), x.view(np.uint32))  # bit for bit
+    weights = np.arange(x.size, dtype=np.float32).reshape(x.shape)
+    finite = np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0)
+
+    def loss(v):
+        return (channels_last.settled(channels_last.ChannelsLast(v), inputs).data * weights).sum()
+
+    np.testing.assert_array_equal(jax.grad(loss)(finite), weights)
+    one = channels_last.ChannelsLast(x)  # one input: not a residual sum, left as it is
+    assert channels_last.settled(one, [one]) is one
+    flat = np.zeros((2, 3), np.float32)
+    assert channels_last.settled(flat, [flat, flat]) is flat
+
+
+def test_each_residual_sum_of_a_chain_is_kept_whole_on_a_cpu(xla_convolutions):
+    # XLA:CPU would fuse the residual stream into every consumer; a conditional (the
+    # one cond in this network) is the boundary that keeps it stored once
+    layers = _residual_net()
+    feeds = {"x": np.zeros((2, 3 * 8 * 8), np.float32)}
+    jaxpr = str(
+        jax.make_jaxpr(lambda p: forward(layers[-1:], p, feeds, None, "train"))(_params(layers))
+    )
+    assert jaxpr.count("cond[") == (1 if jax.default_backend() == "cpu" else 0)
