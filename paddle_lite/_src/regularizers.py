@@ -4,7 +4,8 @@
 ``decay_rate`` / ``decay_rate_l1`` of every parameter whose own ``l2_rate`` /
 ``l1_rate`` is unset (``None`` or 0). ``ModelAverage`` keeps v2's running average of
 every trained parameter over a window of recent updates; the averaged values are
-what ``trainer.test`` and ``save_parameter_to_tar`` use.
+what ``save_parameter_to_tar`` writes (``trainer.test`` tests the current values, as v2's
+did).
 
 v2 applies decay on the parameter, never through the cost. Without L1 the L2 decay
 is part of the update rule (``g + decay*w``, see ``optimizers``). With L1 (v2's
@@ -131,7 +132,7 @@ def apply_l2(w: jnp.ndarray, shrink: jnp.ndarray) -> jnp.ndarray:
 
 
 class ModelAverage:
-    """v2 model averaging: test and save with the mean of recent parameter values.
+    """v2 model averaging: save the mean of recent parameter values.
 
     After every update the new value of each trained parameter is added to a
     running sum. Once the current window holds at least

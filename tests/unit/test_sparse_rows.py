@@ -142,7 +142,7 @@ def test_test_and_save_see_the_caught_up_rows_without_changing_training():
     def handler(event):
         if isinstance(event, paddle.event.EndIteration) and event.batch_id == 2:
             seen["live"] = params.get("emb").copy()
-            seen["view"] = np.asarray(trainer._eval_params()["emb"])
+            seen["view"] = np.asarray(trainer._device.eval_params(averaged=False)["emb"])
 
     start = params.get("emb").copy()
     trainer.train(_reader, num_passes=1, event_handler=handler)

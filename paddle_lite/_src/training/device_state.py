@@ -162,16 +162,19 @@ class DeviceState:
         """The pass's ``(cost_sum, stats)`` so far, on the host (a host read)."""
         return pass_totals.unpack(to_host(self._read().totals), self.totals_layout)
 
-    def eval_params(self) -> dict[str, Any]:
-        """Values to test and save with: sparse rows' missed decay applied and
-        model-averaged when the optimizer averages (the training state is untouched)."""
+    def eval_params(self, averaged: bool) -> dict[str, Any]:
+        """Values to test (``averaged=False``) or save with: sparse rows' missed decay
+        applied, and model-averaged when ``averaged`` and the optimizer averages (v2's
+        ``apply()``, which only ``save_parameter_to_tar`` called). The training state is
+        untouched."""
         state = self.state
         params = self.params() or self.host.device_values()
         if state is not None:
-            return self.program.eval_view(state.opt_state, params, state.pass_id)
+            return self.program.eval_view(state.opt_state, params, state.pass_id, averaged)
         ready = [(f, s) for f, s in self.opt_states.items() if not isinstance(s, Saved)]
         if not ready:
             return params
         frozen, opt_state = ready[0]
         program = self.programs.of_frozen(frozen)
-        return program.eval_view(opt_state, params, put_replicated(np.int32(self.pass_id)))
+        pass_id = put_replicated(np.int32(self.pass_id))
+        return program.eval_view(opt_state, params, pass_id, averaged)

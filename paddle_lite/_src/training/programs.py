@@ -54,7 +54,7 @@ class TrainProgram:
         self.runs: dict[Any, Any] = {}  # {Packing: jitted run over the leaves it packs}
         self.lazy_decay = _lazy_decay(equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
-        self.eval_view = jax.jit(self._eval_view)
+        self.eval_view = jax.jit(self._eval_view, static_argnums=(3,))
 
     def run_for(self, packing: Any) -> Any:
         """The jitted ``run(leaves, batches) -> (leaves, outs)`` of ``K >= 1`` steps
@@ -73,13 +73,17 @@ class TrainProgram:
         )
         return state._replace(trainable=trainable, opt_state=opt_state)
 
-    def _eval_view(self, opt_state: Any, params: dict[str, Any], pass_id: Any) -> dict[str, Any]:
+    def _eval_view(
+        self, opt_state: Any, params: dict[str, Any], pass_id: Any, averaged: bool
+    ) -> dict[str, Any]:
         if not isinstance(self.equation, Optimizer):
             return params
         trainable = {n: params[n] for n in self.names}
         if self.lazy_decay:
             trainable, opt_state = self.equation.catch_up(opt_state, trainable, self.specs, pass_id)
-        return {**params, **self.equation.average_params(opt_state, trainable)}
+        if averaged:
+            trainable = self.equation.average_params(opt_state, trainable)
+        return {**params, **trainable}
 
 
 class Programs(dict):

@@ -288,14 +288,12 @@ class SGD:
         return merged
 
     # evaluation -------------------------------------------------------------------
-    def _eval_params(self) -> dict[str, Any]:
-        return self._device.eval_params()
-
     def test(self, reader: Callable[[], Iterable[Any]], feeding: Any = None) -> events.TestResult:
         """Cost (total / samples) and metrics of the topology over ``reader``, in test mode.
 
-        One jitted call per batch sums the cost and the evaluator statistics on the
-        device; they are read back once, at the end.
+        As v2's, it tests the current parameters, not their model average (v2 applied
+        the average only to save them). One jitted call per batch sums the cost and the
+        evaluator statistics on the device; they are read back once, at the end.
         """
         precision = config.get("precision", "float32")
         if precision not in self._test_steps:
@@ -303,7 +301,7 @@ class SGD:
                 self._costs, self._evaluators, precision
             )
         step = self._test_steps[precision]
-        params = self._eval_params()
+        params = self._device.eval_params(averaged=False)
         feeder = feeder_for(self.__topology__, feeding)
         totals, count = None, 0
         batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
@@ -322,7 +320,7 @@ class SGD:
 
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
-        values = to_host(self._eval_params())
+        values = to_host(self._device.eval_params(averaged=True))
         snapshot = Parameters()
         for spec in self._parameters.specs():
             value = values.get(spec.name)
