@@ -22,12 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import numpy as np
 
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import TopologyError
+from paddle_lite._src.errors import LayerConfigError, TopologyError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.inference import output_fields, trim
 from paddle_lite._src.topology import Topology
+from paddle_lite._src.typing import VALID, Seq
 
 
 class LayerForwards:
@@ -74,8 +76,9 @@ class GradientMachine:
         """``{name: {"value", "id", "prob"}}`` for the layers named ``layerNames`` (a name
         or a list of names), as v2's ``GradientMachine.getLayerOutputs``.
 
-        ``value`` is a float32 ``[rows, size]`` array (rows: one per sample, or one per
-        step of every sequence, concatenated), ``id`` an int32 ``[rows]`` array for id
+        ``value`` is a float32 ``[rows, size]`` array (rows: one per sample, one per
+        step of every sequence, concatenated, or as many as a layer that changes the row
+        count gives, such as ``resize``), ``id`` an int32 ``[rows]`` array for id
         layers (``max_id``, whose ``value`` is the largest probability), and a field
         the layer does not have is None.
         """
@@ -88,21 +91,47 @@ class GradientMachine:
             )
         params = {**state.fixed, **state.trainable}
         key = jax.random.fold_in(state.key, self._step)
+        feeds = self._feeds()
         try:
-            values = self._forwards.run(names, params, self._feeds(), key)
+            values = self._forwards.run(names, params, feeds, key)
         except RuntimeError as err:
             if "deleted" not in str(err):
                 raise
             raise TopologyError(
                 "event.gm.getLayerOutputs must be called inside the event handler that received it."
             ) from err
-        values = [trim(v, self._size) for v in values]
+        values = self._real_rows(names, values, _batch_rows(feeds, self._size))
         out, sources = {}, iter(values[len(names) :])
         for name, value in zip(names, values, strict=False):
             layer = self._forwards.topology.get_layer(name)
             source = next(sources) if layer.kind == "maxid" else None
             out[name] = _v2_fields(layer, value, source)
         return out
+
+    def _real_rows(self, names: tuple[str, ...], values: list[Any], total: int) -> list[Any]:
+        """The rows of ``values`` that belong to the batch's real samples (a short batch
+        is padded to ``total`` rows); an error where a layer's rows do not split."""
+        kept = [trim(v, self._size, total) for v in values]
+        layers = self._forwards.layers(names)
+        for layer, value, k in zip(layers, values, kept, strict=True):
+            if k is None:
+                rows = np.shape(value.data if isinstance(value, Seq) else value)[0]
+                raise LayerConfigError(
+                    f"layer '{layer.name}' ({layer.kind}) gives {rows} rows for this batch "
+                    f"of {self._size} samples padded to {total}; the real samples' share, "
+                    f"{rows} * {self._size} / {total}, is not a whole number of rows (v2 "
+                    "refused such a batch in the layer itself); use a batch size whose "
+                    "values fill whole rows of the layer, or paddle.batch(..., "
+                    "drop_last=True) to leave out the short last batch."
+                )
+        return kept
+
+
+def _batch_rows(feeds: Any, size: int) -> int:
+    """The rows of a batch as it ran: its padded size where the trainer padded it (the
+    row weights' length), else its ``size`` samples."""
+    valid = feeds.get(VALID) if isinstance(feeds, dict) else None
+    return size if valid is None else int(np.shape(valid)[0])
 
 
 def _v2_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:

@@ -86,11 +86,16 @@ class Inference:
         return self.outputs + extra
 
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
+        """The output values of the samples ``input``: run padded to a power-of-two batch,
+        or, where some output's rows do not split into samples, as it is (v2's batch)."""
         feeder = feeder_for(self.topology, feeding)
         n = len(input)
-        padded = list(input) + [input[-1]] * (pow2(n) - n)
-        values = self._forward(self._params, feeder.convert(padded))
-        return [trim(v, n) for v in values]
+        total = pow2(n)
+        padded = list(input) + [input[-1]] * (total - n)
+        values = [trim(v, n, total) for v in self._forward(self._params, feeder.convert(padded))]
+        if any(v is None for v in values):
+            values = [trim(v, n, n) for v in self._forward(self._params, feeder.convert(input))]
+        return values
 
     def iter_infer(
         self, input: Sequence[Any], feeding: Any = None
@@ -170,14 +175,37 @@ def _check_shapes(topology: Topology, parameters: Parameters) -> None:
         )
 
 
-def trim(value: Any, n: int) -> Any:
-    """The first ``n`` rows (samples) of an output value, on the host."""
+def real_rows(rows: int, n: int, total: int) -> int | None:
+    """How many of an output's ``rows`` belong to the first ``n`` samples of a batch of
+    ``total`` (the rest repeat a sample to pad a short batch), or None where that is not
+    a whole number of rows.
+
+    A layer may change the row count (``resize`` re-cuts the batch matrix,
+    ``switch_order`` gives a row per pixel); its rows keep the samples' order and each
+    sample has the same share of them, so the first ``rows * n / total`` are the real
+    samples'.
+    """
+    if n >= total:
+        return rows
+    kept, rest = divmod(rows * n, total)
+    return None if rest else kept
+
+
+def trim(value: Any, n: int, total: int) -> Any:
+    """The rows of an output value that belong to the first ``n`` samples of a batch of
+    ``total``, on the host (see ``real_rows``); None where they do not split."""
     if isinstance(value, BeamResult):
         return BeamResult(*(np.asarray(v)[:n] for v in value))
     if isinstance(value, Seq):
-        sub = None if value.sub_lengths is None else np.asarray(value.sub_lengths)[:n]
-        return Seq(np.asarray(value.data)[:n], np.asarray(value.lengths)[:n], sub)
-    return np.asarray(value)[:n]
+        data = np.asarray(value.data)
+        k = real_rows(data.shape[0], n, total)
+        if k is None:
+            return None
+        sub = None if value.sub_lengths is None else np.asarray(value.sub_lengths)[:k]
+        return Seq(data[:k], np.asarray(value.lengths)[:k], sub)
+    value = np.asarray(value)
+    k = real_rows(value.shape[0], n, total)
+    return None if k is None else value[:k]
 
 
 def seq_rows(value: Seq) -> np.ndarray:

@@ -86,11 +86,14 @@ def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> P
 
 
 def project(x: Any, w: Any) -> Any:
-    """``x @ w`` for dense, sequence or sparse ``x`` (sparse: gather + weighted sum)."""
-    if isinstance(x, Sparse):
-        return jnp.einsum("bk,bkn->bn", x.values, w[x.ids])
-    if isinstance(x, Seq) and isinstance(x.data, Sparse):
-        return jnp.einsum("btk,btkn->btn", x.data.values, w[x.data.ids])
+    """``x @ w`` for dense, sequence or sparse ``x`` (sparse: gather + weighted sum).
+
+    Sparse rows are ``[..., k]`` ids and values (one level of padding per sequence
+    level); each row is multiplied on its own, as v2 multiplied its flat rows.
+    """
+    sparse = x.data if isinstance(x, Seq) else x
+    if isinstance(sparse, Sparse):
+        return jnp.einsum("...k,...kn->...n", sparse.values, w[sparse.ids])
     return data_of(x) @ w
 
 
