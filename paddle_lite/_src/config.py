@@ -19,7 +19,8 @@ from paddle_lite._src.errors import ConfigError, did_you_mean
 _BOOL, _INT, _STR, _FLOAT = "bool", "int", "str", "float"
 _PRECISION, _BUCKETS = "precision", "seq_buckets"
 
-# v2 flag -> type. Distributed flags matter once the trainer runs several processes.
+# v2 flag -> type (the flags of paddle/utils/Flags.cpp, the trainer's and the
+# distributed ones). Distributed flags matter once the trainer runs several processes.
 FLAGS: dict[str, str] = {
     "use_gpu": _BOOL,
     "trainer_count": _INT,
@@ -60,6 +61,26 @@ FLAGS: dict[str, str] = {
     "show_check_sparse_distribution_log": _BOOL,
     "trainer_role": _STR,
     "learning_rate": _FLOAT,
+    "comment": _STR,
+    "load_missing_parameter_strategy": _STR,
+    "log_period_server": _INT,
+    "checkgrad_eps": _FLOAT,
+    "show_layer_stat": _BOOL,
+    "predict_file": _STR,
+    # paddle/trainer/Trainer.cpp
+    "config": _STR,
+    "config_args": _STR,
+    "test_all_data_in_one_period": _BOOL,
+    "average_test_period": _INT,
+    "saving_period_by_batches": _INT,
+    "test_pass": _INT,
+    "test_wait": _INT,
+    "with_cost": _BOOL,
+    "distribute_test": _BOOL,
+    "save_only_one": _BOOL,
+    "feat_file": _STR,
+    "predict_output_dir": _STR,
+    "model_list": _STR,
     # paddle_lite's own settings
     "precision": _PRECISION,
     "seq_buckets": _BUCKETS,

@@ -25,11 +25,12 @@ instead of XLA's 30 minutes. Restart from the last checkpoint (``paddle_lite.lau
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy as np
 
-from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.errors import ConfigError, TrainingWarning
 from paddle_lite._src.typing import VALID
 
 HEARTBEAT_TIMEOUT_S = 10
@@ -92,11 +93,15 @@ def _local_devices(count: int, use_gpu: bool) -> list[Any]:
     if not use_gpu and not _backend_started() and count > 1:
         jax.config.update("jax_num_cpu_devices", count)
     devices = jax.local_devices()
-    if len(devices) < count:
-        raise ConfigError(
-            f"paddle.init(trainer_count={count}): JAX has {len(devices)} {devices[0].platform} "
-            f"device(s) here. On CPU, call paddle.init before any JAX work (or set "
-            f"JAX_NUM_CPU_DEVICES={count}); on GPUs, use at most the GPUs you have."
+    if len(devices) < count:  # v2 ran the extra trainer threads on the same devices
+        warnings.warn(
+            f"paddle.init(trainer_count={count}): JAX has {len(devices)} "
+            f"{devices[0].platform} device(s) here, so each batch is split over those "
+            f"{len(devices)} (the summed gradients are the same; batch-norm statistics are "
+            "taken per device). On CPU, call paddle.init before any JAX work (or set "
+            f"JAX_NUM_CPU_DEVICES={count}) for {count} devices.",
+            TrainingWarning,
+            stacklevel=4,
         )
     return devices[:count]
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.errors import ConfigError, TrainingWarning
 
 SCRIPT = pathlib.Path(__file__).parents[1] / "unit" / "scripts" / "data_parallel.py"
 ENV = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONUNBUFFERED": "1"}
@@ -143,17 +143,31 @@ def test_the_launcher_names_the_rank_that_failed(tmp_path, fault):
     fault.observed("launcher: 'rank 1 failed first (exit code 3)', twice; exit code 3")
 
 
-def test_more_devices_than_jax_started_with_is_a_clear_error():
-    paddle.parameters.create(
-        paddle.layer.fc(  # JAX is running with one CPU device now
-            input=paddle.layer.data(name="x", type=paddle.data_type.dense_vector(2)), size=1
-        )
+def test_more_trainers_than_jax_started_with_train_on_the_devices_there_are():
+    # v2 ran the extra trainer threads on the devices it had; the summed gradient is the same
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(2))
+    cost = paddle.layer.square_error_cost(
+        input=paddle.layer.fc(input=x, size=1),
+        label=paddle.layer.data(name="y", type=paddle.data_type.dense_vector(1)),
     )
+    rows = [(np.array([i, 1.0 - i], np.float32), np.array([2.0 * i], np.float32)) for i in range(8)]
+
+    def trained():
+        params = paddle.parameters.create(cost, seed=3)  # JAX runs with one CPU device now
+        paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(learning_rate=0.01)).train(
+            paddle.batch(lambda: iter(rows), 4), num_passes=2
+        )
+        return {n: params.get(n) for n in params.names()}
+
+    want = trained()
     try:
-        with pytest.raises(ConfigError, match=r"trainer_count=4\): JAX has 1 cpu device"):
+        with pytest.warns(TrainingWarning, match=r"trainer_count=4\): JAX has 1 cpu device"):
             paddle.init(trainer_count=4)
+        got = trained()
     finally:
         paddle.init()
+    for name, value in want.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-6)
 
 
 def test_dist_train_writes_a_valid_indexed_job_and_service(tmp_path, monkeypatch, capsys):

@@ -29,13 +29,42 @@ def test_environment_variables_and_override(monkeypatch):
     assert settings["trainer_count"] == 1 and settings["seed"] == 5 and settings["local"] is True
 
 
-def test_more_devices_than_jax_has_is_an_error_once_jax_runs(monkeypatch):
+def test_more_trainers_than_jax_has_devices_train_on_those_it_has(monkeypatch):
+    # v2 ran the extra trainer threads on the devices there were (on a GPU, all on one)
     import jax
 
+    from paddle_lite._src import distributed
+    from paddle_lite._src.errors import TrainingWarning
+
     jax.devices()  # JAX runs now, with the devices it started with
-    monkeypatch.setenv("PADDLE_INIT_TRAINER_COUNT", str(len(jax.devices()) + 1))
-    with pytest.raises(ConfigError, match="call paddle.init before any JAX work"):
-        config.init()
+    have = len(jax.devices())
+    monkeypatch.setenv("PADDLE_INIT_TRAINER_COUNT", str(have + 1))
+    try:
+        with pytest.warns(TrainingWarning, match="call paddle.init before any JAX work"):
+            config.init()
+        assert distributed.mesh().devices.size == have
+    finally:
+        monkeypatch.delenv("PADDLE_INIT_TRAINER_COUNT")
+        config.init(trainer_count=1)
+    assert distributed.mesh() is None
+
+
+def test_every_flag_of_v2s_core_is_accepted():
+    # v2's paddle.init passed each keyword on as --name=value to its C++ flags
+    # (paddle/utils/Flags.cpp, paddle/trainer/Trainer.cpp)
+    flags = dict(
+        load_missing_parameter_strategy="rand",
+        checkgrad_eps=1e-5,
+        show_layer_stat=False,
+        comment="x",
+        log_period_server=500,
+        predict_file="",
+        config_args="a=1",
+        save_only_one=True,
+        average_test_period=0,
+    )
+    settings = config.init(**flags)
+    assert {k: settings[k] for k in flags} == flags
 
 
 def test_unknown_flags_are_errors(monkeypatch):
