@@ -104,18 +104,25 @@ from paddle_lite._src.printers import printer
 from paddle_lite._src.topology import get_layer, parse_network
 
 LayerOutput = Layer
+# the early-2017 names of the recurrent-group input markers (v2's layer.py until mid-2017)
+StaticInputV2 = StaticInput
+GeneratedInputV2 = GeneratedInput
+BaseGeneratedInputV2 = BaseGeneratedInput
 
 __all__ = [
     "AddToSealedMixedLayerException",
     "AggregateLevel",
     "BaseGeneratedInput",
+    "BaseGeneratedInputV2",
     "BeamInput",
     "ExpandLevel",
     "GeneratedInput",
+    "GeneratedInputV2",
     "Layer",
     "LayerOutput",
     "LayerType",
     "StaticInput",
+    "StaticInputV2",
     "SubsequenceInput",
     "addto",
     "batch_norm",

@@ -33,7 +33,7 @@ from paddle_lite._src.data_types import SequenceType
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
 from paddle_lite._src.feeder import DataFeeder
 from paddle_lite._src.kinds import get_kind
-from paddle_lite._src.readers.decorator import ReaderTypeError
+from paddle_lite._src.readers.decorator import ReaderTypeError, called
 from paddle_lite._src.topology import Topology
 
 # Layer kinds whose value on a sequence of no steps is undefined.
@@ -51,7 +51,7 @@ def _iterate(reader: Any, where: str) -> Iterator[Any]:
             f"{where}: the reader must be callable (a reader creator's result, e.g. "
             f"paddle.batch(reader, 32)); received {_show(reader)}."
         )
-    batches = reader()
+    batches = called(reader, where)
     try:
         return iter(batches)
     except TypeError:

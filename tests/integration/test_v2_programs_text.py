@@ -129,3 +129,25 @@ def test_lstmemory_over_a_nested_sequence_runs_each_whole_outer_sequence(reverse
     want = _infer(outs[1], params, [[np.concatenate(doc_a).tolist()], [doc_b[0].tolist()]])
     assert got.shape == (10, 2)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_the_early_2017_group_input_names_build_the_same_group():
+    # demo/seqToseq's 2017 network wrote StaticInputV2 (v2's layer.py until mid-2017)
+    x = L.data(name="v2n_x", type=DT.dense_vector_sequence(2))
+    ctx = L.data(name="v2n_c", type=DT.dense_vector(2))
+
+    def step(y, c):
+        shared = [paddle.attr.Param(name="v2n_w0"), paddle.attr.Param(name="v2n_w1")]
+        return L.fc(input=[y, c], size=2, act=A.Linear(), bias_attr=False, param_attr=shared)
+
+    outs = [
+        L.recurrent_group(step=step, input=[x, marker(input=ctx)])
+        for marker in (L.StaticInput, L.StaticInputV2)
+    ]
+    assert L.GeneratedInputV2 is L.GeneratedInput
+    params = paddle.parameters.create(outs)
+    rows = [[[[0.5, -1.0], [2.0, 0.25]], [1.0, 3.0]]]
+    w0, w1 = params.get("v2n_w0"), params.get("v2n_w1")
+    want = np.array(rows[0][0]) @ w0 + np.array(rows[0][1]) @ w1
+    for out in outs:
+        np.testing.assert_allclose(_infer(out, params, rows), want, rtol=1e-5)

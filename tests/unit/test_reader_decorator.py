@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pytest
 
+import paddle_lite as paddle
 import paddle_lite.reader as reader_mod
 from paddle_lite._src.errors import DataError
 from paddle_lite.reader import (
@@ -375,3 +376,27 @@ def test_pipe_reader_errors_and_cleanup(tmp_path):
     lines = PipeReader("yes abc").get_line()
     assert [next(lines) for _ in range(3)] == ["abc"] * 3
     lines.close()
+
+
+def test_a_reader_returning_a_reader_reads_that_readers_samples_with_a_warning():
+    # early-2017 v2 datasets' train() returned the samples' generator, so programs wrote
+    # shuffle(lambda: imdb.train(word_dict), ...); with train() returning the reader, that
+    # lambda returns a reader
+    def dataset_train():
+        return lambda: iter([(1,), (2,), (3,)])
+
+    with pytest.warns(paddle.errors.DataWarning, match=r"returned a reader .* rather than"):
+        batches = list(paddle.batch(lambda: dataset_train(), 2)())
+    assert batches == [[(1,), (2,)], [(3,)]]
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(1))
+    out = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
+    cost = paddle.layer.sum_cost(input=out)
+    trainer = paddle.trainer.SGD(
+        cost, paddle.parameters.create(cost), paddle.optimizer.Momentum(learning_rate=0.1)
+    )
+    rows = [(np.array([1.0], np.float32),), (np.array([2.0], np.float32),)]
+    with pytest.warns(paddle.errors.DataWarning, match=r"returned a reader"):
+        result = trainer.test(lambda: paddle.batch(lambda: iter(rows), 2))
+    w = trainer._parameters.get("___fc_layer_0__.w0")[0, 0]
+    b = trainer._parameters.get("___fc_layer_0__.wbias")[0, 0]
+    assert result.cost == pytest.approx((3 * w + 2 * b) / 2, rel=1e-6)

@@ -13,10 +13,11 @@ import itertools
 import numbers
 import random
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from paddle_lite._src.errors import DataError, PaddleLiteError
+from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError
 from paddle_lite._src.readers.state import PassCounter, forward
 
 Reader = Callable[[], Iterable[Any]]
@@ -50,6 +51,26 @@ def check_reader(reader: Any, where: str, arg: str = "reader") -> None:
         )
 
 
+def called(reader: Reader, where: str, arg: str = "reader") -> Any:
+    """What ``reader()`` returns; where that is itself a reader (a callable that is not
+    iterable), what calling it returns, with a :class:`DataWarning`.
+
+    Early-2017 v2 datasets returned their samples' generator from ``train()``, so
+    programs wrote ``shuffle(lambda: imdb.train(word_dict), ...)``; v2's later
+    ``train()`` returns the reader, and such a lambda returns a reader."""
+    result = reader()
+    if callable(result) and not isinstance(result, Iterable):
+        warnings.warn(
+            f"{where}: {arg}() returned a reader ({show(result)}) rather than samples; "
+            f"reading what that reader returns. Pass the reader itself: `{arg}=imdb.train(d)`, "
+            "not `lambda: imdb.train(d)`.",
+            DataWarning,
+            stacklevel=4,
+        )
+        result = result()
+    return result
+
+
 def reader_samples(reader: Reader, where: str, arg: str = "reader") -> Iterator[Any]:
     """An iterator over ``reader()``; a reader returning a non-iterable is a typed error.
 
@@ -59,7 +80,7 @@ def reader_samples(reader: Reader, where: str, arg: str = "reader") -> Iterator[
             ...
         ```
     """
-    result = reader()
+    result = called(reader, where, arg)
     try:
         return iter(result)
     except TypeError:
