@@ -242,9 +242,10 @@ def _check_range(arr: np.ndarray, field: Field) -> None:
         why = f" ({field.why})" if field.why and limit != dim else ""
         shown = dim if limit is None else limit  # None: only a negative id is outside
         raise field.error(f"id {int(arr[bad[0]])} is outside [0, {shown}){why}", int(bad[0]))
-    past = np.nonzero(arr >= dim)[0]
-    if past.size and limit is not None:  # number readers (no limit) take any id silently
-        field.past_dim(int(arr[past[0]]))
+    if limit is not None and limit > dim:  # number readers (no limit) take any id silently
+        past = np.nonzero(arr >= dim)[0]
+        if past.size:
+            field.past_dim(int(arr[past[0]]))
 
 
 def _is_int(value: Any) -> bool:

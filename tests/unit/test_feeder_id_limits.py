@@ -185,3 +185,13 @@ def test_a_reader_narrower_than_the_declared_dim_bounds_the_ids():
     assert feeder([(1,), (0,)])["label"].tolist() == [1, 0]
     with pytest.raises(DataError, match=r"sample 1\): id 2 is outside \[0, 2\) \(layer"):
         feeder([(1,), (2,)])
+
+
+def test_columns_take_the_same_limit():
+    feeder = DataFeeder([("y", DT.integer_value(1))], id_limits={"y": (3, "a cost, below 3")})
+    with pytest.warns(DataWarning, match=r"'y' \(field 0\) received id 2, .*integer_value\(1\)"):
+        assert feeder({"y": np.array([0, 2, 1])})["y"].tolist() == [0, 2, 1]
+    with pytest.raises(DataError, match=r"sample 1\): id 3 is outside \[0, 3\) \(a cost"):
+        feeder({"y": np.array([0, 3], np.int32)})
+    with pytest.raises(DataError, match=r"sample 0\): id -1 is outside"):
+        feeder((np.array([-1, 0]),))
