@@ -156,9 +156,7 @@ def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
     """Convert a whole column of a pre-collated batch."""
     tp = field.type
     if not isinstance(column, np.ndarray) or tp.seq_type != SequenceType.NO_SEQUENCE:
-        return convert_field(
-            list(column), field.name, field.index, tp, bucket, nonempty, field.bounded
-        )
+        return _per_sample(list(column), field, bucket, nonempty)
     if tp.type == DataType.Dense:
         if column.ndim < 1 or column[0].size != tp.dim:
             raise field.error(
@@ -169,7 +167,12 @@ def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
         if column.ndim != 1 and column.shape[1:] != (1,):
             raise field.error(f"received a column of shape {column.shape}, expected [batch] ids")
         return ids_of(column.reshape(-1), field)  # a fresh array
-    return convert_field(list(column), field.name, field.index, tp, bucket, nonempty, field.bounded)
+    return _per_sample(list(column), field, bucket, nonempty)
+
+
+def _per_sample(values: list[Any], field: Field, bucket: Policy, nonempty: bool) -> Any:
+    function, args = field_converter(field, bucket, nonempty)
+    return function(values, *args)
 
 
 def _is_columns(batch: Any, n_fields: int) -> bool:
@@ -186,6 +189,13 @@ def _is_columns(batch: Any, n_fields: int) -> bool:
 class DataFeeder:
     """Turn a minibatch (list of sample tuples) into ``{data layer name: array}``.
 
+    Ids are refused below 0 and at or past the declared dim, except for the data layers in
+    ``id_limits`` (``{name: (limit, why)}``, from ``input_checks.id_limits``: the layers
+    reading them bound them otherwise), whose ids must be below ``limit`` (None: any) and
+    past the dim are accepted with one ``DataWarning`` a field; ``unbounded`` names data
+    layers whose ids have no upper bound. ``nonempty`` names the sequence data layers an
+    empty sequence must not feed.
+
     Example:
         ```python
         feeder = DataFeeder([("x", dense_vector(2)), ("y", integer_value(3))], {"x": 0, "y": 1})
@@ -201,6 +211,7 @@ class DataFeeder:
         *,
         nonempty: Iterable[str] = (),
         unbounded: Iterable[str] = (),
+        id_limits: Mapping[str, tuple[int | None, str]] | None = None,
     ) -> None:
         for item in data_types:
             if not (
@@ -214,13 +225,16 @@ class DataFeeder:
         spec = config.get("seq_buckets") if seq_buckets is None else seq_buckets
         self.bucket = make_policy(spec)
         self.nonempty = frozenset(nonempty)
-        self.unbounded = frozenset(unbounded)
+        # ids bounded by the layers reading them, not the declared dim (``id_limits``)
+        self.id_limits = dict(id_limits or {})
+        for name in unbounded:
+            self.id_limits[name] = (None, "every layer reading them takes them as numbers")
         # Built once, so a batch only reads its fields and calls their converters.
         self._fields = [self._field(name, tp) for name, tp in self.data_types]
 
     def _field(self, name: str, tp: InputType) -> tuple[str, int, Field, Any, tuple]:
         """``(name, field index, Field, converter, its arguments)`` of one data layer."""
-        field = Field(name, self.feeding[name], tp, bounded=name not in self.unbounded)
+        field = Field(name, self.feeding[name], tp, limit=self.id_limits.get(name))
         return (
             name,
             field.index,

@@ -8,6 +8,7 @@ the sample (and the step or entry) with what was received and what was declared.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from operator import attrgetter
 from typing import Any
@@ -41,16 +42,37 @@ class Field:
         unit: str = "",
         *,
         bounded: bool = True,
+        limit: tuple[int | None, str] | None = None,
     ) -> None:
         self.name, self.index, self.type = name, index, tp
         self.sample, self.unit = sample, unit
-        # False when every layer reading these ids takes them as numbers, not indices
-        # (a rank_cost label): v2 never bounded ids by the declared dim, so nor do we.
-        self.bounded = bounded
+        # Ids are below ``self.limit`` (None: no upper bound), ``why`` names the layer
+        # setting it: the declared dim unless the layers reading the ids bound them
+        # otherwise (``input_checks.id_limits``), as v2, whose DataFeeder never checked
+        # ids against the declared dim (its layers did). ``bounded=False``: no bound.
+        if limit is None and not bounded:
+            limit = (None, "every layer reading them takes them as numbers")
+        self.limit, self.why = limit if limit is not None else (tp.dim, "")
+        self._warned = [False]  # shared with the copies ``at`` makes: one warning a field
 
     def at(self, sample: int, unit: str) -> Field:
         """The same field, converting the ``unit`` items (steps, entries) of ``sample``."""
-        return Field(self.name, self.index, self.type, sample, unit, bounded=self.bounded)
+        item = copy.copy(self)  # shares ``_warned``
+        item.sample, item.unit = sample, unit
+        return item
+
+    def past_dim(self, id_: int) -> None:
+        """Warn, once for this field, that an id at or past the declared dim was accepted."""
+        if self._warned[0]:
+            return
+        self._warned[0] = True
+        warnings.warn(
+            f"data layer '{self.name}' (field {self.index}) received id {id_}, at or past its "
+            f"declared {self.type!r}; accepted, as v2 did, because {self.why}. Declare the "
+            "data layer with the range its ids really have to silence this.",
+            DataWarning,
+            stacklevel=2,
+        )
 
     def error(self, what: str, item: int | None = None) -> DataError:
         where = f"data layer '{self.name}' (field {self.index}"
@@ -208,14 +230,22 @@ def _int_array(values: Any, field: Field) -> np.ndarray:
 
 
 def _check_range(arr: np.ndarray, field: Field) -> None:
-    """Ids are at least 0, and below the declared dim when ``field.bounded``."""
-    if field.bounded and arr.dtype == np.int64:  # one reduction: negatives wrap past dim
-        if not arr.size or arr.view(np.uint64).max() < field.type.dim:
+    """Ids are at least 0 and below ``field.limit`` (the declared dim unless the layers
+    reading them bound them otherwise; then ids at or past the dim are named in a warning)."""
+    dim, limit = field.type.dim, field.limit
+    if arr.dtype == np.int64:  # one reduction: negatives wrap past dim
+        if not arr.size or arr.view(np.uint64).max() < min(dim, limit or dim):
             return
-    outside = (arr < 0) | (arr >= field.type.dim) if field.bounded else arr < 0
+    outside = arr < 0 if limit is None else (arr < 0) | (arr >= limit)
     bad = np.nonzero(outside)[0]
     if bad.size:
-        raise field.error(f"id {int(arr[bad[0]])} is outside [0, {field.type.dim})", int(bad[0]))
+        why = f" ({field.why})" if field.why and limit != dim else ""
+        shown = dim if limit is None else limit  # None: only a negative id is outside
+        raise field.error(f"id {int(arr[bad[0]])} is outside [0, {shown}){why}", int(bad[0]))
+    if limit is not None and limit > dim:  # number readers (no limit) take any id silently
+        past = np.nonzero(arr >= dim)[0]
+        if past.size:
+            field.past_dim(int(arr[past[0]]))
 
 
 def _is_int(value: Any) -> bool:

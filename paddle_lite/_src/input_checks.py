@@ -12,6 +12,8 @@ error says which pass and batch it came from and never surfaces as a tracer mess
 - :func:`nonempty_sequences` lists the sequence data layers an empty sequence must not feed:
   those reaching a layer that picks or compares steps (``last_seq``, ``first_seq``, max
   pooling, CRF), where a sequence of no steps has no defined value.
+- :func:`id_limits` gives the range of the ids of each data layer whose readers bound them
+  otherwise than by the declared dim (a cost's label indexes its input's columns).
 
 Example:
     ```python
@@ -24,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sized
@@ -142,26 +145,53 @@ def nonempty_sequences(topology: Topology) -> frozenset[str]:
     return frozenset(found)
 
 
-def ids_read_as_numbers(topology: Topology) -> frozenset[str]:
-    """The data layers whose every reader takes their ids as numbers, not indices."""
-    verdicts: dict[str, list[bool]] = {}
+def _reader_bound(node: Any, position: int) -> tuple[float, str] | None:
+    """``(bound, reader)`` on the ids ``node`` reads at input ``position``: ``inf`` when it
+    takes them as numbers; None when the data layer's declared dim bounds them."""
+    kind = get_kind(node.kind) if node.kind != "data" else None
+    if kind is None:
+        return None
+    if kind.reads_ids_as_numbers(position):
+        return math.inf, f"layer '{node.name}' reads them as numbers"
+    bound = kind.id_bound(position, [i.spec for i in node.inputs], node.attrs)
+    if bound is None:
+        return None
+    return bound, f"layer '{node.name}' ({node.kind}) takes ids below {bound}"
+
+
+def id_limits(topology: Topology) -> dict[str, tuple[int | None, str]]:
+    """``{data layer: (limit, why)}`` for the data layers whose ids the layers reading them
+    bound otherwise than by the declared dim; ``limit`` is the tightest reader's bound
+    (None: no bound, every reader takes them as numbers) and ``why`` names that reader.
+
+    As in v2, which never checked ids against the declared dim: a cost's label is below its
+    input's width, a rank_cost label is a number. A reader sized by the declared dim (an
+    embedding's rows, where XLA would clamp a larger id silently) bounds them by the dim;
+    data layers not listed keep it."""
+    readers: dict[str, list[tuple[float, str]]] = {}
     for node in topology.nodes:
-        kind = get_kind(node.kind) if node.kind != "data" else None
         for position, inp in enumerate(node.inputs):
             if inp.kind == "data":
-                as_number = kind is not None and kind.reads_ids_as_numbers(position)
-                verdicts.setdefault(inp.name, []).append(as_number)
-    return frozenset(name for name, seen in verdicts.items() if all(seen))
+                declared = (inp.attrs["type"].dim, "")
+                bound = _reader_bound(node, position) or declared
+                readers.setdefault(inp.name, []).append(bound)
+    limits = {}
+    for name, bounds in readers.items():
+        bound, why = min(bounds, key=lambda b: b[0])
+        if why:  # a reader's own bound, not the declared dim
+            limits[name] = (None if bound == math.inf else int(bound), why)
+    return limits
 
 
 def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
     """The feeder of ``topology``'s data layers, refusing empty sequences where needed and
-    bounding ids by the declared dim unless every reader takes them as numbers."""
+    bounding ids by the declared dim unless the layers reading them bound them otherwise
+    (:func:`id_limits`)."""
     return DataFeeder(
         topology.data_type(),
         feeding,
         nonempty=nonempty_sequences(topology),
-        unbounded=ids_read_as_numbers(topology),
+        id_limits=id_limits(topology),
     )
 
 

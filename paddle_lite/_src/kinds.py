@@ -76,6 +76,14 @@ class Kind:
         label, a position), not as indices below the data layer's declared dim."""
         return False
 
+    def id_bound(
+        self, position: int, inputs: Sequence[Spec], attrs: Mapping[str, Any]
+    ) -> int | None:
+        """The ids fed at input ``position`` must be below this, when another input's
+        width or an attribute sets it (a cost's label indexes its input's columns); None
+        when the data layer's declared dim is the bound (an embedding has ``dim`` rows)."""
+        return None
+
     def infer_spec(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> Spec:
         raise NotImplementedError
 

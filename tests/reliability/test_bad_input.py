@@ -229,3 +229,29 @@ def test_errors_never_leak_raw_tracer_messages():
             trainer.train(lambda b=batch: iter([b]), num_passes=1)
         text = str(info.value)
         assert "Traced" not in text and "XlaRuntimeError" not in text and "pass 0" in text
+
+
+def test_ids_past_the_declared_dim_are_checked_where_they_index(fault):
+    """v2 checked ids only in the layers reading them: a 0/1 label declared integer_value(1)
+    under a 2-wide softmax (v2's demo/sentiment/train_with_new_api.py) trained."""
+    x = paddle.layer.data("x", DT.dense_vector(3))
+    label = paddle.layer.data("label", DT.integer_value(1))
+    prob = paddle.layer.fc(input=x, size=2, act=paddle.activation.Softmax())
+    cost = paddle.layer.classification_cost(input=prob, label=label)
+    params = paddle.parameters.create(cost)
+    opt = paddle.optimizer.Momentum(momentum=0.0, learning_rate=0.1)
+    trainer = paddle.trainer.SGD(cost=cost, parameters=params, update_equation=opt)
+    fault.case(
+        "bad samples",
+        "label 1 for integer_value(1), read only by a 2-wide classification_cost",
+        "trains, as v2 did, with one DataWarning naming the data layer, the id and the dim",
+    )
+    samples = [([0.0, 1.0, 2.0], 0), ([1.0, 0.0, 2.0], 1)]
+    with pytest.warns(DataWarning, match=r"'label' \(field 1\) received id 1") as rec:
+        trainer.train(_batches(samples * 2), num_passes=2)
+    assert len(rec) == 1
+    fault.observed(f"{rec[0].category.__name__}: {rec[0].message}")
+    fault.case("bad samples", "label 2 for that 2-wide cost", "DataError naming the cost")
+    with pytest.raises(DataError, match=r"id 2 is outside \[0, 2\) \(layer '__cost") as info:
+        trainer.train(_batches([samples[0], ([1.0, 0.0, 2.0], 2)]), num_passes=1)
+    fault.observed(info.value)

@@ -63,6 +63,9 @@ def _check_class_label(specs: Mapping[str, Spec]) -> None:
 class CrossEntropyKind(CostKind):
     name = "multi_class_cross_entropy"
 
+    def id_bound(self, position, inputs, attrs):
+        return inputs[0].size if position == 1 else None  # class ids index the input
+
     def check(self, specs, attrs):
         if attrs.get("soft_label") and specs["label"].dtype == "float32":
             check_same_size(specs)
@@ -76,7 +79,7 @@ class CrossEntropyKind(CostKind):
         return -safe_log(_label_prob(p, label))
 
 
-class SelfNormKind(CostKind):
+class SelfNormKind(CrossEntropyKind):
     name = "cross_entropy_with_selfnorm"
 
     def check(self, specs, attrs):

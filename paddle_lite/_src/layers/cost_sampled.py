@@ -67,6 +67,11 @@ def _check_inputs(inputs, attrs) -> None:  # noqa: ANN001
         _base.expect(inputs[n + 1], "weight", size=1, why=" (one weight per sample)")
 
 
+def _label_bound(position: int, attrs) -> int | None:  # noqa: ANN001
+    """The label (after the ``n_inputs`` features) holds class ids below ``num_classes``."""
+    return attrs["num_classes"] if position == attrs["n_inputs"] else None
+
+
 def _class_decls(inputs, attrs, rows: int) -> list[ParamDecl]:  # noqa: ANN001
     decls = [
         ParamDecl(f"w{i}", (rows, s.size), ("param", i), attrs_mod.SMART)
@@ -124,6 +129,9 @@ def _finish(cost, inputs, attrs) -> Any:  # noqa: ANN001
 class NceKind(Kind):
     name = "nce"
     is_cost = True
+
+    def id_bound(self, position, inputs, attrs):
+        return _label_bound(position, attrs)
 
     def infer_spec(self, inputs, attrs):
         _check_inputs(inputs, attrs)
@@ -269,6 +277,9 @@ def code_table(num_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class HsigmoidKind(Kind):
     name = "hsigmoid"
     is_cost = True
+
+    def id_bound(self, position, inputs, attrs):
+        return _label_bound(position, attrs)
 
     def infer_spec(self, inputs, attrs):
         _check_inputs(inputs, attrs)

@@ -158,6 +158,9 @@ def _optional_size(size: Any, input_layer: Any, *, layer: str) -> int:
 class CrfKind(CostKind):
     name = "crf"
 
+    def id_bound(self, position, inputs, attrs):
+        return attrs["size"] if position == 1 else None  # tag ids index the CRF's tags
+
     def check(self, specs, attrs):
         _check_emissions(specs["input"], attrs["size"])
         _check_tags(specs["label"], "label", attrs["size"])
@@ -262,6 +265,9 @@ def crf(
 # crf_decoding ----------------------------------------------------------------------
 class CrfDecodingKind(Kind):
     name = "crf_decoding"
+
+    def id_bound(self, position, inputs, attrs):
+        return attrs["size"] if position == 1 else None  # tag ids index the CRF's tags
 
     def infer_spec(self, inputs, attrs):
         _check_emissions(inputs[0], attrs["size"])
