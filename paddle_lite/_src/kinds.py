@@ -70,6 +70,10 @@ class Kind:
     # or to a multiple of the device count), or None when every row is real. Padding
     # rows must count nowhere in what the kind computes over the batch.
     uses_row_weights: bool = False
+    # Its output has, sample by sample, the lengths of its first input of the same
+    # sequence level (an fc or an lstm over a sequence): a recurrent group's inputs are
+    # traced back through such kinds to the data layers whose lengths the host checks.
+    keeps_lengths: bool = False
 
     def reads_ids_as_numbers(self, position: int) -> bool:
         """True when integer ids fed at input ``position`` are read as numbers (a 0/1

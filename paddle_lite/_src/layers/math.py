@@ -133,6 +133,7 @@ def max_id(input, name=None, layer_attr=None):  # noqa: A002
 # elementwise: slope_intercept, scaling, interpolation, power --------------------
 class SlopeInterceptKind(Kind):
     name = "slope_intercept"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)
@@ -145,6 +146,7 @@ class SlopeInterceptKind(Kind):
 
 class ScalingKind(Kind):
     name = "scaling"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)

@@ -42,6 +42,22 @@ def _as_seq(value: Any) -> Seq:
     return Seq(value[:, None], jnp.ones(value.shape[:1], jnp.int32))
 
 
+def _steps_like(seq: Seq, n_steps: int) -> Seq:
+    """``seq`` padded or cut to ``n_steps`` steps. The host checks that the in-links have
+    the same lengths (``group_lengths``); in-links whose lengths come from the device may
+    still be padded to another number of steps (a ``seq_concat`` of two inputs, say)."""
+    have = seq.data.shape[1]
+    if have == n_steps:
+        return seq
+    if have > n_steps:
+        sub = None if seq.sub_lengths is None else seq.sub_lengths[:, :n_steps]
+        return Seq(seq.data[:, :n_steps], seq.lengths, sub)
+    pad = [(0, 0), (0, n_steps - have)]
+    data = jnp.pad(seq.data, pad + [(0, 0)] * (seq.data.ndim - 2))
+    sub = None if seq.sub_lengths is None else jnp.pad(seq.sub_lengths, pad)
+    return Seq(data, seq.lengths, sub)
+
+
 def _time_major(seq: Seq, lengths: Any, reverse: bool) -> Any:
     """The steps of ``seq`` along axis 0: arrays, or ``Seq`` sub-sequences when nested."""
     mask = jnp.arange(seq.data.shape[1])[None, :] < lengths[:, None]
@@ -153,6 +169,7 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
     params = {name: jnp.asarray(value) for name, value in params.items()}  # traced in the loop
     links, env, boots = split_inputs(graph, inputs)
     seqs = [_as_seq(v) for v in links]
+    seqs = [_steps_like(s, seqs[0].data.shape[1]) for s in seqs]
     lengths = seqs[0].lengths
     xs = [_time_major(s, lengths, reverse) for s in seqs]
     n_steps = seqs[0].data.shape[1]
