@@ -4,8 +4,8 @@ v2 refused a ``recurrent_group`` whose sequence inputs (those split into steps) 
 in length for some sample ("RecurrentGroup <name> input <i> has mismatched sequence
 length"). Inside the jitted scan the lengths are data and nothing can be raised, so the
 check runs where the lengths are still numpy arrays on the host: after the feeder has
-converted a batch. Each group input is traced back, through layers that keep the
-lengths of their input (``Kind.keeps_lengths``), to the data layer whose lengths it
+converted a batch. Each group input is traced back, through layers whose output has
+the lengths of one of their inputs (``Kind.lengths_input``), to the data layer whose lengths it
 carries: its top-level lengths (depth 0), or, for the input of a group inside the step
 of a group over nested sequences, its sub-sequence lengths (depth 1). Inputs that trace
 to no data layer (their lengths are computed on the device) are not checked.
@@ -60,10 +60,8 @@ def _source(layer: Layer, step: _Step | None) -> Source | None:
         return Source(layer.name, 0)
     if layer.kind == "gather_agent":  # a group's output has its first in-link's lengths
         return _source(layer.inputs[0].inputs[0], step)
-    if not get_kind(layer.kind).keeps_lengths:
-        return None
-    same = [i for i in layer.inputs if i.spec.seq_level == layer.spec.seq_level]
-    return _source(same[0], step) if same else None
+    index = get_kind(layer.kind).lengths_input([i.spec for i in layer.inputs], layer.spec)
+    return None if index is None else _source(layer.inputs[index], step)
 
 
 def _group_checks(nodes: Iterable[Layer], step: _Step | None) -> list[GroupCheck]:

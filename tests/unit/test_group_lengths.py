@@ -101,6 +101,25 @@ def test_training_with_equal_lengths_runs():
     assert len(costs) == 2 and all(np.isfinite(costs))
 
 
+def test_inputs_are_traced_through_embeddings_lstms_and_expand():
+    words = L.data(name="words", type=D.integer_value_sequence(5))
+    v = L.data(name="v", type=D.dense_vector(H))
+    b = L.data(name="b", type=D.dense_vector_sequence(H))
+    emb = L.embedding(input=words, size=4 * H)
+    lstm = L.lstmemory(input=emb, name="lstm")
+    spread = L.expand(input=v, expand_as=b, name="spread")
+    out = L.recurrent_group(
+        step=lambda p, q: L.fc(input=[p, q], size=H), input=[lstm, spread], name="pair"
+    )
+    params = paddle.parameters.create(out)
+    (check,) = group_checks(Topology(out).nodes)
+    assert [s for _, _, s in check.inputs] == [Source("words", 0), Source("b", 0)]
+    ones = np.ones((2, H), "float32")
+    assert _infer(out, params, [([1, 2], ones[0], ones)]).shape == (2, H)
+    with pytest.raises(DataError, match=r"input 1 'spread' \(data layer 'b'\).* has 3"):
+        _infer(out, params, [([1, 2, 3], ones[0], ones)])
+
+
 # nested groups ---------------------------------------------------------------------------
 def _nested_groups():
     a = L.data(name="a", type=D.dense_vector_sub_sequence(H))

@@ -146,7 +146,9 @@ class SlopeInterceptKind(Kind):
 
 class ScalingKind(Kind):
     name = "scaling"
-    keeps_lengths = True
+
+    def lengths_input(self, inputs, out):
+        return 1  # the scaled input's (the weight comes first)
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)
@@ -307,6 +309,7 @@ class TransKind(Kind):
 
 class RepeatKind(Kind):
     name = "featmap_expand"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)
