@@ -8,12 +8,15 @@ converted a batch. Each group input is traced back, through layers whose output 
 the lengths of one of their inputs (``Kind.lengths_input``), to the data layer whose lengths it
 carries: its top-level lengths (depth 0), or, for the input of a group inside the step
 of a group over nested sequences, its sub-sequence lengths (depth 1). Inputs that trace
-to no data layer (their lengths are computed on the device) are not checked.
+to no data layer (their lengths are computed on the device) are checked on the device:
+the group makes its outputs NaN for the samples whose in-links differ in length, and
+training's non-finite check, once it stops there, raises the error that
+:func:`device_mismatch` words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,6 +24,7 @@ import numpy as np
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import get_kind
+from paddle_lite._src.typing import Seq
 
 GROUP = "recurrent_layer_group"
 
@@ -129,3 +133,26 @@ def _like(other: np.ndarray, first: np.ndarray) -> np.ndarray:
     cols = min(first.shape[-1], other.shape[-1])
     out[..., :cols] = other[..., :cols]
     return out
+
+
+def device_mismatch(group: Layer, values: Mapping[str, Any]) -> str | None:
+    """What a group whose in-links' lengths come from the device received: a sentence
+    naming the first in-link whose lengths differ from the first one's, or None.
+
+    ``values`` maps layer names to their (eagerly computed) values; the group itself
+    makes the rows of such samples NaN, so training's non-finite check leads here."""
+    links = group.inputs[: len(group.attrs["step"].inlinks)]
+    seqs = [(i, x.name, values.get(x.name)) for i, x in enumerate(links)]
+    seqs = [(i, name, np.asarray(v.lengths)) for i, name, v in seqs if isinstance(v, Seq)]
+    for i, name, lengths in seqs[1:]:
+        _, name0, first = seqs[0]
+        if lengths.shape == first.shape and np.any(lengths != first):
+            row = int(np.argwhere(lengths != first)[0][0])
+            return (
+                f"recurrent_group '{group.name}': input {i} '{name}' has mismatched sequence "
+                f"lengths: sample {row} has {int(lengths[row])} steps, but input 0 '{name0}' "
+                f"has {int(first[row])}; every input split into steps must have as many "
+                "steps as the others, sample by sample, as in v2 (the group's outputs for "
+                "such samples are NaN)"
+            )
+    return None

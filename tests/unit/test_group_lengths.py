@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
+from paddle_lite._src import errors as paddle_lite_errors
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.group_lengths import Source, group_checks
 from paddle_lite._src.topology import Topology
@@ -184,3 +185,57 @@ def test_inputs_padded_to_other_numbers_of_steps_still_run(joined_first):
     y = np.ones((4, H), "float32")  # padded to 4 steps
     got = _infer(out, params, [(x, y, z)])
     np.testing.assert_allclose(got, np.float64(y) + np.concatenate([x, z]))
+
+
+# in-links whose lengths come from the device -------------------------------------------
+def _device_group():
+    a = L.data(name="a", type=D.dense_vector_sequence(H))
+    b = L.data(name="b", type=D.dense_vector_sequence(H))
+    c = L.data(name="c", type=D.dense_vector_sequence(H))
+    y = L.data(name="y", type=D.dense_vector(H))
+    joined = L.seq_concat(a=a, b=c, name="joined")
+    rg = L.recurrent_group(
+        step=lambda p, q: L.fc(input=[p, q], size=H), input=[b, joined], name="pair"
+    )
+    cost = L.square_error_cost(input=L.last_seq(input=rg), label=y)
+    return rg, cost, paddle.parameters.create(cost)
+
+
+def _device_samples(lengths):
+    return [
+        (np.ones((la, H), "f4"), np.ones((lb, H), "f4"), np.ones((lc, H), "f4"), np.zeros(H, "f4"))
+        for la, lb, lc in lengths
+    ]
+
+
+def test_device_lengths_that_differ_give_nan_rows_in_infer():
+    rg, _, params = _device_group()
+    samples = [s[:3] for s in _device_samples([(2, 3, 1), (2, 2, 1), (1, 2, 1)])]
+    got = paddle.infer(output_layer=rg, parameters=params, input=samples)
+    assert got.shape == (7, H)
+    assert np.isfinite(got[:3]).all() and np.isnan(got[3:5]).all() and np.isfinite(got[5:]).all()
+
+
+def test_device_lengths_that_differ_stop_training_with_a_data_error():
+    _, cost, params = _device_group()
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(learning_rate=0.01))
+    samples = _device_samples([(2, 3, 1), (1, 2, 1), (2, 2, 1), (2, 3, 1)])
+    reader = paddle.batch(lambda: iter(samples), 2)
+    with pytest.raises(
+        DataError,
+        match=r"train\(\) pass 0, batch 1: recurrent_group 'pair': input 1 'joined' has "
+        r"mismatched sequence lengths: sample 0 has 3 steps, but input 0 'b' has 2",
+    ):
+        trainer.train(reader=reader, num_passes=1)
+
+
+def test_a_non_finite_step_through_a_group_names_the_group():
+    _, cost, params = _device_group()
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(learning_rate=0.01))
+    samples = _device_samples([(2, 3, 1), (1, 2, 1)])
+    samples[1] = (samples[1][0], np.full((2, H), np.nan, "f4"), *samples[1][2:])
+    with pytest.raises(
+        paddle_lite_errors.NonFiniteError,
+        match=r"the first layer whose output is not finite is 'pair' \(recurrent_layer_group\)",
+    ):
+        trainer.train(reader=paddle.batch(lambda: iter(samples), 2), num_passes=1)

@@ -58,6 +58,27 @@ def _steps_like(seq: Seq, n_steps: int) -> Seq:
     return Seq(data, seq.lengths, sub)
 
 
+def _lengths_agree(seqs: list[Seq]) -> Any:
+    """``[B]`` bool: the samples whose in-links all have the first one's lengths, or None
+    for a single in-link."""
+    if len(seqs) == 1:
+        return None
+    return jnp.all(jnp.stack([s.lengths == seqs[0].lengths for s in seqs[1:]]), axis=0)
+
+
+def _nan_unless(seq: Seq, agree: Any) -> Seq:
+    """``seq`` with NaN in the float rows of samples whose in-links differ in length.
+
+    The host refuses such a batch when it can trace the in-links to data layers
+    (``group_lengths``); for in-links whose lengths come from the device this makes
+    training's non-finite check stop at the group (``training.nonfinite`` names the
+    in-links and their lengths) and test and infer show NaN, not silent numbers."""
+    if agree is None or not jnp.issubdtype(seq.data.dtype, jnp.floating):
+        return seq
+    mask = agree.reshape(agree.shape + (1,) * (seq.data.ndim - 1))
+    return seq._replace(data=jnp.where(mask, seq.data, jnp.nan))
+
+
 def _time_major(seq: Seq, lengths: Any, reverse: bool) -> Any:
     """The steps of ``seq`` along axis 0: arrays, or ``Seq`` sub-sequences when nested."""
     mask = jnp.arange(seq.data.shape[1])[None, :] < lengths[:, None]
@@ -169,6 +190,7 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
     params = {name: jnp.asarray(value) for name, value in params.items()}  # traced in the loop
     links, env, boots = split_inputs(graph, inputs)
     seqs = [_as_seq(v) for v in links]
+    agree = _lengths_agree(seqs)
     seqs = [_steps_like(s, seqs[0].data.shape[1]) for s in seqs]
     lengths = seqs[0].lengths
     xs = [_time_major(s, lengths, reverse) for s in seqs]
@@ -201,7 +223,8 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
         stacked.update(zip(edge, edges, strict=True))
         late = run_tail(graph, tail, stacked, params, mode, (n_steps, lengths.shape[0]))
         by_name.update({o: _zero_padded(late[o], mask.T) for o in graph.outputs if o in tail})
-    return tuple(_gathered(by_name[o], lengths, reverse) for o in graph.outputs), stats
+    gathered = (_gathered(by_name[o], lengths, reverse) for o in graph.outputs)
+    return tuple(_nan_unless(g, agree) for g in gathered), stats
 
 
 # kinds -----------------------------------------------------------------------------------
