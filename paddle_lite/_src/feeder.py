@@ -18,7 +18,7 @@ was expected.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -212,6 +212,7 @@ class DataFeeder:
         nonempty: Iterable[str] = (),
         unbounded: Iterable[str] = (),
         id_limits: Mapping[str, tuple[int | None, str]] | None = None,
+        check: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         for item in data_types:
             if not (
@@ -229,6 +230,7 @@ class DataFeeder:
         self.id_limits = dict(id_limits or {})
         for name in unbounded:
             self.id_limits[name] = (None, "every layer reading them takes them as numbers")
+        self.check = check  # a check of the converted batch as a whole (host numpy arrays)
         # Built once, so a batch only reads its fields and calls their converters.
         self._fields = [self._field(name, tp) for name, tp in self.data_types]
 
@@ -267,6 +269,8 @@ class DataFeeder:
                 feeds[name] = convert(values, *args)
             except DataError as err:
                 raise _bare_array_hint(err, batch[0]) from None
+        if self.check is not None:
+            self.check(feeds)
         return feeds
 
     def _convert_columns(self, batch: Any) -> dict[str, Any]:
@@ -285,6 +289,8 @@ class DataFeeder:
             sizes.add(len(column))
         if len(sizes) > 1:
             raise DataError(f"the batch's columns have different lengths {sorted(sizes)}.")
+        if self.check is not None:
+            self.check(feeds)
         return feeds
 
 

@@ -70,6 +70,9 @@ class Kind:
     # or to a multiple of the device count), or None when every row is real. Padding
     # rows must count nowhere in what the kind computes over the batch.
     uses_row_weights: bool = False
+    # Its output has, sample by sample, the lengths of its first input of the same
+    # sequence level (an fc or an lstm over a sequence); see ``lengths_input``.
+    keeps_lengths: bool = False
 
     def reads_ids_as_numbers(self, position: int) -> bool:
         """True when integer ids fed at input ``position`` are read as numbers (a 0/1
@@ -83,6 +86,14 @@ class Kind:
         width or an attribute sets it (a cost's label indexes its input's columns); None
         when the data layer's declared dim is the bound (an embedding has ``dim`` rows)."""
         return None
+
+    def lengths_input(self, inputs: Sequence[Spec], out: Spec) -> int | None:
+        """The input whose lengths the output has, sample by sample, or None when the
+        kind computes new ones. A recurrent group's inputs are traced back through it to
+        the data layers whose lengths the host checks (``group_lengths``)."""
+        if not self.keeps_lengths:
+            return None
+        return next((i for i, s in enumerate(inputs) if s.seq_level == out.seq_level), None)
 
     def infer_spec(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> Spec:
         raise NotImplementedError

@@ -78,6 +78,7 @@ def data(name, type, height=None, width=None, depth=None, layer_attr=None):  # n
 # fc --------------------------------------------------------------------------------
 class FcKind(Kind):
     name = "fc"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs, "input", "values")
@@ -153,6 +154,7 @@ def fc(
 # embedding -------------------------------------------------------------------------
 class EmbeddingKind(Kind):
     name = "embedding"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         (s,) = inputs
@@ -220,6 +222,7 @@ def embedding(input, size, name=None, param_attr=None, layer_attr=None, paramete
 # concat / addto / dropout ----------------------------------------------------------
 class ConcatKind(Kind):
     name = "concat"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)
@@ -293,6 +296,7 @@ def _is_projection(item: Any) -> bool:
 
 class AddtoKind(Kind):
     name = "addto"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)

@@ -133,6 +133,7 @@ def max_id(input, name=None, layer_attr=None):  # noqa: A002
 # elementwise: slope_intercept, scaling, interpolation, power --------------------
 class SlopeInterceptKind(Kind):
     name = "slope_intercept"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)
@@ -145,6 +146,9 @@ class SlopeInterceptKind(Kind):
 
 class ScalingKind(Kind):
     name = "scaling"
+
+    def lengths_input(self, inputs, out):
+        return 1  # the scaled input's (the weight comes first)
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)
@@ -305,6 +309,7 @@ class TransKind(Kind):
 
 class RepeatKind(Kind):
     name = "featmap_expand"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)

@@ -125,6 +125,7 @@ def _nested_lookahead(seq: Seq, w: Any) -> Any:
 
 class RowConvKind(Kind):
     name = "row_conv"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)

@@ -24,6 +24,7 @@ def _same_spec(inputs) -> Spec:  # noqa: ANN001
 # row_l2_norm -------------------------------------------------------------------------
 class RowL2NormKind(Kind):
     name = "row_l2_norm"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         return _same_spec(inputs)
@@ -68,6 +69,7 @@ def row_l2_norm(input, name=None, layer_attr=None):  # noqa: A002
 # clip --------------------------------------------------------------------------------
 class ClipKind(Kind):
     name = "clip"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         if not attrs["min"] < attrs["max"]:
@@ -118,6 +120,7 @@ def clip(input, min, max, name=None):  # noqa: A002
 # scale_shift -------------------------------------------------------------------------
 class ScaleShiftKind(Kind):
     name = "scale_shift"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         return _same_spec(inputs)
@@ -173,6 +176,7 @@ def scale_shift(input, name=None, param_attr=None, bias_attr=None):  # noqa: A00
 # prelu -------------------------------------------------------------------------------
 class PreluKind(Kind):
     name = "prelu"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         spec = _same_spec(inputs)

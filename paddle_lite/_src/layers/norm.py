@@ -25,6 +25,7 @@ BATCH_NORM_TYPES = (None, "batch_norm", "cudnn_batch_norm", "mkldnn_batch_norm")
 # batch_norm --------------------------------------------------------------------------
 class BatchNormKind(Kind):
     name = "batch_norm"
+    keeps_lengths = True
     stateful = True
     uses_row_weights = True  # batch statistics leave padding rows out
 

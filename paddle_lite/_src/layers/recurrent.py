@@ -96,6 +96,7 @@ def _build(kind: str, name: str, inp: Any, attrs: dict, param_attr: Any, bias_at
 # recurrent ---------------------------------------------------------------------------
 class RecurrentKind(Kind):
     name = "recurrent"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         return Spec(_sequence_input(inputs[0], 1), seq_level=inputs[0].seq_level)
@@ -168,6 +169,7 @@ def recurrent(
 # lstmemory ---------------------------------------------------------------------------
 class LstmKind(Kind):
     name = "lstmemory"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         return Spec(_sequence_input(inputs[0], 4), seq_level=inputs[0].seq_level)
@@ -268,6 +270,7 @@ def lstmemory(
 # grumemory ---------------------------------------------------------------------------
 class GruKind(Kind):
     name = "gated_recurrent"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
         return Spec(_sequence_input(inputs[0], 3), seq_level=inputs[0].seq_level)

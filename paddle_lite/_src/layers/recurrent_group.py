@@ -42,6 +42,43 @@ def _as_seq(value: Any) -> Seq:
     return Seq(value[:, None], jnp.ones(value.shape[:1], jnp.int32))
 
 
+def _steps_like(seq: Seq, n_steps: int) -> Seq:
+    """``seq`` padded or cut to ``n_steps`` steps. The host checks that the in-links have
+    the same lengths (``group_lengths``); in-links whose lengths come from the device may
+    still be padded to another number of steps (a ``seq_concat`` of two inputs, say)."""
+    have = seq.data.shape[1]
+    if have == n_steps:
+        return seq
+    if have > n_steps:
+        sub = None if seq.sub_lengths is None else seq.sub_lengths[:, :n_steps]
+        return Seq(seq.data[:, :n_steps], seq.lengths, sub)
+    pad = [(0, 0), (0, n_steps - have)]
+    data = jnp.pad(seq.data, pad + [(0, 0)] * (seq.data.ndim - 2))
+    sub = None if seq.sub_lengths is None else jnp.pad(seq.sub_lengths, pad)
+    return Seq(data, seq.lengths, sub)
+
+
+def _lengths_agree(seqs: list[Seq]) -> Any:
+    """``[B]`` bool: the samples whose in-links all have the first one's lengths, or None
+    for a single in-link."""
+    if len(seqs) == 1:
+        return None
+    return jnp.all(jnp.stack([s.lengths == seqs[0].lengths for s in seqs[1:]]), axis=0)
+
+
+def _nan_unless(seq: Seq, agree: Any) -> Seq:
+    """``seq`` with NaN in the float rows of samples whose in-links differ in length.
+
+    The host refuses such a batch when it can trace the in-links to data layers
+    (``group_lengths``); for in-links whose lengths come from the device this makes
+    training's non-finite check stop at the group (``training.nonfinite`` names the
+    in-links and their lengths) and test and infer show NaN, not silent numbers."""
+    if agree is None or not jnp.issubdtype(seq.data.dtype, jnp.floating):
+        return seq
+    mask = agree.reshape(agree.shape + (1,) * (seq.data.ndim - 1))
+    return seq._replace(data=jnp.where(mask, seq.data, jnp.nan))
+
+
 def _time_major(seq: Seq, lengths: Any, reverse: bool) -> Any:
     """The steps of ``seq`` along axis 0: arrays, or ``Seq`` sub-sequences when nested."""
     mask = jnp.arange(seq.data.shape[1])[None, :] < lengths[:, None]
@@ -153,6 +190,8 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
     params = {name: jnp.asarray(value) for name, value in params.items()}  # traced in the loop
     links, env, boots = split_inputs(graph, inputs)
     seqs = [_as_seq(v) for v in links]
+    agree = _lengths_agree(seqs)
+    seqs = [_steps_like(s, seqs[0].data.shape[1]) for s in seqs]
     lengths = seqs[0].lengths
     xs = [_time_major(s, lengths, reverse) for s in seqs]
     n_steps = seqs[0].data.shape[1]
@@ -184,7 +223,8 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
         stacked.update(zip(edge, edges, strict=True))
         late = run_tail(graph, tail, stacked, params, mode, (n_steps, lengths.shape[0]))
         by_name.update({o: _zero_padded(late[o], mask.T) for o in graph.outputs if o in tail})
-    return tuple(_gathered(by_name[o], lengths, reverse) for o in graph.outputs), stats
+    gathered = (_gathered(by_name[o], lengths, reverse) for o in graph.outputs)
+    return tuple(_nan_unless(g, agree) for g in gathered), stats
 
 
 # kinds -----------------------------------------------------------------------------------

@@ -145,6 +145,9 @@ class ExpandKind(Kind):
             )
         return Spec(inp.size, seq_level=like.seq_level)
 
+    def lengths_input(self, inputs, out):
+        return 1  # expand_as's lengths
+
     def param_specs(self, inputs, attrs):
         return _bias_decl(attrs, inputs[0].size)
 

@@ -19,7 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src.compile import cost_sum, forward
+from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.group_lengths import GROUP, device_mismatch
 from paddle_lite._src.topology import traverse
 from paddle_lite._src.typing import VALID, Seq, Sparse, step_mask
 
@@ -30,6 +32,8 @@ def _finite(value: Any) -> bool:
     if isinstance(value, Seq):
         valid = np.asarray(value.data)[np.asarray(step_mask(value))]  # padding may hold anything
         return bool(np.all(np.isfinite(valid)))
+    if isinstance(value, tuple):  # a recurrent group's outputs
+        return all(_finite(v) for v in value)
     data = np.asarray(value)
     return not np.issubdtype(data.dtype, np.floating) or bool(np.all(np.isfinite(data)))
 
@@ -44,6 +48,15 @@ def _layer_report(node: Layer, values: dict[str, Any], params: dict[str, Any]) -
     if bad_params:
         text += f"; its parameters {bad_params} are not finite"
     return text
+
+
+def _refuse_group_lengths(node: Layer, values: dict[str, Any]) -> None:
+    """Raise :class:`DataError` when ``node`` is a recurrent group whose outputs went NaN
+    because its in-links (lengths computed on the device) differ in length."""
+    if node.kind == GROUP:
+        mismatch = device_mismatch(node, values)
+        if mismatch is not None:
+            raise DataError(mismatch + ".")
 
 
 def _update_report(update: Callable[[dict[str, Any]], tuple[Any, Any]], grads: dict) -> str:
@@ -84,6 +97,7 @@ def diagnose(
     }
     for node in computed:
         if not _finite(values[node.name]):
+            _refuse_group_lengths(node, values)
             return _layer_report(node, values, params)
 
     def loss(p):  # noqa: ANN001, ANN202

@@ -19,7 +19,7 @@ from typing import Any
 import jax
 
 from paddle_lite._src.distributed import to_host
-from paddle_lite._src.errors import NonFiniteError
+from paddle_lite._src.errors import DataError, NonFiniteError
 from paddle_lite._src.training import steps
 from paddle_lite._src.training.nonfinite import diagnose
 
@@ -90,7 +90,10 @@ class Watch:
         state = self.device.state  # as it was before the step: it was not applied
         key = jax.random.fold_in(state.key, bad)
         update = functools.partial(steps.optimized, self.device.program.tx, state, feeds=feeds)
-        where = diagnose(self.costs, self.device.params(), feeds, key, update)
+        try:
+            where = diagnose(self.costs, self.device.params(), feeds, key, update)
+        except DataError as err:  # the data, not the numbers (a group's in-link lengths)
+            raise DataError(f"train() pass {pass_id}, batch {batch_id}: {err}") from None
         raise NonFiniteError(
             f"pass {pass_id}, batch {batch_id}: the step is not finite; {where}. The "
             "parameters and optimizer state keep their values from before this batch. Lower the "

@@ -1,0 +1,158 @@
+"""The host's check that a recurrent group's inputs have the same lengths, batch by batch.
+
+v2 refused a ``recurrent_group`` whose sequence inputs (those split into steps) differ
+in length for some sample ("RecurrentGroup <name> input <i> has mismatched sequence
+length"). Inside the jitted scan the lengths are data and nothing can be raised, so the
+check runs where the lengths are still numpy arrays on the host: after the feeder has
+converted a batch. Each group input is traced back, through layers whose output has
+the lengths of one of their inputs (``Kind.lengths_input``), to the data layer whose lengths it
+carries: its top-level lengths (depth 0), or, for the input of a group inside the step
+of a group over nested sequences, its sub-sequence lengths (depth 1). Inputs that trace
+to no data layer (their lengths are computed on the device) are checked on the device:
+the group makes its outputs NaN for the samples whose in-links differ in length, and
+training's non-finite check, once it stops there, raises the error that
+:func:`device_mismatch` words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from paddle_lite._src.errors import DataError
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.kinds import get_kind
+from paddle_lite._src.typing import Seq
+
+GROUP = "recurrent_layer_group"
+
+
+class Source(NamedTuple):
+    """Where a value's top-level lengths come from: a data layer's lengths (depth 0) or
+    its sub-sequence lengths (depth 1)."""
+
+    data: str
+    depth: int
+
+
+class GroupCheck(NamedTuple):
+    """One group's sequence inputs that trace to data layers: ``(index, name, Source)``."""
+
+    group: str
+    inputs: tuple[tuple[int, str, Source], ...]
+
+
+class _Step(NamedTuple):
+    """The step graph being traced: its placeholders, and the group that runs it."""
+
+    inlinks: tuple[str, ...]
+    group: Layer
+    outer: _Step | None
+
+
+def _source(layer: Layer, step: _Step | None) -> Source | None:
+    """The data layer whose lengths are ``layer``'s top-level lengths, if one is."""
+    if layer.spec.seq_level == 0:
+        return None
+    if step is not None and layer.name in step.inlinks:  # one step of an outer in-link
+        outer = step.group.inputs[step.inlinks.index(layer.name)]
+        src = _source(outer, step.outer) if outer.spec.seq_level == 2 else None
+        return None if src is None or src.depth > 0 else Source(src.data, 1)
+    if layer.kind == "data":
+        return Source(layer.name, 0)
+    if layer.kind == "gather_agent":  # a group's output has its first in-link's lengths
+        return _source(layer.inputs[0].inputs[0], step)
+    index = get_kind(layer.kind).lengths_input([i.spec for i in layer.inputs], layer.spec)
+    return None if index is None else _source(layer.inputs[index], step)
+
+
+def _group_checks(nodes: Iterable[Layer], step: _Step | None) -> list[GroupCheck]:
+    """The checks of the groups among ``nodes``, outer groups before the inner ones."""
+    checks = []
+    for node in nodes:
+        if node.kind != GROUP:
+            continue
+        graph = node.attrs["step"]
+        inlinks = node.inputs[: len(graph.inlinks)]
+        traced = [(i, x.name, _source(x, step)) for i, x in enumerate(inlinks)]
+        known = tuple(t for t in traced if t[2] is not None)
+        if len({t[2] for t in known}) > 1:
+            checks.append(GroupCheck(node.name, known))
+        checks += _group_checks(graph.nodes, _Step(graph.inlinks, node, step))
+    return checks
+
+
+def group_checks(nodes: Iterable[Layer]) -> tuple[GroupCheck, ...]:
+    """The length checks of every recurrent group among ``nodes`` (a topology's)."""
+    return tuple(_group_checks(nodes, None))
+
+
+def _lengths(feeds: dict[str, Any], src: Source, top: Any) -> np.ndarray:
+    """Per sample, the lengths ``src`` names: ``[batch]``, or ``[batch, S]`` sub-sequence
+    lengths zeroed past ``top`` (the outer lengths, already checked equal)."""
+    value = feeds[src.data]
+    if src.depth == 0:
+        return np.asarray(value.lengths)
+    sub = np.asarray(value.sub_lengths)
+    return np.where(np.arange(sub.shape[1])[None, :] < np.asarray(top)[:, None], sub, 0)
+
+
+def _mismatch(check: GroupCheck, i: int, first: np.ndarray, other: np.ndarray) -> DataError:
+    (i0, name0, src0), (_, name, src) = check.inputs[0], check.inputs[i]
+    row = int(np.argwhere(first != other)[0][0])
+    what = "sequence lengths" if src.depth == 0 else "sub-sequence lengths within a step"
+    return DataError(
+        f"recurrent_group '{check.group}': input {check.inputs[i][0]} '{name}' (data layer "
+        f"'{src.data}') has mismatched {what}: sample {row} has {other[row].tolist()}, but "
+        f"input {i0} '{name0}' (data layer '{src0.data}') has {first[row].tolist()}; every "
+        "input split into steps must have as many steps as the others, sample by sample, "
+        "as in v2."
+    )
+
+
+def check_group_lengths(checks: tuple[GroupCheck, ...], feeds: dict[str, Any]) -> None:
+    """Raise :class:`DataError` when a group's inputs differ in length in ``feeds``."""
+    for check in checks:
+        src0 = check.inputs[0][2]
+        top = feeds[src0.data].lengths  # for depth 1: the outer lengths, checked before
+        first = _lengths(feeds, src0, top)
+        for i in range(1, len(check.inputs)):
+            other = _like(_lengths(feeds, check.inputs[i][2], top), first)
+            if np.any(other != first):
+                raise _mismatch(check, i, first, other)
+
+
+def _like(other: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """``other`` cut or zero-padded to ``first``'s shape (sub-lengths of another width:
+    past the outer lengths both are 0)."""
+    if other.shape == first.shape:
+        return other
+    out = np.zeros_like(first)
+    cols = min(first.shape[-1], other.shape[-1])
+    out[..., :cols] = other[..., :cols]
+    return out
+
+
+def device_mismatch(group: Layer, values: Mapping[str, Any]) -> str | None:
+    """What a group whose in-links' lengths come from the device received: a sentence
+    naming the first in-link whose lengths differ from the first one's, or None.
+
+    ``values`` maps layer names to their (eagerly computed) values; the group itself
+    makes the rows of such samples NaN, so training's non-finite check leads here."""
+    links = group.inputs[: len(group.attrs["step"].inlinks)]
+    seqs = [(i, x.name, values.get(x.name)) for i, x in enumerate(links)]
+    seqs = [(i, name, np.asarray(v.lengths)) for i, name, v in seqs if isinstance(v, Seq)]
+    for i, name, lengths in seqs[1:]:
+        _, name0, first = seqs[0]
+        if lengths.shape == first.shape and np.any(lengths != first):
+            row = int(np.argwhere(lengths != first)[0][0])
+            return (
+                f"recurrent_group '{group.name}': input {i} '{name}' has mismatched sequence "
+                f"lengths: sample {row} has {int(lengths[row])} steps, but input 0 '{name0}' "
+                f"has {int(first[row])}; every input split into steps must have as many "
+                "steps as the others, sample by sample, as in v2 (the group's outputs for "
+                "such samples are NaN)"
+            )
+    return None
