@@ -81,8 +81,11 @@ def _update(net: JaxNet, loss: Callable[..., Any], precision: str, carry: Carry,
     return Carry(params, state, opt_state, average, carry.step + 1, carry.key), cost, extra
 
 
-def make_step(net: JaxNet, matmul_precision: str = "highest") -> Callable[[Carry, Any], Any]:
-    """The jitted ``step(carry, batch) -> (carry, cost_sum)``, ``carry`` donated."""
+def make_step(
+    net: JaxNet, matmul_precision: str = "highest", compiler_options: dict | None = None
+) -> Callable[[Carry, Any], Any]:
+    """The jitted ``step(carry, batch) -> (carry, cost_sum)``, ``carry`` donated, compiled
+    with XLA's default options or ``compiler_options``."""
 
     def loss(p, s, b, key):  # noqa: ANN001, ANN202
         cost, state = net.loss(p, s, b, key)
@@ -92,6 +95,8 @@ def make_step(net: JaxNet, matmul_precision: str = "highest") -> Callable[[Carry
         new, cost, _ = _update(net, loss, matmul_precision, carry, batch)
         return new, cost
 
+    if compiler_options:
+        return jax.jit(step, donate_argnums=(0,), compiler_options=compiler_options)
     return jax.jit(step, donate_argnums=(0,))
 
 

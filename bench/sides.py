@@ -128,13 +128,16 @@ class JaxSide:
 
     name = "plain JAX"
 
-    def __init__(self, model: Any, matmul_precision: str) -> None:
+    def __init__(
+        self, model: Any, matmul_precision: str, compiler_options: dict | None = None
+    ) -> None:
         self.model, self.matmul_precision = model, matmul_precision
+        self.compiler_options = compiler_options  # None: XLA's defaults
         self.padding = lite_padding() if model.sequence else None
 
     def setup(self, groups: list[list[Any]]) -> None:
         net = self.model.jax()
-        self.step = jax_nets.make_step(net, self.matmul_precision)
+        self.step = jax_nets.make_step(net, self.matmul_precision, self.compiler_options)
         self.carry = jax_nets.init_carry(net)
         self.batches = [jax.device_put(self.model.columns(g, self.padding)) for g in groups]
         jax.block_until_ready((self.carry, self.batches))

@@ -11,7 +11,7 @@ from typing import Any
 
 import jax
 
-from paddle_lite._src import channels_last
+from paddle_lite._src import channels_last, xla_options
 from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.errors import DataError
@@ -128,4 +128,4 @@ def make_infer(outputs: Sequence[Layer], precision: str = "float32"):
             values, _ = forward(outputs, params, feeds, None, "test")
         return precision_mod.to_float32(values)
 
-    return jax.jit(infer)
+    return xla_options.jit(infer)

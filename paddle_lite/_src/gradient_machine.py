@@ -24,6 +24,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from paddle_lite._src import xla_options
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, TopologyError
 from paddle_lite._src.graph import Layer
@@ -51,7 +52,7 @@ class LayerForwards:
             def values(params: Any, feeds: Any, key: Any) -> list[Any]:
                 return forward(layers, params, feeds, key, "train")[0]
 
-            self._jitted[names] = jax.jit(values)
+            self._jitted[names] = xla_options.jit(values)
         return self._jitted[names](params, feeds, key)
 
 

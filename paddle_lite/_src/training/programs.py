@@ -14,7 +14,7 @@ from typing import Any
 
 import jax
 
-from paddle_lite._src import config
+from paddle_lite._src import config, xla_options
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.regularizers import trainable_names
 from paddle_lite._src.specs import ParamSpec
@@ -63,7 +63,7 @@ class TrainProgram:
         cheapest argument for JAX's dispatch."""
         run = self.runs.get(packing)
         if run is None:
-            run = jax.jit(steps.over_packed(self._run, packing), donate_argnums=(0,))
+            run = xla_options.jit(steps.over_packed(self._run, packing), donate_argnums=(0,))
             self.runs[packing] = run
         return run
 

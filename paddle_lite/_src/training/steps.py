@@ -26,6 +26,7 @@ import optax
 from jax.extend import core as jax_core
 
 from paddle_lite._src import precision as precision_mod
+from paddle_lite._src import xla_options
 from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.distributed import row_shardings
@@ -347,4 +348,4 @@ def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any], precision:
         batch = (cost_sum(values, len(costs), weights), stats)
         return jax.tree_util.tree_map(jnp.add, totals, batch)
 
-    return jax.jit(step, donate_argnums=(2,))
+    return xla_options.jit(step, donate_argnums=(2,))
