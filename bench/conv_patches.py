@@ -7,6 +7,8 @@ once with ``lax.conv_general_dilated`` and once with paddle_lite's
 ``conv._patches_conv``, then the same for a few deeper layers (with the image's
 gradient too). Each row prints the median milliseconds of both and the
 speed ratio. It is why ``img_conv`` over at most 3 channels runs as patches on a CPU.
+Both sides compile with paddle_lite's XLA options (``xla_options``: XLA's own
+convolutions, not YNNPACK's).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import jax
 import numpy as np
 from jax import lax
 
+from paddle_lite._src import xla_options
 from paddle_lite._src.layers.conv import _patches_conv
 
 # (name, NHWC image batch, OIHW filter, stride, padding)
@@ -59,7 +62,7 @@ def _step(conv: Callable[..., Any], conf: tuple, deeper: bool) -> Callable[..., 
             y, pullback = jax.vjp(lambda w: conv(x, w, *conf), w)
         return y, pullback(g)
 
-    return jax.jit(step)
+    return xla_options.jit(step)  # compiled as paddle_lite compiles its programs
 
 
 def _median_ms(fn: Callable[..., Any], args: tuple, reps: int) -> float:
