@@ -2,7 +2,6 @@
 
 import re
 
-import jax
 import numpy as np
 import pytest
 
@@ -50,7 +49,7 @@ def _step_jaxpr(trainer):
     device.start(frozenset(), OnNan.RAISE)
     feeds = next(device_batches(iter([SAMPLES[:8]]), trainer_feeder(trainer).convert)).feeds
     device.begin_pass(0, feeds[0])
-    text = str(jax.make_jaxpr(device.program.run_for(device.packing))(device.leaves, feeds))
+    text = str(device.program.run_for(device.packing).trace(device.leaves, feeds).jaxpr)
     device.stop()
     return text
 
