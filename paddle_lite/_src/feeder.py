@@ -134,24 +134,6 @@ def field_converter(field: Field, bucket: Policy, nonempty: bool = False) -> tup
     return item_converter(field), (field,)
 
 
-def convert_field(
-    values: list[Any],
-    name: str,
-    index: int,
-    tp: InputType,
-    bucket: Policy | None = None,
-    nonempty: bool = False,
-    bounded: bool = True,
-) -> Any:
-    """Convert one field of every sample of a batch; ``bucket`` pads sequence lengths
-    (default: the configured ladder); ``nonempty`` refuses empty sequences; ``bounded``
-    refuses ids at or past the declared dim."""
-    function, args = field_converter(
-        Field(name, index, tp, bounded=bounded), bucket or make_policy(None), nonempty
-    )
-    return function(values, *args)
-
-
 def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
     """Convert a whole column of a pre-collated batch."""
     tp = field.type

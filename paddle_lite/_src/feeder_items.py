@@ -41,7 +41,6 @@ class Field:
         sample: int | None = None,
         unit: str = "",
         *,
-        bounded: bool = True,
         limit: tuple[int | None, str] | None = None,
     ) -> None:
         self.name, self.index, self.type = name, index, tp
@@ -49,9 +48,7 @@ class Field:
         # Ids are below ``self.limit`` (None: no upper bound), ``why`` names the layer
         # setting it: the declared dim unless the layers reading the ids bound them
         # otherwise (``input_checks.id_limits``), as v2, whose DataFeeder never checked
-        # ids against the declared dim (its layers did). ``bounded=False``: no bound.
-        if limit is None and not bounded:
-            limit = (None, "every layer reading them takes them as numbers")
+        # ids against the declared dim (its layers did).
         self.limit, self.why = limit if limit is not None else (tp.dim, "")
         self._warned = [False]  # shared with the copies ``at`` makes: one warning a field
 
