@@ -36,8 +36,8 @@ from typing import Any
 from paddle_lite._src.data_types import SequenceType
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
 from paddle_lite._src.feeder import DataFeeder
-from paddle_lite._src.group_lengths import check_group_lengths, group_checks
 from paddle_lite._src.kinds import get_kind
+from paddle_lite._src.length_checks import check_lengths, length_checks
 from paddle_lite._src.readers.decorator import ReaderTypeError, called
 from paddle_lite._src.topology import Topology
 
@@ -188,15 +188,15 @@ def id_limits(topology: Topology) -> dict[str, tuple[int | None, str]]:
 def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
     """The feeder of ``topology``'s data layers, refusing empty sequences where needed and
     bounding ids by the declared dim unless the layers reading them bound them otherwise
-    (:func:`id_limits`), and checking that each recurrent group's inputs have
-    the same lengths (``group_lengths``)."""
-    checks = group_checks(topology.nodes)
+    (:func:`id_limits`), and checking that the inputs of each recurrent group, and of
+    each layer that pairs rows, have the same lengths (``length_checks``)."""
+    checks = length_checks(topology.nodes)
     return DataFeeder(
         topology.data_type(),
         feeding,
         nonempty=nonempty_sequences(topology),
         id_limits=id_limits(topology),
-        check=functools.partial(check_group_lengths, checks) if checks else None,
+        check=functools.partial(check_lengths, checks) if checks else None,
     )
 
 

@@ -73,6 +73,9 @@ class Kind:
     # Its output has, sample by sample, the lengths of its first input of the same
     # sequence level (an fc or an lstm over a sequence); see ``lengths_input``.
     keeps_lengths: bool = False
+    # It pairs the rows of its sequence inputs (an addto, a concat, a cost and its
+    # label): their lengths must agree sample by sample; see ``aligned_inputs``.
+    aligns_rows: bool = False
 
     def reads_ids_as_numbers(self, position: int) -> bool:
         """True when integer ids fed at input ``position`` are read as numbers (a 0/1
@@ -90,10 +93,19 @@ class Kind:
     def lengths_input(self, inputs: Sequence[Spec], out: Spec) -> int | None:
         """The input whose lengths the output has, sample by sample, or None when the
         kind computes new ones. A recurrent group's inputs are traced back through it to
-        the data layers whose lengths the host checks (``group_lengths``)."""
+        the data layers whose lengths the host checks (``length_checks``)."""
         if not self.keeps_lengths:
             return None
         return next((i for i, s in enumerate(inputs) if s.seq_level == out.seq_level), None)
+
+    def aligned_inputs(self, inputs: Sequence[Spec]) -> tuple[int, ...]:
+        """The inputs whose rows the kind pairs, whose lengths the host checks sample by
+        sample (``length_checks``): those of the deepest sequence level, for a kind that
+        ``aligns_rows``."""
+        top = max((s.seq_level for s in inputs), default=0)
+        if not self.aligns_rows or top == 0:
+            return ()
+        return tuple(i for i, s in enumerate(inputs) if s.seq_level == top)
 
     def infer_spec(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> Spec:
         raise NotImplementedError
@@ -189,6 +201,8 @@ def run(
         raise LayerConfigError(
             f"layer '{layer.name}' ({layer.kind}) cannot run: {layer.attrs[UNRUNNABLE]}"
         )
+    if kind.aligns_rows:
+        _check_rows(layer, inputs)
     local = {p.role: params[p.name] for p in layer.params}
     extra = {"row_weights": row_weights} if kind.uses_row_weights else {}
     out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode, **extra)
@@ -207,6 +221,20 @@ def run(
     if threshold:
         out = with_data(out, clip_gradient(data_of(out), float(threshold)))
     return out, updates
+
+
+def _check_rows(layer: Layer, inputs: Sequence[Any]) -> None:
+    """A layer that pairs its inputs' rows needs as many of them in each (a ``resize``
+    before it changes the count; v2 stopped on the first such batch)."""
+    named = zip(layer.inputs, inputs, strict=False)
+    rows = {x.name: getattr(data_of(v), "shape", ())[:1] for x, v in named}
+    if len({r for r in rows.values() if r}) > 1:
+        counts = {name: r[0] for name, r in rows.items() if r}
+        raise LayerConfigError(
+            f"layer '{layer.name}' ({layer.kind}) cannot run: it pairs its inputs row by row, "
+            f"but they have {counts} rows in this batch; each needs one row per sample (a "
+            "layer such as resize before it changes the count)."
+        )
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1,))

@@ -78,6 +78,7 @@ def data(name, type, height=None, width=None, depth=None, layer_attr=None):  # n
 # fc --------------------------------------------------------------------------------
 class FcKind(Kind):
     name = "fc"
+    aligns_rows = True
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
@@ -222,6 +223,7 @@ def embedding(input, size, name=None, param_attr=None, layer_attr=None, paramete
 # concat / addto / dropout ----------------------------------------------------------
 class ConcatKind(Kind):
     name = "concat"
+    aligns_rows = True
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
@@ -296,6 +298,7 @@ def _is_projection(item: Any) -> bool:
 
 class AddtoKind(Kind):
     name = "addto"
+    aligns_rows = True
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):

@@ -63,6 +63,7 @@ class CostKind(Kind):
     without its feature axis).
     """
 
+    aligns_rows = True
     args: tuple[str, ...] = ("input", "label")
     is_cost = True
 

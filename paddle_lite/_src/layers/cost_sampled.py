@@ -128,6 +128,7 @@ def _finish(cost, inputs, attrs) -> Any:  # noqa: ANN001
 # nce --------------------------------------------------------------------------------
 class NceKind(Kind):
     name = "nce"
+    aligns_rows = True
     is_cost = True
 
     def id_bound(self, position, inputs, attrs):
@@ -276,6 +277,7 @@ def code_table(num_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 class HsigmoidKind(Kind):
     name = "hsigmoid"
+    aligns_rows = True
     is_cost = True
 
     def id_bound(self, position, inputs, attrs):

@@ -265,6 +265,7 @@ def crf(
 # crf_decoding ----------------------------------------------------------------------
 class CrfDecodingKind(Kind):
     name = "crf_decoding"
+    aligns_rows = True
 
     def id_bound(self, position, inputs, attrs):
         return attrs["size"] if position == 1 else None  # tag ids index the CRF's tags

@@ -37,6 +37,7 @@ def _scalar_weight(inputs) -> None:  # noqa: ANN001
 # cos_sim -------------------------------------------------------------------------
 class CosSimKind(Kind):
     name = "cos"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)
@@ -146,6 +147,7 @@ class SlopeInterceptKind(Kind):
 
 class ScalingKind(Kind):
     name = "scaling"
+    aligns_rows = True
 
     def lengths_input(self, inputs, out):
         return 1  # the scaled input's (the weight comes first)
@@ -169,6 +171,7 @@ class PowerKind(ScalingKind):
 
 class InterpolationKind(Kind):
     name = "interpolation"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)

@@ -43,6 +43,7 @@ def valid_rows(value) -> jnp.ndarray | None:  # noqa: ANN001
 # multiplex ---------------------------------------------------------------------------
 class MultiplexKind(Kind):
     name = "multiplex"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
         index, *cands = inputs
@@ -104,6 +105,7 @@ def multiplex(input, name=None, layer_attr=None):  # noqa: A002
 # dot_prod / l2_distance --------------------------------------------------------------
 class DotProdKind(Kind):
     name = "dot_prod"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)
@@ -179,6 +181,7 @@ def l2_distance(x, y, name=None, layer_attr=None):
 # out_prod ----------------------------------------------------------------------------
 class OutProdKind(Kind):
     name = "out_prod"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
         _base.expect(inputs)

@@ -166,6 +166,7 @@ def _term(item: dict[str, Any], w: Any, xs: list[Any]) -> Any:
 
 class MixedKind(Kind):
     name = "mixed"
+    aligns_rows = True
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):

@@ -44,7 +44,7 @@ def _as_seq(value: Any) -> Seq:
 
 def _steps_like(seq: Seq, n_steps: int) -> Seq:
     """``seq`` padded or cut to ``n_steps`` steps. The host checks that the in-links have
-    the same lengths (``group_lengths``); in-links whose lengths come from the device may
+    the same lengths (``length_checks``); in-links whose lengths come from the device may
     still be padded to another number of steps (a ``seq_concat`` of two inputs, say)."""
     have = seq.data.shape[1]
     if have == n_steps:
@@ -70,7 +70,7 @@ def _nan_unless(seq: Seq, agree: Any) -> Seq:
     """``seq`` with NaN in the float rows of samples whose in-links differ in length.
 
     The host refuses such a batch when it can trace the in-links to data layers
-    (``group_lengths``); for in-links whose lengths come from the device this makes
+    (``length_checks``); for in-links whose lengths come from the device this makes
     training's non-finite check stop at the group (``training.nonfinite`` names the
     in-links and their lengths) and test and infer show NaN, not silent numbers."""
     if agree is None or not jnp.issubdtype(seq.data.dtype, jnp.floating):

@@ -37,6 +37,7 @@ def _masked_activation(act: Any, z: Any, mask: Any) -> Any:
 
 class SelectiveFcKind(Kind):
     name = "selective_fc"
+    aligns_rows = True
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):

@@ -21,7 +21,7 @@ import numpy as np
 from paddle_lite._src.compile import cost_sum, forward
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.group_lengths import GROUP, device_mismatch
+from paddle_lite._src.length_checks import GROUP, device_mismatch
 from paddle_lite._src.topology import traverse
 from paddle_lite._src.typing import VALID, Seq, Sparse, step_mask
 

@@ -7,7 +7,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src import errors as paddle_lite_errors
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.group_lengths import Source, group_checks
+from paddle_lite._src.length_checks import Source, length_checks
 from paddle_lite._src.topology import Topology
 
 L, D = paddle.layer, paddle.data_type
@@ -113,7 +113,7 @@ def test_inputs_are_traced_through_embeddings_lstms_and_expand():
         step=lambda p, q: L.fc(input=[p, q], size=H), input=[lstm, spread], name="pair"
     )
     params = paddle.parameters.create(out)
-    (check,) = group_checks(Topology(out).nodes)
+    (check,) = length_checks(Topology(out).nodes)
     assert [s for _, _, s in check.inputs] == [Source("words", 0), Source("b", 0)]
     ones = np.ones((2, H), "float32")
     assert _infer(out, params, [([1, 2], ones[0], ones)]).shape == (2, H)
@@ -164,9 +164,9 @@ def test_inputs_whose_lengths_come_from_the_device_are_not_checked_on_the_host()
     b = L.data(name="b", type=D.dense_vector_sequence(H))
     joined = L.seq_concat(a=a, b=a)
     out = L.recurrent_group(step=lambda p, q: L.addto(input=[p, q]), input=[joined, b])
-    (check,) = group_checks(Topology(out).nodes) or (None,)
+    (check,) = length_checks(Topology(out).nodes) or (None,)
     assert check is None  # only one input traces to a data layer
-    traced = group_checks(Topology(_pair_group(through_fc=True)[0]).nodes)
+    traced = length_checks(Topology(_pair_group(through_fc=True)[0]).nodes)
     assert [s for _, _, s in traced[0].inputs] == [Source("a", 0), Source("b", 0)]
 
 

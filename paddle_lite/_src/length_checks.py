@@ -1,16 +1,22 @@
-"""The host's check that a recurrent group's inputs have the same lengths, batch by batch.
+"""The host's checks that inputs meant to have the same lengths have them, batch by batch.
 
 v2 refused a ``recurrent_group`` whose sequence inputs (those split into steps) differ
 in length for some sample ("RecurrentGroup <name> input <i> has mismatched sequence
-length"). Inside the jitted scan the lengths are data and nothing can be raised, so the
-check runs where the lengths are still numpy arrays on the host: after the feeder has
-converted a batch. Each group input is traced back, through layers whose output has
-the lengths of one of their inputs (``Kind.lengths_input``), to the data layer whose lengths it
-carries: its top-level lengths (depth 0), or, for the input of a group inside the step
-of a group over nested sequences, its sub-sequence lengths (depth 1). Inputs that trace
-to no data layer (their lengths are computed on the device) are checked on the device:
-the group makes its outputs NaN for the samples whose in-links differ in length, and
-training's non-finite check, once it stops there, raises the error that
+length"). A layer that pairs its sequence inputs row by row (``Kind.aligns_rows``: an
+``addto``, a ``concat``, a cost and its label) worked in v2 on the batch's rows: rows
+of different counts stopped v2, and sequences of other lengths with the same total
+paired rows of different samples. Both are refused here, naming the sample.
+
+Inside the jitted program the lengths are data and nothing can be raised, so the
+checks run where the lengths are still numpy arrays on the host: after the feeder has
+converted a batch. Each input is traced back, through layers whose output has the
+lengths of one of their inputs (``Kind.lengths_input``), to the data layer whose
+lengths it carries: its top-level lengths (depth 0), or its sub-sequence lengths
+(depth 1: a nested input's, or, for the input of a group inside the step of a group
+over nested sequences, the outer in-link's). Inputs that trace to no data layer (their
+lengths are computed on the device) are not checked on the host; a group checks them
+on the device: it makes its outputs NaN for the samples whose in-links differ in
+length, and training's non-finite check, once it stops there, raises the error that
 :func:`device_mismatch` words.
 """
 
@@ -37,10 +43,12 @@ class Source(NamedTuple):
     depth: int
 
 
-class GroupCheck(NamedTuple):
-    """One group's sequence inputs that trace to data layers: ``(index, name, Source)``."""
+class LengthCheck(NamedTuple):
+    """One layer's inputs whose lengths must agree, those that trace to data layers:
+    ``(index, name, Source)``; ``kind`` is the layer's (``GROUP`` for a group)."""
 
-    group: str
+    layer: str
+    kind: str
     inputs: tuple[tuple[int, str, Source], ...]
 
 
@@ -68,25 +76,40 @@ def _source(layer: Layer, step: _Step | None) -> Source | None:
     return None if index is None else _source(layer.inputs[index], step)
 
 
-def _group_checks(nodes: Iterable[Layer], step: _Step | None) -> list[GroupCheck]:
-    """The checks of the groups among ``nodes``, outer groups before the inner ones."""
-    checks = []
-    for node in nodes:
-        if node.kind != GROUP:
-            continue
-        graph = node.attrs["step"]
-        inlinks = node.inputs[: len(graph.inlinks)]
-        traced = [(i, x.name, _source(x, step)) for i, x in enumerate(inlinks)]
-        known = tuple(t for t in traced if t[2] is not None)
-        if len({t[2] for t in known}) > 1:
-            checks.append(GroupCheck(node.name, known))
-        checks += _group_checks(graph.nodes, _Step(graph.inlinks, node, step))
+def _traced(node: Layer, positions: Iterable[int], step: _Step | None) -> list[LengthCheck]:
+    """The checks of ``node``'s inputs at ``positions``: their top-level lengths, then
+    (inputs of nested sequences) their sub-sequence lengths; none where all trace to
+    one source."""
+    links = [(i, node.inputs[i]) for i in positions]
+    traced = [(i, x.name, _source(x, step)) for i, x in links]
+    known = tuple(t for t in traced if t[2] is not None)
+    if len({t[2] for t in known}) < 2:
+        return []
+    checks = [LengthCheck(node.name, node.kind, known)]
+    if node.kind != GROUP and all(node.inputs[i].spec.seq_level == 2 for i, _, _ in known):
+        subs = tuple((i, name, Source(src.data, 1)) for i, name, src in known if not src.depth)
+        checks += [LengthCheck(node.name, node.kind, subs)] if len(subs) == len(known) else []
     return checks
 
 
-def group_checks(nodes: Iterable[Layer]) -> tuple[GroupCheck, ...]:
-    """The length checks of every recurrent group among ``nodes`` (a topology's)."""
-    return tuple(_group_checks(nodes, None))
+def _checks(nodes: Iterable[Layer], step: _Step | None) -> list[LengthCheck]:
+    """The checks of the layers among ``nodes``, outer groups before the inner ones."""
+    checks = []
+    for node in nodes:
+        if node.kind != GROUP:
+            aligned = get_kind(node.kind).aligned_inputs([x.spec for x in node.inputs])
+            checks += _traced(node, aligned, step)
+            continue
+        graph = node.attrs["step"]
+        checks += _traced(node, range(len(graph.inlinks)), step)
+        checks += _checks(graph.nodes, _Step(graph.inlinks, node, step))
+    return checks
+
+
+def length_checks(nodes: Iterable[Layer]) -> tuple[LengthCheck, ...]:
+    """The length checks of every recurrent group and every layer that pairs rows among
+    ``nodes`` (a topology's)."""
+    return tuple(_checks(nodes, None))
 
 
 def _lengths(feeds: dict[str, Any], src: Source, top: Any) -> np.ndarray:
@@ -99,21 +122,32 @@ def _lengths(feeds: dict[str, Any], src: Source, top: Any) -> np.ndarray:
     return np.where(np.arange(sub.shape[1])[None, :] < np.asarray(top)[:, None], sub, 0)
 
 
-def _mismatch(check: GroupCheck, i: int, first: np.ndarray, other: np.ndarray) -> DataError:
+_RULES = {
+    GROUP: "every input split into steps must have as many steps as the others, sample "
+    "by sample, as in v2",
+    "": "the layer pairs its inputs row by row, so their sequences must have the same "
+    "lengths, sample by sample (v2 paired the rows of the whole batch: it stopped where "
+    "their counts differed, and paired rows of different samples where only the totals "
+    "agreed)",
+}
+
+
+def _mismatch(check: LengthCheck, i: int, first: np.ndarray, other: np.ndarray) -> DataError:
     (i0, name0, src0), (_, name, src) = check.inputs[0], check.inputs[i]
     row = int(np.argwhere(first != other)[0][0])
-    what = "sequence lengths" if src.depth == 0 else "sub-sequence lengths within a step"
+    group = check.kind == GROUP
+    what = "sequence lengths" if src.depth == 0 else "sub-sequence lengths"
+    where = f"recurrent_group '{check.layer}'" if group else f"{check.kind} '{check.layer}'"
     return DataError(
-        f"recurrent_group '{check.group}': input {check.inputs[i][0]} '{name}' (data layer "
-        f"'{src.data}') has mismatched {what}: sample {row} has {other[row].tolist()}, but "
-        f"input {i0} '{name0}' (data layer '{src0.data}') has {first[row].tolist()}; every "
-        "input split into steps must have as many steps as the others, sample by sample, "
-        "as in v2."
+        f"{where}: input {check.inputs[i][0]} '{name}' (data layer '{src.data}') has "
+        f"mismatched {what}{' within a step' if group and src.depth else ''}: sample {row} "
+        f"has {other[row].tolist()}, but input {i0} '{name0}' (data layer '{src0.data}') has "
+        f"{first[row].tolist()}; {_RULES[GROUP if group else '']}."
     )
 
 
-def check_group_lengths(checks: tuple[GroupCheck, ...], feeds: dict[str, Any]) -> None:
-    """Raise :class:`DataError` when a group's inputs differ in length in ``feeds``."""
+def check_lengths(checks: tuple[LengthCheck, ...], feeds: dict[str, Any]) -> None:
+    """Raise :class:`DataError` when inputs that must agree differ in length in ``feeds``."""
     for check in checks:
         src0 = check.inputs[0][2]
         top = feeds[src0.data].lengths  # for depth 1: the outer lengths, checked before
