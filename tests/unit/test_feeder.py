@@ -141,6 +141,8 @@ def test_column_errors_name_the_layer():
         feeder({"x": np.zeros((2, 6))})
     with pytest.raises(DataError, match=r"data layer 'x' \(field 0\): received a column of shape"):
         feeder({"x": np.zeros((2, 5)), "y": np.zeros(2, int)})
+    with pytest.raises(DataError, match=r"shape \(6,\), expected \[batch, 6\] \(a single sample"):
+        feeder((np.zeros(6), np.array([1])))  # a sample where a batch belongs
     with pytest.raises(DataError, match=r"data layer 'y' \(field 1, sample 1\): id 7 is outside"):
         feeder({"x": np.zeros((2, 6)), "y": np.array([1, 7])})
     with pytest.raises(DataError, match=r"different lengths \[2, 3\]"):
