@@ -10,11 +10,12 @@ for compatibility and recorded.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from paddle_lite._src import buckets, distributed, precision
-from paddle_lite._src.errors import ConfigError, did_you_mean
+from paddle_lite._src.errors import ConfigError, TrainingWarning, did_you_mean
 
 _BOOL, _INT, _STR, _FLOAT = "bool", "int", "str", "float"
 _PRECISION, _BUCKETS = "precision", "seq_buckets"
@@ -169,7 +170,8 @@ def init(**kwargs: Any) -> dict[str, Any]:
     """Configure paddle_lite (v2 ``paddle.init``); returns the settings in force.
 
     Args:
-        use_gpu: run on the GPU (an error when JAX sees none).
+        use_gpu: run on the GPU (on the CPU, with a ``TrainingWarning``, when JAX sees
+            none).
         trainer_count: local devices to train on, data-parallel (default 1): GPUs, or
             CPU host devices (then call ``init`` before any JAX work).
         coordinator_address, num_processes, process_id: join a multi-process job
@@ -199,8 +201,8 @@ def init(**kwargs: Any) -> dict[str, Any]:
         raise ConfigError(
             f"paddle.init(): trainer_count must be >= 1; received {flags['trainer_count']}."
         )
-    if flags["use_gpu"]:
-        _require_gpu()
+    if flags["use_gpu"] and not _has_gpu():
+        flags["use_gpu"] = False
     internal = {k: v for k, v in _SETTINGS.items() if k.startswith("_")}  # kept across init
     distributed.setup(flags)
     _SETTINGS.clear()
@@ -208,17 +210,23 @@ def init(**kwargs: Any) -> dict[str, Any]:
     return {k: v for k, v in _SETTINGS.items() if not k.startswith("_")}
 
 
-def _require_gpu() -> None:
+def _has_gpu() -> bool:
+    """Whether JAX sees a GPU; if not, a warning that training runs on the CPU (v2's
+    GPU build stopped in ``hl_init`` on a machine without one; a JAX program runs on
+    whatever devices it finds)."""
     import jax
 
     try:
-        jax.devices("gpu")
+        return bool(jax.devices("gpu"))
     except RuntimeError:
-        raise ConfigError(
-            "paddle.init(use_gpu=True) but JAX finds no GPU on this machine "
-            f"(backends: {jax.default_backend()}). Install jax with CUDA support or pass "
-            "use_gpu=False."
-        ) from None
+        warnings.warn(
+            "paddle.init(use_gpu=True): JAX finds no GPU on this machine (backends: "
+            f"{jax.default_backend()}), so paddle_lite computes on the CPU. Install jax "
+            "with CUDA support to use a GPU.",
+            TrainingWarning,
+            stacklevel=3,
+        )
+        return False
 
 
 def enable_compilation_cache() -> None:
