@@ -55,13 +55,31 @@ class Tanh(BaseActivation):
         return jnp.tanh(z)
 
 
+SIGMOID_RANGE = (-40.0, 13.0)  # v2's SIGMOID_THRESHOLD_MIN / _MAX
+
+
+@jax.custom_jvp
+def v2_sigmoid(z: Any) -> Any:
+    """v2's sigmoid: ``1 / (1 + exp(-clip(z, -40, 13)))``, differentiated as ``o (1 - o)``
+    of that output for every ``z`` (``BaseMatrix::sigmoid`` / ``sigmoidDerivative``, and
+    the same clip in LSTM and GRU gates): the clip bounds the value, not the gradient.
+    The output stays below 1 (``1 - 2.3e-6``), so ``log(1 - o)`` stays finite."""
+    return jax.nn.sigmoid(jnp.clip(z, *SIGMOID_RANGE))
+
+
+@v2_sigmoid.defjvp
+def _v2_sigmoid_jvp(primals, tangents):  # noqa: ANN001, ANN202
+    o = v2_sigmoid(primals[0])
+    return o, o * (1 - o) * tangents[0]
+
+
 class Sigmoid(BaseActivation):
-    """``1 / (1 + exp(-z))``."""
+    """``1 / (1 + exp(-z))`` with ``z`` clipped to ``[-40, 13]`` as v2 did (:func:`v2_sigmoid`)."""
 
     name, support_hppl = "sigmoid", True
 
     def _fn(self, z):
-        return jax.nn.sigmoid(z)
+        return v2_sigmoid(z)
 
 
 class Relu(BaseActivation):

@@ -21,7 +21,7 @@ def _softmax(z):
 
 CASES = [
     (act.Tanh, "tanh", Z, np.tanh),
-    (act.Sigmoid, "sigmoid", Z, lambda z: 1 / (1 + np.exp(-z))),
+    (act.Sigmoid, "sigmoid", Z, lambda z: 1 / (1 + np.exp(-np.clip(z, -40, 13)))),
     (act.Relu, "relu", Z, lambda z: np.maximum(z, 0)),
     (act.Linear, "", Z, lambda z: z),
     (act.Softmax, "softmax", Z / 10, _softmax),
@@ -44,6 +44,22 @@ def test_activation_values(cls, name, z, ref):
     assert a.name == name
     got = np.asarray(a.apply(z.astype(np.float32)), np.float64)
     np.testing.assert_allclose(got, ref(z), rtol=1e-5, atol=1e-5)
+
+
+def test_sigmoid_is_v2s_clipped_sigmoid_with_its_derivative_of_the_output():
+    # v2's BaseMatrix sigmoid clips its argument to [-40, 13]; sigmoidDerivative is
+    # o (1 - o) of the output, so a saturated unit still has a gradient and log(1 - o)
+    # stays finite (a multi_binary_label_cross_entropy over it trains on).
+    z = np.array([-1e30, -45.0, -3.0, 0.5, 13.0, 20.0, 1e30], np.float32)
+    o64 = 1 / (1 + np.exp(-np.clip(np.float64(z), -40, 13)))
+    sig = act.Sigmoid().apply
+    np.testing.assert_allclose(np.asarray(sig(z), np.float64), o64, rtol=1e-6)
+    grad = np.asarray(jax.grad(lambda v: sig(v).sum())(z), np.float64)
+    np.testing.assert_allclose(grad, o64 * (1 - o64), rtol=1e-2)  # 1 - o in float32
+    assert grad[-1] > 2e-6 and grad[0] > 0
+    log_gap = jax.grad(lambda v: jax.numpy.log(1 - sig(v)).sum())
+    assert np.isfinite(np.asarray(log_gap(np.array([50.0], np.float32)))).all()
+    assert np.isnan(np.asarray(sig(np.array([np.nan], np.float32)))).all()
 
 
 def test_support_hppl_and_identity_alias():
