@@ -52,7 +52,8 @@ def renamed(new: Any, old: Any, names: tuple[str, str], where: str) -> Any:
     ``names[1]`` it had in the v2 of early 2017 (``names[0]`` is today's name)."""
     if old is None:
         return new
-    if new is not None and new is not old:
+    same = new is old or (isinstance(new, (dict, list, tuple)) and new == old)
+    if new is not None and not same:
         raise ArgumentTypeError(
             f"{where} received both {names[0]}= and {names[1]}= (its early-2017 name); "
             f"pass only {names[0]}=."

@@ -49,7 +49,7 @@ def test_train_and_test_read_reader_dict_as_feeding():
     )
 
 
-def test_feeding_and_a_different_reader_dict_are_refused():
+def test_feeding_and_a_different_reader_dict_are_refused_an_equal_one_is_not():
     _, cost = _linear()
     params = paddle.parameters.create(cost)
     trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum())
@@ -57,6 +57,10 @@ def test_feeding_and_a_different_reader_dict_are_refused():
         trainer.test(
             paddle.batch(_label_first, 4), feeding={"x": 0, "y": 1}, reader_dict={"x": 1, "y": 0}
         )
+    same = trainer.test(
+        paddle.batch(_label_first, 4), feeding={"x": 1, "y": 0}, reader_dict={"x": 1, "y": 0}
+    )
+    assert same.cost == trainer.test(paddle.batch(_label_first, 4), feeding={"x": 1, "y": 0}).cost
 
 
 def test_infer_with_output_and_a_reader_of_batches_or_samples():
