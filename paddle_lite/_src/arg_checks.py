@@ -2,8 +2,9 @@
 
 ``require_parameters`` (``parameters=None`` or a layer where ``Parameters`` belong),
 ``warn_unless_costs`` (a prediction passed as ``cost=``: v2 trained it, so this warns)
-and ``frozen_names`` (``immutable_parameters`` given as parameter names, name prefixes,
-layer names or layers).
+``frozen_names`` (``immutable_parameters`` given as parameter names, name prefixes,
+layer names or layers) and ``renamed`` (an argument given by the name the v2 of early 2017
+had for it: ``reader_dict`` for ``feeding``, ``output`` for ``output_layer``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,20 @@ def require_parameters(value: Any, where: str) -> None:
         f"{where}: parameters must be a paddle.parameters.Parameters; received "
         f"{_describe(value)}; {hint}."
     )
+
+
+def renamed(new: Any, old: Any, names: tuple[str, str], where: str) -> Any:
+    """``new``, or ``old`` where only that was given: the same argument under the name
+    ``names[1]`` it had in the v2 of early 2017 (``names[0]`` is today's name)."""
+    if old is None:
+        return new
+    same = new is old or (isinstance(new, (dict, list, tuple)) and new == old)
+    if new is not None and not same:
+        raise ArgumentTypeError(
+            f"{where} received both {names[0]}= and {names[1]}= (its early-2017 name); "
+            f"pass only {names[0]}=."
+        )
+    return old
 
 
 def warn_unless_costs(costs: Sequence[Any]) -> None:

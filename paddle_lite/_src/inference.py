@@ -14,15 +14,16 @@ import numpy as np
 
 from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, v2_inference_file
-from paddle_lite._src.arg_checks import require_parameters
+from paddle_lite._src.arg_checks import renamed, require_parameters
 from paddle_lite._src.buckets import pow2
-from paddle_lite._src.errors import DataError, ParameterError, TopologyError
+from paddle_lite._src.errors import ArgumentTypeError, DataError, ParameterError, TopologyError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.input_checks import feeder_for
 from paddle_lite._src.layers.beam_search import BeamResult
 from paddle_lite._src.layers.generation import beam_fields
 from paddle_lite._src.param_files import source_name
 from paddle_lite._src.parameters import Parameters
+from paddle_lite._src.readers.minibatch import batch
 from paddle_lite._src.topology import Topology, load_inference_topology
 from paddle_lite._src.typing import Seq
 
@@ -46,6 +47,7 @@ class Inference:
         fileobj: instead of ``output_layer``, a stream written by
             ``Topology.serialize_for_inference`` — paddle_lite's, or v2's pickled
             ModelConfig (read without running code; see ``v2_inference_file``).
+        output: ``output_layer``'s name in the v2 of early 2017.
 
     Example:
         ```python
@@ -55,9 +57,15 @@ class Inference:
     """
 
     def __init__(
-        self, parameters: Parameters, output_layer: Any = None, fileobj: Any = None
+        self,
+        parameters: Parameters,
+        output_layer: Any = None,
+        fileobj: Any = None,
+        output: Any = None,
     ) -> None:
-        require_parameters(parameters, "paddle.inference.Inference")
+        where = "paddle.inference.Inference"
+        output_layer = renamed(output_layer, output, ("output_layer", "output"), where)
+        require_parameters(parameters, where)
         if output_layer is not None:
             topology = Topology(output_layer)
         elif fileobj is not None:
@@ -262,11 +270,12 @@ def _pick(result: dict[str, Any], field: str, layer: Layer) -> Any:
 
 
 def infer(
-    output_layer: Any,
-    parameters: Parameters,
-    input: Sequence[Any],
-    feeding: Any = None,  # noqa: A002
+    output_layer: Any = None,
+    parameters: Parameters | None = None,
+    input: Sequence[Any] | None = None,  # noqa: A002
+    feeding: Any = None,
     field: Any = "value",
+    **early: Any,
 ) -> Any:
     """Run ``output_layer`` on ``input`` (a list of samples, one batch).
 
@@ -276,6 +285,10 @@ def infer(
         input: samples as tuples of the input fields the outputs need.
         feeding: ``{data layer name: field index}``; default: data-layer order.
         field: ``'value'``, ``'id'`` (``max_id`` outputs), ``'prob'``, or a list.
+        **early: the arguments of the v2 of early 2017: ``output`` (``output_layer``),
+            ``reader_dict`` (``feeding``), and ``reader``, a reader of batches (or, with
+            ``batch_size``, of samples) in place of ``input``; its samples run as one
+            input, so the result is the batches' results concatenated.
 
     Returns:
         A numpy array for one field (outputs concatenated on axis 0), else a list.
@@ -285,6 +298,7 @@ def infer(
         probs = paddle.infer(output_layer=predict, parameters=params, input=[(img,)])
         ```
     """
+    output_layer, input, feeding = _early_arguments(output_layer, input, feeding, early)
     require_parameters(parameters, "paddle.infer")
     cache = parameters.cache("inferers")
     outputs = tuple(output_layer) if isinstance(output_layer, (list, tuple)) else (output_layer,)
@@ -296,3 +310,30 @@ def infer(
         entry[0].load(parameters)
         entry[1] = parameters.version
     return entry[0].infer(input=input, field=field, feeding=feeding)
+
+
+_EARLY = ("output", "reader", "batch_size", "reader_dict")
+
+
+def _early_arguments(
+    output_layer: Any, input: Any, feeding: Any, early: dict[str, Any]
+) -> tuple[Any, Any, Any]:  # noqa: A002
+    """``(output_layer, input, feeding)`` from today's arguments or early 2017's."""
+    unknown = sorted(set(early) - set(_EARLY))
+    if unknown:
+        raise TypeError(f"infer() got unexpected keyword arguments {unknown}.")
+    where = "paddle.infer"
+    output_layer = renamed(output_layer, early.get("output"), ("output_layer", "output"), where)
+    feeding = renamed(feeding, early.get("reader_dict"), ("feeding", "reader_dict"), where)
+    reader = early.get("reader")
+    if reader is None and callable(input):  # infer(output, parameters, reader) by position
+        reader, input = input, None
+    if reader is not None:
+        if input is not None:
+            raise ArgumentTypeError(f"{where} received both input= and reader=; pass one.")
+        size = early.get("batch_size")
+        batches = reader() if size is None else batch(reader, size)()
+        input = [sample for minibatch in batches for sample in minibatch]
+    if output_layer is None or input is None:
+        raise ArgumentTypeError(f"{where} needs output_layer= and input= (samples).")
+    return output_layer, input, feeding

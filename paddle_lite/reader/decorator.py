@@ -10,6 +10,7 @@ from paddle_lite._src.readers.decorator import (
     map_readers,
     shuffle,
 )
+from paddle_lite._src.readers.minibatch import batch
 from paddle_lite._src.readers.parallel import (
     ReaderProcessError,
     buffered,
@@ -18,11 +19,15 @@ from paddle_lite._src.readers.parallel import (
 )
 from paddle_lite._src.readers.pipe import PipeReader
 
+# The name of ``paddle.batch`` in the v2 of early 2017 (``paddle.reader.batched``).
+batched = batch
+
 __all__ = [
     "ComposeNotAligned",
     "Fake",
     "PipeReader",
     "ReaderProcessError",
+    "batched",
     "buffered",
     "cache",
     "chain",

@@ -373,6 +373,8 @@ def test_bad_arguments_are_typed():
         R.lstmemory(input=_x(8), sise=2)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         R.recurrent(input=_x(4), layer_attr=paddle.attr.Extra(drop_rate=0.5))
+    with pytest.raises(LayerConfigError, match="does not support error_clipping_threshold"):
+        R.lstmemory(input=_x(8), layer_attr=paddle.attr.Extra(error_clipping_threshold=1.0))
     with pytest.raises(LayerTypeError, match="reverse must be a bool or 0/1"):
         R.recurrent(input=_x(4), reverse="yes")
     # v2 stored reverse in a proto bool field: 0/1 and numpy bools are bools
@@ -380,3 +382,30 @@ def test_bad_arguments_are_typed():
     assert R.lstmemory(input=_x(16), reverse=np.bool_(False)).attrs["reverse"] is False
     with pytest.raises(LayerTypeError, match="input must be a layer"):
         R.grumemory(input="x")
+
+
+# dropout on the output (v2 of 2017: layer_support(DROPOUT) on lstmemory and grumemory) ---
+def test_lstmemory_drop_rate_drops_outputs_in_training_and_scales_them_in_test():
+    out = R.lstmemory(input=_x(12), layer_attr=paddle.attr.Extra(drop_rate=0.25))
+    params, seq = _params(out), _seq_data(12)
+    p = {k.split(".")[-1]: v.astype(np.float64) for k, v in params.items()}
+    full = lambda x: lstm_ref(x, p["w0"], p["wbias"][0], False)  # noqa: E731
+    _check(_run(out, params, seq), seq, lambda x: 0.75 * full(x))
+    (value,), _ = forward([out], params, {"x": seq}, key=jax.random.PRNGKey(0), mode="train")
+    got = np.asarray(value.data)
+    kept = dropped = 0
+    for b, n in enumerate(LENGTHS):
+        want = full(seq.data[b, :n].astype(np.float64))
+        keep = got[b, :n] != 0.0
+        np.testing.assert_allclose(got[b, :n][keep], want[keep], rtol=1e-5, atol=1e-6)
+        kept, dropped = kept + keep.sum(), dropped + (~keep).sum()
+    assert kept > 0 and dropped > 0
+
+
+def test_grumemory_drop_rate_is_accepted_and_not_applied_as_in_v2():
+    with pytest.warns(paddle.errors.LayerConfigWarning, match="never applied it"):
+        out = R.grumemory(input=_x(9), layer_attr=paddle.attr.Extra(drop_rate=0.5))
+    assert "drop_rate" not in out.attrs
+    params, seq = _params(out), _seq_data(9)
+    p = {k.split(".")[-1]: v.astype(np.float64) for k, v in params.items()}
+    _check(_run(out, params, seq), seq, lambda x: gru_ref(x, p["w0"], p["wbias"][0], False))

@@ -12,13 +12,14 @@ followed by a row-major ``[H, H]`` candidate matrix.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import Sigmoid, Tanh, as_activation, cell_activation
-from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.recurrent_scan import (
@@ -75,11 +76,28 @@ def _check_size(size: Any, hidden: int, *, layer: str, multiple: int) -> None:
         )
 
 
-def _common_attrs(name: str, reverse: Any, layer_attr: Any) -> dict[str, Any]:
+def _common_attrs(
+    name: str, reverse: Any, layer_attr: Any, supported: tuple[str, ...] = _base.DEVICE_ONLY
+) -> dict[str, Any]:
     return {
         "reverse": _base.flag(reverse, layer=name, arg="reverse"),
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+        **_base.extra_fields(layer_attr, layer=name, supported=supported),
     }
+
+
+def _unapplied_drop_rate(attrs: dict[str, Any], name: str) -> dict[str, Any]:
+    """v2's grumemory took ``Extra(drop_rate=...)`` (2017) but its GatedRecurrentLayer never
+    applied it (it skips the activation step that drops); so it is dropped here too, with a
+    warning, rather than giving another result than v2."""
+    if attrs.pop("drop_rate", None):
+        warnings.warn(
+            f"layer '{name}' (grumemory): v2 accepted layer_attr=Extra(drop_rate=...) here but "
+            "never applied it, so neither does paddle_lite; put the dropout on the layer that "
+            "reads this one (an fc, say) to have it.",
+            LayerConfigWarning,
+            stacklevel=_base._user_stacklevel(),
+        )
+    return attrs
 
 
 def _build(kind: str, name: str, inp: Any, attrs: dict, param_attr: Any, bias_attr: Any) -> Any:
@@ -244,7 +262,8 @@ def lstmemory(
         state_act: cell-output activation (default ``Tanh``).
         bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
         param_attr: a ``Param`` for the recurrent weight.
-        layer_attr: ``Extra(device=...)`` only.
+        layer_attr: ``Extra(drop_rate=..., device=...)``: as in v2 (2017), dropout on
+            the output sequence (non-inverted; outputs scaled by ``1 - rate`` in test).
 
     Returns:
         A sequence layer of size ``H``; weight ``_<name>.w0`` with dims ``[H, H, 4]``
@@ -262,7 +281,7 @@ def lstmemory(
         "cell_act": cell_activation(act, Tanh(), layer=name, arg="act"),
         "gate_act": cell_activation(gate_act, Sigmoid(), layer=name, arg="gate_act"),
         "state_act": cell_activation(state_act, Tanh(), layer=name, arg="state_act"),
-        **_common_attrs(name, reverse, layer_attr),
+        **_common_attrs(name, reverse, layer_attr, _base.DROP_ONLY),
     }
     return _build("lstmemory", name, inp, attrs, param_attr, bias_attr)
 
@@ -338,7 +357,8 @@ def grumemory(
         gate_act: gate activation (default ``Sigmoid``).
         bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
         param_attr: a ``Param`` for the recurrent weight.
-        layer_attr: ``Extra(device=...)`` only.
+        layer_attr: ``Extra(device=...)``; ``drop_rate`` is accepted and, as in v2,
+            not applied (with a ``LayerConfigWarning``).
 
     Returns:
         A sequence layer of size ``H``; weight ``_<name>.w0`` ``[H, 3H]`` (memory: the
@@ -356,6 +376,7 @@ def grumemory(
     attrs = {
         "cell_act": cell_activation(act, Tanh(), layer=name, arg="act"),
         "gate_act": cell_activation(gate_act, Sigmoid(), layer=name, arg="gate_act"),
-        **_common_attrs(name, reverse, layer_attr),
+        **_common_attrs(name, reverse, layer_attr, _base.DROP_ONLY),
     }
+    attrs = _unapplied_drop_rate(attrs, name)
     return _build("gated_recurrent", name, inp, attrs, param_attr, bias_attr)

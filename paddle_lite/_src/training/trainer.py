@@ -16,7 +16,12 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src import config, events
-from paddle_lite._src.arg_checks import frozen_names, require_parameters, warn_unless_costs
+from paddle_lite._src.arg_checks import (
+    frozen_names,
+    renamed,
+    require_parameters,
+    warn_unless_costs,
+)
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.evaluators import auto_evaluators
@@ -137,6 +142,7 @@ class SGD:
         checkpoint_dir: str | None = None,
         checkpoint_every: int | None = None,
         checkpoints_kept: int = 3,
+        reader_dict: Any = None,
     ) -> History:
         """Train for ``num_passes`` over ``reader`` (a reader of minibatches).
 
@@ -173,6 +179,7 @@ class SGD:
             checkpoint_dir: write checkpoints there (``ckpt-<steps>`` folders) at each
                 pass end and every ``checkpoint_every`` batches, keeping the newest
                 ``checkpoints_kept``.
+            reader_dict: ``feeding``'s name in the v2 of early 2017.
 
         Returns:
             A ``History``: per pass the mean cost, the metrics and the results of any
@@ -184,6 +191,7 @@ class SGD:
                 f"train() reader must be callable (a reader creator's result); received {reader!r}."
             )
         handler = combined_handler(event_handler)
+        feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "train()")
         settings = Settings(
             feeder=feeder_for(self.__topology__, feeding),
             k=positive("steps_per_dispatch", steps_per_dispatch),
@@ -288,8 +296,12 @@ class SGD:
         return merged
 
     # evaluation -------------------------------------------------------------------
-    def test(self, reader: Callable[[], Iterable[Any]], feeding: Any = None) -> events.TestResult:
+    def test(
+        self, reader: Callable[[], Iterable[Any]], feeding: Any = None, reader_dict: Any = None
+    ) -> events.TestResult:
         """Cost (total / samples) and metrics of the topology over ``reader``, in test mode.
+
+        ``reader_dict`` is ``feeding``'s name in the v2 of early 2017.
 
         As v2's, it tests the current parameters, not their model average (v2 applied
         the average only to save them). One jitted call per batch sums the cost and the
@@ -302,6 +314,7 @@ class SGD:
             )
         step = self._test_steps[precision]
         params = self._device.eval_params(averaged=False)
+        feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "test()")
         feeder = feeder_for(self.__topology__, feeding)
         totals, count = None, 0
         batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
