@@ -19,7 +19,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import get_kind, run
 from paddle_lite._src.topology import traverse
-from paddle_lite._src.typing import VALID, data_of
+from paddle_lite._src.typing import VALID, data_of, paired_rows
 
 
 def layer_key(key: Any, layer: Layer) -> Any:
@@ -107,10 +107,13 @@ def outputs_for(
 def evaluate(values: Sequence[Any], slots, evaluators, weights: Any = None) -> list[Any]:
     """Each evaluator's statistics of the batch; rows of ``weights`` 0 count nowhere."""
     valid = None if weights is None else weights > 0
-    return [
-        ev.batch_stats([values[i] for i in s], valid=valid)
-        for ev, s in zip(evaluators, slots, strict=True)
-    ]
+    out = []
+    for ev, s in zip(evaluators, slots, strict=True):
+        vals = [values[i] for i in s]
+        if ev.attrs.get("paired"):  # a cost's, pairing sequences of one row with plain rows
+            vals = paired_rows(vals)[0]
+        out.append(ev.batch_stats(vals, valid=valid))
+    return out
 
 
 def make_infer(outputs: Sequence[Layer], precision: str = "float32"):

@@ -214,8 +214,15 @@ def positive_int(value: Any, where: str, arg: str) -> int:
     return int(value)
 
 
-def same_level(where: str, main: Layer, others: Mapping[str, Layer | None]) -> None:
-    """Refuse inputs whose sequence level differs from ``main``'s."""
+def same_level(
+    where: str, main: Layer, others: Mapping[str, Layer | None], paired: bool = False
+) -> None:
+    """Refuse inputs whose sequence level differs from ``main``'s. ``paired`` (the
+    evaluators of a cost pairing sequences of one row per sample with plain values,
+    ``CostKind.one_row_inputs``) also accepts plain values beside sequences."""
+    levels = {main.spec.seq_level, *(x.spec.seq_level for x in others.values() if x)}
+    if paired and levels == {0, 1}:
+        return
     for arg, layer in others.items():
         if layer is not None and layer.spec.seq_level != main.spec.seq_level:
             raise LayerConfigError(

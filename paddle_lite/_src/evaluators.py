@@ -70,7 +70,15 @@ class ClassificationError(Evaluator):
         return {self.name: float(stats["errors"]) / n if n else 0.0}
 
 
-def _classification_error(input, label, name, weight, top_k, threshold) -> Evaluator:  # noqa: A002
+def _classification_error(  # noqa: PLR0913
+    input,  # noqa: A002
+    label,
+    name,
+    weight,
+    top_k,
+    threshold,
+    paired=False,
+) -> Evaluator:
     where = where_of(name, "classification_error")
     inp = check_layer(input, where, "input")
     if inp.spec.size == 1:
@@ -78,7 +86,7 @@ def _classification_error(input, label, name, weight, top_k, threshold) -> Evalu
         check_dense_label(lbl, where, "a size-1 input needs 0/1 ids or a size-1 dense label")
     else:
         lbl = check_layer(label, where, "label", mode="ids")
-    same_level(where, inp, {"label": lbl})
+    same_level(where, inp, {"label": lbl}, paired)
     k = 1 if top_k is None else positive_int(top_k, where, "top_k")
     if k > max(inp.spec.size, 1):
         raise LayerConfigError(
@@ -89,7 +97,7 @@ def _classification_error(input, label, name, weight, top_k, threshold) -> Evalu
     ):
         raise LayerTypeError(f"{where}: threshold must be a number; received {threshold!r}.")
     thr = 0.5 if threshold is None else float(threshold)
-    attrs = {"top_k": k, "threshold": thr}
+    attrs = {"top_k": k, "threshold": thr, **({"paired": True} if paired else {})}
     return build(ClassificationError, name, [inp, lbl], attrs, check_weight(weight, where, inp))
 
 
@@ -130,11 +138,12 @@ AUTO_EVALUATORS = ("auc", "classification_error", "precision_recall")
 
 def _auto(evaluator: str, pred: Layer, label: Layer, weight: Layer | None) -> Evaluator:
     name = f"{evaluator}_evaluator"
+    paired = pred.spec.seq_level != label.spec.seq_level  # the cost pairs one row per sample
     if evaluator == "classification_error":
-        return _classification_error(pred, label, name, weight, None, None)
+        return _classification_error(pred, label, name, weight, None, None, paired)
     if evaluator == "auc":
-        return evaluators_scores.make_auc(pred, label, name, weight)
-    return evaluators_scores.make_precision_recall(pred, label, None, weight, name)
+        return evaluators_scores.make_auc(pred, label, name, weight, paired)
+    return evaluators_scores.make_precision_recall(pred, label, None, weight, name, paired)
 
 
 def auto_evaluators(layer: Layer) -> list[Evaluator]:

@@ -66,13 +66,14 @@ def histogram_auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return 0.0
 
 
-def make_auc(input, label, name, weight) -> Evaluator:  # noqa: A002
+def make_auc(input, label, name, weight, paired=False) -> Evaluator:  # noqa: A002
     where = where_of(name, "auc")
     inp = check_layer(input, where, "input")
     lbl = check_layer(label, where, "label", mode="dense_or_ids")
     check_dense_label(lbl, where, "expected 0/1 ids or a size-1 dense label")
-    same_level(where, inp, {"label": lbl})
-    return build(Auc, name, [inp, lbl], {}, check_weight(weight, where, inp))
+    same_level(where, inp, {"label": lbl}, paired)
+    attrs = {"paired": True} if paired else {}
+    return build(Auc, name, [inp, lbl], attrs, check_weight(weight, where, inp))
 
 
 @_base.layer_function
@@ -160,11 +161,18 @@ class PrecisionRecall(Evaluator):
         }
 
 
-def make_precision_recall(input, label, positive_label, weight, name) -> Evaluator:  # noqa: A002
+def make_precision_recall(  # noqa: PLR0913
+    input,  # noqa: A002
+    label,
+    positive_label,
+    weight,
+    name,
+    paired=False,
+) -> Evaluator:
     where = where_of(name, "precision_recall")
     inp = check_layer(input, where, "input")
     lbl = check_layer(label, where, "label", mode="ids")
-    same_level(where, inp, {"label": lbl})
+    same_level(where, inp, {"label": lbl}, paired)
     if positive_label is not None and positive_label != -1:
         if isinstance(positive_label, bool) or not isinstance(positive_label, int):
             raise LayerTypeError(
@@ -177,7 +185,7 @@ def make_precision_recall(input, label, positive_label, weight, name) -> Evaluat
             )
     else:
         positive_label = None
-    attrs = {"positive_label": positive_label}
+    attrs = {"positive_label": positive_label, **({"paired": True} if paired else {})}
     return build(PrecisionRecall, name, [inp, lbl], attrs, check_weight(weight, where, inp))
 
 

@@ -262,8 +262,23 @@ def show(value: Any, limit: int = 40) -> str:
     return f"{text[: limit - 3] + '...' if len(text) > limit else text} ({type(value).__name__})"
 
 
+def _sparse_rows(values: list[Any], field: Field) -> list[Any]:
+    """Each sparse item as a sized collection. v2 extended its column list with the item,
+    so any iterable served: a generator, or a Python 3 ``map`` (a list in Python 2)."""
+    rows = []
+    for i, v in enumerate(values):
+        if not hasattr(v, "__len__"):
+            try:
+                v = list(v)
+            except TypeError:
+                raise field.error(f"expected a list of ids, received {show(v)}", i) from None
+        rows.append(v)
+    return rows
+
+
 def _sparse(values: list[Any], field: Field) -> Sparse:
     with_values = field.type.type == DataType.SparseValue
+    values = _sparse_rows(values, field)
     k = pow2(max((len(v) for v in values), default=1))
     ids = aligned_zeros((len(values), k), np.int32)
     vals = aligned_zeros((len(values), k), np.float32)

@@ -107,6 +107,12 @@ class Kind:
             return ()
         return tuple(i for i, s in enumerate(inputs) if s.seq_level == top)
 
+    def one_row_inputs(self, inputs: Sequence[Spec]) -> tuple[int, ...]:
+        """The sequence inputs that must hold one row per sample (a cost pairing a
+        sequence with a plain label, as v2 paired the batch's rows); the host checks
+        those whose lengths come from data layers (``length_checks``)."""
+        return ()
+
     def infer_spec(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> Spec:
         raise NotImplementedError
 

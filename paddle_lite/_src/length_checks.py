@@ -50,6 +50,7 @@ class LengthCheck(NamedTuple):
     layer: str
     kind: str
     inputs: tuple[tuple[int, str, Source], ...]
+    one_row: bool = False  # each sequence must hold one row per sample
 
 
 class _Step(NamedTuple):
@@ -92,13 +93,22 @@ def _traced(node: Layer, positions: Iterable[int], step: _Step | None) -> list[L
     return checks
 
 
+def _one_row(node: Layer, positions: Iterable[int], step: _Step | None) -> list[LengthCheck]:
+    """The check that ``node``'s inputs at ``positions`` hold one row per sample, for
+    those whose lengths are a data layer's."""
+    traced = [(i, node.inputs[i].name, _source(node.inputs[i], step)) for i in positions]
+    known = tuple(t for t in traced if t[2] is not None and t[2].depth == 0)
+    return [LengthCheck(node.name, node.kind, known, one_row=True)] if known else []
+
+
 def _checks(nodes: Iterable[Layer], step: _Step | None) -> list[LengthCheck]:
     """The checks of the layers among ``nodes``, outer groups before the inner ones."""
     checks = []
     for node in nodes:
         if node.kind != GROUP:
-            aligned = get_kind(node.kind).aligned_inputs([x.spec for x in node.inputs])
-            checks += _traced(node, aligned, step)
+            kind, specs = get_kind(node.kind), [x.spec for x in node.inputs]
+            checks += _traced(node, kind.aligned_inputs(specs), step)
+            checks += _one_row(node, kind.one_row_inputs(specs), step)
             continue
         graph = node.attrs["step"]
         checks += _traced(node, range(len(graph.inlinks)), step)
@@ -149,6 +159,9 @@ def _mismatch(check: LengthCheck, i: int, first: np.ndarray, other: np.ndarray) 
 def check_lengths(checks: tuple[LengthCheck, ...], feeds: dict[str, Any]) -> None:
     """Raise :class:`DataError` when inputs that must agree differ in length in ``feeds``."""
     for check in checks:
+        if check.one_row:
+            _check_one_row(check, feeds)
+            continue
         src0 = check.inputs[0][2]
         top = feeds[src0.data].lengths  # for depth 1: the outer lengths, checked before
         first = _lengths(feeds, src0, top)
@@ -156,6 +169,21 @@ def check_lengths(checks: tuple[LengthCheck, ...], feeds: dict[str, Any]) -> Non
             other = _like(_lengths(feeds, check.inputs[i][2], top), first)
             if np.any(other != first):
                 raise _mismatch(check, i, first, other)
+
+
+def _check_one_row(check: LengthCheck, feeds: dict[str, Any]) -> None:
+    for i, name, src in check.inputs:
+        lengths = np.asarray(feeds[src.data].lengths)
+        if np.any(lengths != 1):
+            row = int(np.argwhere(lengths != 1)[0][0])
+            raise DataError(
+                f"{check.kind} '{check.layer}': input {i} '{name}' (data layer '{src.data}') "
+                f"is a sequence beside plain inputs, so it needs one row per sample; sample "
+                f"{row} has {int(lengths[row])}. v2 paired the rows of the whole batch (it "
+                "stopped where their counts differed, and paired rows of different samples "
+                "where only the totals agreed); make the label a sequence too, or reduce the "
+                "sequence to one row (last_seq, pooling)."
+            )
 
 
 def _like(other: np.ndarray, first: np.ndarray) -> np.ndarray:

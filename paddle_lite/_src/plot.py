@@ -62,6 +62,12 @@ class PlotData:
         self.value = []
 
 
+def saved_as(path: str) -> str:
+    """The file ``plt.savefig(path)`` writes, as v2's ``plot(path)`` called it: a path
+    without an extension gets ``.png`` (matplotlib appends its default format)."""
+    return path if os.path.splitext(path)[1][1:] else path.rstrip(".") + ".png"
+
+
 def _save_atomically(figure: Any, path: str) -> None:
     """``figure.savefig(path)`` through a temporary file: a reader never sees half a PNG."""
     fmt = os.path.splitext(path)[1][1:].lower() or "png"
@@ -155,6 +161,7 @@ class Ploter:
                 note = f"paddle.plot: no notebook here; drawing to {self._temp_path}"
                 print(note, file=sys.stderr)
             path = self._temp_path
+        path = saved_as(path)
         _save_atomically(figure, path)
         self.last_path = path
 

@@ -61,3 +61,22 @@ def step_mask(seq: Seq) -> Any:
     outer = jnp.arange(n_sub)[None, :] < seq.lengths[:, None]
     inner = jnp.arange(n_step)[None, None, :] < seq.sub_lengths[:, :, None]
     return outer[:, :, None] & inner
+
+
+def paired_rows(values: list[Any]) -> tuple[list[Any], Any]:
+    """``values`` with each sequence as its one row per sample, where plain values sit
+    beside sequences (v2 paired the rows of the batch: a sequence of one row per sample
+    meets a plain value row for row), and a bool ``[B]`` marking the samples whose
+    sequences all hold exactly one row; ``(values, None)`` when there is nothing to pair.
+    """
+    seqs = [isinstance(v, Seq) for v in values]
+    if all(seqs) or not any(seqs):
+        return list(values), None
+    ok = None
+    out = []
+    for v in values:
+        if isinstance(v, Seq):
+            ok = (v.lengths == 1) if ok is None else ok & (v.lengths == 1)
+            v = v.data[:, 0]
+        out.append(v)
+    return out, ok

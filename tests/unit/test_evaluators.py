@@ -158,6 +158,36 @@ def test_auto_evaluators_of_classification_cost(weighted):
         auto_evaluators(bad)
 
 
+def test_several_classification_costs_report_the_first_ones_error():
+    # v2 ran every classification_error_evaluator but its CombinedEvaluator returned, for
+    # the shared name, the first one's value (config order: the costs' order in addto).
+    x = paddle.layer.data(name="x", type=dt.dense_vector(4))
+    labels = [paddle.layer.data(name=f"l{i}", type=dt.integer_value(4)) for i in range(3)]
+    probs = [
+        paddle.layer.fc(input=x, size=4, act=paddle.activation.Softmax(), name=f"p{i}")
+        for i in range(3)
+    ]
+    costs = [
+        paddle.layer.classification_cost(input=p, label=lb)
+        for p, lb in zip(probs, labels, strict=True)
+    ]
+    cost = paddle.layer.addto(input=costs, bias_attr=False, act=paddle.activation.Linear())
+    params = paddle.parameters.create(cost)
+    xs = rng.normal(size=(10, 4)).astype(np.float32)
+    ls = rng.integers(0, 4, (3, 10))
+    errors = []
+    for i in range(3):
+        w, b = params.get(f"_p{i}.w0").astype(np.float64), params.get(f"_p{i}.wbias")
+        errors.append(np.mean(np.argmax(xs @ w + b.reshape(-1), axis=1) != ls[i]))
+    assert len(set(errors)) > 1  # the heads disagree, so the pick is visible
+    rows = [(xs[n], *(int(ls[i, n]) for i in range(3))) for n in range(10)]
+    sgd = paddle.trainer.SGD(
+        cost=cost, parameters=params, update_equation=paddle.optimizer.Momentum(learning_rate=0)
+    )
+    result = sgd.test(reader=paddle.batch(lambda: iter(rows), 10))
+    assert result.metrics == {"classification_error_evaluator": pytest.approx(errors[0])}
+
+
 def test_declaration_names_and_reset():
     x, y = data("x", dt.dense_vector(2)), data("y", dt.integer_value(2))
     a = E.classification_error(input=x, label=y)

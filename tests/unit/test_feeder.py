@@ -41,6 +41,19 @@ def test_sparse_binary_and_float():
     np.testing.assert_array_equal(f.values[:, :2], [[0.5, -2.0], [1.5, 0.0]])
 
 
+def test_sparse_items_may_be_any_iterable_as_v2_extended_them():
+    # v2's scanner extended its column list with the item: a map (a list in Python 2)
+    # or a generator served; a number is a DataError naming the field and sample.
+    feeder = DataFeeder([("s", DT.sparse_binary_vector(8))])
+    out = feeder([(map(int, "1 5 7".split()),), ((i for i in (0, 2)),)])["s"]
+    np.testing.assert_array_equal(out.ids[:, :3], [[1, 5, 7], [0, 2, 0]])
+    np.testing.assert_array_equal(out.values[:, :3], [[1, 1, 1], [1, 1, 0]])
+    pairs = DataFeeder([("f", DT.sparse_float_vector(4))])([(iter([(3, 0.5)]),)])["f"]
+    assert pairs.ids[0, 0] == 3 and pairs.values[0, 0] == 0.5
+    with pytest.raises(DataError, match=r"'s' \(field 0, sample 1\): expected a list of ids, "):
+        feeder([([1],), (5,)])
+
+
 def test_integer_and_integer_sequence():
     labels = [3, 0, 9]
     out = DataFeeder([("l", DT.integer_value(10))])([(v,) for v in labels])["l"]

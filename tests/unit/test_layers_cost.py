@@ -470,10 +470,10 @@ def test_unknown_keyword_and_unsupported_extra_attr():
 
 
 def test_sequence_level_and_lambda_argument_errors():
-    s = L.data(name="s", type=DT.dense_vector_sequence(3))
+    s = L.data(name="s", type=DT.dense_vector_sub_sequence(3))
     x = L.data(name="x", type=DT.dense_vector(3))
     with pytest.raises(LayerConfigError, match="different sequence levels"):
-        C.square_error_cost(input=s, label=x)
+        C.square_error_cost(input=s, label=x)  # a sequence beside it: test_cost_one_row
     one = L.data(name="one", type=DT.dense_vector(1))
     with pytest.warns(LayerConfigWarning, match="expected 1 \\(a sequence"):
         R.lambda_cost(input=one, score=one)

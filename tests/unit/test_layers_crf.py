@@ -261,7 +261,6 @@ def _data():
 @pytest.mark.parametrize(
     ("kwargs", "pattern"),
     [
-        ({"input": "dense", "label": "ids"}, "different sequence levels"),
         ({"input": "ids", "label": "ids"}, "input holds integer ids"),
         ({"input": "seq", "label": "ids", "weight": "wseq"}, "weight has seq_level 1"),
     ],
@@ -284,6 +283,7 @@ def test_crf_layers_v2_built_but_could_not_run_warn_and_refuse_to_run():
         (lambda: crf_decoding(input=d["seq"], size=N, label=d["fseq"]), "label holds dense"),
         (lambda: crf_decoding(name="dec", input=d["seq"], size=4), r"'dec'.*input has size 3"),
         (lambda: crf_decoding(input=d["dense"], size=N), "input has seq_level 0; expected 1"),
+        (lambda: crf(name="c3", input=d["dense"], label=d["ids"]), "input has seq_level 0"),
         (lambda: crf_decoding(input=d["seq"], size=N, label=plain_ids), "label has seq_level 0"),
     ]
     for build, pattern in cases:

@@ -28,6 +28,18 @@ def test_plot_writes_a_png(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_path_without_extension_gets_png_as_matplotlib_gave_v2(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    p = Ploter("train")
+    p.append("train", 0, 1.0)
+    for given, written in (("train_test_cost", "train_test_cost.png"), ("dot.", "dot.png")):
+        p.plot(str(tmp_path / given))
+        assert (tmp_path / written).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert not (tmp_path / given).exists() and p.last_path == str(tmp_path / written)
+    p.plot(str(tmp_path / "c.svg"))
+    assert b"<svg" in (tmp_path / "c.svg").read_bytes()[:400]
+
+
 def test_disable_plot_is_a_no_op(tmp_path, monkeypatch):
     monkeypatch.setenv("DISABLE_PLOT", "True")
     p = Ploter("train")

@@ -22,7 +22,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import Seq, data_of, step_mask
+from paddle_lite._src.typing import Seq, data_of, paired_rows, step_mask
 
 TINY = 1e-37
 
@@ -70,16 +70,23 @@ class CostKind(Kind):
     def check(self, specs: Mapping[str, Spec], attrs: Mapping[str, Any]) -> None:
         raise NotImplementedError
 
+    def one_row_inputs(self, inputs):
+        n = len(self.args)
+        if {s.seq_level for s in inputs[:n]} != {0, 1}:
+            return ()
+        return tuple(i for i, s in enumerate(inputs) if s.seq_level)  # a weight too
+
     def step_cost(self, values: Sequence[Any], attrs: Mapping[str, Any]) -> Any:
         raise NotImplementedError
 
     def infer_spec(self, inputs, attrs):
         specs = dict(zip(self.args, inputs, strict=False))
         levels = {arg: s.seq_level for arg, s in specs.items()}
-        if len(set(levels.values())) > 1:
+        if len(set(levels.values())) > 1 and set(levels.values()) != {0, 1}:
             raise LayerConfigError(
                 f"inputs have different sequence levels {levels}; they must all be plain "
-                "values (0) or all sequences of the same level."
+                "values (0), all sequences of the same level, or plain values beside "
+                "sequences of one row per sample (1)."
             )
         self.check(specs, attrs)
         if attrs.get("weighted", False):
@@ -93,10 +100,18 @@ class CostKind(Kind):
         return Spec(1)
 
     def apply(self, params, inputs, attrs, *, key, mode):
+        # Plain values beside sequences: v2 paired the batch's rows, which is one row
+        # per sample when each sequence has one; a sample with another count costs NaN
+        # (the host refuses those it can see: ``length_checks``).
         n = len(self.args)
-        cost = self.step_cost([data_of(v) for v in inputs[:n]], attrs)
-        weight = inputs[n] if attrs.get("weighted", False) else None
-        return per_sample(cost, inputs[0], weight, attrs.get("coeff", 1.0))
+        weighted = attrs.get("weighted", False)
+        values, one_row = paired_rows(list(inputs[:n]))
+        weight = inputs[n] if weighted else None
+        if one_row is not None and isinstance(weight, Seq):
+            one_row, weight = one_row & (weight.lengths == 1), weight.data[:, 0]
+        cost = self.step_cost([data_of(v) for v in values], attrs)
+        out = per_sample(cost, values[0], weight, attrs.get("coeff", 1.0))
+        return out if one_row is None else jnp.where(one_row[:, None], out, jnp.nan)
 
 
 def build_cost(

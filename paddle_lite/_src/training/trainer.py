@@ -51,7 +51,18 @@ def topology_evaluators(topology: Topology) -> list[Any]:
     for ev in [*current_scope().evaluators, *topology.evaluators]:
         if all(id(layer) in present for layer in ev.inputs) and ev not in found:
             found.append(ev)
-    return found
+    return first_of_each_name(found)
+
+
+def first_of_each_name(evaluators: list[Any]) -> list[Any]:
+    """One evaluator per metric name, the first in config order. Several
+    ``classification_cost`` layers each attach one named ``classification_error_evaluator``;
+    v2 ran them all but reported, under that name, the first one's value (its
+    CombinedEvaluator::getValue returns the first evaluator that has the name)."""
+    kept: dict[str, Any] = {}
+    for ev in evaluators:
+        kept.setdefault(ev.name, ev)
+    return list(kept.values())
 
 
 class SGD:
