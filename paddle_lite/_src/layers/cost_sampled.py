@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import v2_sigmoid
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
@@ -44,7 +45,6 @@ from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of
 
 SOFTRELU_CLIP = 40.0
-SIGMOID_CLIP = (-40.0, 13.0)  # v2's SIGMOID_THRESHOLD_MIN / _MAX
 
 
 # shared -----------------------------------------------------------------------------
@@ -92,15 +92,6 @@ def _scores(params, xs, attrs, classes) -> Any:  # noqa: ANN001
         rows = jnp.take(jnp.asarray(params[f"w{i}"]), classes, axis=0, mode="clip")
         out = out + jnp.einsum("...d,...kd->...k", x, rows)
     return out
-
-
-def v2_sigmoid(z: Any) -> Any:
-    """v2's sigmoid activation: ``1 / (1 + exp(-clip(z, -40, 13)))``, differentiated as
-    ``o (1 - o)`` of that output for every ``z`` (BaseMatrix ``sigmoid`` and
-    ``sigmoidDerivative``): the clip bounds the value, not the gradient. Without it a
-    score below about -87 underflows ``o`` to 0 and nce's cost gradient to inf or 0."""
-    clipped = z + jax.lax.stop_gradient(jnp.clip(z, *SIGMOID_CLIP) - z)
-    return jax.nn.sigmoid(clipped)
 
 
 def _cost_layer(prefix, input, label, weight, name, num_classes, layer_attr):  # noqa: A002, ANN001, ANN202
