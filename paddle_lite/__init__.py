@@ -33,8 +33,11 @@ from paddle_lite._src.dist_train import dist_train
 from paddle_lite._src.functional import test_fn as test
 from paddle_lite._src.functional import train_fn as train
 from paddle_lite._src.inference import infer
+from paddle_lite._src.v2_logging import install as _install_v2_logging
 from paddle_lite._src.version import __version__ as __version__
 from paddle_lite.minibatch import batch
+
+_install_v2_logging()  # the "paddle" logger prints at INFO, as after import paddle.v2
 
 __all__ = [
     "activation",

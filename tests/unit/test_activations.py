@@ -119,3 +119,27 @@ def test_softmax_floors_at_minus_64_and_keeps_v2_gradient():
     # dcost/dz = p - onehot(label); with W = I the weight gradient is x^T (p - onehot)
     want_g = np.outer(z[0].astype(np.float64), want_p - np.array([1.0, 0.0, 0.0]))
     np.testing.assert_allclose(np.asarray(grad["___fc_layer_0__.w0"]), want_g, rtol=1e-5, atol=1e-6)
+
+
+def test_sigmoid_clips_its_argument_to_v2s_range_and_keeps_the_gradient():
+    """v2's sigmoid (BaseMatrix and hppl) clips z to [-40, 13] before 1 / (1 + e^-z) and
+    differentiates as o (1 - o) of that output, so a saturated unit through
+    multi_binary_label_cross_entropy costs -log(1 - sigmoid(13)) = 13.0 with gradient
+    o - label ~ 1 (a float32 1.0 made it the log floor, 85.2, with no gradient)."""
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(1))
+    y = paddle.layer.data(name="y", type=paddle.data_type.dense_vector(1))
+    p = paddle.layer.fc(input=x, size=1, act=act.Sigmoid(), bias_attr=False)
+    cost = paddle.layer.multi_binary_label_cross_entropy_cost(input=p, label=y)
+    feeds = {"x": np.array([[1.0]], np.float32), "y": np.array([[0.0]], np.float32)}
+
+    def total(w):
+        (c, o), _ = forward([cost, p], {"___fc_layer_0__.w0": w}, feeds)
+        return c.sum(), o
+
+    for z in (-50.0, -40.0, -3.0, 0.5, 13.0, 20.0, 60.0):
+        o64 = 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 13.0)))
+        (c, o), g = jax.value_and_grad(total, has_aux=True)(np.array([[z]], np.float32))
+        np.testing.assert_allclose(float(o[0, 0]), o64, rtol=1e-6)
+        np.testing.assert_allclose(float(c), -np.log(1.0 - o64), rtol=2e-4)  # float32 1 - o
+        # dcost/dw = (o / (1 - o)) ... * o (1 - o) * x = o for label 0 and x = 1
+        np.testing.assert_allclose(float(g[0, 0]), o64, rtol=1e-4, atol=1e-30)

@@ -125,6 +125,35 @@ def test_nce_weight_several_inputs_and_gradient():
     np.testing.assert_allclose(grad, fd, rtol=1e-3, atol=1e-5)
 
 
+def test_nce_far_scores_keep_v2s_clipped_sigmoid_cost_and_gradient():
+    # v2's sigmoid activation clips its argument to [-40, 13] and differentiates as
+    # o (1 - o) of the clipped output; NCELayer::backwardCost gives -b / (o (o + b)) for the
+    # label and 1 / (o + b) for noise. A label scored -87 underflowed o to 0 and made the
+    # gradient inf (NaN in the step); below that it was 0, where v2 still pushes with ~-1.
+    x = L.data(name="x", type=DT.dense_vector(1))
+    lab = L.data(name="lab", type=DT.integer_value(3))
+    q = np.array([0.0005, 0.4995, 0.5])
+    cost = L.nce(input=x, label=lab, num_neg_samples=5, neg_distribution=q, bias_attr=False)
+    feeds = {"x": np.array([[1.5]], np.float32), "lab": np.array([0], np.int32)}
+    w_name = cost.params[0].name
+
+    def total(w):
+        (c,), _ = forward([cost], {w_name: w}, feeds)
+        return c.sum()
+
+    for z0 in (-30.0, -87.0 / 1.5, -95.0 / 1.5, -200.0, 20.0):
+        w = np.array([[z0], [-0.2], [60.0]])
+        o = _sigmoid(np.clip(w[:, 0] * 1.5, -40.0, 13.0))
+        b = 5 * q
+        want = -np.log(o[0] / (o[0] + b[0])) + (b * -np.log(b / (o + b))).sum()
+        dz = b * o * (1 - o) / (o + b)  # the noise expectation's terms
+        dz[0] += -b[0] / (o[0] * (o[0] + b[0])) * o[0] * (1 - o[0])
+        w32 = w.astype(np.float32)
+        assert float(total(w32)) == pytest.approx(want, rel=1e-5)
+        grad = np.asarray(jax.grad(total)(w32))[:, 0]
+        np.testing.assert_allclose(grad, dz * 1.5, rtol=1e-4, atol=1e-8)  # 1 - o in float32
+
+
 def test_nce_argument_checks():
     x, lab, _ = _setup()
     with pytest.raises(LayerConfigError, match="summing to 1"):

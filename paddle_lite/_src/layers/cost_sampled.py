@@ -15,7 +15,9 @@ and ``o_c = sigmoid(b_c + sum_i x_i . w_i[c])``, a sample with label ``t`` costs
 where training draws the ``k`` noise classes ``n_j`` from ``q`` (with replacement, the
 label may be drawn, as in v2). In test mode the layer is deterministic: the noise
 sum is replaced by its expectation ``sum_c k q_c (-log(k q_c / (o_c + k q_c)))`` over
-all classes (v2 drew samples in test passes too).
+all classes (v2 drew samples in test passes too). The sigmoid is v2's activation: its
+argument clipped to ``[-40, 13]``, its derivative ``o (1 - o)`` of the clipped output
+everywhere, so a far-off score keeps a finite cost and a gradient (see ``v2_sigmoid``).
 
 **hsigmoid.** Class ``c`` has the code ``c + num_classes``, of ``L = bitlen - 1`` bits;
 bit ``j`` (``j < L``) chooses between the children of node ``(code >> (j+1)) - 1``.
@@ -34,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.activations import v2_sigmoid
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
@@ -146,18 +149,18 @@ class NceKind(Kind):
         xs = [data_of(v) for v in inputs[:n]]
         label = jnp.clip(data_of(inputs[n]).astype(jnp.int32), 0, attrs["num_classes"] - 1)
         q = jnp.asarray(noise_distribution(attrs), jnp.float32)
-        o_t = jax.nn.sigmoid(_scores(params, xs, attrs, label[..., None]))[..., 0]
+        o_t = v2_sigmoid(_scores(params, xs, attrs, label[..., None]))[..., 0]
         kq_t = k * q[label]
         cost = -safe_log(o_t / (o_t + kq_t))
         if mode == "train":
             if key is None:
                 raise LayerConfigError("nce in training mode needs a PRNG key; none was given.")
             noise = _draw(key, q, label.shape + (k,), attrs["neg_distribution"] is None)
-            o_n = jax.nn.sigmoid(_scores(params, xs, attrs, noise))
+            o_n = v2_sigmoid(_scores(params, xs, attrs, noise))
             cost = cost - safe_log(k * q[noise] / (o_n + k * q[noise])).sum(axis=-1)
         else:
             all_ids = jnp.arange(attrs["num_classes"])
-            o_all = jax.nn.sigmoid(_scores(params, xs, attrs, all_ids))
+            o_all = v2_sigmoid(_scores(params, xs, attrs, all_ids))
             cost = cost - (k * q * safe_log(k * q / (o_all + k * q))).sum(axis=-1)
         return _finish(cost, inputs, attrs)
 
@@ -217,7 +220,8 @@ def nce(
     the label may be drawn, as in v2). In test mode the noise sum is its expectation
     over all classes, ``sum_c k q_c (-log(k q_c / (o_c + k q_c)))``, so the cost is
     deterministic (v2 drew noise in test passes too). A sequence input costs the sum
-    over its steps.
+    over its steps. The sigmoid is v2's: its argument clipped to ``[-40, 13]``, its
+    derivative ``o (1 - o)`` of the clipped output, so far-off scores stay finite.
 
     Args:
         input: a dense layer or a list of them (the features).
