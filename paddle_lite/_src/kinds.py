@@ -35,7 +35,7 @@ from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, did_you_mean
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.specs import InitSpec, Spec
-from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
+from paddle_lite._src.typing import Seq, data_of, step_mask, steps_alike, with_data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,6 +209,7 @@ def run(
         )
     if kind.aligns_rows:
         _check_rows(layer, inputs)
+        inputs = steps_alike(list(inputs))
     local = {p.role: params[p.name] for p in layer.params}
     extra = {"row_weights": row_weights} if kind.uses_row_weights else {}
     out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode, **extra)

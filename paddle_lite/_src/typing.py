@@ -80,3 +80,36 @@ def paired_rows(values: list[Any]) -> tuple[list[Any], Any]:
             v = v.data[:, 0]
         out.append(v)
     return out, ok
+
+
+def steps_alike(values: list[Any]) -> list[Any]:
+    """``values`` with their sequences of one nesting padded to the most steps (and
+    sub-sequences) any of them holds. Sequences of equal lengths computed apart (a
+    ``seq_concat`` beside a data layer) may be padded to other widths; a layer pairing
+    their rows needs one width. Padding steps are zero and lie past every length."""
+    out = list(values)
+    for axes in (1, 2):
+        group = [
+            i
+            for i, v in enumerate(values)
+            if isinstance(v, Seq) and hasattr(v.data, "shape") and _axes(v) == axes
+        ]
+        widths = {values[i].data.shape[1 : 1 + axes] for i in group}
+        if len(widths) < 2:
+            continue
+        width = tuple(max(w[a] for w in widths) for a in range(axes))
+        for i in group:
+            out[i] = _padded_to(values[i], width)
+    return out
+
+
+def _axes(seq: Seq) -> int:
+    return 1 if seq.sub_lengths is None else 2
+
+
+def _padded_to(seq: Seq, width: tuple[int, ...]) -> Seq:
+    have = seq.data.shape[1 : 1 + len(width)]
+    pad = [(0, 0)] + [(0, w - h) for w, h in zip(width, have, strict=True)]
+    data = jnp.pad(seq.data, pad + [(0, 0)] * (seq.data.ndim - len(pad)))
+    sub = None if seq.sub_lengths is None else jnp.pad(seq.sub_lengths, pad[:2])
+    return Seq(data, seq.lengths, sub)

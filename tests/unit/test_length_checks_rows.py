@@ -148,3 +148,18 @@ def test_a_cost_over_a_resized_input_names_the_row_counts():
     rows = [(np.ones(8, "float32"), np.ones(4, "float32"))] * 2
     with pytest.raises(paddle.errors.LayerConfigError, match=r"\{'r': 4, 'y': 2\} rows"):
         trainer.train(paddle.batch(lambda: iter(rows), 2), num_passes=1)
+
+
+@pytest.mark.parametrize(("la", "lb"), [(1, 3), (2, 7), (5, 5), (9, 17)])
+def test_a_seq_concat_beside_a_sequence_of_equal_lengths_pairs_rows(la, lb):
+    # the concatenation's lengths are computed on the device and padded to another
+    # width than the data layer's; the rows still pair up (a JAX TypeError before)
+    a, b, c = (L.data(name=n, type=D.dense_vector_sequence(H)) for n in ("sa", "sb", "sc"))
+    out = L.addto(input=[L.seq_concat(a=a, b=b), c])
+    params = paddle.parameters.create(out)
+    rng = np.random.default_rng(la * 31 + lb)
+    x, y, z = (rng.normal(size=(n, H)).astype("float32") for n in (la, lb, la + lb))
+    got = _infer(out, params, [(x, y, z), (x[:1], y[:1], z[:2])])
+    first = np.concatenate([x, y]) + z
+    second = np.concatenate([x[:1], y[:1]]) + z[:2]
+    np.testing.assert_allclose(got, np.concatenate([first, second]), rtol=1e-6)
