@@ -142,14 +142,13 @@ def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
     if tp.type == DataType.Dense:
         if column.ndim < 1 or column[0].size != tp.dim:
             one = column.shape == (tp.dim,)  # one sample's field, read as a batch's column
+            hint = (
+                " (a single sample: a reader of samples is wrapped with "
+                "paddle.batch(reader, batch_size))"
+            )
             raise field.error(
                 f"received a column of shape {column.shape}, expected [batch, {tp.dim}]"
-                + (
-                    " (a single sample: a reader of samples is wrapped with "
-                    "paddle.batch(reader, batch_size))"
-                    if one
-                    else ""
-                )
+                + (hint if one else "")
             )
         return aligned_copy(column.reshape(len(column), tp.dim), np.float32)
     if tp.type == DataType.Index:

@@ -99,7 +99,7 @@ def steps_alike(values: list[Any]) -> list[Any]:
             continue
         width = tuple(max(w[a] for w in widths) for a in range(axes))
         for i in group:
-            out[i] = _padded_to(values[i], width)
+            out[i] = padded_to(values[i], width)
     return out
 
 
@@ -107,7 +107,9 @@ def _axes(seq: Seq) -> int:
     return 1 if seq.sub_lengths is None else 2
 
 
-def _padded_to(seq: Seq, width: tuple[int, ...]) -> Seq:
+def padded_to(seq: Seq, width: tuple[int, ...]) -> Seq:
+    """``seq`` with zero steps (and sub-sequences) appended up to ``width``, the padded
+    size of its step axes (``(T,)``, or ``(S, T)`` when nested; each at least its own)."""
     have = seq.data.shape[1 : 1 + len(width)]
     pad = [(0, 0)] + [(0, w - h) for w, h in zip(width, have, strict=True)]
     data = jnp.pad(seq.data, pad + [(0, 0)] * (seq.data.ndim - len(pad)))

@@ -31,7 +31,7 @@ from paddle_lite._src.layers.recurrent_scan import reverse_within_length
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph, next_memory, run_step
 from paddle_lite._src.step_tail import boundary, run_tail, tail_nodes
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.typing import Seq, padded_to
 
 
 # the scan ------------------------------------------------------------------------------
@@ -52,10 +52,7 @@ def _steps_like(seq: Seq, n_steps: int) -> Seq:
     if have > n_steps:
         sub = None if seq.sub_lengths is None else seq.sub_lengths[:, :n_steps]
         return Seq(seq.data[:, :n_steps], seq.lengths, sub)
-    pad = [(0, 0), (0, n_steps - have)]
-    data = jnp.pad(seq.data, pad + [(0, 0)] * (seq.data.ndim - 2))
-    sub = None if seq.sub_lengths is None else jnp.pad(seq.sub_lengths, pad)
-    return Seq(data, seq.lengths, sub)
+    return padded_to(seq, (n_steps,))
 
 
 def _lengths_agree(seqs: list[Seq]) -> Any:
