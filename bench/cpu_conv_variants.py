@@ -77,13 +77,7 @@ def main(key: str, reps: int, steps: int, cpu_time: bool, torch: bool) -> None:
     model = models.registry("cpu")[key]
     harness.warm_up()
     all_sides = _sides(model, harness.pass_groups(model, steps), torch)
-    times = {s.name: [] for s in all_sides}
-    for r in range(reps):
-        k = r % len(all_sides)
-        for side in all_sides[k:] + all_sides[:k]:
-            start = clock()
-            side.run()
-            times[side.name].append(clock() - start)
+    times = harness.interleaved({s.name: s.run for s in all_sides}, reps, clock)
     plain = times["plain JAX"]
     print(f"{model.title}, {steps} steps of batch {model.batch}, {reps} repetitions")
     for name, ts in times.items():

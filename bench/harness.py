@@ -16,7 +16,7 @@ import gc
 import resource
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -107,6 +107,22 @@ def _timed(side: Any) -> float:
     start = time.perf_counter()
     side.run()
     return time.perf_counter() - start
+
+
+def interleaved(
+    runs: dict[str, Callable[[], Any]], rounds: int, clock: Callable[[], float] = time.perf_counter
+) -> dict[str, list[float]]:
+    """Each run's time in each of ``rounds`` rounds; round ``r`` starts at run ``r`` and
+    goes round the others, so machine noise hits them alike."""
+    names = list(runs)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            start = clock()
+            runs[name]()
+            times[name].append(clock() - start)
+    return times
 
 
 def warm_up() -> None:

@@ -15,14 +15,15 @@ Run: python -m bench.sigmoid_cost [--rounds 8] [--batches 12]
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
-import time
 from typing import Any
 
 import jax
 import numpy as np
 
 import paddle_lite as paddle
+from bench import harness
 from paddle_lite._src import activations
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
@@ -59,14 +60,10 @@ def main(rounds: int, batches: int) -> None:
             trainers[name].train(reader, num_passes=1)
         finally:
             activations.Sigmoid._fn = as_built
-    times: dict[str, list[float]] = {name: [] for name in trainers}
-    for r in range(rounds):
-        for name in list(trainers)[:: 1 if r % 2 == 0 else -1]:
-            start = time.perf_counter()
-            trainers[name].train(reader, num_passes=1)
-            times[name].append((time.perf_counter() - start) / batches)
+    passes = {n: functools.partial(t.train, reader, num_passes=1) for n, t in trainers.items()}
+    times = harness.interleaved(passes, rounds)
     for name, t in times.items():
-        median, best = 1e3 * statistics.median(t), 1e3 * min(t)
+        median, best = 1e3 * statistics.median(t) / batches, 1e3 * min(t) / batches
         print(f"{name:15s}: median {median:7.2f}, best {best:7.2f} ms/step")
     built, plain = times["v2 sigmoid"], times["jax.nn.sigmoid"]
     print(f"ratio v2 / jax: median {statistics.median(built) / statistics.median(plain):.3f}")
