@@ -77,13 +77,18 @@ def _source(layer: Layer, step: _Step | None) -> Source | None:
     return None if index is None else _source(layer.inputs[index], step)
 
 
+def _known(node: Layer, positions: Iterable[int], step: _Step | None) -> tuple[Any, ...]:
+    """``(index, name, Source)`` of ``node``'s inputs at ``positions`` that trace to a
+    data layer."""
+    traced = ((i, node.inputs[i].name, _source(node.inputs[i], step)) for i in positions)
+    return tuple(t for t in traced if t[2] is not None)
+
+
 def _traced(node: Layer, positions: Iterable[int], step: _Step | None) -> list[LengthCheck]:
     """The checks of ``node``'s inputs at ``positions``: their top-level lengths, then
     (inputs of nested sequences) their sub-sequence lengths; none where all trace to
     one source."""
-    links = [(i, node.inputs[i]) for i in positions]
-    traced = [(i, x.name, _source(x, step)) for i, x in links]
-    known = tuple(t for t in traced if t[2] is not None)
+    known = _known(node, positions, step)
     if len({t[2] for t in known}) < 2:
         return []
     checks = [LengthCheck(node.name, node.kind, known)]
@@ -96,8 +101,7 @@ def _traced(node: Layer, positions: Iterable[int], step: _Step | None) -> list[L
 def _one_row(node: Layer, positions: Iterable[int], step: _Step | None) -> list[LengthCheck]:
     """The check that ``node``'s inputs at ``positions`` hold one row per sample, for
     those whose lengths are a data layer's."""
-    traced = [(i, node.inputs[i].name, _source(node.inputs[i], step)) for i in positions]
-    known = tuple(t for t in traced if t[2] is not None and t[2].depth == 0)
+    known = tuple(t for t in _known(node, positions, step) if t[2].depth == 0)
     return [LengthCheck(node.name, node.kind, known, one_row=True)] if known else []
 
 
