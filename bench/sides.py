@@ -211,6 +211,9 @@ class TorchSide:
         if self.channels_last:
             self.net = self.nets.channels_last(self.net)
         self.net.module.to(self.device)
+        for state in self.net.optimizer.state.values():  # Adagrad makes its sums up front
+            for k, v in state.items():
+                state[k] = v.to(self.device) if isinstance(v, torch.Tensor) else v
         if self.net.average is not None:
             self.net = self.net._replace(average=[a.to(self.device) for a in self.net.average])
         self.batches = [

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import jax
-
 from paddle_lite._src import channels_last, xla_options
 from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.config import enable_compilation_cache
@@ -121,14 +119,8 @@ def make_infer(outputs: Sequence[Layer], precision: str = "float32"):
     (float outputs come back as float32)."""
     enable_compilation_cache()
     outputs = list(outputs)
-    dtype = precision_mod.compute_dtype(precision)
-    matmul = precision_mod.matmul_precision(precision)
 
     def infer(params, feeds):
-        params = precision_mod.cast_floats(params, dtype)
-        feeds = precision_mod.cast_floats(feeds, dtype)
-        with jax.default_matmul_precision(matmul):
-            values, _ = forward(outputs, params, feeds, None, "test")
-        return precision_mod.to_float32(values)
+        return forward(outputs, params, feeds, None, "test")[0]
 
-    return xla_options.jit(infer)
+    return xla_options.jit(precision_mod.computed_at(precision, infer))

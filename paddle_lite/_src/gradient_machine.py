@@ -24,7 +24,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from paddle_lite._src import xla_options
+from paddle_lite._src import config, xla_options
+from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, TopologyError
 from paddle_lite._src.graph import Layer
@@ -38,7 +39,7 @@ class LayerForwards:
 
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
-        self._jitted: dict[tuple[str, ...], Callable[..., Any]] = {}
+        self._jitted: dict[tuple[tuple[str, ...], str], Callable[..., Any]] = {}
 
     def layers(self, names: tuple[str, ...]) -> list[Layer]:
         """The layers named ``names`` (the input of each ``max_id`` appended)."""
@@ -46,14 +47,19 @@ class LayerForwards:
         return wanted + [w.inputs[0] for w in wanted if w.kind == "maxid"]
 
     def run(self, names: tuple[str, ...], params: Any, feeds: Any, key: Any) -> list[Any]:
-        if names not in self._jitted:
-            layers = self.layers(names)
+        """The values of the layers ``names`` (and each ``max_id``'s input) on ``feeds``,
+        computed at the ``paddle.init(precision=...)`` the training step runs at."""
+        precision = config.get("precision", "float32")
+        if (names, precision) not in self._jitted:
+            self._jitted[names, precision] = self._compile(self.layers(names), precision)
+        return self._jitted[names, precision](params, feeds, key)
 
-            def values(params: Any, feeds: Any, key: Any) -> list[Any]:
-                return forward(layers, params, feeds, key, "train")[0]
+    @staticmethod
+    def _compile(layers: list[Layer], precision: str) -> Callable[..., Any]:
+        def values(params: Any, feeds: Any, key: Any) -> list[Any]:
+            return forward(layers, params, feeds, key, "train")[0]
 
-            self._jitted[names] = xla_options.jit(values)
-        return self._jitted[names](params, feeds, key)
+        return xla_options.jit(precision_mod.computed_at(precision, values))
 
 
 class GradientMachine:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -65,3 +66,17 @@ def to_float32(tree: Any) -> Any:
         return leaf
 
     return jax.tree_util.tree_map(cast, tree)
+
+
+def computed_at(precision: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn(params, feeds, *rest)`` computed at ``precision``: float parameters and feeds
+    cast to the compute dtype, matrix products at its precision, float outputs float32."""
+    dtype, matmul = compute_dtype(precision), matmul_precision(precision)
+
+    def at_precision(params: Any, feeds: Any, *rest: Any) -> Any:
+        params, feeds = cast_floats(params, dtype), cast_floats(feeds, dtype)
+        with jax.default_matmul_precision(matmul):
+            out = fn(params, feeds, *rest)
+        return to_float32(out)
+
+    return at_precision

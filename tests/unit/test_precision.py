@@ -95,3 +95,40 @@ def test_settings_come_from_the_environment_too(monkeypatch):
     monkeypatch.setenv("PADDLE_INIT_SEQ_BUCKETS", "tight")
     with pytest.raises(ConfigError, match="seq_buckets 'tight' is not"):
         paddle.init()
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_event_gm_computes_layer_outputs_at_the_steps_precision(precision):
+    """``event.gm.getLayerOutputs`` runs the layers as the step did: full float32 products
+    under "float32" (a GPU would otherwise use TF32), bfloat16 layers under "bfloat16"."""
+    paddle.layer.reset_names()
+    paddle.init(precision=precision)
+    pred, cost = _net()
+    params = paddle.parameters.create(cost, seed=3)
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(0.9, learning_rate=1e-3))
+    seen = {}
+
+    def handler(event):
+        if isinstance(event, paddle.event.EndIteration) and event.batch_id == 0:
+            seen["gm"] = event.gm.getLayerOutputs(pred.name)[pred.name]["value"]
+            seen["params"] = {n: params.get(n).astype(np.float64) for n in params.names()}
+
+    trainer.train(paddle.batch(lambda: iter(SAMPLES[:32]), 32), num_passes=1, event_handler=handler)
+    (w1, b1), (w2, b2) = [[seen["params"][n] for n in names] for names in _fc_params(params)]
+    h = np.maximum(X[:32].astype(np.float64) @ w1 + b1, 0)
+    logits = h @ w2 + b2
+    want = np.exp(logits - logits.max(axis=1, keepdims=True))
+    want /= want.sum(axis=1, keepdims=True)
+    error = np.abs(seen["gm"] - want).max()
+    assert seen["gm"].dtype == np.float32
+    if precision == "float32":
+        assert error < 1e-6
+    else:  # bfloat16 keeps about 3 significant digits
+        assert 1e-4 < error < 2e-2
+
+
+def _fc_params(params):
+    """The (weight, bias) names of the two fc layers, in the order they were created."""
+    names = sorted(params.names())
+    weights = [n for n in names if n.endswith(".w0")]
+    return [(w, w.replace(".w0", ".wbias")) for w in weights]

@@ -74,7 +74,8 @@ def _values(reverse, monkeypatch=None):
         weights = jnp.arange(1.0, 5.0)
         return jnp.sum(pr.data * weights) + jnp.sum(sk.data**2), (pr.data, sk.data)
 
-    (_, outs), grads = jax.value_and_grad(loss, has_aux=True)(params)
+    with jax.default_matmul_precision("highest"):  # a GPU would otherwise use TF32
+        (_, outs), grads = jax.value_and_grad(loss, has_aux=True)(params)
     return params, feeds, outs, grads
 
 

@@ -37,7 +37,8 @@ def test_programs_compile_with_the_cpu_options_and_compute_the_same_values():
         w.astype(np.float64),
     )
     ours = xla_options.jit(_conv)
-    np.testing.assert_allclose(ours(x, w), want, rtol=1e-4, atol=1e-3)
+    with jax.default_matmul_precision("highest"):  # a GPU would otherwise use TF32
+        np.testing.assert_allclose(ours(x, w), want, rtol=1e-4, atol=1e-3)
     if jax.default_backend() != "cpu":
         assert xla_options.options() == {}
         return
