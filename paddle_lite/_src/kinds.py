@@ -35,7 +35,15 @@ from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, did_you_mean
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.specs import InitSpec, Spec
-from paddle_lite._src.typing import Seq, data_of, step_mask, steps_alike, with_data
+from paddle_lite._src.typing import (
+    Seq,
+    data_of,
+    lengths_agree,
+    nan_unless,
+    step_mask,
+    steps_alike,
+    with_data,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,9 +215,12 @@ def run(
         raise LayerConfigError(
             f"layer '{layer.name}' ({layer.kind}) cannot run: {layer.attrs[UNRUNNABLE]}"
         )
+    agree = None
     if kind.aligns_rows:
         _check_rows(layer, inputs)
         inputs = steps_alike(list(inputs))
+        aligned = kind.aligned_inputs([x.spec for x in layer.inputs])
+        agree = lengths_agree([inputs[i] for i in aligned if isinstance(inputs[i], Seq)], True)
     local = {p.role: params[p.name] for p in layer.params}
     extra = {"row_weights": row_weights} if kind.uses_row_weights else {}
     out = kind.apply(local, list(inputs), layer.attrs, key=key, mode=mode, **extra)
@@ -227,7 +238,7 @@ def run(
     threshold = layer.attrs.get("error_clipping_threshold")
     if threshold:
         out = with_data(out, clip_gradient(data_of(out), float(threshold)))
-    return out, updates
+    return nan_unless(out, agree), updates
 
 
 def _check_rows(layer: Layer, inputs: Sequence[Any]) -> None:

@@ -14,10 +14,10 @@ lengths of one of their inputs (``Kind.lengths_input``), to the data layer whose
 lengths it carries: its top-level lengths (depth 0), or its sub-sequence lengths
 (depth 1: a nested input's, or, for the input of a group inside the step of a group
 over nested sequences, the outer in-link's). Inputs that trace to no data layer (their
-lengths are computed on the device) are not checked on the host; a group checks them
-on the device: it makes its outputs NaN for the samples whose in-links differ in
-length, and training's non-finite check, once it stops there, raises the error that
-:func:`device_mismatch` words.
+lengths are computed on the device, as a ``seq_concat``'s) are not checked on the host;
+the group or the row-pairing layer checks them on the device: it makes its outputs NaN
+for the samples whose inputs differ in length, and training's non-finite check, once it
+stops there, raises the error that :func:`device_mismatch` words.
 """
 
 from __future__ import annotations
@@ -201,24 +201,40 @@ def _like(other: np.ndarray, first: np.ndarray) -> np.ndarray:
     return out
 
 
-def device_mismatch(group: Layer, values: Mapping[str, Any]) -> str | None:
-    """What a group whose in-links' lengths come from the device received: a sentence
-    naming the first in-link whose lengths differ from the first one's, or None.
+def device_mismatch(node: Layer, values: Mapping[str, Any]) -> str | None:
+    """What a recurrent group, or a layer pairing rows (``Kind.aligns_rows``), whose
+    inputs' lengths come from the device received: a sentence naming the first input
+    whose lengths differ from the first one's, or None.
 
-    ``values`` maps layer names to their (eagerly computed) values; the group itself
+    ``values`` maps layer names to their (eagerly computed) values; the layer itself
     makes the rows of such samples NaN, so training's non-finite check leads here."""
-    links = group.inputs[: len(group.attrs["step"].inlinks)]
-    seqs = [(i, x.name, values.get(x.name)) for i, x in enumerate(links)]
+    if node.kind == GROUP:
+        links = node.inputs[: len(node.attrs["step"].inlinks)]
+        indices = range(len(links))
+    else:
+        indices = get_kind(node.kind).aligned_inputs([x.spec for x in node.inputs])
+    seqs = [(i, node.inputs[i].name, values.get(node.inputs[i].name)) for i in indices]
     seqs = [(i, name, np.asarray(v.lengths)) for i, name, v in seqs if isinstance(v, Seq)]
     for i, name, lengths in seqs[1:]:
         _, name0, first = seqs[0]
         if lengths.shape == first.shape and np.any(lengths != first):
             row = int(np.argwhere(lengths != first)[0][0])
             return (
-                f"recurrent_group '{group.name}': input {i} '{name}' has mismatched sequence "
-                f"lengths: sample {row} has {int(lengths[row])} steps, but input 0 '{name0}' "
-                f"has {int(first[row])}; every input split into steps must have as many "
-                "steps as the others, sample by sample, as in v2 (the group's outputs for "
-                "such samples are NaN)"
+                f"{_role(node)}: input {i} '{name}' has mismatched sequence lengths: sample "
+                f"{row} has {int(lengths[row])} steps, but input 0 '{name0}' has "
+                f"{int(first[row])}; {_NEEDS[node.kind == GROUP]} (the outputs for such "
+                "samples are NaN)"
             )
     return None
+
+
+def _role(node: Layer) -> str:
+    return f"recurrent_group '{node.name}'" if node.kind == GROUP else f"{node.kind} '{node.name}'"
+
+
+_NEEDS = {
+    True: "every input split into steps must have as many steps as the others, sample by "
+    "sample, as in v2",
+    False: "the layer pairs its inputs row by row, so every sequence input needs as many "
+    "rows in each sample, as in v2",
+}

@@ -82,6 +82,41 @@ def paired_rows(values: list[Any]) -> tuple[list[Any], Any]:
     return out, ok
 
 
+def lengths_agree(seqs: list[Seq], sub_lengths: bool = False) -> Any:
+    """``[B]`` bool: the samples whose sequences all have the first one's lengths (and
+    sub-sequence lengths, with ``sub_lengths``, where both are nested), or None for
+    fewer than two sequences."""
+    if len(seqs) < 2:
+        return None
+    first = seqs[0]
+    same = [s.lengths == first.lengths for s in seqs[1:]]
+    if sub_lengths:
+        same += [
+            jnp.all(s.sub_lengths == first.sub_lengths, axis=1)
+            for s in seqs[1:]
+            if s.sub_lengths is not None and first.sub_lengths is not None
+        ]
+    return jnp.all(jnp.stack(same), axis=0)
+
+
+def nan_unless(value: Any, agree: Any) -> Any:
+    """``value`` (a ``Seq`` or an array of one row per sample) with NaN in the float rows
+    of the samples ``agree`` marks False; ``value`` itself when ``agree`` is None or
+    ``value`` holds no floats or no row per sample.
+
+    The host refuses inputs of other lengths when it can trace them to data layers
+    (``length_checks``); for lengths computed on the device this makes training's
+    non-finite check stop at the layer and name its inputs' lengths, and test and infer
+    show NaN, not numbers of mismatched rows."""
+    data = value.data if isinstance(value, Seq) else value
+    if agree is None or not hasattr(data, "dtype") or not jnp.issubdtype(data.dtype, jnp.floating):
+        return value
+    if data.ndim == 0 or data.shape[0] != agree.shape[0]:
+        return value
+    marked = jnp.where(agree.reshape(agree.shape + (1,) * (data.ndim - 1)), data, jnp.nan)
+    return value._replace(data=marked) if isinstance(value, Seq) else marked
+
+
 def steps_alike(values: list[Any]) -> list[Any]:
     """``values`` with their sequences of one nesting padded to the most steps (and
     sub-sequences) any of them holds. Sequences of equal lengths computed apart (a

@@ -163,3 +163,39 @@ def test_a_seq_concat_beside_a_sequence_of_equal_lengths_pairs_rows(la, lb):
     first = np.concatenate([x, y]) + z
     second = np.concatenate([x[:1], y[:1]]) + z[:2]
     np.testing.assert_allclose(got, np.concatenate([first, second]), rtol=1e-6)
+
+
+def _concat_beside(name="out"):
+    a, b, c = (L.data(name=n, type=D.dense_vector_sequence(H)) for n in ("sa", "sb", "sc"))
+    return L.addto(input=[L.seq_concat(a=a, b=b, name="cat"), c], name=name)
+
+
+def test_a_seq_concat_beside_a_sequence_of_other_lengths_gives_nan_rows_for_that_sample():
+    # the host cannot see lengths computed on the device; the layer marks the sample NaN
+    # instead of pairing its rows with zeros or with another sample's
+    out = _concat_beside()
+    params = paddle.parameters.create(out)
+    rng = np.random.default_rng(4)
+    x, y, z = (rng.normal(size=(n, H)).astype("float32") for n in (2, 1, 4))
+    got = _infer(out, params, [(x, y, z[:3]), (x, y, z)])  # 2 + 1 rows beside 3, then 4
+    np.testing.assert_allclose(got[:3], np.concatenate([x, y]) + z[:3], rtol=1e-6)
+    assert got.shape == (6, H) and np.isnan(got[3:]).all()
+
+
+def test_training_stops_at_a_seq_concat_beside_other_lengths_naming_layer_and_sample():
+    out = _concat_beside()
+    label = L.data(name="y", type=D.dense_vector_sequence(H))
+    cost = L.square_error_cost(input=L.fc(input=out, size=H, name="fc"), label=label)
+    params = paddle.parameters.create(cost)
+    trainer = paddle.trainer.SGD(cost, params, paddle.optimizer.Momentum(learning_rate=0.01))
+    ones = lambda n: np.ones((n, H), "float32")  # noqa: E731
+    good = (ones(2), ones(1), ones(3), ones(3))
+    bad = (ones(1), ones(1), ones(3), ones(2))  # 1 + 1 rows beside 3
+    before = params.get("_fc.w0")
+    message = (
+        r"pass 0, batch 1: .*addto 'out': input 1 'sc' has mismatched sequence lengths: "
+        r"sample 1 has 3 steps, but input 0 'cat' has 2"
+    )
+    with pytest.raises(DataError, match=message):
+        trainer.train(paddle.batch(lambda: iter([good, good, good, bad]), 2), num_passes=1)
+    assert not np.array_equal(params.get("_fc.w0"), before)  # the good batch trained

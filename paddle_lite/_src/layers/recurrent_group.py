@@ -31,7 +31,7 @@ from paddle_lite._src.layers.recurrent_scan import reverse_within_length
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph, next_memory, run_step
 from paddle_lite._src.step_tail import boundary, run_tail, tail_nodes
-from paddle_lite._src.typing import Seq, padded_to
+from paddle_lite._src.typing import Seq, lengths_agree, nan_unless, padded_to
 
 
 # the scan ------------------------------------------------------------------------------
@@ -53,27 +53,6 @@ def _steps_like(seq: Seq, n_steps: int) -> Seq:
         sub = None if seq.sub_lengths is None else seq.sub_lengths[:, :n_steps]
         return Seq(seq.data[:, :n_steps], seq.lengths, sub)
     return padded_to(seq, (n_steps,))
-
-
-def _lengths_agree(seqs: list[Seq]) -> Any:
-    """``[B]`` bool: the samples whose in-links all have the first one's lengths, or None
-    for a single in-link."""
-    if len(seqs) == 1:
-        return None
-    return jnp.all(jnp.stack([s.lengths == seqs[0].lengths for s in seqs[1:]]), axis=0)
-
-
-def _nan_unless(seq: Seq, agree: Any) -> Seq:
-    """``seq`` with NaN in the float rows of samples whose in-links differ in length.
-
-    The host refuses such a batch when it can trace the in-links to data layers
-    (``length_checks``); for in-links whose lengths come from the device this makes
-    training's non-finite check stop at the group (``training.nonfinite`` names the
-    in-links and their lengths) and test and infer show NaN, not silent numbers."""
-    if agree is None or not jnp.issubdtype(seq.data.dtype, jnp.floating):
-        return seq
-    mask = agree.reshape(agree.shape + (1,) * (seq.data.ndim - 1))
-    return seq._replace(data=jnp.where(mask, seq.data, jnp.nan))
 
 
 def _time_major(seq: Seq, lengths: Any, reverse: bool) -> Any:
@@ -187,7 +166,7 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
     params = {name: jnp.asarray(value) for name, value in params.items()}  # traced in the loop
     links, env, boots = split_inputs(graph, inputs)
     seqs = [_as_seq(v) for v in links]
-    agree = _lengths_agree(seqs)
+    agree = lengths_agree(seqs)
     seqs = [_steps_like(s, seqs[0].data.shape[1]) for s in seqs]
     lengths = seqs[0].lengths
     xs = [_time_major(s, lengths, reverse) for s in seqs]
@@ -221,7 +200,7 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
         late = run_tail(graph, tail, stacked, params, mode, (n_steps, lengths.shape[0]))
         by_name.update({o: _zero_padded(late[o], mask.T) for o in graph.outputs if o in tail})
     gathered = (_gathered(by_name[o], lengths, reverse) for o in graph.outputs)
-    return tuple(_nan_unless(g, agree) for g in gathered), stats
+    return tuple(nan_unless(g, agree) for g in gathered), stats
 
 
 # kinds -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import numpy as np
 from paddle_lite._src.compile import cost_sum, forward
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.length_checks import GROUP, device_mismatch
+from paddle_lite._src.length_checks import device_mismatch
 from paddle_lite._src.topology import traverse
 from paddle_lite._src.typing import VALID, Seq, Sparse, step_mask
 
@@ -50,13 +50,12 @@ def _layer_report(node: Layer, values: dict[str, Any], params: dict[str, Any]) -
     return text
 
 
-def _refuse_group_lengths(node: Layer, values: dict[str, Any]) -> None:
-    """Raise :class:`DataError` when ``node`` is a recurrent group whose outputs went NaN
-    because its in-links (lengths computed on the device) differ in length."""
-    if node.kind == GROUP:
-        mismatch = device_mismatch(node, values)
-        if mismatch is not None:
-            raise DataError(mismatch + ".")
+def _refuse_lengths(node: Layer, values: dict[str, Any]) -> None:
+    """Raise :class:`DataError` when ``node`` (a recurrent group, or a layer pairing
+    rows) went NaN because its inputs (lengths computed on the device) differ in length."""
+    mismatch = device_mismatch(node, values)
+    if mismatch is not None:
+        raise DataError(mismatch + ".")
 
 
 def _update_report(update: Callable[[dict[str, Any]], tuple[Any, Any]], grads: dict) -> str:
@@ -97,7 +96,7 @@ def diagnose(
     }
     for node in computed:
         if not _finite(values[node.name]):
-            _refuse_group_lengths(node, values)
+            _refuse_lengths(node, values)
             return _layer_report(node, values, params)
 
     def loss(p):  # noqa: ANN001, ANN202
