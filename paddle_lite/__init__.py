@@ -6,6 +6,7 @@ Use it as ``import paddle_lite as paddle``.
 from paddle_lite import (
     activation,
     attr,
+    config_base,
     data_feeder,
     data_type,
     dataset,

@@ -8,12 +8,18 @@ JSON. Cycles cannot exist: a node's inputs exist before it does.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
 from paddle_lite._src import codec, topology_proto
-from paddle_lite._src.errors import ParameterError, TopologyError, did_you_mean
+from paddle_lite._src.errors import (
+    LayerConfigWarning,
+    ParameterError,
+    TopologyError,
+    did_you_mean,
+)
 from paddle_lite._src.evaluator_base import Evaluator
 from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.specs import ParamSpec
@@ -343,13 +349,16 @@ def parse_network(output_layers: Any, *extra: Any, extra_layers: Any = None) -> 
     return Topology(output_layers, extras or None).proto()
 
 
-def get_layer(name: str) -> Layer:
-    """v2 ``layer.get_layer``: the live layer called ``name`` in the current name scope."""
+def get_layer(name: str) -> Layer | None:
+    """v2 ``layer.get_layer``: the live layer called ``name`` in the current name scope,
+    or None (with a :class:`LayerConfigWarning` naming the closest names) as in v2."""
     layers = current_scope().layers
     layer = layers.get(name)
     if layer is None:
-        raise TopologyError(
-            f"no layer named {name!r} exists in the current name scope."
-            + did_you_mean(name, list(layers.keys()))
+        warnings.warn(
+            f"paddle.layer.get_layer: no layer named {name!r} exists in the current name "
+            "scope; returning None, as v2 did." + did_you_mean(name, list(layers.keys())),
+            LayerConfigWarning,
+            stacklevel=2,
         )
     return layer
