@@ -60,10 +60,10 @@ def test_patches_convolution_equals_brute_force_and_xla_gradients(geometry):
     w = RNG.normal(size=(f, c, ky, kx)).astype(np.float32)
     with jax.default_matmul_precision("highest"):  # a GPU would otherwise use TF32
         got = np.asarray(conv._patches_conv(x, w, *conf))
+        g = RNG.normal(size=got.shape).astype(np.float32)
+        mine = grad(lambda x, w: (conv._patches_conv(x, w, *conf) * g).sum(), (0, 1))(x, w)
+        xla = grad(lambda x, w: (_xla(x, w, *conf) * g).sum(), (0, 1))(x, w)
     np.testing.assert_allclose(got, _brute_force(x, w, *conf), rtol=1e-5, atol=1e-5)
-    g = RNG.normal(size=got.shape).astype(np.float32)
-    mine = grad(lambda x, w: (conv._patches_conv(x, w, *conf) * g).sum(), (0, 1))(x, w)
-    xla = grad(lambda x, w: (_xla(x, w, *conf) * g).sum(), (0, 1))(x, w)
     for a, b in zip(mine, xla, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-4)
 
