@@ -44,6 +44,7 @@ __all__ = [
     "activation",
     "attr",
     "batch",
+    "config_base",
     "data_feeder",
     "data_type",
     "dataset",

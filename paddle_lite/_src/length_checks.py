@@ -222,8 +222,8 @@ def device_mismatch(node: Layer, values: Mapping[str, Any]) -> str | None:
             return (
                 f"{_role(node)}: input {i} '{name}' has mismatched sequence lengths: sample "
                 f"{row} has {int(lengths[row])} steps, but input 0 '{name0}' has "
-                f"{int(first[row])}; {_NEEDS[node.kind == GROUP]} (the outputs for such "
-                "samples are NaN)"
+                f"{int(first[row])}; {_GROUP_NEEDS if node.kind == GROUP else _ROWS_NEED} "
+                "(the outputs for such samples are NaN)"
             )
     return None
 
@@ -232,9 +232,10 @@ def _role(node: Layer) -> str:
     return f"recurrent_group '{node.name}'" if node.kind == GROUP else f"{node.kind} '{node.name}'"
 
 
-_NEEDS = {
-    True: "every input split into steps must have as many steps as the others, sample by "
-    "sample, as in v2",
-    False: "the layer pairs its inputs row by row, so every sequence input needs as many "
-    "rows in each sample, as in v2",
-}
+_GROUP_NEEDS = (
+    "every input split into steps must have as many steps as the others, sample by sample, as in v2"
+)
+_ROWS_NEED = (
+    "the layer pairs its inputs row by row, so every sequence input needs as many rows in "
+    "each sample, as in v2"
+)
