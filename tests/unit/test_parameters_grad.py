@@ -80,3 +80,24 @@ def test_shared_parameter_sums_both_uses_and_static_parameter_has_zeros():
     d = 2 * (bx @ w + bo @ w + bx @ still - ys)
     np.testing.assert_allclose(grads["w"], bx.T @ d + bo.T @ d, rtol=1e-4, atol=1e-6)
     np.testing.assert_array_equal(grads["still"], np.zeros((3, 1)))
+
+
+def test_sparse_update_embedding_gets_the_rows_it_used():
+    word = L.data(name="w", type=DT.integer_value(10))
+    y = L.data(name="y", type=DT.dense_vector(1))
+    emb = L.embedding(
+        input=word, size=2, param_attr=paddle.attr.Param(name="emb", sparse_update=True)
+    )
+    pred = L.fc(input=emb, size=1, act=A.Linear(), param_attr=paddle.attr.Param(name="fw"),
+                bias_attr=False)  # fmt: skip
+    cost = L.square_error_cost(input=pred, label=y)
+    params = paddle.parameters.create(cost)
+    ids, ys = [1, 3, 3, 7], np.array([[1.0], [2.0], [0.0], [-1.0]], np.float32)
+    seen = _train(cost, params, lambda: zip(ids, ys, strict=True), 4, ["emb", "fw"])
+    values, grads, _ = seen[0]
+    table, fw = values["emb"].astype(np.float64), values["fw"].astype(np.float64)
+    d = 2 * (table[ids] @ fw - ys)
+    want = np.zeros_like(table)
+    np.add.at(want, ids, d @ fw.T)  # row 3 is used twice: its gradients add
+    np.testing.assert_allclose(grads["emb"], want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(grads["fw"], table[ids].T @ d, rtol=1e-5, atol=1e-7)
