@@ -218,7 +218,9 @@ def _int_array(values: Any, field: Field) -> np.ndarray:
     if arr is None or arr.ndim != 1:
         first = next((i for i, v in enumerate(values) if np.size(v) != 1), 0)
         raise field.error(f"received {show(values[first])}; expected one int per sample", first)
-    if arr.dtype.kind not in "iu":
+    if arr.dtype.kind == "b":  # v2 (Python 2 ints, SWIG) took True / False as ids 1 / 0
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "iu":
         if arr.dtype.kind != "f" or not np.all(np.mod(arr, 1) == 0):
             first = next((i for i, v in enumerate(values) if not _is_int(v)), 0)
             raise field.error(f"received {show(values[first])}; expected ints", first)
@@ -246,11 +248,12 @@ def _check_range(arr: np.ndarray, field: Field) -> None:
 
 
 def _is_int(value: Any) -> bool:
-    """An int id: an int (not bool), an integral float, or a one-element array of one."""
+    """An int id: an int (a bool too, as in v2), an integral float, or a one-element
+    array of one."""
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.reshape(()).item()
     if isinstance(value, (bool, np.bool_)):
-        return False
+        return True
     if isinstance(value, (float, np.floating)):
         return float(value).is_integer()
     return isinstance(value, (int, np.integer))

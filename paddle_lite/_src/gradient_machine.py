@@ -13,7 +13,9 @@ The parameters it reads are the trainer's parameters right after that batch's
 update (after the whole dispatch under ``steps_per_dispatch``): the step's own
 parameters are donated to the update and gone. v2 read the values its forward pass
 left, computed with the parameters from before the update; the two differ by one
-update.
+update. :meth:`GradientMachine.gradient` (behind ``parameters.get_grad`` in an
+``EndForwardBackward`` handler) is computed the same way: the gradient of the batch's
+summed cost (and of the ``extra_layers`` costs the step trains), at those parameters.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 
 from paddle_lite._src import config, xla_options
 from paddle_lite._src import precision as precision_mod
-from paddle_lite._src.compile import forward
+from paddle_lite._src.compile import cost_sum, forward
 from paddle_lite._src.errors import LayerConfigError, TopologyError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.inference import output_fields, trim
@@ -37,9 +39,11 @@ from paddle_lite._src.typing import VALID, Seq
 class LayerForwards:
     """A trainer's jitted forward passes of sets of layers, compiled when first asked."""
 
-    def __init__(self, topology: Topology) -> None:
+    def __init__(self, topology: Topology, costs: Any = (), aux_costs: Any = ()) -> None:
         self.topology = topology
+        self.costs = [*costs, *aux_costs]  # every cost layer the step trains
         self._jitted: dict[tuple[tuple[str, ...], str], Callable[..., Any]] = {}
+        self._grads: dict[str, Callable[..., Any]] = {}
 
     def layers(self, names: tuple[str, ...]) -> list[Layer]:
         """The layers named ``names`` (the input of each ``max_id`` appended)."""
@@ -53,6 +57,23 @@ class LayerForwards:
         if (names, precision) not in self._jitted:
             self._jitted[names, precision] = self._compile(self.layers(names), precision)
         return self._jitted[names, precision](params, feeds, key)
+
+    def gradients(self, trainable: Any, fixed: Any, feeds: Any, key: Any) -> dict[str, Any]:
+        """``{name: d(summed cost)/d(name)}`` of the ``trainable`` parameters on ``feeds``
+        (padding rows weigh 0), at the precision the training step runs at."""
+        precision = config.get("precision", "float32")
+        if precision not in self._grads:
+            costs, names = self.costs, frozenset(c.name for c in self.costs)
+            values = precision_mod.computed_at(
+                precision, lambda p, f, k: forward(costs, p, f, k, "train", names)[0]
+            )
+
+            def total(trainable: Any, fixed: Any, feeds: Any, key: Any) -> Any:
+                out = values({**fixed, **trainable}, feeds, key)
+                return cost_sum(out, len(costs), feeds.get(VALID))
+
+            self._grads[precision] = xla_options.jit(jax.grad(total))
+        return self._grads[precision](trainable, fixed, feeds, key)
 
     @staticmethod
     def _compile(layers: list[Layer], precision: str) -> Callable[..., Any]:
@@ -78,6 +99,27 @@ class GradientMachine:
     ) -> None:
         self._forwards, self._device, self._feeds = forwards, device, feeds
         self._step, self._size = step, size
+        self._grads: dict[str, np.ndarray] | None = None  # computed by the first gradient()
+
+    def gradient(self, name: str) -> np.ndarray | None:
+        """The gradient of the batch's summed cost with respect to parameter ``name``
+        (float32, the parameter's shape), or None for one the step does not train
+        (``is_static``, ``immutable_parameters``). See the module docstring."""
+        if self._grads is None:
+            state = self._live_state("parameters.get_grad")
+            key = jax.random.fold_in(state.key, self._step)
+            grads = self._forwards.gradients(state.trainable, state.fixed, self._feeds(), key)
+            self._grads = {n: np.asarray(g, np.float32) for n, g in grads.items()}
+        return self._grads.get(name)
+
+    def _live_state(self, what: str) -> Any:
+        state = self._device.state
+        if state is None:
+            raise TopologyError(
+                f"{what} must be called inside the event handler that received the "
+                "event, while the trainer trains."
+            )
+        return state
 
     def getLayerOutputs(self, layerNames: Any) -> dict[str, dict[str, Any]]:  # noqa: N802, N803
         """``{name: {"value", "id", "prob"}}`` for the layers named ``layerNames`` (a name

@@ -6,6 +6,7 @@ varying length reuse a handful of compiled programs.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -16,7 +17,13 @@ from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, v2_inference_file
 from paddle_lite._src.arg_checks import renamed, require_parameters
 from paddle_lite._src.buckets import pow2
-from paddle_lite._src.errors import ArgumentTypeError, DataError, ParameterError, TopologyError
+from paddle_lite._src.errors import (
+    ArgumentTypeError,
+    DataError,
+    DataWarning,
+    ParameterError,
+    TopologyError,
+)
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.input_checks import feeder_for
 from paddle_lite._src.layers.beam_search import BeamResult
@@ -122,8 +129,8 @@ class Inference:
         or a list of them) of each output, batch by batch."""
         fields = _as_fields(field)
         for result in self.iter_infer(**kwargs):
-            for layer, each in zip(self.outputs, result, strict=True):
-                yield [_pick(each, f, layer) for f in fields]
+            for each in result:
+                yield [_pick(each, f) for f in fields]
 
     def infer(
         self,
@@ -150,6 +157,11 @@ class Inference:
             retv = [
                 _flattened(items, self.outputs, f) for items, f in zip(retv, fields, strict=True)
             ]
+        else:
+            for items, f in zip(retv, fields, strict=True):
+                missing = _absent(items, self.outputs, f)
+                if missing:  # v2 returned None there too
+                    warnings.warn(f"infer(): {missing}; its entry is None.", DataWarning, 2)
         return retv[0] if len(retv) == 1 else retv
 
 
@@ -246,7 +258,11 @@ def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
 
 def _flattened(items: list[Any], outputs: list[Layer], field: str) -> np.ndarray:
     """``field`` of every output layer in one array along axis 0, as v2 returned it
-    (``flatten_result=True``); a clear error where their widths differ."""
+    (``flatten_result=True``); a clear error where their widths differ or one has no
+    such field (v2's numpy.concatenate failed on its None)."""
+    missing = _absent(items, outputs, field)
+    if missing:
+        raise TopologyError(f"{missing}; ask for the fields it has (see paddle.infer's field).")
     try:
         return np.concatenate(items, axis=0)
     except ValueError:
@@ -261,12 +277,20 @@ def _flattened(items: list[Any], outputs: list[Layer], field: str) -> np.ndarray
         ) from None
 
 
-def _pick(result: dict[str, Any], field: str, layer: Layer) -> Any:
-    if field not in result:
-        raise TopologyError(
-            f"layer '{layer.name}' ({layer.kind}) has no '{field}' output; it has {sorted(result)}."
-        )
-    return result[field]
+def _pick(result: dict[str, Any], field: str) -> Any:
+    """``field`` of one output, or None where the layer has no such field (v2's
+    ``Arguments`` gave None, e.g. for the ``id`` of a dense layer)."""
+    return result.get(field)
+
+
+def _absent(items: list[Any], outputs: list[Layer], field: str) -> str | None:
+    """A sentence naming the output layer without ``field`` among ``items`` (one per
+    output layer per batch), or None when every item has it."""
+    for i, item in enumerate(items):
+        if item is None:
+            layer = outputs[i % len(outputs)]
+            return f"layer '{layer.name}' ({layer.kind}) has no '{field}' output"
+    return None
 
 
 def infer(

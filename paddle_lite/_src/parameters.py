@@ -105,6 +105,7 @@ class Parameters:
         self._pull: Callable[[], None] | None = None  # see attach()
         self._version = 0  # host-side writes (see version)
         self._caches: dict[str, dict[Any, Any]] = {}  # see cache()
+        self._grad_source: Callable[[str], Any] | None = None  # see gradients_from()
 
     # the device's side -------------------------------------------------------------
     # A trainer keeps the parameters on the device while it trains; these few methods
@@ -251,8 +252,18 @@ class Parameters:
         return self.get(key)
 
     def get_grad(self, key: str) -> np.ndarray:
-        """Zeros of the parameter's shape: gradients are not kept between steps."""
-        return np.zeros(self.get_shape(key), np.float32)
+        """The gradient of the summed cost of the batch just trained with respect to
+        parameter ``key``, inside an ``EndForwardBackward`` handler (v2 kept it there),
+        computed when asked at the parameters after the batch's update (as ``event.gm``
+        computes layer outputs); zeros elsewhere and for parameters not trained."""
+        shape = self.get_shape(key)
+        grad = None if self._grad_source is None else self._grad_source(key)
+        return np.zeros(shape, np.float32) if grad is None else np.array(grad).reshape(shape)
+
+    def gradients_from(self, source: Callable[[str], Any] | None) -> None:
+        """``source(name)`` (an array, or None) answers :meth:`get_grad` until reset
+        with None (the trainer sets it while an ``EndForwardBackward`` is handled)."""
+        self._grad_source = source
 
     def set(self, parameter_name: str, value: Any) -> None:
         """Replace a parameter by ``value`` (an ndarray of ``get_shape(parameter_name)``)."""

@@ -67,6 +67,18 @@ def test_integer_and_integer_sequence():
     assert flat.tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9]
 
 
+def test_bool_ids_are_ones_and_zeros_as_v2_took_them():
+    # v2's design doc composes readers yielding True / False as labels; Python 2's bools
+    # were ints for v2's DataFeeder (SWIG), so True fed id 1 and False id 0.
+    out = DataFeeder([("l", DT.integer_value(2))])([(True,), (False,), (np.bool_(True),)])["l"]
+    assert out.dtype == np.int32 and out.tolist() == [1, 0, 1]
+    s = DataFeeder([("w", DT.integer_value_sequence(3))])([([True, False, 2],), ([False],)])["w"]
+    assert s.lengths.tolist() == [3, 1] and s.data[0, :3].tolist() == [1, 0, 2]
+    assert s.data[1, 0] == 0
+    with pytest.raises(DataError, match=r"sample 1\): received 0.5 \(float\); expected ints"):
+        DataFeeder([("l", DT.integer_value(2))])([(True,), (0.5,)])
+
+
 def test_nested_sequence():
     batch = [([[1, 2], [3]],), ([[4, 5, 6]],)]
     s = DataFeeder([("w", DT.integer_value_sub_sequence(10))])(batch)["w"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError, TopologyError
+from paddle_lite._src.errors import DataError, DataWarning, TopologyError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(1)
@@ -59,6 +59,33 @@ def test_several_outputs_concatenate_per_field_and_max_id_fields():
         paddle.infer(output_layer=ids, parameters=params, input=[(xs[0],)])
     with pytest.raises(DataError, match="infer field must be one of"):
         paddle.infer(output_layer=prob, parameters=params, input=[(xs[0],)], field="values")
+
+
+def test_a_field_a_layer_lacks_is_none_unflattened_and_an_error_flattened():
+    # v2's Arguments gave None for the 'id' of a dense layer: Inference.infer(...,
+    # flatten_result=False) returned it; flattening (numpy.concatenate) failed.
+    _, hidden, prob = _classifier()
+    ids = L.max_id(input=prob)
+    params = paddle.parameters.create(prob)
+    xs = RNG.normal(size=(2, 4)).astype(np.float32)
+    _, p = _np_forward(params, xs)
+    inferer = paddle.inference.Inference(output_layer=[prob, ids], parameters=params)
+    with pytest.warns(DataWarning) as caught:
+        values, id_fields = inferer.infer(
+            input=[(x,) for x in xs], field=["value", "id"], flatten_result=False
+        )
+    assert [str(w.message) for w in caught] == [
+        "infer(): layer '__maxid_layer_0__' (maxid) has no 'value' output; its entry is None.",
+        "infer(): layer '__fc_layer_1__' (fc) has no 'id' output; its entry is None.",
+    ]
+    np.testing.assert_allclose(values[0], p, rtol=1e-5)
+    assert values[1] is None  # max_id has no value
+    assert id_fields[0] is None
+    np.testing.assert_array_equal(np.asarray(id_fields[1]).ravel(), p.argmax(1))
+    fields = list(inferer.iter_infer_field(field="id", input=[(x,) for x in xs]))
+    assert fields[0] == [None] and len(fields) == 2
+    with pytest.raises(TopologyError, match="'__fc_layer_1__' \\(fc\\) has no 'id' output"):
+        inferer.infer(input=[(x,) for x in xs], field="id")
 
 
 def test_outputs_of_different_widths_come_apart_or_name_themselves():

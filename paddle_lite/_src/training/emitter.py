@@ -80,10 +80,20 @@ class Emitter:
             if i:
                 self.handler(events.BeginIteration(pass_id, batch_id + i))
             machine = gm(i)
-            self.handler(events.EndForwardBackward(pass_id, batch_id + i, gm=machine))
+            self._end_forward_backward(pass_id, batch_id + i, machine)
             self.handler(self._end_iteration(fetched.pick(i), size, pass_id, batch_id + i, machine))
         self.last_gm = gm(len(chunk.sizes) - 1)
         return fetched
+
+    def _end_forward_backward(self, pass_id: int, batch_id: int, machine: Any) -> None:
+        """``EndForwardBackward``; ``parameters.get_grad`` answers from ``machine`` while
+        it is handled (v2 zeroed the gradients in the update that followed)."""
+        parameters = self.device.host.parameters
+        parameters.gradients_from(machine.gradient)
+        try:
+            self.handler(events.EndForwardBackward(pass_id, batch_id, gm=machine))
+        finally:
+            parameters.gradients_from(None)
 
     def _end_iteration(self, pick, size: int, pass_id: int, batch_id: int, gm) -> Any:  # noqa: ANN001
         return events.EndIteration(

@@ -124,7 +124,9 @@ class SGD:
             extra_costs(self.__topology__, self._costs),
         )
         self._test_steps: dict[str, Any] = {}
-        self._forwards = LayerForwards(self.__topology__)  # for event.gm
+        self._forwards = LayerForwards(  # for event.gm and parameters.get_grad
+            self.__topology__, self._costs, extra_costs(self.__topology__, self._costs)
+        )
         self._position = Position()  # where the next step trains (for checkpoints)
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
         self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
