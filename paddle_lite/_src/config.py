@@ -2,9 +2,9 @@
 
 v2's ``init`` turned every keyword into a command-line flag of its C++ core and
 also read ``PADDLE_INIT_<NAME>`` environment variables (explicit keywords win).
-The same flags are accepted here; ``use_gpu``, ``trainer_count`` and ``seed`` take
-effect, the distributed ones are kept for the trainer, and the rest are accepted
-for compatibility and recorded.
+The same flags are accepted here (``paddle_lite._src.v2_flags`` lists them);
+``use_gpu``, ``trainer_count`` and ``seed`` take effect, the distributed ones are
+kept for the trainer, and the rest are accepted for compatibility and recorded.
 """
 
 from __future__ import annotations
@@ -16,79 +16,7 @@ from typing import Any
 
 from paddle_lite._src import buckets, distributed, precision
 from paddle_lite._src.errors import ConfigError, TrainingWarning, did_you_mean
-
-_BOOL, _INT, _STR, _FLOAT = "bool", "int", "str", "float"
-_PRECISION, _BUCKETS = "precision", "seq_buckets"
-
-# v2 flag -> type (the flags of paddle/utils/Flags.cpp, the trainer's and the
-# distributed ones). Distributed flags matter once the trainer runs several processes.
-FLAGS: dict[str, str] = {
-    "use_gpu": _BOOL,
-    "trainer_count": _INT,
-    "seed": _INT,
-    "gpu_id": _INT,
-    "use_mkldnn": _BOOL,
-    "use_mkl_packed": _BOOL,
-    "port": _INT,
-    "ports_num": _INT,
-    "ports_num_for_sparse": _INT,
-    "num_gradient_servers": _INT,
-    "trainer_id": _INT,
-    "pservers": _STR,
-    "nics": _STR,
-    "rdma_tcp": _STR,
-    "local": _BOOL,
-    "log_period": _INT,
-    "dot_period": _INT,
-    "saving_period": _INT,
-    "test_period": _INT,
-    "num_passes": _INT,
-    "show_parameter_stats_period": _INT,
-    "log_error_clipping": _BOOL,
-    "log_clipping": _BOOL,
-    "beam_size": _INT,
-    "save_dir": _STR,
-    "init_model_path": _STR,
-    "start_pass": _INT,
-    "thread_local_rand_use_global_seed": _BOOL,
-    "enable_parallel_vector": _INT,
-    "loadsave_parameters_in_pserver": _BOOL,
-    "prev_batch_state": _BOOL,
-    "cudnn_dir": _STR,
-    "cuda_dir": _STR,
-    "allow_only_one_model_on_one_gpu": _BOOL,
-    "parallel_thread_num": _INT,
-    "check_sparse_distribution_in_pserver": _BOOL,
-    "show_check_sparse_distribution_log": _BOOL,
-    "trainer_role": _STR,
-    "learning_rate": _FLOAT,
-    "comment": _STR,
-    "load_missing_parameter_strategy": _STR,
-    "log_period_server": _INT,
-    "checkgrad_eps": _FLOAT,
-    "show_layer_stat": _BOOL,
-    "predict_file": _STR,
-    # paddle/trainer/Trainer.cpp
-    "config": _STR,
-    "config_args": _STR,
-    "test_all_data_in_one_period": _BOOL,
-    "average_test_period": _INT,
-    "saving_period_by_batches": _INT,
-    "test_pass": _INT,
-    "test_wait": _INT,
-    "with_cost": _BOOL,
-    "distribute_test": _BOOL,
-    "save_only_one": _BOOL,
-    "feat_file": _STR,
-    "predict_output_dir": _STR,
-    "model_list": _STR,
-    # paddle_lite's own settings
-    "precision": _PRECISION,
-    "seq_buckets": _BUCKETS,
-    "coordinator_address": _STR,
-    "num_processes": _INT,
-    "process_id": _INT,
-}
+from paddle_lite._src.v2_flags import BOOL, BUCKETS, FLAGS, FLOAT, INT, PRECISION
 
 _SETTINGS: dict[str, Any] = {}
 
@@ -105,29 +33,49 @@ def default_seed() -> int:
 
 def _convert(name: str, value: Any, source: str) -> Any:
     kind = FLAGS[name]
-    if kind == _PRECISION:
+    if kind == PRECISION:
         return precision.check(value)
-    if kind == _BUCKETS:
+    if kind == BUCKETS:
         return _seq_buckets(value, source)
     try:
-        if kind == _BOOL:
-            if isinstance(value, str):
-                lowered = value.strip().lower()
-                if lowered not in ("0", "1", "true", "false", "yes", "no", ""):
-                    raise ValueError(value)
-                return lowered in ("1", "true", "yes")
-            return bool(value)
-        if kind == _INT:
-            if isinstance(value, bool):
-                raise ValueError(value)
-            return int(value)
-        if kind == _FLOAT:
+        if kind == BOOL:
+            return _to_bool(value)
+        if kind == INT:
+            return _to_int(value)
+        if kind == FLOAT:
             return float(value)
         return str(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        article = "an" if kind == INT else "a"
         raise ConfigError(
-            f"{source}: flag '{name}' expects a {kind}; received {value!r}."
+            f"{source}: flag '{name}' expects {article} {kind}; received {value!r}."
         ) from None
+
+
+_TRUE, _FALSE = ("1", "t", "true", "y", "yes"), ("0", "f", "false", "n", "no", "")
+
+
+def _to_bool(value: Any) -> bool:
+    """A bool as gflags read one from text: 1/t/true/y/yes or 0/f/false/n/no, any case."""
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered not in _TRUE + _FALSE:
+            raise ValueError(value)
+        return lowered in _TRUE
+    return bool(value)
+
+
+def _to_int(value: Any) -> int:
+    """An int as gflags read one (decimal, or hex after ``0x``); a bool or a fraction is
+    refused rather than truncated."""
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, str):
+        text = value.strip()
+        return int(text, 16) if text[:2].lower() == "0x" else int(text)
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(value)
+    return int(value)
 
 
 def _seq_buckets(value: Any, source: str) -> Any:
@@ -145,8 +93,8 @@ def _seq_buckets(value: Any, source: str) -> Any:
     return value
 
 
-def _check_name(name: str, source: str) -> None:
-    if name == "parallel_nn":
+def _check_name(name: str, source: str, keyword: bool = True) -> None:
+    if keyword and name == "parallel_nn":
         raise ConfigError(f"{source}: parallel_nn is not supported (v2 refused it too).")
     if name not in FLAGS:
         raise ConfigError(
@@ -161,8 +109,15 @@ def env_flags(environ: Mapping[str, str]) -> dict[str, Any]:
     for key, value in environ.items():
         if key.startswith("PADDLE_INIT_"):
             name = key[len("PADDLE_INIT_") :].lower()
-            _check_name(name, f"environment variable {key}")
+            _check_name(name, f"environment variable {key}", keyword=False)
             flags[name] = _convert(name, value, f"environment variable {key}")
+            if name == "parallel_nn":
+                # v2 refused parallel_nn only as a keyword; from here it reached gflags
+                warnings.warn(
+                    f"environment variable {key}: parallel_nn has no effect in paddle_lite.",
+                    TrainingWarning,
+                    stacklevel=3,
+                )
     return flags
 
 
