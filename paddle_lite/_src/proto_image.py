@@ -1,8 +1,9 @@
 """The image fields v2's ModelConfig writes for convolution, pooling and batch_norm layers.
 
 v2's config parser gives an ``exconv``/``exconvt`` layer's first input a ``conv_conf``, a
-``pool`` layer's a ``pool_conf`` and a ``batch_norm`` layer's an ``image_conf``, and the
-layers themselves ``num_filters``, ``epsilon`` and their output ``height`` and ``width``.
+``pool`` layer's a ``pool_conf``, a ``norm`` (``img_cmrnorm``) layer's a ``norm_conf`` and
+a ``batch_norm`` layer's an ``image_conf``, and the layers themselves ``num_filters``,
+``epsilon`` and their output ``height`` and ``width`` (and any layer its ``drop_rate``).
 Programs that convert v2 models read them (MMdnn's PaddleParser reads every field below
 from ``parse_network``'s result). Sizes follow v2's x (width) / y (height) naming; the
 values are checked against v2's golden configs in
@@ -76,6 +77,16 @@ def _pool_conf(n: Layer) -> Message:
     )  # fmt: skip
 
 
+def _norm_conf(n: Layer) -> Message:
+    channels, height, width = n.attrs["image"]
+    size = int(n.attrs["size"])
+    return Message(
+        norm_type="cmrnorm-projection", channels=channels, size=size,
+        scale=n.attrs["scale"] / size, pow=n.attrs["power"], output_x=width, img_size=width,
+        blocked=False, output_y=height, img_size_y=height,
+    )  # fmt: skip
+
+
 def _image_conf(n: Layer) -> Message:
     image = n.attrs.get("image")
     if image is None:  # v2 reads a flat input as channels of 1x1 images
@@ -94,15 +105,22 @@ def _height_width(n: Layer) -> dict[str, int]:
 
 
 def image_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
-    """The layer-level image fields of ``n``; sets its first input's ``*_conf``."""
-    if not inputs:
-        return {}
+    """The layer-level image fields of ``n`` and its ``drop_rate`` when it has one; sets
+    its first input's ``*_conf``."""
+    extra = {} if n.attrs.get("drop_rate") is None else {"drop_rate": n.attrs["drop_rate"]}
+    return extra | _image_fields(n, inputs) if inputs else extra
+
+
+def _image_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
     if n.kind == "img_conv" and len(n.attrs.get("image") or ()) == 3:
         inputs[0].conv_conf = _conv_conf(n)
         extra = {"num_filters": n.attrs["num_filters"], "shared_biases": n.attrs["shared_biases"]}
         return extra | _height_width(n)
     if n.kind == "img_pool" and len(n.attrs.get("image") or ()) == 3:
         inputs[0].pool_conf = _pool_conf(n)
+        return _height_width(n)
+    if n.kind == "img_cmrnorm" and len(n.attrs.get("image") or ()) == 3:
+        inputs[0].norm_conf = _norm_conf(n)
         return _height_width(n)
     if n.kind == "batch_norm":
         inputs[0].image_conf = _image_conf(n)

@@ -7,8 +7,9 @@ with the layers of their step right after them, under the names v2 gives them
 runs reversed, and the links between the group and its step (``in_links``,
 ``memories``, ``out_links``). How each layer reads in the ModelConfig (its v2 type, size,
 activation, inputs with their ``input_parameter_name``, ``bias_parameter_name``; the image
-fields of convolutions, poolings and batch_norm) is in ``proto_layers``; every message
-has protobuf's ``HasField``; a ``paddle.layer.printer`` adds a ``print`` layer, as in v2.
+fields of convolutions, poolings, cmrnorm and batch_norm, and ``drop_rate``) is in
+``proto_layers``; every message has protobuf's ``HasField``; a ``paddle.layer.printer``
+adds a ``print`` layer, as in v2.
 """
 
 from __future__ import annotations

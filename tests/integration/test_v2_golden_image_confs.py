@@ -15,10 +15,10 @@ import pytest
 import paddle_lite as paddle
 from tests.integration import v2_golden
 
-TYPES = {"exconv", "exconvt", "pool", "batch_norm"}
-SUB_CONFS = ("conv_conf", "pool_conf", "image_conf")
+TYPES = {"exconv", "exconvt", "pool", "norm", "batch_norm"}
+SUB_CONFS = ("conv_conf", "pool_conf", "norm_conf", "image_conf")
 LAYER_FIELDS = ("num_filters", "shared_biases", "epsilon", "moving_average_fraction")
-LAYER_FIELDS += ("height", "width", "depth")
+LAYER_FIELDS += ("height", "width", "depth", "drop_rate")
 CONFIGS = ("img_layers", "img_trans_layers", "test_BatchNorm3D", "test_bilinear_interp")
 CONFIGS += ("test_maxout", "test_pad", "test_pooling3D_layer", "test_roi_pool_layer")
 
@@ -97,3 +97,22 @@ def test_has_field_follows_what_v2_sets():
     conf = bn.inputs[0].image_conf
     assert (conf.channels, conf.img_size, conf.img_size_y) == (5, 1, 1)
     assert not bn.HasField("height") and bn.epsilon == pytest.approx(1e-5)
+
+
+def test_drop_rate_is_set_where_v2_set_it():
+    """Every layer of every golden config has ``drop_rate`` exactly where v2 wrote one."""
+    import warnings
+
+    diffs = []
+    for name in v2_golden.config_names():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = {layer.name: layer for layer in _ours(name).layers}
+        for want in v2_golden.golden(name)["layers"]:
+            got = ours.get(want["name"][-1])
+            rate = want.get("drop_rate", [None])[-1]
+            if got is not None and got.HasField("drop_rate") != (rate is not None):
+                diffs.append(f"{name}/{want['name'][-1]}: want {rate}")
+            elif rate is not None and got.drop_rate != pytest.approx(rate):
+                diffs.append(f"{name}/{want['name'][-1]}: want {rate}, got {got.drop_rate}")
+    assert diffs == []
