@@ -10,9 +10,9 @@ config parser did (checked against v2's golden ModelConfig files in
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import SimpleNamespace
 
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.proto_image import Message, image_fields
 
 # kind -> v2 layer type, where they differ and do not depend on attributes.
 V2_TYPES = {
@@ -99,7 +99,7 @@ def _input_names(n: Layer) -> list[str]:
     return [n.inputs[i].name for i in [p["inputs"][0] for p in projections] + rest]
 
 
-def inputs(n: Layer) -> list[SimpleNamespace]:
+def inputs(n: Layer) -> list[Message]:
     """v2's ``LayerInputConfig`` list: each input with the weight ``w<i>`` it multiplies.
 
     A layer with more weights than inputs (``batch_norm``'s moving mean and variance) lists
@@ -108,29 +108,33 @@ def inputs(n: Layer) -> list[SimpleNamespace]:
     if n.kind in NO_INPUTS:
         return []
     if n.kind == "lstm_step_state":
-        return [SimpleNamespace(input_layer_name=n.inputs[0].name, input_parameter_name="")]
+        return [Message(input_layer_name=n.inputs[0].name, input_parameter_name="")]
     by_role = {p.role: p.name for p in n.params}
     weights = [int(r[1:]) for r in by_role if r[:1] == "w" and r[1:].isdigit()]
     names = _input_names(n)
     count = max([len(names), *(w + 1 for w in weights)])
     names += names[-1:] * (count - len(names))
     return [
-        SimpleNamespace(input_layer_name=name, input_parameter_name=by_role.get(f"w{i}", ""))
+        Message(input_layer_name=name, input_parameter_name=by_role.get(f"w{i}", ""))
         for i, name in enumerate(names)
     ]
 
 
-def layer_config(n: Layer) -> SimpleNamespace:
-    """The ``LayerConfig`` fields of ``n`` that paddle_lite writes (see the module doc)."""
+def layer_config(n: Layer) -> Message:
+    """The ``LayerConfig`` fields of ``n`` that paddle_lite writes (see the module doc):
+    every layer's, and the image fields of convolutions, poolings and batch_norm
+    (``proto_image``)."""
     own = n.kind != "lstm_step_state"  # the state reads its step's parameters
-    return SimpleNamespace(
+    ins = inputs(n)
+    return Message(
         name=n.name,
         type=v2_type(n),
         size=_size(n),
-        inputs=inputs(n),
+        inputs=ins,
         bias_parameter_name=next((p.name for p in n.params if p.role == "wbias" and own), ""),
         active_type=_active_type(n),
         parameters=[p.name for p in n.params] if own else [],
+        **image_fields(n, ins),
     )
 
 

@@ -6,19 +6,21 @@ with the layers of their step right after them, under the names v2 gives them
 ``agent``), and each such group adds a sub-model as in v2: its layer names, whether it
 runs reversed, and the links between the group and its step (``in_links``,
 ``memories``, ``out_links``). How each layer reads in the ModelConfig (its v2 type, size,
-activation, inputs with their ``input_parameter_name``, ``bias_parameter_name``) is in
-``proto_layers``; a ``paddle.layer.printer`` adds a ``print`` layer, as in v2.
+activation, inputs with their ``input_parameter_name``, ``bias_parameter_name``; the image
+fields of convolutions, poolings, cmrnorm and batch_norm, and ``drop_rate``) is in
+``proto_layers``; every message has protobuf's ``HasField``; a ``paddle.layer.printer``
+adds a ``print`` layer, as in v2.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
-from types import SimpleNamespace
 from typing import Any
 
 from paddle_lite._src import proto, proto_layers
 from paddle_lite._src.graph import Layer, current_scope
+from paddle_lite._src.proto_image import Message
 from paddle_lite._src.specs import ParamSpec, Spec
 from paddle_lite._src.step_graph import StepGraph
 
@@ -47,30 +49,28 @@ def groups(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, StepGraph, Sequence[
             yield from groups(step.nodes)
 
 
-def _link(layer_name: str, link_name: str) -> SimpleNamespace:
-    return SimpleNamespace(layer_name=layer_name, link_name=link_name)
+def _link(layer_name: str, link_name: str) -> Message:
+    return Message(layer_name=layer_name, link_name=link_name)
 
 
-def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNamespace:
+def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> Message:
     """v2's SubModelConfig of the group ``node``, one of ``nodes``."""
     outer = [i.name for i in node.inputs]
     n_in, n_st = len(step.inlinks), len(step.statics)
     boots = iter(outer[n_in + n_st :])
     memories = [  # a static input is a memory that keeps its boot value
-        SimpleNamespace(layer_name=s, link_name=s, boot_layer_name=b, is_static=True)
+        Message(layer_name=s, link_name=s, boot_layer_name=b, is_static=True)
         for s, b in zip(step.statics, outer[n_in : n_in + n_st], strict=True)
     ]
     for m in step.memories:
         boot = next(boots) if m.boot == "layer" else None
         memories.append(
-            SimpleNamespace(
-                layer_name=m.target, link_name=m.name, boot_layer_name=boot, is_static=False
-            )
+            Message(layer_name=m.target, link_name=m.name, boot_layer_name=boot, is_static=False)
         )
     gathers = {  # the outer layers that read the group: gather agents, generated ids
         n.attrs.get("index", 0): n.name for n in nodes if n.inputs and n.inputs[0] is node
     }
-    return SimpleNamespace(
+    return Message(
         name=node.name,
         layer_names=[n.name for n in step.nodes],
         is_recurrent_layer_group=True,
@@ -81,11 +81,9 @@ def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> SimpleNam
     )
 
 
-def _print_layer(printer: Any) -> SimpleNamespace:
-    inputs = [
-        SimpleNamespace(input_layer_name=i.name, input_parameter_name="") for i in printer.inputs
-    ]
-    return SimpleNamespace(
+def _print_layer(printer: Any) -> Message:
+    inputs = [Message(input_layer_name=i.name, input_parameter_name="") for i in printer.inputs]
+    return Message(
         name=printer.name,
         type="print",
         size=0,
@@ -107,7 +105,7 @@ def _printers(nodes: Sequence[Layer]) -> list[Any]:
     ]
 
 
-def _layers(nodes: Sequence[Layer]) -> list[SimpleNamespace]:
+def _layers(nodes: Sequence[Layer]) -> list[Message]:
     """Every layer in creation order, each group's step layers right after the group, and
     print layers where their printer was declared."""
     items = [(n.serial, [proto_layers.layer_config(m) for m, _ in with_steps([n])]) for n in nodes]
@@ -125,7 +123,7 @@ def model_config(
     inputs: list[str],
     outputs: list[str],
     specs: Mapping[str, ParamSpec],
-) -> SimpleNamespace:
+) -> Message:
     """The ModelConfig of ``nodes`` (a topology's layers); see the module doc.
 
     As v2's ``parse_network`` keeps the order of its global config, layers and parameters
@@ -138,14 +136,14 @@ def model_config(
     dimless = {p.name for n in every for p in n.params if p.role in proto_layers.dimless_roles(n)}
     top = {n.name for n in nodes}
     root = [layer.name for layer in layers if layer.name in top or layer.type == "print"]
-    return SimpleNamespace(
+    return Message(
         type="recurrent_nn" if any(step_of(n) is not None for n in nodes) else "nn",
         layers=layers,
         input_layer_names=inputs,
         output_layer_names=outputs,
         parameters=[_parameter(spec, dimless) for spec in specs.values()],
         sub_models=[
-            SimpleNamespace(
+            Message(
                 name="root",
                 layer_names=root,
                 is_recurrent_layer_group=False,
