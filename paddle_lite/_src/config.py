@@ -98,8 +98,9 @@ def _check_name(name: str, source: str, keyword: bool = True) -> None:
         raise ConfigError(f"{source}: parallel_nn is not supported (v2 refused it too).")
     if name not in FLAGS:
         raise ConfigError(
-            f"{source}: unknown flag '{name}'. Known flags: {', '.join(sorted(FLAGS))}."
-            + did_you_mean(name, FLAGS)
+            f"{source}: unknown flag '{name}'; paddle.init takes the flags v2's C++ core "
+            "defined (the table in paddle_lite/_src/v2_flags.py) and paddle_lite's own "
+            "(precision, seq_buckets, ...)." + did_you_mean(name, FLAGS)
         )
 
 
