@@ -84,19 +84,22 @@ def paired_rows(values: list[Any]) -> tuple[list[Any], Any]:
 
 def lengths_agree(seqs: list[Seq], sub_lengths: bool = False) -> Any:
     """``[B]`` bool: the samples whose sequences all have the first one's lengths (and
-    sub-sequence lengths, with ``sub_lengths``, where both are nested), or None for
-    fewer than two sequences."""
-    if len(seqs) < 2:
+    sub-sequence lengths, with ``sub_lengths``, where both are nested), or None where
+    there is nothing to compare: fewer than two sequences, or sequences that carry the
+    very same lengths arrays (layers over one data layer pass its lengths along)."""
+    if not seqs:
         return None
     first = seqs[0]
-    same = [s.lengths == first.lengths for s in seqs[1:]]
+    same = [s.lengths == first.lengths for s in seqs[1:] if s.lengths is not first.lengths]
     if sub_lengths:
         same += [
             jnp.all(s.sub_lengths == first.sub_lengths, axis=1)
             for s in seqs[1:]
-            if s.sub_lengths is not None and first.sub_lengths is not None
+            if s.sub_lengths is not None
+            and first.sub_lengths is not None
+            and s.sub_lengths is not first.sub_lengths
         ]
-    return jnp.all(jnp.stack(same), axis=0)
+    return jnp.all(jnp.stack(same), axis=0) if same else None
 
 
 def nan_unless(value: Any, agree: Any) -> Any:
