@@ -38,7 +38,13 @@ from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
 from paddle_lite._src.training.history import History
 from paddle_lite._src.training.loop import Position, Settings, TrainCall, checkpointing, positive
-from paddle_lite._src.training.trained_set import extra_costs, own_parameters
+from paddle_lite._src.training.trained_set import (
+    check_not_training,
+    check_reader,
+    extra_costs,
+    own_parameters,
+    warn_if_costs_need,
+)
 from paddle_lite._src.version import __version__
 
 
@@ -110,6 +116,7 @@ class SGD:
         self.__topology__ = Topology(self._costs, extra_layers)
         self._parameters = parameters
         self._own = own_parameters(self.__topology__, parameters)
+        warn_if_costs_need(self._own, self._costs, self.__topology__, parameters)
         self._update_equation = update_equation
         self._evaluators = topology_evaluators(self.__topology__)
         self._specs = dict(self.__topology__.params)
@@ -199,10 +206,8 @@ class SGD:
             ``trainer.test`` the handler ran (``history.cost``, ``history[-1].test``).
             v2 returned None; a program that ignores the result is unaffected.
         """
-        if not callable(reader):
-            raise TypeError(
-                f"train() reader must be callable (a reader creator's result); received {reader!r}."
-            )
+        check_not_training(self._history is not None)
+        check_reader(reader, "train()")
         handler = combined_handler(event_handler)
         feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "train()")
         settings = Settings(

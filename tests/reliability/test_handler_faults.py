@@ -1,0 +1,252 @@
+"""Faults injected from event handlers and readers in the middle of ``train``: the
+exception reaches the caller unchanged, the parameters hold the last completed update,
+and the same trainer trains and tests again afterwards.
+"""
+
+import io
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import (
+    NonFiniteError,
+    ParameterError,
+    ParameterWarning,
+    TrainerBusyError,
+)
+from paddle_lite._src.readers.decorator import ReaderTypeError
+
+W = "_out.w0"
+
+
+class Boom(Exception):
+    pass
+
+
+def _data():
+    rng = np.random.RandomState(0)
+    return [(rng.randn(3).astype("float32"), rng.randn(1).astype("float32")) for _ in range(24)]
+
+
+def _net():
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(3))
+    y = paddle.layer.data(name="y", type=paddle.data_type.dense_vector(1))
+    out = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear(), name="out")
+    return paddle.layer.square_error_cost(input=out, label=y)
+
+
+def _trainer(params=None):
+    cost = _net()
+    params = params if params is not None else paddle.parameters.create(cost)
+    opt = paddle.optimizer.Momentum(momentum=0.9, learning_rate=0.01)
+    return paddle.trainer.SGD(cost=cost, parameters=params, update_equation=opt), params
+
+
+def _reader():
+    data = _data()
+    return paddle.batch(lambda: iter(data), 4)
+
+
+def _trains_again(trainer, params):
+    before = params.get(W).copy()
+    history = trainer.train(_reader(), num_passes=1)
+    cost = trainer.test(_reader()).cost
+    assert np.isfinite(history.cost[-1]) and np.isfinite(cost)
+    assert not np.array_equal(params.get(W), before)
+
+
+@pytest.mark.parametrize(
+    "event_type, batch_id, error",
+    [
+        (paddle.event.EndIteration, 2, Boom("handler failed")),
+        (paddle.event.BeginIteration, 3, KeyboardInterrupt()),
+        (paddle.event.EndPass, None, Boom("end of pass")),
+    ],
+    ids=["EndIteration-Boom", "BeginIteration-KeyboardInterrupt", "EndPass-Boom"],
+)
+def test_handler_raises_mid_pass(fault, event_type, batch_id, error):
+    fault.case(
+        "event handlers",
+        f"the handler raises {type(error).__name__} at {event_type.__name__}"
+        + (f" of batch {batch_id}" if batch_id is not None else " of pass 0"),
+        "the same exception reaches the caller; parameters hold the last completed update; "
+        "the trainer trains and tests again",
+    )
+    trainer, params = _trainer()
+    seen = {}
+
+    def handler(ev):
+        if isinstance(ev, paddle.event.EndIteration):
+            seen["w"] = params.get(W).copy()  # after this batch's update
+        if isinstance(ev, event_type) and getattr(ev, "batch_id", batch_id) == batch_id:
+            raise error
+
+    with pytest.raises(type(error)) as info:
+        trainer.train(_reader(), num_passes=2, event_handler=handler)
+    assert info.value is error
+    assert np.array_equal(params.get(W), seen["w"])  # BeginIteration 3: batch 2's update
+    _trains_again(trainer, params)
+    fault.observed(
+        f"{type(error).__name__} reached the caller; parameters equal those after the "
+        "last completed batch; trained and tested again"
+    )
+
+
+def test_keyboard_interrupt_in_reader(fault):
+    fault.case(
+        "event handlers",
+        "KeyboardInterrupt raised by the reader after 10 samples",
+        "KeyboardInterrupt (not wrapped) reaches the caller; the trainer trains again",
+    )
+    trainer, params = _trainer()
+    data = _data()
+
+    def interrupted():
+        for i, sample in enumerate(data):
+            if i == 10:
+                raise KeyboardInterrupt
+            yield sample
+
+    updates = []
+
+    def handler(ev):
+        if isinstance(ev, paddle.event.EndIteration):
+            updates.append(params.get(W).copy())
+
+    with pytest.raises(KeyboardInterrupt):
+        trainer.train(paddle.batch(interrupted, 4), num_passes=1, event_handler=handler)
+    assert len(updates) == 2 and np.array_equal(params.get(W), updates[-1])
+    _trains_again(trainer, params)
+    fault.observed("KeyboardInterrupt reached the caller after 2 batches; trained again")
+
+
+def test_train_called_from_a_handler(fault):
+    fault.case(
+        "event handlers",
+        "trainer.train() called again from inside its own EndIteration handler",
+        "TrainerBusyError saying train() is not re-entrant; the trainer trains again",
+    )
+    trainer, params = _trainer()
+    seen = {}
+
+    def handler(ev):
+        if isinstance(ev, paddle.event.EndIteration) and ev.batch_id == 1:
+            seen["w"] = params.get(W).copy()
+            trainer.train(_reader(), num_passes=1)
+
+    with pytest.raises(TrainerBusyError, match="from inside an event handler") as info:
+        trainer.train(_reader(), num_passes=1, event_handler=handler)
+    assert np.array_equal(params.get(W), seen["w"])
+    _trains_again(trainer, params)
+    fault.observed(info.value)
+
+
+def test_test_and_save_inside_handlers(fault):
+    fault.case(
+        "event handlers",
+        "trainer.test() in EndIteration and save_parameter_to_tar in EndPass (as v2 programs do)",
+        "test() gives the cost of the parameters of that moment; the tar holds them",
+    )
+    trainer, params = _trainer()
+    tested, tars = [], []
+
+    def handler(ev):
+        if isinstance(ev, paddle.event.EndIteration) and ev.batch_id % 3 == 0:
+            values = {n: params.get(n).copy() for n in params.names()}
+            tested.append((values, trainer.test(_reader()).cost))
+        if isinstance(ev, paddle.event.EndPass):
+            buf = io.BytesIO()
+            trainer.save_parameter_to_tar(buf)
+            tars.append((params.get(W).copy(), buf.getvalue()))
+
+    trainer.train(_reader(), num_passes=2, event_handler=handler)
+    for values, cost in tested:
+        for name, value in values.items():
+            params.set(name, value)
+        assert trainer.test(_reader()).cost == pytest.approx(cost, rel=1e-6)
+    for w, raw in tars:
+        loaded = paddle.parameters.Parameters.from_tar(io.BytesIO(raw))
+        assert np.array_equal(loaded.get(W), w)
+    assert len(tested) == 4 and len(tars) == 2
+    fault.observed(
+        f"{len(tested)} tests matched a test() of the same values; {len(tars)} tars "
+        "held the values of their pass end"
+    )
+
+
+def test_generator_object_as_reader(fault):
+    fault.case(
+        "readers",
+        "train() given a generator object instead of a reader",
+        "ReaderTypeError (a TypeError) saying to pass the function itself",
+    )
+    trainer, _ = _trainer()
+    with pytest.raises(ReaderTypeError, match="reader must be callable") as info:
+        trainer.train((b for b in _reader()()), num_passes=1)
+    fault.observed(info.value)
+
+
+def test_parameters_of_another_network(fault):
+    fault.case(
+        "parameters",
+        "SGD given a Parameters of another network (from_tar of another topology)",
+        "trains, as v2 did (its own fresh values), with a ParameterWarning naming the "
+        "parameters the set lacks",
+    )
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(3))
+    other = paddle.parameters.create(paddle.layer.fc(input=x, size=2, name="other"))
+    buf = io.BytesIO()
+    other.to_tar(buf)
+    foreign = paddle.parameters.Parameters.from_tar(io.BytesIO(buf.getvalue()))
+    with pytest.warns(ParameterWarning, match=r"lack 2 of the 2 .*'_out.w0'.*'_other.w0'") as rec:
+        trainer, _ = _trainer(foreign)
+    history = trainer.train(_reader(), num_passes=1)
+    assert np.isfinite(history.cost[-1]) and foreign.names() == ["_other.w0", "_other.wbias"]
+    fault.observed(rec[0].message)
+
+
+def test_infer_given_a_generator(fault):
+    fault.case(
+        "inference",
+        "paddle.infer(input=<a generator of samples>)",
+        "ArgumentTypeError (a TypeError, as v2's len() was) saying to pass a list",
+    )
+    cost = _net()
+    params = paddle.parameters.create(cost)
+    out = cost.inputs[0]
+    with pytest.raises(TypeError, match="input must be a list of samples") as info:
+        paddle.infer(output_layer=out, parameters=params, input=((s[0],) for s in _data()))
+    fault.observed(info.value)
+
+
+def test_infer_with_a_layer_missing(fault):
+    fault.case(
+        "inference",
+        "paddle.infer with parameters lacking the output layer's weights",
+        "ParameterError naming the missing parameters and the output layer",
+    )
+    cost = _net()
+    out = cost.inputs[0]
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(3))
+    partial = paddle.parameters.create(paddle.layer.fc(input=x, size=1, name="other"))
+    with pytest.raises(ParameterError, match=r"lacks \['_out.w0', '_out.wbias'\].*'out'") as info:
+        paddle.infer(output_layer=out, parameters=partial, input=[(s[0],) for s in _data()[:2]])
+    fault.observed(info.value)
+
+
+def test_nan_set_between_train_calls(fault):
+    fault.case(
+        "parameters",
+        "Parameters.set of NaN values between two train() calls",
+        "accepted, as v2 did; the next step raises NonFiniteError naming the layer and "
+        "the parameter, and the values set are left as they were",
+    )
+    trainer, params = _trainer()
+    trainer.train(_reader(), num_passes=1)
+    params.set(W, np.full((3, 1), np.nan, np.float32))
+    bias = params.get("_out.wbias").copy()
+    with pytest.raises(NonFiniteError, match=r"'out' \(fc\).*\['_out.w0'\] are not finite") as e:
+        trainer.train(_reader(), num_passes=1)
+    assert np.isnan(params.get(W)).all() and np.array_equal(params.get("_out.wbias"), bias)
+    fault.observed(e.value)
