@@ -4,6 +4,7 @@ and the same trainer trains and tests again afterwards.
 """
 
 import io
+import threading
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from paddle_lite._src.errors import (
     TrainerBusyError,
 )
 from paddle_lite._src.readers.decorator import ReaderTypeError
+from paddle_lite._src.training.chunks import device_batches
 
 W = "_out.w0"
 
@@ -250,3 +252,30 @@ def test_nan_set_between_train_calls(fault):
         trainer.train(_reader(), num_passes=1)
     assert np.isnan(params.get(W)).all() and np.array_equal(params.get("_out.wbias"), bias)
     fault.observed(e.value)
+
+
+def test_keyboard_interrupt_on_the_prefetch_thread(fault):
+    fault.case(
+        "event handlers",
+        "KeyboardInterrupt raised by the reader on the prefetch thread (as on an accelerator)",
+        "KeyboardInterrupt reaches the consumer after the batches before it; the thread stops",
+    )
+    before = set(threading.enumerate())
+
+    def interrupted():
+        for i in range(10):
+            if i == 3:
+                raise KeyboardInterrupt
+            yield [i]
+
+    got = []
+    with pytest.raises(KeyboardInterrupt):
+        for chunk in device_batches(
+            interrupted(), lambda b: {"x": np.asarray(b, np.float32)}, background=True
+        ):
+            got.append(int(np.asarray(chunk.feeds[0]["x"])[0]))
+    for thread in set(threading.enumerate()) - before:
+        thread.join(10.0)
+        assert not thread.is_alive()
+    assert got == [0, 1, 2]
+    fault.observed("KeyboardInterrupt after batches [0, 1, 2]; no thread left")
