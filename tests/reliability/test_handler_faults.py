@@ -5,6 +5,7 @@ and the same trainer trains and tests again afterwards.
 
 import io
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -279,3 +280,28 @@ def test_keyboard_interrupt_on_the_prefetch_thread(fault):
         assert not thread.is_alive()
     assert got == [0, 1, 2]
     fault.observed("KeyboardInterrupt after batches [0, 1, 2]; no thread left")
+
+
+@pytest.mark.parametrize("num_passes, passes", [(2.0, 2), (2.5, 2), ("2", None), (None, None)])
+def test_num_passes_of_another_type(fault, num_passes, passes):
+    fault.case(
+        "training arguments",
+        f"train(num_passes={num_passes!r})",
+        "a number trains int(num_passes) passes, as v2's xrange did (a TrainingWarning when "
+        "a fraction is dropped); anything else is ArgumentTypeError",
+    )
+    trainer, _ = _trainer()
+    if passes is None:
+        with pytest.raises(TypeError, match="num_passes must be a number of passes") as info:
+            trainer.train(_reader(), num_passes=num_passes)
+        fault.observed(info.value)
+        return
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        history = trainer.train(_reader(), num_passes=num_passes)
+    assert len(history.cost) == passes
+    assert [str(w.message) for w in rec] == (
+        [] if num_passes == passes else ["train(num_passes=2.5) trains 2 passes (the fraction "
+                                         "is dropped, as v2's xrange did)."]
+    )  # fmt: skip
+    fault.observed(f"{len(history.cost)} passes; warnings: {[str(w.message) for w in rec]}")

@@ -37,7 +37,14 @@ from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
 from paddle_lite._src.training.history import History
-from paddle_lite._src.training.loop import Position, Settings, TrainCall, checkpointing, positive
+from paddle_lite._src.training.loop import (
+    Position,
+    Settings,
+    TrainCall,
+    checkpointing,
+    pass_count,
+    positive,
+)
 from paddle_lite._src.training.trained_set import (
     check_not_training,
     check_reader,
@@ -217,7 +224,7 @@ class SGD:
             frozen=frozen_names(immutable_parameters, self._specs, self.__topology__.nodes),
             checkpoints=checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
-        passes, skip = self._planned_passes(reader, num_passes, checkpoint_dir)
+        passes, skip = self._planned_passes(reader, pass_count(num_passes), checkpoint_dir)
         self._device.start(settings.frozen, settings.on_nan)
         try:
             emitter = Emitter(
