@@ -305,3 +305,34 @@ def test_num_passes_of_another_type(fault, num_passes, passes):
                                          "is dropped, as v2's xrange did)."]
     )  # fmt: skip
     fault.observed(f"{len(history.cost)} passes; warnings: {[str(w.message) for w in rec]}")
+
+
+def test_handler_raises_inside_a_dispatch_of_four(fault):
+    fault.case(
+        "event handlers",
+        "the handler raises at EndIteration of batch 1 with steps_per_dispatch=4",
+        "the exception reaches the caller; the parameters are those after batch 3 (the "
+        "call's 4 batches ran before their events, as documented)",
+    )
+    after = {}
+
+    def record(ev):
+        if isinstance(ev, paddle.event.EndIteration):
+            after[ev.batch_id] = params.get(W).copy()
+
+    trainer, params = _trainer()
+    start = {n: params.get(n).copy() for n in params.names()}
+    trainer.train(_reader(), num_passes=1, event_handler=record)
+    trainer, params = _trainer()
+    for name, value in start.items():
+        params.set(name, value)
+
+    def handler(ev):
+        if isinstance(ev, paddle.event.EndIteration) and ev.batch_id == 1:
+            raise Boom("inside the dispatch")
+
+    with pytest.raises(Boom):
+        trainer.train(_reader(), num_passes=1, event_handler=handler, steps_per_dispatch=4)
+    np.testing.assert_allclose(params.get(W), after[3], rtol=1e-6, atol=1e-7)
+    assert not np.allclose(params.get(W), after[1])
+    fault.observed("Boom reached the caller; parameters equal a one-step run's after batch 3")

@@ -196,7 +196,8 @@ class SGD:
                 device call (a ``lax.scan``: the same updates in the same order, bit for
                 bit). The first batch's ``BeginIteration`` fires before the call, every
                 other event of the batches after it, in order, each ``EndIteration`` with
-                its own cost and metrics.
+                its own cost and metrics; parameters read in those handlers are the
+                values after the call's last batch.
             on_nan: ``"raise"`` (default): the first batch whose cost, gradients or
                 update (new parameters, optimizer state) are not all finite raises
                 :class:`NonFiniteError` naming the pass, the batch and where it went
