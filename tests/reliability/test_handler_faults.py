@@ -336,3 +336,38 @@ def test_handler_raises_inside_a_dispatch_of_four(fault):
     np.testing.assert_allclose(params.get(W), after[3], rtol=1e-6, atol=1e-7)
     assert not np.allclose(params.get(W), after[1])
     fault.observed("Boom reached the caller; parameters equal a one-step run's after batch 3")
+
+
+def test_another_trainer_trains_inside_a_handler(fault):
+    fault.case(
+        "event handlers",
+        "a second trainer sharing the Parameters trains a pass inside the first's EndIteration",
+        "both keep every update: the values equal one trainer over the batches in that order",
+    )
+    data = _data()[:8]
+    cost = _net()
+
+    def sgd(params):
+        opt = paddle.optimizer.Momentum(learning_rate=0.01)  # no velocity: order is all
+        return paddle.trainer.SGD(cost=cost, parameters=params, update_equation=opt)
+
+    def fresh():
+        params = paddle.parameters.create(cost)
+        for name in params.names():
+            params.set(name, np.full(params.get_shape(name), 0.1, np.float32))
+        return params
+
+    params = fresh()
+    first, second = sgd(params), sgd(params)
+    reader = paddle.batch(lambda: iter(data), 4)
+
+    def handler(ev):
+        if isinstance(ev, paddle.event.EndIteration) and ev.batch_id == 0:
+            second.train(reader, num_passes=1)
+
+    first.train(reader, num_passes=1, event_handler=handler)
+    reference = fresh()
+    sgd(reference).train(paddle.batch(lambda: iter(data[:4] + data + data[4:]), 4), 1)
+    for name in params.names():
+        np.testing.assert_allclose(params.get(name), reference.get(name), rtol=1e-6)
+    fault.observed("values equal one trainer over batches [0, 0, 1, 1]")
