@@ -5,8 +5,9 @@ Each also subclasses the builtin a v2 program would catch (``ValueError``, ``Typ
 ``except paddle.errors.PaddleLiteError`` catches them all. The warning categories are here
 too: ``DataWarning`` (suspicious data), ``CostWarning`` (a ``cost=`` that is not a cost),
 ``LayerConfigWarning`` (a layer v2 built but could not run), ``ParameterWarning`` (parameters
-a load left alone) and ``TrainingWarning`` (a training call that does something
-surprising).
+a load left alone, or a set that lacks what the cost needs), ``OptimizerWarning`` (a setting
+v2 accepted that is almost surely a mistake) and ``TrainingWarning`` (a training call that
+does something surprising).
 """
 
 from paddle_lite._src.dataset.cifar import UnsafePickleError
@@ -24,11 +25,13 @@ from paddle_lite._src.errors import (
     LayerTypeError,
     MissingDependencyError,
     NonFiniteError,
+    OptimizerWarning,
     PaddleLiteError,
     ParameterError,
     ParameterWarning,
     ReaderError,
     TopologyError,
+    TrainerBusyError,
     TrainingWarning,
 )
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException
@@ -57,6 +60,7 @@ __all__ = [
     "NonFiniteError",
     "OptimizerArgumentError",
     "OptimizerConfigError",
+    "OptimizerWarning",
     "PaddleLiteError",
     "ParameterError",
     "ParameterWarning",
@@ -64,6 +68,7 @@ __all__ = [
     "ReaderProcessError",
     "ReaderTypeError",
     "TopologyError",
+    "TrainerBusyError",
     "TrainingWarning",
     "UnsafePickleError",
 ]

@@ -78,6 +78,27 @@ def remove_stale(path: str) -> None:
                     os.unlink(os.path.join(folder, entry))
 
 
+def naming_target(exc: OSError, target: str, tmp: str | None, what: str = "file") -> OSError:
+    """``exc`` (a failed write of the temporary ``tmp``, of something inside it, or of its
+    folder), as an error of the same type and errno that names ``target``, the file (or
+    folder: ``what``) the caller asked to write; an error about another path is returned
+    as it is."""
+    about = exc.filename
+    if about is not None and tmp is not None and not str(about).startswith(tmp):
+        return exc
+    folder = os.path.dirname(target)
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError) and not os.path.isdir(folder):
+        reason += f" (the folder {folder!r} does not exist)"
+    elif isinstance(exc, PermissionError):
+        reason += f" (the folder {folder!r} is not writable)"
+    note = f"{reason}; the {what} was not written (a previous version is unchanged)"
+    try:
+        return type(exc)(exc.errno, note, target)
+    except TypeError:  # an OSError subclass with its own constructor
+        return exc
+
+
 @contextlib.contextmanager
 def temporary_path(path: str | os.PathLike[str], *, makedirs: bool = False) -> Iterator[str]:
     """A fresh temporary file name beside ``path``, deleted if still there at the end.
@@ -96,10 +117,16 @@ def temporary_path(path: str | os.PathLike[str], *, makedirs: bool = False) -> I
     folder = os.path.dirname(target)
     if makedirs:
         os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+    try:
+        prefix = f".{os.path.basename(target)}."
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise naming_target(exc, target, None) from exc
     os.close(fd)
     try:
         yield tmp
+    except OSError as exc:
+        raise naming_target(exc, target, tmp) from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

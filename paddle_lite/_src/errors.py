@@ -44,6 +44,11 @@ class ConfigError(PaddleLiteError, ValueError):
     """A global setting (``paddle.init``, environment variables) is invalid."""
 
 
+class TrainerBusyError(PaddleLiteError, RuntimeError):
+    """A trainer was asked to ``train`` while one of its ``train`` calls is running (from
+    inside an event handler): train() is not re-entrant; ``test`` and saving are."""
+
+
 class ReaderError(PaddleLiteError, RuntimeError):
     """A user's reader raised while training or testing read it; the reader's own
     exception (with its traceback) is the ``__cause__``."""
@@ -65,6 +70,11 @@ class CostWarning(UserWarning):
 
 class TrainingWarning(UserWarning):
     """A training call that does something surprising, e.g. one that trains nothing."""
+
+
+class OptimizerWarning(UserWarning):
+    """An optimizer setting v2 accepted that is almost surely a mistake (``beta1=1``,
+    ``momentum=1.5``, a negative learning rate): it is kept, as in v2."""
 
 
 class ParameterWarning(UserWarning):

@@ -103,6 +103,7 @@ class Inference:
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
         """The output values of the samples ``input``: run padded to a power-of-two batch,
         or, where some output's rows do not split into samples, as it is (v2's batch)."""
+        _check_samples(input)
         feeder = feeder_for(self.topology, feeding)
         n = len(input)
         total = pow2(n)
@@ -145,6 +146,7 @@ class Inference:
             One array for a single field, else a list (one per field); ``[]`` for an
             empty input.
         """
+        _check_samples(input)
         if len(input) == 0:
             return []
         retv: list[list[Any]] | None = None
@@ -163,6 +165,17 @@ class Inference:
                 if missing:  # v2 returned None there too
                     warnings.warn(f"infer(): {missing}; its entry is None.", DataWarning, 2)
         return retv[0] if len(retv) == 1 else retv
+
+
+def _check_samples(input: Any) -> None:  # noqa: A002
+    """Raise :class:`ArgumentTypeError` unless ``input`` is a list of samples (v2 took
+    ``len(input)`` and made one batch of them)."""
+    if not (hasattr(input, "__len__") and hasattr(input, "__getitem__")):
+        raise ArgumentTypeError(
+            f"infer(): input must be a list of samples (one batch, as in v2); received "
+            f"{type(input).__name__}. Pass list(...) of it, or a reader as "
+            "paddle.infer(output_layer, parameters, reader=..., batch_size=...)."
+        )
 
 
 def _file_topology(fileobj: Any) -> Topology:

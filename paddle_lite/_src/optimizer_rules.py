@@ -13,7 +13,9 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src.optimizers import Optimizer
-from paddle_lite._src.regularizers import number
+from paddle_lite._src.regularizers import number, usual
+
+_BIAS = "the bias correction 1 - beta**t is then zero or negative: the updates are not finite"
 
 
 def _first(step) -> jnp.ndarray:
@@ -44,6 +46,7 @@ class Momentum(Optimizer):
     def __init__(self, momentum: float | None = None, sparse: bool = False, **settings: Any):
         super().__init__(**settings)
         self.momentum = 0.0 if momentum is None else number("Momentum", "momentum", momentum)
+        usual("Momentum", "momentum", self.momentum, 0.0, 1.0, "the velocity grows without end")
         self.sparse = bool(sparse)
 
 
@@ -74,8 +77,8 @@ class Adam(Optimizer):
         self, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, **settings: Any
     ):
         super().__init__(**settings)
-        self.beta1 = number("Adam", "beta1", beta1)
-        self.beta2 = number("Adam", "beta2", beta2)
+        self.beta1 = usual("Adam", "beta1", number("Adam", "beta1", beta1), 0.0, 1.0, _BIAS)
+        self.beta2 = usual("Adam", "beta2", number("Adam", "beta2", beta2), 0.0, 1.0, _BIAS)
         self.epsilon = number("Adam", "epsilon", epsilon)
 
     def direct(self, g, slots, step, lr):
@@ -109,7 +112,7 @@ class Adamax(Optimizer):
 
     def __init__(self, beta1: float = 0.9, beta2: float = 0.999, **settings: Any):
         super().__init__(**settings)
-        self.beta1 = number("Adamax", "beta1", beta1)
+        self.beta1 = usual("Adamax", "beta1", number("Adamax", "beta1", beta1), 0.0, 1.0, _BIAS)
         self.beta2 = number("Adamax", "beta2", beta2)
 
     def direct(self, g, slots, step, lr):
@@ -157,7 +160,8 @@ class _Decayed(Optimizer):
     def __init__(self, rho: float = 0.95, epsilon: float = 1e-6, **settings: Any):
         super().__init__(**settings)
         name = type(self).__name__
-        self.rho = number(name, "rho", rho)
+        self.rho = usual(name, "rho", number(name, "rho", rho), 0.0, 1.0,
+                         "the running mean of squares then does not average")  # fmt: skip
         self.epsilon = number(name, "epsilon", epsilon)
 
     def _mean_sq(self, previous, g, step):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -121,6 +122,8 @@ class Optimizer:
         values = {**SETTINGS, **settings}
         name = type(self).__name__
         self.learning_rate = number(name, "learning_rate", values["learning_rate"])
+        regularizers.usual(name, "learning_rate", self.learning_rate, 0.0, math.inf,
+                           "a negative rate climbs the cost", stacklevel=4)  # fmt: skip
         self.learning_rate_decay_a = number(
             name, "learning_rate_decay_a", values["learning_rate_decay_a"]
         )

@@ -23,13 +23,15 @@ chain) and ``only_trainable`` keeps static and frozen parameters out of it all.
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import optax
 
-from paddle_lite._src.errors import PaddleLiteError, ParameterError
+from paddle_lite._src.errors import OptimizerWarning, PaddleLiteError, ParameterError
 from paddle_lite._src.lr_schedules import OptimizerConfigError
 from paddle_lite._src.specs import ParamSpec
 
@@ -42,13 +44,29 @@ class OptimizerArgumentError(PaddleLiteError, TypeError):
 
 
 def number(owner: str, name: str, value: Any, minimum: float | None = None) -> float:
-    """``value`` as a float: a finite number, at least ``minimum`` when given."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """``value`` as a float: a finite number (a Python or numpy scalar, as v2's protobuf
+    fields took), at least ``minimum`` when given."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise OptimizerArgumentError(f"{owner}: {name} must be a number; received {value!r}.")
     if not math.isfinite(value) or (minimum is not None and value < minimum):
         bound = "" if minimum is None else f" and >= {minimum:g}"
         raise OptimizerConfigError(f"{owner}: {name} must be finite{bound}; received {value!r}.")
     return float(value)
+
+
+def usual(
+    owner: str, name: str, value: float, low: float, high: float, why: str, stacklevel: int = 3
+) -> float:
+    """``value``; an :class:`OptimizerWarning` when it is outside ``[low, high)`` (v2
+    accepted any number; ``why`` says what such a value does)."""
+    if not low <= value < high:
+        warnings.warn(
+            f"{owner}: {name}={value!r} is outside [{low:g}, {high:g}); it is used as v2 "
+            f"used it, but {why}.",
+            OptimizerWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return value
 
 
 class L2Regularization:

@@ -31,6 +31,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 
 from paddle_lite._src import bounded_json
+from paddle_lite._src.atomic import naming_target
 from paddle_lite._src.errors import PaddleLiteError
 
 MANIFEST = "manifest.json"
@@ -110,7 +111,10 @@ def replacing(dirname: str, files: Sequence[str] = ()) -> Iterator[str]:
     parent = os.path.dirname(dirname)
     os.makedirs(parent, exist_ok=True)
     sequence = _sequence(dirname) + 1
-    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dirname)}.", dir=parent)
+    try:
+        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dirname)}.", dir=parent)
+    except OSError as exc:
+        raise naming_target(exc, dirname, None, "checkpoint") from exc
     try:
         yield tmp
         names = files or sorted(n for n in os.listdir(tmp) if n != MANIFEST)
@@ -118,8 +122,10 @@ def replacing(dirname: str, files: Sequence[str] = ()) -> Iterator[str]:
         _fsync_dir(tmp)
         _put_in_place(tmp, dirname)
         _fsync_dir(parent)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):  # a full disk, a folder refusing files: name the checkpoint
+            raise naming_target(exc, dirname, tmp, "checkpoint") from exc
         raise
     for stale in _siblings(dirname):
         shutil.rmtree(stale, ignore_errors=True)

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
+import numbers
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.errors import ArgumentTypeError, ConfigError, TrainingWarning
 from paddle_lite._src.input_checks import checked
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.training import checkpoints
@@ -67,6 +70,27 @@ def positive(name: str, k: Any) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"train(): {name} must be an int >= 1; received {k!r}.")
     return k
+
+
+def pass_count(num_passes: Any) -> int:
+    """``num_passes`` as v2's ``xrange(num_passes)`` read it under Python 2: an int, or a
+    finite number truncated to one (with a ``TrainingWarning`` when a fraction is dropped)."""
+    if isinstance(num_passes, numbers.Integral):
+        return int(num_passes)
+    if isinstance(num_passes, numbers.Real) and math.isfinite(num_passes):
+        count = int(num_passes)
+        if count != num_passes:
+            warnings.warn(
+                f"train(num_passes={num_passes!r}) trains {count} passes (the fraction is "
+                "dropped, as v2's xrange did).",
+                TrainingWarning,
+                stacklevel=3,
+            )
+        return count
+    raise ArgumentTypeError(
+        f"train(): num_passes must be a number of passes (an int); received "
+        f"{type(num_passes).__name__} {num_passes!r}."
+    )
 
 
 def checkpointing(folder: Any, every: Any, kept: Any) -> Checkpointing | None:

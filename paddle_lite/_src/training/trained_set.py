@@ -9,10 +9,15 @@ adds: the parameters the user's set lacks, and the cost layers the costs do not 
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+from paddle_lite._src.errors import ParameterWarning, TrainerBusyError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.topology import Topology, traverse
+from paddle_lite._src.readers.decorator import ReaderTypeError, show
+from paddle_lite._src.topology import Topology, collect_params, traverse
 
 
 def own_parameters(topology: Topology, parameters: Parameters) -> Parameters:
@@ -31,6 +36,30 @@ def own_parameters(topology: Topology, parameters: Parameters) -> Parameters:
     return own
 
 
+def warn_if_costs_need(
+    own: Parameters, costs: list[Layer], topology: Topology, parameters: Parameters
+) -> None:
+    """Warn when the set lacks parameters the costs themselves need (not only those of
+    ``extra_layers``): v2 trained them from a fresh initialisation as well, but they are
+    then missing from the user's set (``to_tar`` does not save them), which is almost
+    surely a set made for another network."""
+    needed = collect_params(traverse(costs))
+    lacking = [name for name in needed if name in own]
+    if not lacking:
+        return
+    foreign = [name for name in parameters.names() if name not in topology.params]
+    warnings.warn(
+        f"paddle.trainer.SGD: the parameters lack {len(lacking)} of the {len(needed)} "
+        f"parameters the cost needs ({lacking[:6]}{' ...' if len(lacking) > 6 else ''}); "
+        "the trainer initialises and trains them itself, as v2 did, but they are not in "
+        "that Parameters object, so its to_tar() will not save them"
+        + (f", and it holds {foreign[:6]}, which this network does not have" if foreign else "")
+        + ". Create the parameters with paddle.parameters.create(cost).",
+        ParameterWarning,
+        stacklevel=3,
+    )
+
+
 def extra_costs(topology: Topology, costs: list[Layer]) -> list[Layer]:
     """The cost layers of ``topology`` that ``costs`` do not reach (those of
     ``extra_layers``, e.g. GoogLeNet's auxiliary classifiers).
@@ -43,3 +72,23 @@ def extra_costs(topology: Topology, costs: list[Layer]) -> list[Layer]:
     return [
         node for node in topology.nodes if id(node) not in reached and get_kind(node.kind).is_cost
     ]
+
+
+def check_reader(reader: Any, where: str) -> None:
+    """Raise :class:`ReaderTypeError` unless ``reader`` is a reader of batches (callable)."""
+    if not callable(reader):
+        raise ReaderTypeError(
+            f"{where}: reader must be callable (a reader of batches: a no-argument function "
+            f"returning an iterable of batches); received {show(reader)}. Pass the function itself "
+            "(`paddle.batch(my_reader, 32)`), not the result of calling it."
+        )
+
+
+def check_not_training(running: bool) -> None:
+    """Raise :class:`TrainerBusyError` for a ``train`` call made while one runs."""
+    if running:
+        raise TrainerBusyError(
+            "train() was called from inside an event handler of this trainer's running "
+            "train(); a trainer trains one call at a time. Call trainer.test(...) or save "
+            "inside the handler, and train again after the running train() returns."
+        )

@@ -37,8 +37,21 @@ from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
 from paddle_lite._src.training.history import History
-from paddle_lite._src.training.loop import Position, Settings, TrainCall, checkpointing, positive
-from paddle_lite._src.training.trained_set import extra_costs, own_parameters
+from paddle_lite._src.training.loop import (
+    Position,
+    Settings,
+    TrainCall,
+    checkpointing,
+    pass_count,
+    positive,
+)
+from paddle_lite._src.training.trained_set import (
+    check_not_training,
+    check_reader,
+    extra_costs,
+    own_parameters,
+    warn_if_costs_need,
+)
 from paddle_lite._src.version import __version__
 
 
@@ -110,6 +123,7 @@ class SGD:
         self.__topology__ = Topology(self._costs, extra_layers)
         self._parameters = parameters
         self._own = own_parameters(self.__topology__, parameters)
+        warn_if_costs_need(self._own, self._costs, self.__topology__, parameters)
         self._update_equation = update_equation
         self._evaluators = topology_evaluators(self.__topology__)
         self._specs = dict(self.__topology__.params)
@@ -182,7 +196,8 @@ class SGD:
                 device call (a ``lax.scan``: the same updates in the same order, bit for
                 bit). The first batch's ``BeginIteration`` fires before the call, every
                 other event of the batches after it, in order, each ``EndIteration`` with
-                its own cost and metrics.
+                its own cost and metrics; parameters read in those handlers are the
+                values after the call's last batch.
             on_nan: ``"raise"`` (default): the first batch whose cost, gradients or
                 update (new parameters, optimizer state) are not all finite raises
                 :class:`NonFiniteError` naming the pass, the batch and where it went
@@ -199,10 +214,8 @@ class SGD:
             ``trainer.test`` the handler ran (``history.cost``, ``history[-1].test``).
             v2 returned None; a program that ignores the result is unaffected.
         """
-        if not callable(reader):
-            raise TypeError(
-                f"train() reader must be callable (a reader creator's result); received {reader!r}."
-            )
+        check_not_training(self._history is not None)
+        check_reader(reader, "train()")
         handler = combined_handler(event_handler)
         feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "train()")
         settings = Settings(
@@ -212,7 +225,7 @@ class SGD:
             frozen=frozen_names(immutable_parameters, self._specs, self.__topology__.nodes),
             checkpoints=checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
         )
-        passes, skip = self._planned_passes(reader, num_passes, checkpoint_dir)
+        passes, skip = self._planned_passes(reader, pass_count(num_passes), checkpoint_dir)
         self._device.start(settings.frozen, settings.on_nan)
         try:
             emitter = Emitter(
