@@ -62,8 +62,8 @@ def called(reader: Reader, where: str, arg: str = "reader") -> Any:
     if callable(result) and not isinstance(result, Iterable):
         warnings.warn(
             f"{where}: {arg}() returned a reader ({show(result)}) rather than samples; "
-            f"reading what that reader returns. Pass the reader itself: `{arg}=imdb.train(d)`, "
-            "not `lambda: imdb.train(d)`.",
+            f"reading what that reader returns. Pass the reader itself, e.g. `{arg}=imdb.train(d)` "
+            "rather than `lambda: imdb.train(d)`.",
             DataWarning,
             stacklevel=4,
         )
