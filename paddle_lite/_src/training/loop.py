@@ -19,9 +19,15 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from paddle_lite._src.errors import ArgumentTypeError, ConfigError, TrainingWarning
+from paddle_lite._src.errors import (
+    ArgumentTypeError,
+    ConfigError,
+    TrainerBusyError,
+    TrainingWarning,
+)
 from paddle_lite._src.input_checks import checked
 from paddle_lite._src.readers import state as reader_state
+from paddle_lite._src.readers.decorator import ReaderTypeError, show
 from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.emitter import Emitter, pass_length, results
@@ -91,6 +97,26 @@ def pass_count(num_passes: Any) -> int:
         f"train(): num_passes must be a number of passes (an int); received "
         f"{type(num_passes).__name__} {num_passes!r}."
     )
+
+
+def check_batch_reader(reader: Any, where: str) -> None:
+    """Raise :class:`ReaderTypeError` unless ``reader`` is a reader of batches (callable)."""
+    if not callable(reader):
+        raise ReaderTypeError(
+            f"{where}: reader must be callable (a reader of batches: a no-argument function "
+            f"returning an iterable of batches); received {show(reader)}. Pass the function itself "
+            "(`paddle.batch(my_reader, 32)`), not the result of calling it."
+        )
+
+
+def check_not_training(running: bool) -> None:
+    """Raise :class:`TrainerBusyError` for a ``train`` call made while one runs."""
+    if running:
+        raise TrainerBusyError(
+            "train() was called from inside an event handler of this trainer's running "
+            "train(); a trainer trains one call at a time. Call trainer.test(...) or save "
+            "inside the handler, and train again after the running train() returns."
+        )
 
 
 def checkpointing(folder: Any, every: Any, kept: Any) -> Checkpointing | None:

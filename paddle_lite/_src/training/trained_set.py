@@ -10,13 +10,11 @@ adds: the parameters the user's set lacks, and the cost layers the costs do not 
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
-from paddle_lite._src.errors import ParameterWarning, TrainerBusyError
+from paddle_lite._src.errors import ParameterWarning
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.readers.decorator import ReaderTypeError, show
 from paddle_lite._src.topology import Topology, collect_params, traverse
 
 
@@ -72,23 +70,3 @@ def extra_costs(topology: Topology, costs: list[Layer]) -> list[Layer]:
     return [
         node for node in topology.nodes if id(node) not in reached and get_kind(node.kind).is_cost
     ]
-
-
-def check_reader(reader: Any, where: str) -> None:
-    """Raise :class:`ReaderTypeError` unless ``reader`` is a reader of batches (callable)."""
-    if not callable(reader):
-        raise ReaderTypeError(
-            f"{where}: reader must be callable (a reader of batches: a no-argument function "
-            f"returning an iterable of batches); received {show(reader)}. Pass the function itself "
-            "(`paddle.batch(my_reader, 32)`), not the result of calling it."
-        )
-
-
-def check_not_training(running: bool) -> None:
-    """Raise :class:`TrainerBusyError` for a ``train`` call made while one runs."""
-    if running:
-        raise TrainerBusyError(
-            "train() was called from inside an event handler of this trainer's running "
-            "train(); a trainer trains one call at a time. Call trainer.test(...) or save "
-            "inside the handler, and train again after the running train() returns."
-        )

@@ -41,13 +41,13 @@ from paddle_lite._src.training.loop import (
     Position,
     Settings,
     TrainCall,
+    check_batch_reader,
+    check_not_training,
     checkpointing,
     pass_count,
     positive,
 )
 from paddle_lite._src.training.trained_set import (
-    check_not_training,
-    check_reader,
     extra_costs,
     own_parameters,
     warn_if_costs_need,
@@ -128,6 +128,7 @@ class SGD:
         self._evaluators = topology_evaluators(self.__topology__)
         self._specs = dict(self.__topology__.params)
         as_optax(update_equation, self._specs)  # checks the equation against the parameters
+        aux_costs = extra_costs(self.__topology__, self._costs)
         self._device = DeviceState(
             self._costs,
             self._evaluators,
@@ -135,12 +136,11 @@ class SGD:
             self._specs,
             parameters,
             self._own,
-            extra_costs(self.__topology__, self._costs),
+            aux_costs,
         )
         self._test_steps: dict[str, Any] = {}
-        self._forwards = LayerForwards(  # for event.gm and parameters.get_grad
-            self.__topology__, self._costs, extra_costs(self.__topology__, self._costs)
-        )
+        # for event.gm and parameters.get_grad
+        self._forwards = LayerForwards(self.__topology__, self._costs, aux_costs)
         self._position = Position()  # where the next step trains (for checkpoints)
         self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
         self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
@@ -215,7 +215,7 @@ class SGD:
             v2 returned None; a program that ignores the result is unaffected.
         """
         check_not_training(self._history is not None)
-        check_reader(reader, "train()")
+        check_batch_reader(reader, "train()")
         handler = combined_handler(event_handler)
         feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "train()")
         settings = Settings(
