@@ -106,20 +106,21 @@ class GradientMachine:
         (float32, the parameter's shape), or None for one the step does not train
         (``is_static``, ``immutable_parameters``). See the module docstring."""
         if self._grads is None:
-            state = self._live_state("parameters.get_grad")
-            key = jax.random.fold_in(state.key, self._step)
+            state, key = self._live_state("parameters.get_grad")
             grads = self._forwards.gradients(state.trainable, state.fixed, self._feeds(), key)
             self._grads = {n: np.asarray(g, np.float32) for n, g in grads.items()}
         return self._grads.get(name)
 
-    def _live_state(self, what: str) -> Any:
+    def _live_state(self, what: str) -> tuple[Any, Any]:
+        """The trainer's state now, and the PRNG key the batch's step used; an error
+        naming ``what`` outside the handler, when the trainer holds no state."""
         state = self._device.state
         if state is None:
             raise TopologyError(
-                f"{what} must be called inside the event handler that received the "
-                "event, while the trainer trains."
+                f"{what} must be called inside the event handler that received it, while "
+                "the trainer trains."
             )
-        return state
+        return state, jax.random.fold_in(state.key, self._step)
 
     def getLayerOutputs(self, layerNames: Any) -> dict[str, dict[str, Any]]:  # noqa: N802, N803
         """``{name: {"value", "id", "prob"}}`` for the layers named ``layerNames`` (a name
@@ -132,14 +133,8 @@ class GradientMachine:
         the layer does not have is None.
         """
         names = _names(layerNames)
-        state = self._device.state
-        if state is None:
-            raise TopologyError(
-                "event.gm.getLayerOutputs must be called inside the event handler that "
-                "received it, while the trainer trains."
-            )
+        state, key = self._live_state("event.gm.getLayerOutputs")
         params = {**state.fixed, **state.trainable}
-        key = jax.random.fold_in(state.key, self._step)
         feeds = self._feeds()
         try:
             values = self._forwards.run(names, params, feeds, key)
