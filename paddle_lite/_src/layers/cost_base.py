@@ -22,7 +22,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import Seq, data_of, paired_rows, step_mask
+from paddle_lite._src.typing import Seq, data_of, nan_unless, paired_rows, step_mask
 
 TINY = 1e-37
 
@@ -111,7 +111,7 @@ class CostKind(Kind):
             one_row, weight = one_row & (weight.lengths == 1), weight.data[:, 0]
         cost = self.step_cost([data_of(v) for v in values], attrs)
         out = per_sample(cost, values[0], weight, attrs.get("coeff", 1.0))
-        return out if one_row is None else jnp.where(one_row[:, None], out, jnp.nan)
+        return nan_unless(out, one_row)
 
 
 def build_cost(
