@@ -17,6 +17,7 @@ from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, v2_inference_file
 from paddle_lite._src.arg_checks import renamed, require_parameters
 from paddle_lite._src.buckets import pow2
+from paddle_lite._src.distributed import pad_rows
 from paddle_lite._src.errors import (
     ArgumentTypeError,
     DataError,
@@ -101,16 +102,16 @@ class Inference:
         return self.outputs + extra
 
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
-        """The output values of the samples ``input``: run padded to a power-of-two batch,
-        or, where some output's rows do not split into samples, as it is (v2's batch)."""
+        """The output values of the samples ``input``: run padded to a power-of-two batch
+        (the added rows weigh 0, so batch statistics leave them out), or, where some
+        output's rows do not split into samples, as it is (v2's batch)."""
         _check_samples(input)
-        feeder = feeder_for(self.topology, feeding)
+        feeds = feeder_for(self.topology, feeding).convert(input)
         n = len(input)
         total = pow2(n)
-        padded = list(input) + [input[-1]] * (total - n)
-        values = [trim(v, n, total) for v in self._forward(self._params, feeder.convert(padded))]
+        values = [trim(v, n, total) for v in self._forward(self._params, pad_rows(feeds, total))]
         if any(v is None for v in values):
-            values = [trim(v, n, n) for v in self._forward(self._params, feeder.convert(input))]
+            values = [trim(v, n, n) for v in self._forward(self._params, feeds)]
         return values
 
     def iter_infer(

@@ -113,3 +113,44 @@ def test_get_layer_outputs_of_resize_rows_that_do_not_split():
     v2 refused such a batch; reading the layer says so."""
     with pytest.raises(LayerConfigError, match="layer 'cut' \\(resize\\)"):
         _train_and_read(_resize_trainer(6, 4), _samples(5, 6), 4)
+
+
+def _batch_norm_reference(rows, eps=1e-5):
+    """v2's batch normalisation with the batch's own statistics (``use_global_stats=False``):
+    the mean and the biased variance over ``rows`` (float64), scale 1 and bias 0."""
+    rows = rows.astype(np.float64)
+    return (rows - rows.mean(0)) / np.sqrt(rows.var(0) + eps)
+
+
+@pytest.mark.parametrize("n", [3, 5, 6])
+def test_batch_statistics_leave_out_the_rows_that_pad_a_short_batch(n):
+    """``infer`` pads 3, 5 and 6 samples to 4, 8 and 8 rows: a batch norm computing its
+    statistics over the batch gives what the real samples alone give (v2 ran them as the
+    batch they are)."""
+    x = L.data(name="x", type=DT.dense_vector(3))
+    xs = _samples(n, 3) * [1.0, 4.0, 0.5] + [0.0, 2.0, -1.0]
+    got = _infer(L.batch_norm(input=x, act=A.Linear(), use_global_stats=False), xs)
+    np.testing.assert_allclose(got, _batch_norm_reference(xs), rtol=1e-5, atol=1e-5)
+
+
+def test_image_batch_statistics_per_channel_of_a_short_batch():
+    """An image batch norm's statistics per channel over samples and pixels, 3 samples
+    padded to 4."""
+    x = L.data(name="img", type=DT.dense_vector(2 * 3 * 3), height=3, width=3)
+    xs = _samples(3, 18) * 3.0 + 1.0
+    bn = L.batch_norm(input=x, act=A.Linear(), num_channels=2, use_global_stats=False)
+    per_channel = xs.reshape(3, 2, 9).transpose(0, 2, 1).reshape(-1, 2)
+    want = _batch_norm_reference(per_channel).reshape(3, 9, 2).transpose(0, 2, 1)
+    np.testing.assert_allclose(_infer(bn, xs), want.reshape(3, 18), rtol=1e-5, atol=1e-5)
+
+
+def test_sequence_batch_statistics_over_the_real_steps_of_a_short_batch():
+    """Over sequences the statistics are over every step of the real samples: 3 sequences
+    (padded to 4 samples) of 2, 4 and 1 steps."""
+    x = L.data(name="s", type=DT.dense_vector_sequence(2))
+    seqs = [_samples(k, 2) * 2.0 - 1.0 for k in (2, 4, 1)]
+    params = paddle.parameters.create(
+        bn := L.batch_norm(input=x, act=A.Linear(), use_global_stats=False)
+    )
+    got = paddle.infer(output_layer=bn, parameters=params, input=[(s,) for s in seqs])
+    np.testing.assert_allclose(got, _batch_norm_reference(np.concatenate(seqs)), atol=1e-5)
