@@ -29,7 +29,10 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
 
 MULTI_LABEL_THRESHOLD = 0.5  # v2's classification_threshold, which precision_recall leaves
-AUC_BINS = 65535  # v2 0.10 kBinNum_: scores fall in AUC_BINS + 1 bins of width 1/AUC_BINS
+# Scores fall in AUC_BINS + 1 bins of width 1/AUC_BINS. v2's kBinNum_ was 2**24 - 1 (bins
+# 256 times narrower); two histograms that fine would be 128 MB of statistics per batch,
+# which each training step adds to the pass totals and returns for EndIteration.
+AUC_BINS = 65535
 
 
 # auc --------------------------------------------------------------------------------
@@ -86,11 +89,12 @@ def auc(input, label, name=None, weight=None):  # noqa: A002
     The score is the last column of ``input`` (the positive-class probability of a
     2-column softmax, or a size-1 sigmoid output); label 0 is negative, any other
     label positive. Scores are clipped to [0, 1] and counted in a histogram of
-    ``AUC_BINS + 1`` = 65536 bins (v2 0.10's ``kBinNum_``); the AUC is
+    ``AUC_BINS + 1`` = 65536 bins; the AUC is
     ``sum_bins (FP_k - FP_{k-1}) (TP_k + TP_{k-1}) / 2 / (P N)`` walking the bins from
-    the highest score down, so pairs of scores in one bin count as ties. It differs
-    from the exact AUC by at most the fraction of positive/negative pairs that share
-    a bin. 0 when a class is missing.
+    the highest score down (v2's ``calcAuc``), so pairs of scores in one bin count as
+    ties. v2 used ``2**24`` bins: scores closer than ``1/65535`` that v2 ordered count
+    here as ties, so the two differ by at most the fraction of positive/negative pairs
+    that share a bin here. 0 when a class is missing.
 
     Args:
         input: the prediction (dense), or a sequence of them.
