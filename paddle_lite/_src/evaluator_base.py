@@ -38,7 +38,7 @@ import numpy as np
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, current_scope, freeze
 from paddle_lite._src.layers import _base
-from paddle_lite._src.typing import Seq, data_of
+from paddle_lite._src.typing import Seq, Sparse, data_of
 from paddle_lite._src.typing import step_mask as seq_step_mask
 
 
@@ -159,6 +159,25 @@ def label_rows(label: Any, like: Any) -> Any:
     """Label rows ``[N]`` aligned with ``rows(like)``: ids, or the one column of dense values."""
     y, _ = rows(label, like)
     return y[:, 0] if y.ndim == 2 else y
+
+
+def is_sparse(value: Any) -> bool:
+    """Whether ``value`` is a sparse vector (or a sequence of them)."""
+    return isinstance(value.data if isinstance(value, Seq) else value, Sparse)
+
+
+def multi_hot(label: Any, width: int) -> Any:
+    """A sparse label (or a sequence of them) as 0/1 rows ``[..., width]``: 1 in the columns
+    it lists. v2 read a sparse label's columns, not its values; padding entries (value 0)
+    list nothing, so a listed column of value 0 in a sparse float label counts as absent."""
+    sparse = label.data if isinstance(label, Seq) else label
+    lead = sparse.ids.shape[:-1]
+    ids = sparse.ids.reshape(-1, sparse.ids.shape[-1])
+    on = (sparse.values.reshape(ids.shape) != 0).astype(jnp.float32)
+    n = ids.shape[0]
+    hot = jnp.zeros((n, width), jnp.float32).at[jnp.arange(n)[:, None], ids].max(on, mode="drop")
+    hot = hot.reshape((*lead, width))
+    return label._replace(data=hot) if isinstance(label, Seq) else hot
 
 
 # declaring --------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from paddle_lite._src.evaluator_base import (
     declare,
     evaluator_name,
     label_rows,
+    multi_hot,
     positive_int,
     rows,
     same_level,
@@ -46,28 +47,70 @@ def first_max(x: Any) -> Any:
 
 
 class ClassificationError(Evaluator):
-    """Weighted fraction of rows whose prediction is wrong; key ``name``."""
+    """Weighted fraction of rows whose prediction is wrong; key ``name``.
+
+    ``attrs["labels"]`` says how the label is read: ``"ids"`` (a class id per row),
+    ``"dense"`` (a 0/1 value per column, v2's ``binaryClassificationError``) or
+    ``"sparse"`` (the listed columns, v2's ``classificationErrorMulti``)."""
 
     type = "classification_error"
 
     def batch_stats(self, values, valid=None):
         x, mask = rows(values[0], valid=valid)
-        y = label_rows(values[1], values[0])
-        if x.shape[-1] == 1:
-            thr = self.attrs["threshold"]
-            truth = y > thr if jnp.issubdtype(y.dtype, jnp.floating) else y != 0
-            wrong = (x[:, 0] > thr) != truth
-        elif self.attrs["top_k"] == 1:
-            wrong = first_max(x) != y
+        if self.attrs["labels"] == "ids":
+            wrong = self._id_errors(x, label_rows(values[1], values[0]))
         else:
-            top = jax.lax.top_k(x, self.attrs["top_k"])[1]
-            wrong = ~jnp.any(top == y[:, None], axis=-1)
+            label = values[1]
+            if self.attrs["labels"] == "sparse":
+                label = multi_hot(label, x.shape[-1])
+            y, _ = rows(label, values[0])
+            wrong = multi_label_errors(x, y, self.attrs["threshold"], self.attrs["labels"])
         w = self.weights(values, values[0], mask)
-        return {"errors": jnp.sum(jnp.where(wrong, w, 0.0)), "samples": jnp.sum(w)}
+        return {"errors": jnp.sum(jnp.where(mask, wrong * w, 0.0)), "samples": jnp.sum(w)}
+
+    def _id_errors(self, x, y):  # noqa: ANN001, ANN202
+        if x.shape[-1] == 1:  # v2 stopped on a label other than 0 here; class x > threshold
+            return ((x[:, 0] > self.attrs["threshold"]) != (y != 0)).astype(jnp.float32)
+        if self.attrs["top_k"] == 1:
+            return (first_max(x) != y).astype(jnp.float32)
+        top = jax.lax.top_k(x, self.attrs["top_k"])[1]
+        return (~jnp.any(top == y[:, None], axis=-1)).astype(jnp.float32)
 
     def result(self, stats):
         n = float(stats["samples"])
         return {self.name: float(stats["errors"]) / n if n else 0.0}
+
+
+def multi_label_errors(x: Any, y: Any, threshold: float, labels: str) -> Any:
+    """Per-row errors ``[N]`` of scores ``x`` against 0/1 labels ``y`` (both ``[N, C]``).
+
+    ``"dense"`` (v2 ``BaseMatrix::binaryClassificationError``): the number of columns
+    with ``(x > t) != (y > t)``, not divided by ``C``. ``"sparse"`` (v2
+    ``CpuMatrix::classificationErrorMulti``): the fraction of columns with
+    ``(x >= t) != (y = 1)``.
+    """
+    if labels == "dense":
+        return jnp.sum((x > threshold) != (y > threshold), axis=-1, dtype=jnp.float32)
+    return jnp.mean(((x >= threshold) != (y > 0)).astype(jnp.float32), axis=-1)
+
+
+def _label_kind(inp: Layer, label: Any, where: str) -> tuple[Layer, str]:
+    """The checked label and how ``classification_error`` reads it (see ``ClassificationError``)."""
+    if inp.spec.size == 1:
+        lbl = check_layer(label, where, "label", mode="dense_or_ids")
+        check_dense_label(lbl, where, "a size-1 input needs 0/1 ids or a size-1 dense label")
+        return lbl, "ids" if lbl.spec.dtype == "int32" else "dense"
+    ids = isinstance(label, Layer) and label.spec.dtype == "int32"
+    lbl = check_layer(label, where, "label", mode="ids" if ids else "values")
+    if ids:
+        return lbl, "ids"
+    if lbl.spec.size != inp.spec.size:
+        raise LayerConfigError(
+            f"{where}: label '{lbl.name}' holds {lbl.spec.size} values per row; a "
+            f"multi-label error needs one per column of input '{inp.name}' "
+            f"({inp.spec.size}). For one class id per row use paddle.data_type.integer_value."
+        )
+    return lbl, "dense" if lbl.spec.dtype == "float32" else "sparse"
 
 
 def _classification_error(  # noqa: PLR0913
@@ -81,11 +124,7 @@ def _classification_error(  # noqa: PLR0913
 ) -> Evaluator:
     where = where_of(name, "classification_error")
     inp = check_layer(input, where, "input")
-    if inp.spec.size == 1:
-        lbl = check_layer(label, where, "label", mode="dense_or_ids")
-        check_dense_label(lbl, where, "a size-1 input needs 0/1 ids or a size-1 dense label")
-    else:
-        lbl = check_layer(label, where, "label", mode="ids")
+    lbl, labels = _label_kind(inp, label, where)
     same_level(where, inp, {"label": lbl}, paired)
     k = 1 if top_k is None else positive_int(top_k, where, "top_k")
     if k > max(inp.spec.size, 1):
@@ -97,7 +136,12 @@ def _classification_error(  # noqa: PLR0913
     ):
         raise LayerTypeError(f"{where}: threshold must be a number; received {threshold!r}.")
     thr = 0.5 if threshold is None else float(threshold)
-    attrs = {"top_k": k, "threshold": thr, **({"paired": True} if paired else {})}
+    attrs = {
+        "top_k": k,
+        "threshold": thr,
+        "labels": labels,
+        **({"paired": True} if paired else {}),
+    }
     return build(ClassificationError, name, [inp, lbl], attrs, check_weight(weight, where, inp))
 
 
@@ -111,14 +155,21 @@ def classification_error(input, label, name=None, weight=None, top_k=None, thres
     not among the ``k`` largest scores. A size-1 input predicts class
     ``p > threshold`` (default 0.5). Over sequences every step is a row.
 
+    Multi-label data (one 0/1 label per column) count as v2 counted them: against a
+    ``sparse_binary_vector`` label (the positive columns) a row's error is the fraction
+    of columns with ``(p >= threshold) != listed``; against a dense label of the input's
+    width it is the *number* of columns with ``(p > threshold) != (label > threshold)``
+    (v2 did not divide it by the width).
+
     Args:
         input: the prediction, a dense layer (``[B, classes]``) or a sequence of them.
         label: an ``integer_value`` layer (a size-1 input also takes a size-1 dense label,
-            class ``label > threshold``).
+            class ``label > threshold``), or a multi-label ``sparse_binary_vector`` /
+            dense layer of the input's size.
         name: the metric key (default ``__classification_error_evaluator_<n>__``).
         weight: optional size-1 layer: per-sample (or per-step) weights.
         top_k: count a row right when the label is among the top ``k`` scores.
-        threshold: decision threshold of a size-1 input.
+        threshold: decision threshold of a size-1 input and of multi-label columns.
 
     Returns:
         The declared :class:`Evaluator`; metric ``{name: error rate}``.

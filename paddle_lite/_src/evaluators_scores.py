@@ -20,13 +20,19 @@ from paddle_lite._src.evaluator_base import (
     declare,
     evaluator_name,
     label_rows,
+    multi_hot,
     rows,
     same_level,
     where_of,
 )
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
 
-AUC_BINS = 65535  # v2 0.10 kBinNum_: scores fall in AUC_BINS + 1 bins of width 1/AUC_BINS
+MULTI_LABEL_THRESHOLD = 0.5  # v2's classification_threshold, which precision_recall leaves
+# Scores fall in AUC_BINS + 1 bins of width 1/AUC_BINS. v2's kBinNum_ was 2**24 - 1 (bins
+# 256 times narrower); two histograms that fine would be 128 MB of statistics per batch,
+# which each training step adds to the pass totals and returns for EndIteration.
+AUC_BINS = 65535
 
 
 # auc --------------------------------------------------------------------------------
@@ -83,11 +89,12 @@ def auc(input, label, name=None, weight=None):  # noqa: A002
     The score is the last column of ``input`` (the positive-class probability of a
     2-column softmax, or a size-1 sigmoid output); label 0 is negative, any other
     label positive. Scores are clipped to [0, 1] and counted in a histogram of
-    ``AUC_BINS + 1`` = 65536 bins (v2 0.10's ``kBinNum_``); the AUC is
+    ``AUC_BINS + 1`` = 65536 bins; the AUC is
     ``sum_bins (FP_k - FP_{k-1}) (TP_k + TP_{k-1}) / 2 / (P N)`` walking the bins from
-    the highest score down, so pairs of scores in one bin count as ties. It differs
-    from the exact AUC by at most the fraction of positive/negative pairs that share
-    a bin. 0 when a class is missing.
+    the highest score down (v2's ``calcAuc``), so pairs of scores in one bin count as
+    ties. v2 used ``2**24`` bins: scores closer than ``1/65535`` that v2 ordered count
+    here as ties, so the two differ by at most the fraction of positive/negative pairs
+    that share a bin here. 0 when a class is missing.
 
     Args:
         input: the prediction (dense), or a sequence of them.
@@ -125,10 +132,14 @@ class PrecisionRecall(Evaluator):
 
     def batch_stats(self, values, valid=None):
         x, mask = rows(values[0], valid=valid)
-        y = label_rows(values[1], values[0])
         n_class = x.shape[-1]
-        pred = jax.nn.one_hot(jnp.argmax(x, axis=-1), n_class, dtype=jnp.float32)
-        truth = jax.nn.one_hot(y, n_class, dtype=jnp.float32)
+        if self.attrs.get("labels") == "sparse":  # v2 calcStatsInfoMulti: each column alone
+            pred = (x >= MULTI_LABEL_THRESHOLD).astype(jnp.float32)
+            truth, _ = rows(multi_hot(values[1], n_class), values[0])
+        else:
+            y = label_rows(values[1], values[0])
+            pred = jax.nn.one_hot(jnp.argmax(x, axis=-1), n_class, dtype=jnp.float32)
+            truth = jax.nn.one_hot(y, n_class, dtype=jnp.float32)
         w = self.weights(values, values[0], mask)[:, None]
         hit = pred * truth
         return {
@@ -150,7 +161,12 @@ class PrecisionRecall(Evaluator):
         out[f"{self.name}.macro-average-precision"] = macro_p
         out[f"{self.name}.macro-average-recall"] = macro_r
         out[f"{self.name}.macro-average-F1-score"] = macro_f1
-        out[f"{self.name}.micro-average-precision"] = float(_precision(tp.sum(), fp.sum()))
+        micro_p = float(_precision(tp.sum(), fp.sum()))
+        out[f"{self.name}.micro-average-precision"] = micro_p
+        if self.attrs.get("labels") == "sparse":  # v2 adds these for multi-label data only
+            micro_r = float(_precision(tp.sum(), fn.sum()))
+            out[f"{self.name}.micro-average-recall"] = micro_r
+            out[f"{self.name}.micro-average-F1-score"] = _f1(micro_p, micro_r)
         return out
 
     def _keys(self, p: float, r: float, f1: float) -> dict[str, float]:
@@ -159,6 +175,20 @@ class PrecisionRecall(Evaluator):
             f"{self.name}.recal": float(r),
             f"{self.name}.F1-score": float(f1),
         }
+
+
+def _precision_recall_label(inp, label, where: str):  # noqa: ANN001, ANN202
+    """Class ids, or a sparse multi-label vector of the input's width (v2 read no dense
+    multi-label: its check stopped on one)."""
+    sparse = isinstance(label, Layer) and label.spec.dtype in ("sparse_binary", "sparse_float")
+    if not sparse:
+        return check_layer(label, where, "label", mode="ids")
+    if label.spec.size != inp.spec.size:
+        raise LayerConfigError(
+            f"{where}: label '{label.name}' is a sparse vector of size {label.spec.size}; "
+            f"a multi-label precision/recall needs the input's size {inp.spec.size}."
+        )
+    return label
 
 
 def make_precision_recall(  # noqa: PLR0913
@@ -171,7 +201,7 @@ def make_precision_recall(  # noqa: PLR0913
 ) -> Evaluator:
     where = where_of(name, "precision_recall")
     inp = check_layer(input, where, "input")
-    lbl = check_layer(label, where, "label", mode="ids")
+    lbl = _precision_recall_label(inp, label, where)
     same_level(where, inp, {"label": lbl}, paired)
     if positive_label is not None and positive_label != -1:
         if isinstance(positive_label, bool) or not isinstance(positive_label, int):
@@ -185,7 +215,11 @@ def make_precision_recall(  # noqa: PLR0913
             )
     else:
         positive_label = None
-    attrs = {"positive_label": positive_label, **({"paired": True} if paired else {})}
+    attrs = {
+        "positive_label": positive_label,
+        "labels": "ids" if lbl.spec.dtype == "int32" else "sparse",
+        **({"paired": True} if paired else {}),
+    }
     return build(PrecisionRecall, name, [inp, lbl], attrs, check_weight(weight, where, inp))
 
 
@@ -202,17 +236,24 @@ def precision_recall(input, label, positive_label=None, weight=None, name=None):
     averages (mean of the per-class P and R, and their F1), also given as
     ``name.macro-average-precision``, ``name.macro-average-recall``,
     ``name.macro-average-F1-score``, plus ``name.micro-average-precision``
-    (= accuracy for single-label data).
+    (= accuracy for single-label data). v2 left ``name.precision``, ``name.recal`` and
+    ``name.F1-score`` unset (uninitialised memory) without ``positive_label``; here they
+    repeat the macro averages.
+
+    With a ``sparse_binary_vector(classes)`` label (multi-label data) each class is
+    predicted on its own, where its score is at least 0.5 (v2's ``calcStatsInfoMulti``),
+    and ``name.micro-average-recall`` and ``name.micro-average-F1-score`` are added.
 
     Args:
         input: the prediction, a dense ``[B, classes]`` layer (or sequence).
-        label: an ``integer_value(classes)`` layer.
+        label: an ``integer_value(classes)`` layer, or a ``sparse_binary_vector(classes)``.
         positive_label: a class id, or None / -1 for the macro averages.
         weight: optional size-1 layer of per-sample weights.
         name: the key prefix (default ``__precision_recall_evaluator_<n>__``).
 
     Returns:
-        The declared :class:`Evaluator`; 3 metrics (one class) or 7 (macro/micro).
+        The declared :class:`Evaluator`; 3 metrics (one class) or 7 (macro/micro; 9 with
+        a sparse label).
 
     Example:
         ```python

@@ -161,3 +161,21 @@ def test_valid_leaves_padded_samples_out():
         for k in want:
             np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=RTOL)
         assert float(want[next(iter(want))]) > 0
+
+
+def test_ctc_error_empty_label_decoded_empty_counts_as_no_error():
+    # v2 divided 0 by max(n, m) = 0 here, and the pass's error became NaN; here the
+    # sequence is right (0) and still counts in the average
+    x, y = data("x", dt.dense_vector_sequence(3)), data("y", dt.integer_value_sequence(2))
+    ev = E.ctc_error(input=x, label=y)
+    blank = np.eye(3, dtype=np.float32)[[2, 2]]  # decodes to nothing
+    wrong = np.eye(3, dtype=np.float32)[[0, 2, 0]]  # decodes to [0, 0]
+    got = metrics(
+        ev,
+        (padded([blank, wrong], 3), padded([np.zeros(0), np.array([1])], dtype=np.int32)),
+    )
+    # second sequence: d([1], [0, 0]) = 2 over max(1, 2): 1 substitution + 1 insertion
+    assert got[f"{ev.name}.error"] == pytest.approx((0 + 2 / 2) / 2)
+    assert got[f"{ev.name}.insertion_error"] == pytest.approx((0 + 1 / 2) / 2)
+    assert got[f"{ev.name}.substitution_error"] == pytest.approx((0 + 1 / 2) / 2)
+    assert got[f"{ev.name}.sequence_error"] == pytest.approx(1 / 2)
