@@ -242,6 +242,42 @@ def test_hsigmoid_gradient_matches_finite_differences():
     np.testing.assert_allclose(grad, fd, rtol=1e-3, atol=1e-5)
 
 
+def _hsigmoid_grad_ref(x, labels, w, b, num_classes):
+    """HierarchicalSigmoidLayer::backward: ``sigmoid(clip(z)) - bit`` per code bit (the
+    softreluDerivative of the clipped softrelu), into the bias and the weight rows."""
+    dw, db = np.zeros_like(w), np.zeros_like(b)
+    for row, c in zip(x, labels, strict=True):
+        code = int(c) + num_classes
+        for j in range(code.bit_length() - 1):
+            node = (code >> (j + 1)) - 1
+            dz = _sigmoid(np.clip(w[node] @ row + b[node], -40, 40)) - ((code >> j) & 1)
+            dw[node] += dz * row
+            db[node] += dz
+    return dw, db
+
+
+def test_hsigmoid_gradient_is_v2s_backward_beyond_the_clip():
+    x, lab, feeds = _setup(num_classes=6, batch=4)
+    feeds["lab"] = np.array([0, 2, 3, 5], np.int32)  # paths through nodes 0, 1 and 2
+    cost = L.hsigmoid(input=x, label=lab)
+    params = _params(cost)
+    w_name, b_name = (p.name for p in cost.params)
+    params[b_name][0, :3] = [60.0, -55.0, 45.0]  # scores far beyond the clip at +-40
+
+    def total(pv):
+        (c,), _ = forward([cost], pv, _f32(feeds))
+        return c.sum()
+
+    grads = jax.grad(total)(_f32(params))
+    w, b = params[w_name].astype("f4"), params[b_name][0].astype("f4")
+    want = _hsigmoid_ref(feeds["x"].astype("f4"), feeds["lab"], w, b, 6)
+    (got,), _ = forward([cost], _f32(params), _f32(feeds))
+    np.testing.assert_allclose(np.asarray(got)[:, 0], want, rtol=1e-5)
+    dw, db = _hsigmoid_grad_ref(feeds["x"].astype("f4"), feeds["lab"], w, b, 6)
+    np.testing.assert_allclose(np.asarray(grads[w_name]), dw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(grads[b_name])[0], db, rtol=1e-5, atol=1e-6)
+
+
 def test_hsigmoid_needs_more_than_two_classes():
     x = L.data(name="x", type=DT.dense_vector(3))
     lab = L.data(name="lab", type=DT.integer_value(2))

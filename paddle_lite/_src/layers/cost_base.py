@@ -32,6 +32,15 @@ def safe_log(p: Any) -> Any:
     return jnp.log(jnp.maximum(p, TINY))
 
 
+def clip_value_only(x: Any, bound: float) -> Any:
+    """``x`` clipped to ``[-bound, bound]`` in value, with the gradient of ``x`` itself.
+
+    v2's kernels clip a score before a softrelu in the forward pass, and their hand-written
+    backward, ``sigmoid(clipped) - target``, flows on beyond the clip.
+    """
+    return x + jax.lax.stop_gradient(jnp.clip(x, -bound, bound) - x)
+
+
 def as_target(label: Any, like: Any) -> Any:
     """A float label per row: ids ``[...]`` or dense ``[..., 1]`` values."""
     label = label if label.ndim < like.ndim else label[..., 0]

@@ -15,7 +15,14 @@ import jax.numpy as jnp
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost_base import CostKind, as_target, build_cost, safe_log, v2_note
+from paddle_lite._src.layers.cost_base import (
+    CostKind,
+    as_target,
+    build_cost,
+    clip_value_only,
+    safe_log,
+    v2_note,
+)
 
 
 # binary judgements and pairwise ranking --------------------------------------------
@@ -23,7 +30,7 @@ def logistic_loss(o: Any, target: Any) -> Any:
     """v2's ``logisticRegressionLoss`` (BaseMatrix.cu): ``log(1 + e^x) - P x``, with
     ``x = o`` clipped to [-40, 40]; its backward, ``sigmoid(x) - P``, also beyond the clip.
     """
-    x = o + jax.lax.stop_gradient(jnp.clip(o, -40.0, 40.0) - o)
+    x = clip_value_only(o, 40.0)
     return jax.nn.softplus(x) - target * x
 
 

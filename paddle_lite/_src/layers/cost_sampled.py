@@ -22,7 +22,8 @@ everywhere, so a far-off score keeps a finite cost and a gradient (see ``v2_sigm
 **hsigmoid.** Class ``c`` has the code ``c + num_classes``, of ``L = bitlen - 1`` bits;
 bit ``j`` (``j < L``) chooses between the children of node ``(code >> (j+1)) - 1``.
 With ``z_j = clip(b_node + sum_i x_i . w_i[node], -40, 40)`` the cost is
-``sum_j softplus(z_j) - sum_{j: bit set} z_j``. As in v2 every sample is charged for
+``sum_j softplus(z_j) - sum_{j: bit set} z_j``; its gradient by the unclipped score is
+v2's ``sigmoid(z_j) - bit_j``, beyond the clip too. As in v2 every sample is charged for
 the longest code ``bitlen(num_classes - 1)``: each missing bit adds ``softplus(0) =
 log 2`` (a constant, with no gradient).
 """
@@ -40,7 +41,7 @@ from paddle_lite._src.activations import v2_sigmoid
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost_base import per_sample, safe_log
+from paddle_lite._src.layers.cost_base import clip_value_only, per_sample, safe_log
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of
 
@@ -300,7 +301,7 @@ class HsigmoidKind(Kind):
         label = jnp.clip(data_of(inputs[n]).astype(jnp.int32), 0, attrs["num_classes"] - 1)
         nodes, bits, valid = (jnp.asarray(a) for a in code_table(attrs["num_classes"]))
         z = _scores(params, xs, attrs, nodes[label])
-        z = jnp.where(valid[label], jnp.clip(z, -SOFTRELU_CLIP, SOFTRELU_CLIP), 0.0)
+        z = jnp.where(valid[label], clip_value_only(z, SOFTRELU_CLIP), 0.0)
         cost = jax.nn.softplus(z).sum(axis=-1) - jnp.where(bits[label] == 1, z, 0.0).sum(-1)
         return _finish(cost, inputs, attrs)
 
@@ -327,7 +328,8 @@ def hsigmoid(
 
     .. math:: cost = \\sum_j \\log(1 + e^{z_j}) - \\sum_{j:\\, bit_j = 1} z_j
 
-    the sum of ``-log sigmoid(+-z_j)`` along the path. As in v2 every sample is
+    the sum of ``-log sigmoid(+-z_j)`` along the path. As in v2, the gradient by the
+    unclipped score is ``sigmoid(z_j) - bit_j`` beyond the clip too. As in v2 every sample is
     charged for the longest code, ``bitlen(num_classes - 1)`` bits: each missing bit
     adds ``log 2`` (a constant, with no gradient). A sequence input costs the sum over
     its steps.
