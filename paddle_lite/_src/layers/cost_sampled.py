@@ -43,18 +43,20 @@ from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import clip_value_only, per_sample, safe_log
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import data_of
+from paddle_lite._src.typing import Sparse, data_of
 
 SOFTRELU_CLIP = 40.0
 
 
 # shared -----------------------------------------------------------------------------
-def _check_inputs(inputs, attrs) -> None:  # noqa: ANN001
-    """Dense feature inputs, an id label of the same sequence level, an optional weight."""
+def _check_inputs(inputs, attrs, *, sparse_label: bool = False) -> None:  # noqa: ANN001
+    """Dense feature inputs, an id label (or, with ``sparse_label``, a sparse vector of
+    the positive classes) of the same sequence level, an optional weight."""
     n = attrs["n_inputs"]
     features, label = inputs[:n], inputs[n]
     _base.expect(features, "input")
-    _base.expect(label, "label", "ids")
+    if not (sparse_label and label.dtype in ("sparse_binary", "sparse_float")):
+        _base.expect(label, "label", "ids")
     levels = {s.seq_level for s in inputs[: n + 1]}
     if len(levels) > 1:
         raise LayerConfigError(
@@ -139,7 +141,7 @@ class NceKind(Kind):
         return _label_bound(position, attrs)
 
     def infer_spec(self, inputs, attrs):
-        _check_inputs(inputs, attrs)
+        _check_inputs(inputs, attrs, sparse_label=True)
         return Spec(1)
 
     def param_specs(self, inputs, attrs):
@@ -148,15 +150,15 @@ class NceKind(Kind):
     def apply(self, params, inputs, attrs, *, key, mode):
         n, k = attrs["n_inputs"], attrs["num_neg_samples"]
         xs = [data_of(v) for v in inputs[:n]]
-        label = jnp.clip(data_of(inputs[n]).astype(jnp.int32), 0, attrs["num_classes"] - 1)
+        label, on = _targets(data_of(inputs[n]), attrs["num_classes"])
         q = jnp.asarray(noise_distribution(attrs), jnp.float32)
-        o_t = v2_sigmoid(_scores(params, xs, attrs, label[..., None]))[..., 0]
+        o_t = v2_sigmoid(_scores(params, xs, attrs, label))
         kq_t = k * q[label]
-        cost = -safe_log(o_t / (o_t + kq_t))
+        cost = -(on * safe_log(o_t / (o_t + kq_t))).sum(axis=-1)
         if mode == "train":
             if key is None:
                 raise LayerConfigError("nce in training mode needs a PRNG key; none was given.")
-            noise = _draw(key, q, label.shape + (k,), attrs["neg_distribution"] is None)
+            noise = _draw(key, q, label.shape[:-1] + (k,), attrs["neg_distribution"] is None)
             o_n = v2_sigmoid(_scores(params, xs, attrs, noise))
             cost = cost - safe_log(k * q[noise] / (o_n + k * q[noise])).sum(axis=-1)
         else:
@@ -167,6 +169,16 @@ class NceKind(Kind):
 
 
 register_kind(NceKind())
+
+
+def _targets(label: Any, num_classes: int) -> tuple[Any, Any]:
+    """The target classes ``[..., K]`` and a mask of the real ones: one id, or (as v2's
+    NCELayer reads a sparse label) each listed column, its value ignored; padding has
+    value 0, so a listed column with value 0 counts as unlisted."""
+    if isinstance(label, Sparse):
+        return jnp.clip(label.ids, 0, num_classes - 1), (label.values != 0).astype(jnp.float32)
+    ids = jnp.clip(label.astype(jnp.int32), 0, num_classes - 1)[..., None]
+    return ids, jnp.ones(ids.shape, jnp.float32)
 
 
 def noise_distribution(attrs: Any) -> np.ndarray:
@@ -226,7 +238,9 @@ def nce(
 
     Args:
         input: a dense layer or a list of them (the features).
-        label: an integer-id data layer (class ids in ``[0, num_classes)``).
+        label: an integer-id data layer (class ids in ``[0, num_classes)``), or, as in
+            v2, a ``sparse_binary_vector(num_classes)`` of several target classes, each
+            costing the target term (with ``k`` noise classes per sample).
         num_classes: the number of classes (default ``label.size``).
         param_attr: a ``Param`` or one per input, for the ``[num_classes, in_i]`` weights
             (default init N(0, 1/sqrt(num_classes)), v2's).
