@@ -288,7 +288,7 @@ def test_rank_cost_float_and_id_labels_weight_and_stability():
         "ip": np.array([1, 0, 0, 1], np.int32),
         "w": fw.astype(F32),
     }
-    o = (fa - fb)[:, 0]
+    o = np.clip((fa - fb)[:, 0], -40.0, 40.0)  # v2's logisticRegressionLoss clips o
     ref = -fp[:, 0] * o + np.logaddexp(0.0, o)
     np.testing.assert_allclose(_run(cost, feeds)[:, 0], fw[:, 0] * ref, rtol=1e-5)
     ref_id = -np.array([1, 0, 0, 1]) * o + np.logaddexp(0.0, o)
@@ -516,10 +516,6 @@ def test_coeff_scales_the_gradient_but_not_the_reported_cost():
     [
         (lambda x, y, s: C.square_error_cost(input=x, label=y), r"dense_vector\(3\)"),
         (lambda x, y, s: H.huber_regression_cost(input=x, label=y), r"dense_vector\(3\)"),
-        (
-            lambda x, y, s: C.multi_binary_label_cross_entropy_cost(input=x, label=y),
-            r"sparse_binary_vector\(3\)",
-        ),
         (lambda x, y, s: R.lambda_cost(input=s, score=s), r"size=1"),
         (lambda x, y, s: L.crf(input=x, label=y), "declare the input and label as sequences"),
     ],

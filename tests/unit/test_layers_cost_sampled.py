@@ -8,6 +8,7 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward, layer_key
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.layers import cost_sampled as CS
+from paddle_lite._src.typing import Sparse
 
 L, DT, ATTR = paddle.layer, paddle.data_type, paddle.attr
 RNG = np.random.default_rng(9)
@@ -88,6 +89,28 @@ def test_nce_training_cost_matches_the_drawn_classes():
     rows, kq = np.arange(2), 3 / 6
     want = -np.log(o[rows, feeds["lab"]] / (o[rows, feeds["lab"]] + kq))
     want += -np.log(kq / (o[rows[:, None], noise] + kq)).sum(axis=1)
+    np.testing.assert_allclose(np.asarray(got)[:, 0], want, rtol=1e-5)
+
+
+def test_nce_sparse_label_costs_each_listed_class_as_a_target():
+    """NCELayer::prepareSamples: a sparse label gives one target sample per listed
+    column (its value unread), then num_neg_samples noise samples for the row."""
+    x = L.data(name="x", type=DT.dense_vector(4))
+    lab = L.data(name="lab", type=DT.sparse_binary_vector(6))
+    cost = L.nce(input=x, label=lab, num_neg_samples=3)
+    params = _params(cost)
+    fx = RNG.normal(size=(3, 4))
+    ids = np.array([[1, 4, 4], [2, 0, 0], [0, 0, 0]], np.int32)  # row 1: 4 listed twice
+    vals = np.array([[1, 1, 1], [1, 0, 0], [0, 0, 0]], "f4")  # row 2: no target
+    feeds = {"x": fx.astype("f4"), "lab": Sparse(ids, vals)}
+    key = jax.random.PRNGKey(9)
+    (got,), _ = forward([cost], _f32(params), feeds, key, "train")
+    noise = np.asarray(jax.random.randint(layer_key(key, cost), (3, 3), 0, 6))
+    w, b = params["___nce_layer_0__.w0"], params["___nce_layer_0__.wbias"][0]
+    o, kq = _sigmoid(fx @ w.T + b), 3 / 6
+    want = -np.log(kq / (o[np.arange(3)[:, None], noise] + kq)).sum(axis=1)
+    for row, cols in enumerate([[1, 4, 4], [2], []]):
+        want[row] += sum(-np.log(o[row, c] / (o[row, c] + kq)) for c in cols)
     np.testing.assert_allclose(np.asarray(got)[:, 0], want, rtol=1e-5)
 
 
@@ -240,6 +263,42 @@ def test_hsigmoid_gradient_matches_finite_differences():
         down[idx] -= 1e-6
         fd[idx] = (ref(up) - ref(down)) / 2e-6
     np.testing.assert_allclose(grad, fd, rtol=1e-3, atol=1e-5)
+
+
+def _hsigmoid_grad_ref(x, labels, w, b, num_classes):
+    """HierarchicalSigmoidLayer::backward: ``sigmoid(clip(z)) - bit`` per code bit (the
+    softreluDerivative of the clipped softrelu), into the bias and the weight rows."""
+    dw, db = np.zeros_like(w), np.zeros_like(b)
+    for row, c in zip(x, labels, strict=True):
+        code = int(c) + num_classes
+        for j in range(code.bit_length() - 1):
+            node = (code >> (j + 1)) - 1
+            dz = _sigmoid(np.clip(w[node] @ row + b[node], -40, 40)) - ((code >> j) & 1)
+            dw[node] += dz * row
+            db[node] += dz
+    return dw, db
+
+
+def test_hsigmoid_gradient_is_v2s_backward_beyond_the_clip():
+    x, lab, feeds = _setup(num_classes=6, batch=4)
+    feeds["lab"] = np.array([0, 2, 3, 5], np.int32)  # paths through nodes 0, 1 and 2
+    cost = L.hsigmoid(input=x, label=lab)
+    params = _params(cost)
+    w_name, b_name = (p.name for p in cost.params)
+    params[b_name][0, :3] = [60.0, -55.0, 45.0]  # scores far beyond the clip at +-40
+
+    def total(pv):
+        (c,), _ = forward([cost], pv, _f32(feeds))
+        return c.sum()
+
+    grads = jax.grad(total)(_f32(params))
+    w, b = params[w_name].astype("f4"), params[b_name][0].astype("f4")
+    want = _hsigmoid_ref(feeds["x"].astype("f4"), feeds["lab"], w, b, 6)
+    (got,), _ = forward([cost], _f32(params), _f32(feeds))
+    np.testing.assert_allclose(np.asarray(got)[:, 0], want, rtol=1e-5)
+    dw, db = _hsigmoid_grad_ref(feeds["x"].astype("f4"), feeds["lab"], w, b, 6)
+    np.testing.assert_allclose(np.asarray(grads[w_name]), dw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(grads[b_name])[0], db, rtol=1e-5, atol=1e-6)
 
 
 def test_hsigmoid_needs_more_than_two_classes():

@@ -93,27 +93,43 @@ class SelfNormKind(CrossEntropyKind):
 
 
 class MultiBinaryKind(CostKind):
+    """v2's ``MultiBinaryLabelCrossEntropy`` (CostLayer.cpp) over its three label forms.
+
+    A sparse label lists the positive classes (``CpuMatrix::multiBinaryLabelCrossEntropy``
+    reads only the columns, never the values); an id label is the one positive class
+    (``toOneHotSparseMatrix``); a dense label is thresholded at 0.5
+    (``binaryLabelCrossEntropy``: ``t > 0.5 ? -log(p) : -log(1 - p)``).
+    """
+
     name = "multi_binary_label_cross_entropy"
+
+    def id_bound(self, position, inputs, attrs):
+        return inputs[0].size if position == 1 else None  # the positive class's column
 
     def check(self, specs, attrs):
         _base.expect(specs["input"], "input")
+        if specs["label"].dtype == "int32":
+            return
         n = specs["input"].size
         with v2_note(
             "it needs a sparse matrix of the positive classes as its label",
             f"declare the label as paddle.data_type.sparse_binary_vector({n}) (the ids of "
-            "the positive classes) or dense 0/1 vectors; for one class id per sample use "
-            "classification_cost",
+            "the positive classes), dense 0/1 vectors or one class id per sample",
         ):
             _base.expect(specs["label"], "label", "values", size=n, why=" (= input.size)")
 
     def step_cost(self, values, attrs):
         p, t = values
-        if not isinstance(t, Sparse):
-            return -(t * safe_log(p) + (1.0 - t) * safe_log(1.0 - p)).sum(axis=-1)
-        ids = jnp.clip(t.ids, 0, p.shape[-1] - 1)
+        if isinstance(t, Sparse):
+            # Padding has value 0, so a listed class with value 0 counts as unlisted.
+            ids, on = jnp.clip(t.ids, 0, p.shape[-1] - 1), (t.values != 0).astype(p.dtype)
+        elif jnp.issubdtype(t.dtype, jnp.integer):
+            ids, on = jnp.clip(t, 0, p.shape[-1] - 1)[..., None], 1.0
+        else:
+            return -jnp.where(t > 0.5, safe_log(p), safe_log(1.0 - p)).sum(axis=-1)
         p_on = jnp.take_along_axis(p, ids, axis=-1)
-        on = (t.values * (safe_log(p_on) - safe_log(1.0 - p_on))).sum(axis=-1)
-        return -safe_log(1.0 - p).sum(axis=-1) - on
+        positive = (on * (safe_log(p_on) - safe_log(1.0 - p_on))).sum(axis=-1)
+        return -safe_log(1.0 - p).sum(axis=-1) - positive
 
 
 for _kind in (CrossEntropyKind(), SelfNormKind(), MultiBinaryKind()):
@@ -288,8 +304,10 @@ def multi_binary_label_cross_entropy_cost(input, label, name=None, coeff=1.0, la
 
     Args:
         input: probabilities in (0, 1) (a Sigmoid output).
-        label: a ``sparse_binary_vector(input.size)`` (ids of the positive labels) or a
-            dense 0/1 vector of ``input.size``.
+        label: a ``sparse_binary_vector(input.size)`` (ids of the positive labels; a
+            ``sparse_float_vector``'s values are ignored, as in v2), an
+            ``integer_value(input.size)`` (the one positive label) or a dense vector of
+            ``input.size`` (positive where above 0.5, as in v2).
         name: the layer name (default ``__multi_binary_label_cross_entropy_<n>__``).
         coeff: the gradient's multiplier.
         layer_attr: ``Extra(device=...)`` only.
@@ -327,11 +345,16 @@ class SquareErrorKind(CostKind):
     name = "square_error"
 
     def check(self, specs, attrs):
-        check_same_size(specs)
+        check_same_size(specs, "values")
 
     def step_cost(self, values, attrs):
         y, t = values
-        return ((y - t) ** 2).sum(axis=-1)
+        if not isinstance(t, Sparse):
+            return ((y - t) ** 2).sum(axis=-1)
+        # v2's CpuMatrix::sumOfSquares over a sparse label, entry by entry:
+        # sum_j y_j^2 + sum_k (v_k^2 - 2 v_k y[c_k]) (a binary label has v_k = 1).
+        y_on = jnp.take_along_axis(y, jnp.clip(t.ids, 0, y.shape[-1] - 1), axis=-1)
+        return (y**2).sum(axis=-1) + (t.values * (t.values - 2.0 * y_on)).sum(axis=-1)
 
 
 class SumCostKind(CostKind):
@@ -357,7 +380,9 @@ def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_att
     scales only the gradient.
 
     Args:
-        input: predictions ``y``. label: targets ``t``, dense, of ``input.size``.
+        input: predictions ``y``. label: targets ``t`` of ``input.size``: dense, or a
+            ``sparse_binary_vector`` / ``sparse_float_vector`` (zero where unlisted;
+            a class listed twice counts twice, as in v2).
         weight: optional size-1 per-sample weight ``w``.
         name: the layer name (default ``__square_error_cost_<n>__``).
         coeff: the gradient's multiplier.

@@ -32,6 +32,15 @@ def safe_log(p: Any) -> Any:
     return jnp.log(jnp.maximum(p, TINY))
 
 
+def clip_value_only(x: Any, bound: float) -> Any:
+    """``x`` clipped to ``[-bound, bound]`` in value, with the gradient of ``x`` itself.
+
+    v2's kernels clip a score before a softrelu in the forward pass, and their hand-written
+    backward, ``sigmoid(clipped) - target``, flows on beyond the clip.
+    """
+    return x + jax.lax.stop_gradient(jnp.clip(x, -bound, bound) - x)
+
+
 def as_target(label: Any, like: Any) -> Any:
     """A float label per row: ids ``[...]`` or dense ``[..., 1]`` values."""
     label = label if label.ndim < like.ndim else label[..., 0]
@@ -137,8 +146,9 @@ def build_cost(
     return _base.build(kind, name=name, inputs=inputs, attrs=full)
 
 
-def check_same_size(specs: Mapping[str, Spec]) -> None:
-    """A dense label of the input's size; an id label gets v2's story and the fix."""
+def check_same_size(specs: Mapping[str, Spec], mode: str = "dense") -> None:
+    """A label of the input's size (``mode`` as in ``_base.expect``); an id label gets
+    v2's story and the fix."""
     _base.expect(specs["input"], "input")
     n = specs["input"].size
     with v2_note(
@@ -146,7 +156,7 @@ def check_same_size(specs: Mapping[str, Spec]) -> None:
         f"declare the target as paddle.data_type.dense_vector({n}) (one float per output); "
         "for class ids use classification_cost or cross_entropy_cost",
     ):
-        _base.expect(specs["label"], "label", size=n, why=" (= input.size)")
+        _base.expect(specs["label"], "label", mode, size=n, why=" (= input.size)")
 
 
 @contextlib.contextmanager

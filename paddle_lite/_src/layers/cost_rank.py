@@ -15,10 +15,25 @@ import jax.numpy as jnp
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost_base import CostKind, as_target, build_cost, safe_log, v2_note
+from paddle_lite._src.layers.cost_base import (
+    CostKind,
+    as_target,
+    build_cost,
+    clip_value_only,
+    safe_log,
+    v2_note,
+)
 
 
 # binary judgements and pairwise ranking --------------------------------------------
+def logistic_loss(o: Any, target: Any) -> Any:
+    """v2's ``logisticRegressionLoss`` (BaseMatrix.cu): ``log(1 + e^x) - P x``, with
+    ``x = o`` clipped to [-40, 40]; its backward, ``sigmoid(x) - P``, also beyond the clip.
+    """
+    x = clip_value_only(o, 40.0)
+    return jax.nn.softplus(x) - target * x
+
+
 class ShouldBeTrueKind(CostKind):
     name = "should_be_true"
     args = ("input",)
@@ -52,8 +67,7 @@ class RankKind(CostKind):
 
     def step_cost(self, values, attrs):
         left, right, label = values
-        o = left[..., 0] - right[..., 0]
-        return -as_target(label, left) * o + jax.nn.softplus(o)
+        return logistic_loss(left[..., 0] - right[..., 0], as_target(label, left))
 
 
 class LessThanKind(CostKind):
@@ -66,7 +80,7 @@ class LessThanKind(CostKind):
 
     def step_cost(self, values, attrs):
         left, right = values
-        return jax.nn.softplus(left[..., 0] - right[..., 0])
+        return logistic_loss(left[..., 0] - right[..., 0], 0.0)
 
 
 # LambdaRank ------------------------------------------------------------------------
@@ -209,12 +223,14 @@ def should_be_false(input, name=None, coeff=1.0):  # noqa: A002
 
 @_base.layer_function
 def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=None):
-    """Pairwise ranking cost (RankNet), computed stably; with ``o = left - right``::
+    """Pairwise ranking cost (RankNet); with ``o = left - right``::
 
         cost = -P o + log(1 + exp(o))
 
     the cross entropy between the target ``P`` and ``sigmoid(o)``, the modelled
-    probability that ``left`` ranks above ``right``.
+    probability that ``left`` ranks above ``right``. As in v2, ``o`` is clipped to
+    [-40, 40] in the cost, and the gradient is ``sigmoid(clipped o) - P`` (times the
+    weight) everywhere.
 
     Args:
         left, right: size-1 scores of the two items.

@@ -22,7 +22,8 @@ everywhere, so a far-off score keeps a finite cost and a gradient (see ``v2_sigm
 **hsigmoid.** Class ``c`` has the code ``c + num_classes``, of ``L = bitlen - 1`` bits;
 bit ``j`` (``j < L``) chooses between the children of node ``(code >> (j+1)) - 1``.
 With ``z_j = clip(b_node + sum_i x_i . w_i[node], -40, 40)`` the cost is
-``sum_j softplus(z_j) - sum_{j: bit set} z_j``. As in v2 every sample is charged for
+``sum_j softplus(z_j) - sum_{j: bit set} z_j``; its gradient by the unclipped score is
+v2's ``sigmoid(z_j) - bit_j``, beyond the clip too. As in v2 every sample is charged for
 the longest code ``bitlen(num_classes - 1)``: each missing bit adds ``softplus(0) =
 log 2`` (a constant, with no gradient).
 """
@@ -40,20 +41,22 @@ from paddle_lite._src.activations import v2_sigmoid
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.cost_base import per_sample, safe_log
+from paddle_lite._src.layers.cost_base import clip_value_only, per_sample, safe_log
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import data_of
+from paddle_lite._src.typing import Sparse, data_of
 
 SOFTRELU_CLIP = 40.0
 
 
 # shared -----------------------------------------------------------------------------
-def _check_inputs(inputs, attrs) -> None:  # noqa: ANN001
-    """Dense feature inputs, an id label of the same sequence level, an optional weight."""
+def _check_inputs(inputs, attrs, *, sparse_label: bool = False) -> None:  # noqa: ANN001
+    """Dense feature inputs, an id label (or, with ``sparse_label``, a sparse vector of
+    the positive classes) of the same sequence level, an optional weight."""
     n = attrs["n_inputs"]
     features, label = inputs[:n], inputs[n]
     _base.expect(features, "input")
-    _base.expect(label, "label", "ids")
+    if not (sparse_label and label.dtype in ("sparse_binary", "sparse_float")):
+        _base.expect(label, "label", "ids")
     levels = {s.seq_level for s in inputs[: n + 1]}
     if len(levels) > 1:
         raise LayerConfigError(
@@ -138,7 +141,7 @@ class NceKind(Kind):
         return _label_bound(position, attrs)
 
     def infer_spec(self, inputs, attrs):
-        _check_inputs(inputs, attrs)
+        _check_inputs(inputs, attrs, sparse_label=True)
         return Spec(1)
 
     def param_specs(self, inputs, attrs):
@@ -147,15 +150,15 @@ class NceKind(Kind):
     def apply(self, params, inputs, attrs, *, key, mode):
         n, k = attrs["n_inputs"], attrs["num_neg_samples"]
         xs = [data_of(v) for v in inputs[:n]]
-        label = jnp.clip(data_of(inputs[n]).astype(jnp.int32), 0, attrs["num_classes"] - 1)
+        label, on = _targets(data_of(inputs[n]), attrs["num_classes"])
         q = jnp.asarray(noise_distribution(attrs), jnp.float32)
-        o_t = v2_sigmoid(_scores(params, xs, attrs, label[..., None]))[..., 0]
+        o_t = v2_sigmoid(_scores(params, xs, attrs, label))
         kq_t = k * q[label]
-        cost = -safe_log(o_t / (o_t + kq_t))
+        cost = -(on * safe_log(o_t / (o_t + kq_t))).sum(axis=-1)
         if mode == "train":
             if key is None:
                 raise LayerConfigError("nce in training mode needs a PRNG key; none was given.")
-            noise = _draw(key, q, label.shape + (k,), attrs["neg_distribution"] is None)
+            noise = _draw(key, q, label.shape[:-1] + (k,), attrs["neg_distribution"] is None)
             o_n = v2_sigmoid(_scores(params, xs, attrs, noise))
             cost = cost - safe_log(k * q[noise] / (o_n + k * q[noise])).sum(axis=-1)
         else:
@@ -166,6 +169,16 @@ class NceKind(Kind):
 
 
 register_kind(NceKind())
+
+
+def _targets(label: Any, num_classes: int) -> tuple[Any, Any]:
+    """The target classes ``[..., K]`` and a mask of the real ones: one id, or (as v2's
+    NCELayer reads a sparse label) each listed column, its value ignored; padding has
+    value 0, so a listed column with value 0 counts as unlisted."""
+    if isinstance(label, Sparse):
+        return jnp.clip(label.ids, 0, num_classes - 1), (label.values != 0).astype(jnp.float32)
+    ids = jnp.clip(label.astype(jnp.int32), 0, num_classes - 1)[..., None]
+    return ids, jnp.ones(ids.shape, jnp.float32)
 
 
 def noise_distribution(attrs: Any) -> np.ndarray:
@@ -225,7 +238,9 @@ def nce(
 
     Args:
         input: a dense layer or a list of them (the features).
-        label: an integer-id data layer (class ids in ``[0, num_classes)``).
+        label: an integer-id data layer (class ids in ``[0, num_classes)``), or, as in
+            v2, a ``sparse_binary_vector(num_classes)`` of several target classes, each
+            costing the target term (with ``k`` noise classes per sample).
         num_classes: the number of classes (default ``label.size``).
         param_attr: a ``Param`` or one per input, for the ``[num_classes, in_i]`` weights
             (default init N(0, 1/sqrt(num_classes)), v2's).
@@ -300,7 +315,7 @@ class HsigmoidKind(Kind):
         label = jnp.clip(data_of(inputs[n]).astype(jnp.int32), 0, attrs["num_classes"] - 1)
         nodes, bits, valid = (jnp.asarray(a) for a in code_table(attrs["num_classes"]))
         z = _scores(params, xs, attrs, nodes[label])
-        z = jnp.where(valid[label], jnp.clip(z, -SOFTRELU_CLIP, SOFTRELU_CLIP), 0.0)
+        z = jnp.where(valid[label], clip_value_only(z, SOFTRELU_CLIP), 0.0)
         cost = jax.nn.softplus(z).sum(axis=-1) - jnp.where(bits[label] == 1, z, 0.0).sum(-1)
         return _finish(cost, inputs, attrs)
 
@@ -327,7 +342,8 @@ def hsigmoid(
 
     .. math:: cost = \\sum_j \\log(1 + e^{z_j}) - \\sum_{j:\\, bit_j = 1} z_j
 
-    the sum of ``-log sigmoid(+-z_j)`` along the path. As in v2 every sample is
+    the sum of ``-log sigmoid(+-z_j)`` along the path. As in v2, the gradient by the
+    unclipped score is ``sigmoid(z_j) - bit_j`` beyond the clip too. As in v2 every sample is
     charged for the longest code, ``bitlen(num_classes - 1)`` bits: each missing bit
     adds ``log 2`` (a constant, with no gradient). A sequence input costs the sum over
     its steps.
