@@ -275,7 +275,8 @@ def test_rank_cost_float_and_id_labels_weight_and_stability():
     p = L.data(name="p", type=DT.dense_vector(1))
     ip = L.data(name="ip", type=DT.integer_value(2))
     w = L.data(name="w", type=DT.dense_vector(1))
-    cost = R.rank_cost(left=a, right=b, label=p, weight=w, coeff=2.0)
+    with pytest.warns(LayerConfigWarning, match="coeff=2.0 does not scale the gradient"):
+        cost = R.rank_cost(left=a, right=b, label=p, weight=w, coeff=2.0)
     by_id = R.rank_cost(left=a, right=b, label=ip)
     fa = np.array([[0.3], [-1.0], [200.0], [-150.0]])
     fb = np.array([[0.1], [0.5], [0.0], [0.0]])
@@ -294,6 +295,25 @@ def test_rank_cost_float_and_id_labels_weight_and_stability():
     ref_id = -np.array([1, 0, 0, 1]) * o + np.logaddexp(0.0, o)
     np.testing.assert_allclose(_run(by_id, feeds)[:, 0], ref_id, rtol=1e-5)
     assert np.isfinite(_run(cost, feeds)).all() and cost.name == "__rank_cost_0__"
+
+
+def test_rank_cost_ignores_coeff_as_v2s_ranking_cost_did():
+    """v2's RankingCost (a Layer, not a CostLayer) never read coeff: the gradient is
+    ``sigmoid(o) - P`` whatever coeff says (CostLayer.cpp, RankingCost::backward)."""
+    a, b = L.data(name="a", type=DT.dense_vector(1)), L.data(name="b", type=DT.dense_vector(1))
+    p = L.data(name="p", type=DT.dense_vector(1))
+    with pytest.warns(LayerConfigWarning, match="RankingCost never applied coeff"):
+        cost = R.rank_cost(left=a, right=b, label=p, coeff=3.0)
+    fa, fb, fp = RNG.normal(size=(3, 1)), RNG.normal(size=(3, 1)), RNG.uniform(size=(3, 1))
+
+    def total(left):
+        return forward([cost], {}, {"a": left, "b": fb.astype(F32), "p": fp.astype(F32)})[0][
+            0
+        ].sum()
+
+    grad = np.asarray(jax.grad(total)(fa.astype(F32)))[:, 0]
+    want = 1.0 / (1.0 + np.exp(-(fa - fb)[:, 0])) - fp[:, 0]
+    np.testing.assert_allclose(grad, want, rtol=1e-5, atol=1e-6)
 
 
 def test_rank_cost_gradient_matches_finite_differences():

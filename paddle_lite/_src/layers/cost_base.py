@@ -75,6 +75,7 @@ class CostKind(Kind):
     aligns_rows = True
     args: tuple[str, ...] = ("input", "label")
     is_cost = True
+    scales_by_coeff = True  # v2's CostLayer::backward scaled the gradient by coeff
 
     def check(self, specs: Mapping[str, Spec], attrs: Mapping[str, Any]) -> None:
         raise NotImplementedError
@@ -119,7 +120,8 @@ class CostKind(Kind):
         if one_row is not None and isinstance(weight, Seq):
             one_row, weight = one_row & (weight.lengths == 1), weight.data[:, 0]
         cost = self.step_cost([data_of(v) for v in values], attrs)
-        out = per_sample(cost, values[0], weight, attrs.get("coeff", 1.0))
+        coeff = attrs.get("coeff", 1.0) if self.scales_by_coeff else 1.0
+        out = per_sample(cost, values[0], weight, coeff)
         return nan_unless(out, one_row)
 
 

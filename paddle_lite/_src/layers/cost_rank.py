@@ -7,12 +7,13 @@ the valid steps of a sequence; ``coeff`` scales only the gradient.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import (
@@ -55,6 +56,7 @@ class ShouldBeFalseKind(ShouldBeTrueKind):
 class RankKind(CostKind):
     name = "rank_cost"
     args = ("left", "right", "label")
+    scales_by_coeff = False  # v2's RankingCost is a Layer, not a CostLayer: no coeff
 
     def reads_ids_as_numbers(self, position):
         return position == 2  # v2 copies an id label into the target P as a number
@@ -238,7 +240,8 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=
             size-1 dense layer, or integer ids 0/1; v2 took a size-1 layer).
         weight: optional size-1 per-sample weight.
         name: the layer name (default ``__rank_cost_<n>__``).
-        coeff: the gradient's multiplier (the reported cost is unscaled).
+        coeff: kept in the configuration but, as in v2 (whose ``RankingCost`` never
+            read it), not applied: a value other than 1 warns.
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
@@ -250,6 +253,14 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=
         >>> cost = paddle.layer.rank_cost(left=left, right=right, label=w)
     """
     name = _base.layer_name(name, "rank_cost")
+    if _base.number(coeff, layer=name, arg="coeff") != 1.0:
+        warnings.warn(
+            f"rank_cost '{name}': coeff={coeff} does not scale the gradient; v2's RankingCost "
+            "never applied coeff, and paddle_lite gives v2's results. Scale the learning rate "
+            "instead.",
+            LayerConfigWarning,
+            stacklevel=2,
+        )
     return build_cost(
         "rank_cost",
         name=name,
