@@ -231,7 +231,10 @@ def _finish_pass(state: ModelAverageState, pass_id, fixed_max: bool) -> ModelAve
 
 
 def _window_full(state: ModelAverageState, average_window: float) -> jnp.ndarray:
-    """v2 ``isAverageWindowTooLong`` (the fraction product is taken in float32)."""
+    """v2 ``isAverageWindowTooLong``. v2 takes ``num_updates * average_window`` in
+    float64; here it is float32 (no float64 on the device), which moves a window's end
+    by one update where the product is within float32 rounding of a whole number (e.g.
+    ``90 * 0.7``: v2 truncates 62.99999999999999 to 62, float32 rounds it to 63)."""
     acc = state.num_accumulates
     target = jnp.minimum(
         state.max_window.astype(jnp.float32),
