@@ -410,6 +410,16 @@ def test_model_average_follows_v2_windows(window, max_window):
         np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=f"step {step}")
 
 
+def test_model_average_window_ends_where_v2s_float64_product_does():
+    # isAverageWindowTooLong: numUpdates_ * average_window in float64, truncated; at
+    # update 90, 90 * 0.7 is 62.99999999999999 (v2 ends the window there), 63 in float32
+    passes = [0] * 27 + [1] * 64
+    values, got = _averaged_run(O.ModelAverage(0.7, max_average_window=10**6), passes)
+    want = ref_average(values, passes, 0.7, 10**6)
+    for step, (g, w) in enumerate(zip(got, want, strict=True)):
+        np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=f"step {step}")
+
+
 def test_model_average_in_the_first_pass_is_the_plain_mean():
     values, got = _averaged_run(O.ModelAverage(0.5), [0] * 6)
     for k in range(6):
