@@ -307,6 +307,15 @@ def test_manual_and_pass_manual():
         np.testing.assert_allclose(by_pass(jnp.int32(10**6), jnp.int32(pass_id)), want, rtol=1e-6)
 
 
+def test_manual_compares_sample_counts_exactly():
+    # ManualLRS::calc compares the int64 count with each segment: 2**24 + 1 is past a
+    # segment of 2**24 (float32 would round the count down onto it)
+    seg = 2**24
+    manual = jax.jit(make_schedule("manual", 0.2, 0, 0, f"{seg}:1.0,{2 * seg}:0.5,{2**40}:0.25"))
+    for n, want in [(seg, 0.2), (seg + 1, 0.1), (2 * seg + 1, 0.05), (2**31 - 1, 0.05)]:
+        np.testing.assert_allclose(manual(jnp.int32(n), 0), want, rtol=1e-6, err_msg=f"n={n}")
+
+
 def _sgd_steps(opt, batches, passes):
     """Per-step learning rates seen by a 1-element parameter with gradient 1."""
     specs = {"p": _spec("p", (1,))}
