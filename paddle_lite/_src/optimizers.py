@@ -351,7 +351,8 @@ def _rule(opt: Optimizer, hypers: dict[str, ParamHyper]) -> optax.GradientTransf
                 f"samples in this batch); received params={'set' if params is not None else None}"
                 f", batch_size={batch_size!r}."
             )
-        samples = state.samples + jnp.asarray(batch_size, jnp.int32)
+        room = regularizers.INT32_MAX - state.samples  # v2 counted in int64: saturate, never wrap
+        samples = state.samples + jnp.minimum(jnp.asarray(batch_size, jnp.int32), room)
         lr = opt._schedule(samples, pass_id) if opt.scheduled else constant_lr
         deltas, slots = {}, {s: {} for s in state.slots}
         for k, h in hypers.items():

@@ -342,6 +342,20 @@ def test_n_counts_samples_including_the_current_batch():
     np.testing.assert_allclose(rates, [0.05, 0.05, 0.025, 0.0125], rtol=1e-6)
 
 
+def test_the_sample_count_saturates_instead_of_wrapping():
+    # v2's numSamplesProcessed is an int64; the int32 count here stops at 2**31 - 1, so
+    # a poly schedule stays finite and positive instead of seeing a negative count
+    opt = O.Momentum(learning_rate=0.1, learning_rate_decay_a=1e-6, learning_rate_decay_b=0.5)
+    tx = opt.to_optax({"p": _spec("p", (1,))})
+    params = {"p": jnp.zeros(1)}
+    state = tx.init(params)
+    clip, rule = state
+    state = (clip, rule._replace(samples=jnp.int32(2**31 - 100)))
+    updates, (_, rule) = tx.update({"p": jnp.ones(1)}, state, params, batch_size=128, pass_id=0)
+    assert int(rule.samples) == 2**31 - 1
+    np.testing.assert_allclose(-updates["p"][0], 0.1 * (1 + 1e-6 * (2**31 - 1)) ** -0.5, rtol=1e-5)
+
+
 def test_pass_manual_through_the_optimizer():
     opt = O.AdaDelta(
         learning_rate=1.0, learning_rate_schedule="pass_manual", learning_rate_args="0:1.0,1:0.5"
