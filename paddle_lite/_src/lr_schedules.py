@@ -28,6 +28,7 @@ import jax.numpy as jnp
 from paddle_lite._src.errors import PaddleLiteError, did_you_mean
 
 Schedule = Callable[[jnp.ndarray, jnp.ndarray], jnp.ndarray]
+_INT32_MAX = 2**31 - 1
 
 SCHEDULES = (
     "caffe_poly",
@@ -83,11 +84,13 @@ def parse_manual_args(args: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
 
 def _manual(lr: float, args: str, by_pass: bool) -> Schedule:
     segments, rates = parse_manual_args(args)
-    segs = jnp.asarray(segments, jnp.float32)
+    # v2 compares the int64 count with each segment exactly; float32 would merge counts
+    # past 2**24 (the counts here are int32, so larger segments are never reached)
+    segs = jnp.asarray([max(min(s, _INT32_MAX), -_INT32_MAX - 1) for s in segments], jnp.int32)
     scaled = jnp.asarray([lr * r for r in rates], jnp.float32)
 
     def schedule(n, pass_id):
-        key = jnp.asarray(pass_id if by_pass else n, jnp.float32)
+        key = jnp.asarray(pass_id if by_pass else n, jnp.int32)
         inside = key <= segs
         index = jnp.where(jnp.any(inside), jnp.argmax(inside), len(rates) - 1)
         return scaled[index]

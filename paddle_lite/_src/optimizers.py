@@ -22,7 +22,8 @@ Gradients are of the *sum* of per-sample costs. Numerics follow v2's C++ optimiz
 (``FirstOrderOptimizer``, ``TrainingAlgorithmOp``, ``OptimizerWithRegularizer``),
 including their quirks: ``n`` counts samples including the current batch; AdaGrad,
 Adam and Adamax ignore the schedule (constant ``learning_rate``); Adam and Adamax
-ignore L2 decay unless L1 is also set (then both act through the regularizer).
+ignore L2 decay unless L1 is also set (then both act through the regularizer). As v2
+did, a parameter with both momentum and L1 decay is refused (``OptimizerConfigError``).
 
 This module holds the :class:`Optimizer` base and the shared machinery; the concrete
 rules (``Momentum``, ``Adam`` ...) are in ``optimizer_rules``.
@@ -41,7 +42,7 @@ import optax
 
 from paddle_lite._src import regularizers, sparse_rows
 from paddle_lite._src.errors import did_you_mean
-from paddle_lite._src.lr_schedules import make_schedule
+from paddle_lite._src.lr_schedules import OptimizerConfigError, make_schedule
 from paddle_lite._src.regularizers import (
     ModelAverage,
     ModelAverageState,
@@ -181,10 +182,14 @@ class Optimizer:
             l1=_unset(spec.decay_rate_l1, self.l1_rate),
             clip=_unset(spec.gradient_clipping_threshold, self.gradient_clipping_threshold or 0.0),
         )
-        if not sparse_rows.is_sparse(self, spec):
-            return h
-        sparse_rows.check_decay(spec.name, h.momentum, h.l1, h.l2)
-        return dataclasses.replace(h, sparse=True)
+        if sparse_rows.is_sparse(self, spec):
+            sparse_rows.check_decay(spec.name, h.momentum, h.l1, h.l2)
+            return dataclasses.replace(h, sparse=True)
+        if sparse_rows.is_lazy_momentum(self, spec):
+            sparse_rows.check_decay(spec.name, h.momentum, h.l1, h.l2)
+        elif h.momentum and h.l1:
+            _refuse_l1_momentum(type(self).__name__, spec.name, h)
+        return h
 
     def with_global_defaults(self, specs: Mapping[str, ParamSpec]) -> dict[str, ParamSpec]:
         """``specs`` as v2 stores them after training starts: unset values filled in.
@@ -313,6 +318,16 @@ class Optimizer:
         return delta, new
 
 
+def _refuse_l1_momentum(owner: str, name: str, h: ParamHyper) -> None:
+    """v2's ``OptimizerWithRegularizer::create`` aborts on L1 decay with momentum."""
+    raise OptimizerConfigError(
+        f"{owner}: parameter '{name}' has momentum {h.momentum} and L1 decay "
+        f"(l1_rate {h.l1}); v2 refuses this ('Parameter cannot support momentum if it use "
+        "L1 decay'). Drop the L1 decay for it (ParamAttr(l1_rate=...) / L1Regularization) "
+        "or train it without momentum (the optimizer's momentum, ParamAttr(momentum=...))."
+    )
+
+
 def _rule(opt: Optimizer, hypers: dict[str, ParamHyper]) -> optax.GradientTransformationExtraArgs:
     """The v2 update rule of ``opt`` with per-parameter settings ``hypers``."""
     constant_lr = jnp.float32(opt.learning_rate)
@@ -336,7 +351,8 @@ def _rule(opt: Optimizer, hypers: dict[str, ParamHyper]) -> optax.GradientTransf
                 f"samples in this batch); received params={'set' if params is not None else None}"
                 f", batch_size={batch_size!r}."
             )
-        samples = state.samples + jnp.asarray(batch_size, jnp.int32)
+        room = regularizers.INT32_MAX - state.samples  # v2 counted in int64: saturate, never wrap
+        samples = state.samples + jnp.minimum(jnp.asarray(batch_size, jnp.int32), room)
         lr = opt._schedule(samples, pass_id) if opt.scheduled else constant_lr
         deltas, slots = {}, {s: {} for s in state.slots}
         for k, h in hypers.items():

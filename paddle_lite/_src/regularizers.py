@@ -34,6 +34,7 @@ import optax
 from paddle_lite._src.errors import OptimizerWarning, PaddleLiteError, ParameterError
 from paddle_lite._src.lr_schedules import OptimizerConfigError
 from paddle_lite._src.specs import ParamSpec
+from paddle_lite._src.wide_ints import int_times_double
 
 INT32_MAX = 2**31 - 1
 MIN_AVERAGE_WINDOW = 10000
@@ -231,13 +232,11 @@ def _finish_pass(state: ModelAverageState, pass_id, fixed_max: bool) -> ModelAve
 
 
 def _window_full(state: ModelAverageState, average_window: float) -> jnp.ndarray:
-    """v2 ``isAverageWindowTooLong`` (the fraction product is taken in float32)."""
+    """v2 ``isAverageWindowTooLong``: ``num_updates * average_window`` as v2's float64
+    product truncated to an int (``wide_ints``), not float32's rounding of it."""
     acc = state.num_accumulates
-    target = jnp.minimum(
-        state.max_window.astype(jnp.float32),
-        jnp.floor(state.num_updates.astype(jnp.float32) * average_window),
-    )
-    return (acc >= state.min_window) & (acc.astype(jnp.float32) >= target)
+    target = jnp.minimum(state.max_window, int_times_double(state.num_updates, average_window))
+    return (acc >= state.min_window) & (acc >= target)
 
 
 def model_average(average: ModelAverage) -> optax.GradientTransformationExtraArgs:

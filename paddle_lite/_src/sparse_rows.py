@@ -50,6 +50,13 @@ def is_sparse(opt: Any, spec: Any) -> bool:
     return True
 
 
+def is_lazy_momentum(opt: Any, spec: Any) -> bool:
+    """Whether ``spec`` is a row of v2's ``sparse_momentum`` (``Momentum(sparse=True)``
+    on a 2-D ``sparse_update`` parameter): updated as dense momentum here, but held to
+    v2's checks for sparse parameters."""
+    return bool(spec.sparse_update and len(spec.shape) == 2 and getattr(opt, "sparse", False))
+
+
 def check_decay(name: str, momentum: float, l1: float, l2: float) -> None:
     """v2's rule: a sparse parameter cannot have both momentum and L1/L2 decay."""
     if momentum and (l1 or l2):

@@ -46,6 +46,12 @@ SPECS = {
     "fr": _spec("fr", (2,)),
 }
 FROZEN = frozenset({"fr"})
+# v2 refuses L1 decay together with momentum: "l1p" only trains without momentum
+NO_L1 = {k: s for k, s in SPECS.items() if k != "l1p"}
+
+
+def _specs_for(opt):
+    return NO_L1 if opt.momentum else SPECS
 
 
 def _initial():
@@ -129,6 +135,8 @@ def ref_run(method, c, global_momentum=0.0):
     scheduled = method not in ("AdaGrad", "Adam", "Adamax")
     momentum_form = method not in ("Adam", "Adamax")
     configs = ref_configs(global_momentum, momentum_form)
+    if global_momentum:
+        del configs["l1p"]
     params = {k: v.astype(np.float64) for k, v in _initial().items()}
     states = {k: {} for k in configs}
     history, n = [], 0
@@ -156,7 +164,7 @@ def _settings(**extra):
 
 def run(opt, steps=5, jit=True, specs=SPECS, frozen=FROZEN):
     tx = opt.to_optax(specs, frozen=frozen)
-    params = {k: jnp.asarray(v) for k, v in _initial().items()}
+    params = {k: jnp.asarray(v) for k, v in _initial().items() if k in specs}
     state = tx.init(params)
 
     def step(grads, state, params, batch_size, pass_id):
@@ -166,7 +174,7 @@ def run(opt, steps=5, jit=True, specs=SPECS, frozen=FROZEN):
     step = jax.jit(step) if jit else step
     history = []
     for i in range(steps):
-        grads = {k: jnp.asarray(v) for k, v in _grads(i).items()}
+        grads = {k: jnp.asarray(v) for k, v in _grads(i).items() if k in specs}
         params, state = step(grads, state, params, jnp.int32(BATCHES[i]), jnp.int32(PASSES[i]))
         history.append({k: np.asarray(v) for k, v in params.items()})
     return history, state, tx
@@ -213,10 +221,11 @@ CASES = [
     "method,make,consts,momentum", CASES, ids=[f"{c[0]}-{c[3]}" for c in CASES]
 )
 def test_matches_v2_formulas(method, make, consts, momentum):
-    got, _, _ = run(make())
+    opt = make()
+    got, _, _ = run(opt, specs=_specs_for(opt))
     want = ref_run(method, consts, global_momentum=momentum)
     for step, (g, w) in enumerate(zip(got, want, strict=True)):
-        for name in ("w", "b", "l1p"):
+        for name in ("w", "b") if momentum else ("w", "b", "l1p"):
             np.testing.assert_allclose(
                 g[name], w[name], rtol=1e-5, atol=1e-7, err_msg=f"{method} step {step} param {name}"
             )
@@ -224,7 +233,8 @@ def test_matches_v2_formulas(method, make, consts, momentum):
 
 @pytest.mark.parametrize("make", [c[1] for c in CASES], ids=[c[0] for c in CASES])
 def test_static_and_frozen_stay_bit_identical(make):
-    history, state, _ = run(make())
+    opt = make()
+    history, state, _ = run(opt, specs=_specs_for(opt))
     start = _initial()
     for params in history:
         for name in ("st", "fr"):
@@ -297,6 +307,15 @@ def test_manual_and_pass_manual():
         np.testing.assert_allclose(by_pass(jnp.int32(10**6), jnp.int32(pass_id)), want, rtol=1e-6)
 
 
+def test_manual_compares_sample_counts_exactly():
+    # ManualLRS::calc compares the int64 count with each segment: 2**24 + 1 is past a
+    # segment of 2**24 (float32 would round the count down onto it)
+    seg = 2**24
+    manual = jax.jit(make_schedule("manual", 0.2, 0, 0, f"{seg}:1.0,{2 * seg}:0.5,{2**40}:0.25"))
+    for n, want in [(seg, 0.2), (seg + 1, 0.1), (2 * seg + 1, 0.05), (2**31 - 1, 0.05)]:
+        np.testing.assert_allclose(manual(jnp.int32(n), 0), want, rtol=1e-6, err_msg=f"n={n}")
+
+
 def _sgd_steps(opt, batches, passes):
     """Per-step learning rates seen by a 1-element parameter with gradient 1."""
     specs = {"p": _spec("p", (1,))}
@@ -321,6 +340,20 @@ def test_n_counts_samples_including_the_current_batch():
     )
     rates = _sgd_steps(opt, [10, 5, 5, 10], [0, 0, 0, 0])
     np.testing.assert_allclose(rates, [0.05, 0.05, 0.025, 0.0125], rtol=1e-6)
+
+
+def test_the_sample_count_saturates_instead_of_wrapping():
+    # v2's numSamplesProcessed is an int64; the int32 count here stops at 2**31 - 1, so
+    # a poly schedule stays finite and positive instead of seeing a negative count
+    opt = O.Momentum(learning_rate=0.1, learning_rate_decay_a=1e-6, learning_rate_decay_b=0.5)
+    tx = opt.to_optax({"p": _spec("p", (1,))})
+    params = {"p": jnp.zeros(1)}
+    state = tx.init(params)
+    clip, rule = state
+    state = (clip, rule._replace(samples=jnp.int32(2**31 - 100)))
+    updates, (_, rule) = tx.update({"p": jnp.ones(1)}, state, params, batch_size=128, pass_id=0)
+    assert int(rule.samples) == 2**31 - 1
+    np.testing.assert_allclose(-updates["p"][0], 0.1 * (1 + 1e-6 * (2**31 - 1)) ** -0.5, rtol=1e-5)
 
 
 def test_pass_manual_through_the_optimizer():
@@ -396,6 +429,16 @@ def test_model_average_follows_v2_windows(window, max_window):
     passes = [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
     values, got = _averaged_run(O.ModelAverage(window, max_average_window=max_window), passes)
     want = ref_average(values, passes, window, max_window)
+    for step, (g, w) in enumerate(zip(got, want, strict=True)):
+        np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=f"step {step}")
+
+
+def test_model_average_window_ends_where_v2s_float64_product_does():
+    # isAverageWindowTooLong: numUpdates_ * average_window in float64, truncated; at
+    # update 90, 90 * 0.7 is 62.99999999999999 (v2 ends the window there), 63 in float32
+    passes = [0] * 27 + [1] * 64
+    values, got = _averaged_run(O.ModelAverage(0.7, max_average_window=10**6), passes)
+    want = ref_average(values, passes, 0.7, 10**6)
     for step, (g, w) in enumerate(zip(got, want, strict=True)):
         np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=f"step {step}")
 
@@ -500,11 +543,11 @@ def test_as_optax_adam_equals_optax_on_the_trainable_subset():
 
 def test_as_optax_uses_our_optimizers_and_rejects_others():
     opt = O.Momentum(momentum=0.9, learning_rate=0.1)
-    a, _, _ = run(opt, steps=2)
-    params = {k: jnp.asarray(v) for k, v in _initial().items()}
-    tx = as_optax(opt, SPECS, FROZEN)
+    a, _, _ = run(opt, steps=2, specs=NO_L1)
+    params = {k: jnp.asarray(v) for k, v in _initial().items() if k in NO_L1}
+    tx = as_optax(opt, NO_L1, FROZEN)
     state = tx.init(params)
-    grads = {k: jnp.asarray(v) for k, v in _grads(0).items()}
+    grads = {k: jnp.asarray(v) for k, v in _grads(0).items() if k in NO_L1}
     updates, _ = tx.update(grads, state, params, batch_size=BATCHES[0], pass_id=0)
     np.testing.assert_allclose(optax.apply_updates(params, updates)["w"], a[0]["w"], rtol=1e-6)
     with pytest.raises(

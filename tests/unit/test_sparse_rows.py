@@ -170,3 +170,14 @@ def test_momentum_with_decay_on_sparse_rows_is_refused_as_in_v2():
     )
     with pytest.raises(ConfigError, match="cannot support momentum if it's sparse"):
         paddle.trainer.SGD(cost, params, opt)
+
+
+def test_sparse_momentum_with_decay_on_sparse_rows_is_refused_as_in_v2():
+    # Momentum(sparse=True) is v2's sparse_momentum; on a sparse_update parameter
+    # OptimizerWithRegularizer::create still CHECKs momentum == 0 when it decays
+    cost = _net(l2=1e-3)
+    params = paddle.parameters.create(cost)
+    opt = paddle.optimizer.Momentum(momentum=0.9, sparse=True)
+    with pytest.raises(ConfigError, match="'emb' has sparse_update=True, momentum 0.9"):
+        paddle.trainer.SGD(cost, params, opt)
+    paddle.trainer.SGD(_net(sparse=False, l2=1e-3), params, opt)  # a dense parameter trains

@@ -25,7 +25,7 @@ def _lazy_decay(equation: Any, specs: Mapping[str, ParamSpec]) -> bool:
     """Whether some sparse-row parameter decays lazily (and so must catch up)."""
     if not isinstance(equation, Optimizer):
         return False
-    hypers = [equation.resolve(spec) for spec in specs.values()]
+    hypers = [equation.resolve(spec) for spec in specs.values() if not spec.is_static]
     return any(h.sparse and (h.l1 or h.l2) for h in hypers)
 
 
