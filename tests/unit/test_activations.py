@@ -143,3 +143,54 @@ def test_sigmoid_clips_its_argument_to_v2s_range_and_keeps_the_gradient():
         np.testing.assert_allclose(float(c), -np.log(1.0 - o64), rtol=2e-4)  # float32 1 - o
         # dcost/dw = (o / (1 - o)) ... * o (1 - o) * x = o for label 0 and x = 1
         np.testing.assert_allclose(float(g[0, 0]), o64, rtol=1e-4, atol=1e-30)
+
+
+KINKS = np.array([-60.0, -40.0, -2.5, -0.5, 0.0, 0.5, 3.0, 24.0, 30.0, 40.0, 45.0])
+
+
+def _v2_derivatives():
+    """v2's backward of each activation (ActivationFunction.cpp with BaseMatrix.cu's
+    ...Derivative ops), as a function of the input ``z`` and the output ``y``."""
+    return [
+        (act.Relu, lambda z, y: (y > 0).astype(float)),
+        (act.BRelu, lambda z, y: ((y > 0) & (y < 24)).astype(float)),
+        (act.SoftRelu, lambda z, y: 1.0 - np.exp(-y)),
+        (act.Abs, lambda z, y: np.sign(z)),
+        (act.Tanh, lambda z, y: 1.0 - y * y),
+        (act.STanh, lambda z, y: (2.0 / 3.0) / 1.7159 * (1.7159**2 - y * y)),
+        (act.Square, lambda z, y: 2.0 * z),
+        (act.Exp, lambda z, y: y),
+    ]
+
+
+V2_DERIVATIVES = _v2_derivatives()
+
+
+@pytest.mark.parametrize("cls, deriv", V2_DERIVATIVES, ids=[c.name for c, _ in V2_DERIVATIVES])
+def test_activation_gradients_are_v2s_hand_written_derivatives(cls, deriv):
+    """v2 differentiates relu and brelu from the output (0 at the bounds: z = 0 and 24),
+    abs as sign(z) (0 at 0) and softrelu as 1 - exp(-y) of the clipped output, so past
+    the clip (z > 40) the gradient stays ~1."""
+    z = KINKS if cls is not act.Exp else KINKS / 10
+    z32 = z.astype(np.float32)
+    f = cls().apply
+    y = np.asarray(f(z32), np.float64)
+    grad = np.asarray(jax.grad(lambda v: f(v).sum())(z32), np.float64)
+    np.testing.assert_allclose(grad, deriv(z32.astype(np.float64), y), rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "cls, deriv",
+    [
+        (act.Log, lambda z, y: 1.0 / z),
+        (act.Sqrt, lambda z, y: 0.5 / y),
+        (act.Reciprocal, lambda z, y: -y * y),
+    ],
+    ids=["log", "sqrt", "reciprocal"],
+)
+def test_positive_domain_activation_gradients_are_v2s(cls, deriv):
+    f = cls().apply
+    z32 = POS.astype(np.float32)[0]
+    y = np.asarray(f(z32), np.float64)
+    grad = np.asarray(jax.grad(lambda v: f(v).sum())(z32), np.float64)
+    np.testing.assert_allclose(grad, deriv(z32.astype(np.float64), y), rtol=2e-5)
