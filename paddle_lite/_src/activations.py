@@ -33,10 +33,17 @@ class BaseActivation:
     def __hash__(self) -> int:
         return hash(type(self).__name__)
 
+    # where act has no finite value or gradient at 0, the value padding steps take
+    padding_input: float | None = None
+
     def apply(self, z: Any, mask: Any = None) -> Any:
-        """Return ``act(z)``; ``mask`` ([batch, T] bool) is used by sequence softmax."""
-        del mask
-        return self._fn(z)
+        """Return ``act(z)``; ``mask`` ([batch, T] bool, True on a sequence's real steps)
+        keeps padding out: sequence softmax spans the real steps only, and ``log``,
+        ``sqrt`` and ``reciprocal`` give 0 there, with no NaN gradient from ``act(0)``."""
+        if mask is None or self.padding_input is None:
+            return self._fn(z)
+        real = jnp.reshape(mask, mask.shape + (1,) * (jnp.ndim(z) - mask.ndim))
+        return jnp.where(real, self._fn(jnp.where(real, z, self.padding_input)), 0.0)
 
     def _fn(self, z: Any) -> Any:
         return z
@@ -225,6 +232,7 @@ class Log(BaseActivation):
     """``log(z)``."""
 
     name = "log"
+    padding_input = 1.0
 
     def _fn(self, z):
         return jnp.log(z)
@@ -234,6 +242,7 @@ class Sqrt(BaseActivation):
     """``sqrt(z)``."""
 
     name = "sqrt"
+    padding_input = 1.0
 
     def _fn(self, z):
         return jnp.sqrt(z)
@@ -243,6 +252,7 @@ class Reciprocal(BaseActivation):
     """``1 / z``."""
 
     name = "reciprocal"
+    padding_input = 1.0
 
     def _fn(self, z):
         return 1.0 / z

@@ -194,3 +194,36 @@ def test_positive_domain_activation_gradients_are_v2s(cls, deriv):
     y = np.asarray(f(z32), np.float64)
     grad = np.asarray(jax.grad(lambda v: f(v).sum())(z32), np.float64)
     np.testing.assert_allclose(grad, deriv(z32.astype(np.float64), y), rtol=2e-5)
+
+
+@pytest.mark.parametrize(
+    "cls, deriv",
+    [
+        (act.Log, lambda z: 1.0 / z),
+        (act.Sqrt, lambda z: 0.5 / np.sqrt(z)),
+        (act.Reciprocal, lambda z: -1.0 / (z * z)),
+    ],
+    ids=["log", "sqrt", "reciprocal"],
+)
+def test_log_sqrt_reciprocal_leave_the_padding_steps_of_a_sequence_out(cls, deriv):
+    """v2 has no padding; here a padding step's act(0) (inf) must not make the weight
+    gradient NaN: it is the sum over the real steps of x_t^T act'(x_t W)."""
+    from paddle_lite._src.typing import Seq, data_of
+
+    rng = np.random.default_rng(5)
+    with paddle.layer.name_scope():
+        seq = paddle.layer.data(name="s", type=paddle.data_type.dense_vector_sequence(3))
+        h = paddle.layer.fc(input=seq, size=2, act=cls(), bias_attr=False)
+        out = paddle.layer.pooling(input=h, pooling_type=paddle.pooling.Sum())
+    x = rng.uniform(0.5, 1.5, size=(2, 3, 3)).astype(np.float32)
+    x[1, 1:] = 0.0
+    lengths = np.array([3, 1], np.int32)
+    w = rng.uniform(0.5, 1.5, size=(3, 2)).astype(np.float32)
+
+    def total(w):
+        (v,), _ = forward([out], {"___fc_layer_0__.w0": w}, {"s": Seq(x, lengths)})
+        return data_of(v).sum()
+
+    rows = np.concatenate([x[0], x[1, :1]]).astype(np.float64)
+    want = rows.T @ deriv(rows @ w.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(jax.grad(total)(w), np.float64), want, rtol=1e-5)
