@@ -134,6 +134,25 @@ def test_cos_sim_over_a_sequence_keeps_an_fc_weight_gradient_finite():
     assert np.isfinite(dp["___fc_layer_0__.w0"]).all()
 
 
+def test_power_gradients_are_v2s_power_layer_backward_and_padding_stays_out():
+    """PowerLayer::backward: inG0 += sum_j outG * log(x) * y, inG1 += outG * (y / x) * w;
+    a sequence's zero padding (0 ** 0) gives no NaN gradient."""
+    x = L.data(name="x", type=DT.dense_vector_sequence(4))
+    w = L.data(name="w", type=DT.dense_vector_sequence(1))
+    out = L.power(input=x, weight=w)
+    lengths = np.array([3, 1], np.int32)
+    fx, fw = RNG.uniform(0.2, 2.0, size=(2, 3, 4)), RNG.normal(size=(2, 3, 1))
+    fx[1, 1:], fw[1, 1:] = 0.0, 0.0
+    feeds = {"x": Seq(fx, lengths), "w": Seq(fw, lengths)}
+    real = np.arange(3)[None, :, None] < lengths[:, None, None]
+    y = np.where(real, np.where(real, fx, 1.0) ** fw, 0.0)
+    MF.close(MF.run(out, feeds).data, y)
+    _, df, g = MF.grads(out, {}, feeds, "xw")
+    safe_x = np.where(real, fx, 1.0)
+    MF.close(df["w"], np.where(real, (g * np.log(safe_x) * y).sum(-1, keepdims=True), 0.0))
+    MF.close(df["x"], np.where(real, g * (y / safe_x) * fw, 0.0))
+
+
 def test_out_prod_is_row_major_and_its_gradient():
     a, b = MF.dense("a", 3), MF.dense("b", 2)
     out = L.out_prod(input1=a, input2=b)

@@ -172,7 +172,13 @@ class PowerKind(ScalingKind):
 
     def apply(self, params, inputs, attrs, *, key, mode):
         w, x = inputs
-        return with_data(x, jnp.power(data_of(x), data_of(w)))
+        base, exponent = data_of(x), data_of(w)
+        valid = valid_rows(x)
+        if valid is None:
+            return jnp.power(base, exponent)
+        # padding steps: 1 ** 1, not 0 ** 0, whose gradients (0 * inf, log 0) are NaN
+        powered = jnp.power(jnp.where(valid, base, 1.0), jnp.where(valid, exponent, 1.0))
+        return with_data(x, jnp.where(valid, powered, 0.0))
 
 
 class InterpolationKind(Kind):
