@@ -227,3 +227,24 @@ def test_log_sqrt_reciprocal_leave_the_padding_steps_of_a_sequence_out(cls, deri
     rows = np.concatenate([x[0], x[1, :1]]).astype(np.float64)
     want = rows.T @ deriv(rows @ w.astype(np.float64))
     np.testing.assert_allclose(np.asarray(jax.grad(total)(w), np.float64), want, rtol=1e-5)
+
+
+def test_sequence_softmax_of_a_wide_or_plain_layer_cannot_run():
+    """v2's sequence_softmax forward returned an error for a step wider than 1 and had no
+    sequence to run over for a plain layer: both build (as v2 parsed them) and refuse to
+    run, instead of a softmax over each column's steps or over the batch."""
+    from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
+
+    seq = paddle.layer.data(name="s", type=paddle.data_type.dense_vector_sequence(3))
+    plain = paddle.layer.data(name="p", type=paddle.data_type.dense_vector(3))
+    with pytest.warns(LayerConfigWarning, match="size 1.*received size 2"):
+        wide = paddle.layer.fc(input=seq, size=2, act=act.SequenceSoftmax())
+    with pytest.warns(LayerConfigWarning, match="needs a sequence"):
+        flat = paddle.layer.fc(input=plain, size=1, act=act.SequenceSoftmax())
+    from paddle_lite._src.typing import Seq
+
+    steps = Seq(np.ones((2, 4, 3), np.float32), np.array([4, 2], np.int32))
+    for out, feeds in ((wide, {"s": steps}), (flat, {"p": np.ones((2, 3), np.float32)})):
+        params = {p.name: np.ones(p.shape, np.float32) for p in out.params}
+        with pytest.raises(LayerConfigError, match="SequenceSoftmax"):
+            forward([out], params, feeds)
