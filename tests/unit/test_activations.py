@@ -160,6 +160,7 @@ def _v2_derivatives():
         (act.STanh, lambda z, y: (2.0 / 3.0) / 1.7159 * (1.7159**2 - y * y)),
         (act.Square, lambda z, y: 2.0 * z),
         (act.Exp, lambda z, y: y),
+        (act.SoftSign, lambda z, y: 1.0 / (1.0 + np.abs(z)) ** 2),
     ]
 
 
