@@ -33,10 +33,17 @@ class BaseActivation:
     def __hash__(self) -> int:
         return hash(type(self).__name__)
 
+    # where act has no finite value or gradient at 0, the value padding steps take
+    padding_input: float | None = None
+
     def apply(self, z: Any, mask: Any = None) -> Any:
-        """Return ``act(z)``; ``mask`` ([batch, T] bool) is used by sequence softmax."""
-        del mask
-        return self._fn(z)
+        """Return ``act(z)``; ``mask`` ([batch, T] bool, True on a sequence's real steps)
+        keeps padding out: sequence softmax spans the real steps only, and ``log``,
+        ``sqrt`` and ``reciprocal`` give 0 there, with no NaN gradient from ``act(0)``."""
+        if mask is None or self.padding_input is None:
+            return self._fn(z)
+        real = jnp.reshape(mask, mask.shape + (1,) * (jnp.ndim(z) - mask.ndim))
+        return jnp.where(real, self._fn(jnp.where(real, z, self.padding_input)), 0.0)
 
     def _fn(self, z: Any) -> Any:
         return z
@@ -83,12 +90,13 @@ class Sigmoid(BaseActivation):
 
 
 class Relu(BaseActivation):
-    """``max(z, 0)``."""
+    """``max(z, 0)``; its derivative is 1 where ``z > 0`` and 0 elsewhere, also at
+    ``z = 0`` (v2's ``reluDerivative`` tests the output ``> 0``)."""
 
     name, support_hppl = "relu", True
 
     def _fn(self, z):
-        return jnp.maximum(z, 0)
+        return jax.nn.relu(z)
 
 
 class Linear(BaseActivation):
@@ -148,21 +156,40 @@ class SequenceSoftmax(BaseActivation):
 
 
 class BRelu(BaseActivation):
-    """Bounded relu: ``min(24, max(0, z))``."""
+    """Bounded relu: ``min(24, max(0, z))``; its derivative is 1 where ``0 < z < 24``
+    and 0 elsewhere, the bounds included (v2's ``breluDerivative`` of the output)."""
 
     name = "brelu"
 
     def _fn(self, z):
-        return jnp.clip(z, 0.0, 24.0)
+        inside = (z > 0.0) & (z < 24.0)
+        return jnp.where(inside, z, jax.lax.stop_gradient(jnp.clip(z, 0.0, 24.0)))
+
+
+SOFTRELU_RANGE = (-40.0, 40.0)  # v2's SoftRelu THRESHOLD
+
+
+@jax.custom_jvp
+def v2_softrelu(z: Any) -> Any:
+    """v2's soft relu: ``log(1 + exp(clip(z, -40, 40)))``, differentiated as
+    ``1 - exp(-y)`` of that output for every ``z`` (``BaseMatrix::softrelu`` /
+    ``softreluDerivative``): past the clip the gradient stays ~1, not 0."""
+    return jnp.log1p(jnp.exp(jnp.clip(z, *SOFTRELU_RANGE)))
+
+
+@v2_softrelu.defjvp
+def _v2_softrelu_jvp(primals, tangents):  # noqa: ANN001, ANN202
+    y = v2_softrelu(primals[0])
+    return y, -jnp.expm1(-y) * tangents[0]
 
 
 class SoftRelu(BaseActivation):
-    """``log(1 + exp(z))`` with ``z`` clipped to ``[-40, 40]``."""
+    """``log(1 + exp(z))`` with ``z`` clipped to ``[-40, 40]`` as v2 did (:func:`v2_softrelu`)."""
 
     name = "softrelu"
 
     def _fn(self, z):
-        return jnp.log1p(jnp.exp(jnp.clip(z, -40.0, 40.0)))
+        return v2_softrelu(z)
 
 
 class STanh(BaseActivation):
@@ -175,12 +202,12 @@ class STanh(BaseActivation):
 
 
 class Abs(BaseActivation):
-    """``|z|``."""
+    """``|z|``; its derivative is ``sign(z)``, 0 at ``z = 0`` (v2's ``absDerivative``)."""
 
     name = "abs"
 
     def _fn(self, z):
-        return jnp.abs(z)
+        return z * jax.lax.stop_gradient(jnp.sign(z))
 
 
 class Square(BaseActivation):
@@ -205,6 +232,7 @@ class Log(BaseActivation):
     """``log(z)``."""
 
     name = "log"
+    padding_input = 1.0
 
     def _fn(self, z):
         return jnp.log(z)
@@ -214,6 +242,7 @@ class Sqrt(BaseActivation):
     """``sqrt(z)``."""
 
     name = "sqrt"
+    padding_input = 1.0
 
     def _fn(self, z):
         return jnp.sqrt(z)
@@ -223,6 +252,7 @@ class Reciprocal(BaseActivation):
     """``1 / z``."""
 
     name = "reciprocal"
+    padding_input = 1.0
 
     def _fn(self, z):
         return 1.0 / z

@@ -143,3 +143,109 @@ def test_sigmoid_clips_its_argument_to_v2s_range_and_keeps_the_gradient():
         np.testing.assert_allclose(float(c), -np.log(1.0 - o64), rtol=2e-4)  # float32 1 - o
         # dcost/dw = (o / (1 - o)) ... * o (1 - o) * x = o for label 0 and x = 1
         np.testing.assert_allclose(float(g[0, 0]), o64, rtol=1e-4, atol=1e-30)
+
+
+KINKS = np.array([-60.0, -40.0, -2.5, -0.5, 0.0, 0.5, 3.0, 24.0, 30.0, 40.0, 45.0])
+
+
+def _v2_derivatives():
+    """v2's backward of each activation (ActivationFunction.cpp with BaseMatrix.cu's
+    ...Derivative ops), as a function of the input ``z`` and the output ``y``."""
+    return [
+        (act.Relu, lambda z, y: (y > 0).astype(float)),
+        (act.BRelu, lambda z, y: ((y > 0) & (y < 24)).astype(float)),
+        (act.SoftRelu, lambda z, y: 1.0 - np.exp(-y)),
+        (act.Abs, lambda z, y: np.sign(z)),
+        (act.Tanh, lambda z, y: 1.0 - y * y),
+        (act.STanh, lambda z, y: (2.0 / 3.0) / 1.7159 * (1.7159**2 - y * y)),
+        (act.Square, lambda z, y: 2.0 * z),
+        (act.Exp, lambda z, y: y),
+        (act.SoftSign, lambda z, y: 1.0 / (1.0 + np.abs(z)) ** 2),
+    ]
+
+
+V2_DERIVATIVES = _v2_derivatives()
+
+
+@pytest.mark.parametrize("cls, deriv", V2_DERIVATIVES, ids=[c.name for c, _ in V2_DERIVATIVES])
+def test_activation_gradients_are_v2s_hand_written_derivatives(cls, deriv):
+    """v2 differentiates relu and brelu from the output (0 at the bounds: z = 0 and 24),
+    abs as sign(z) (0 at 0) and softrelu as 1 - exp(-y) of the clipped output, so past
+    the clip (z > 40) the gradient stays ~1."""
+    z = KINKS if cls is not act.Exp else KINKS / 10
+    z32 = z.astype(np.float32)
+    f = cls().apply
+    y = np.asarray(f(z32), np.float64)
+    grad = np.asarray(jax.grad(lambda v: f(v).sum())(z32), np.float64)
+    np.testing.assert_allclose(grad, deriv(z32.astype(np.float64), y), rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "cls, deriv",
+    [
+        (act.Log, lambda z, y: 1.0 / z),
+        (act.Sqrt, lambda z, y: 0.5 / y),
+        (act.Reciprocal, lambda z, y: -y * y),
+    ],
+    ids=["log", "sqrt", "reciprocal"],
+)
+def test_positive_domain_activation_gradients_are_v2s(cls, deriv):
+    f = cls().apply
+    z32 = POS.astype(np.float32)[0]
+    y = np.asarray(f(z32), np.float64)
+    grad = np.asarray(jax.grad(lambda v: f(v).sum())(z32), np.float64)
+    np.testing.assert_allclose(grad, deriv(z32.astype(np.float64), y), rtol=2e-5)
+
+
+@pytest.mark.parametrize(
+    "cls, deriv",
+    [
+        (act.Log, lambda z: 1.0 / z),
+        (act.Sqrt, lambda z: 0.5 / np.sqrt(z)),
+        (act.Reciprocal, lambda z: -1.0 / (z * z)),
+    ],
+    ids=["log", "sqrt", "reciprocal"],
+)
+def test_log_sqrt_reciprocal_leave_the_padding_steps_of_a_sequence_out(cls, deriv):
+    """v2 has no padding; here a padding step's act(0) (inf) must not make the weight
+    gradient NaN: it is the sum over the real steps of x_t^T act'(x_t W)."""
+    from paddle_lite._src.typing import Seq, data_of
+
+    rng = np.random.default_rng(5)
+    with paddle.layer.name_scope():
+        seq = paddle.layer.data(name="s", type=paddle.data_type.dense_vector_sequence(3))
+        h = paddle.layer.fc(input=seq, size=2, act=cls(), bias_attr=False)
+        out = paddle.layer.pooling(input=h, pooling_type=paddle.pooling.Sum())
+    x = rng.uniform(0.5, 1.5, size=(2, 3, 3)).astype(np.float32)
+    x[1, 1:] = 0.0
+    lengths = np.array([3, 1], np.int32)
+    w = rng.uniform(0.5, 1.5, size=(3, 2)).astype(np.float32)
+
+    def total(w):
+        (v,), _ = forward([out], {"___fc_layer_0__.w0": w}, {"s": Seq(x, lengths)})
+        return data_of(v).sum()
+
+    rows = np.concatenate([x[0], x[1, :1]]).astype(np.float64)
+    want = rows.T @ deriv(rows @ w.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(jax.grad(total)(w), np.float64), want, rtol=1e-5)
+
+
+def test_sequence_softmax_of_a_wide_or_plain_layer_cannot_run():
+    """v2's sequence_softmax forward returned an error for a step wider than 1 and had no
+    sequence to run over for a plain layer: both build (as v2 parsed them) and refuse to
+    run, instead of a softmax over each column's steps or over the batch."""
+    from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
+
+    seq = paddle.layer.data(name="s", type=paddle.data_type.dense_vector_sequence(3))
+    plain = paddle.layer.data(name="p", type=paddle.data_type.dense_vector(3))
+    with pytest.warns(LayerConfigWarning, match="size 1.*received size 2"):
+        wide = paddle.layer.fc(input=seq, size=2, act=act.SequenceSoftmax())
+    with pytest.warns(LayerConfigWarning, match="needs a sequence"):
+        flat = paddle.layer.fc(input=plain, size=1, act=act.SequenceSoftmax())
+    from paddle_lite._src.typing import Seq
+
+    steps = Seq(np.ones((2, 4, 3), np.float32), np.array([4, 2], np.int32))
+    for out, feeds in ((wide, {"s": steps}), (flat, {"p": np.ones((2, 3), np.float32)})):
+        params = {p.name: np.ones(p.shape, np.float32) for p in out.params}
+        with pytest.raises(LayerConfigError, match="SequenceSoftmax"):
+            forward([out], params, feeds)

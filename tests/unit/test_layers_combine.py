@@ -41,12 +41,45 @@ def test_conv_shift_with_a_single_shift_weight_scales():
     np.testing.assert_allclose(_run(L.conv_shift(a=a, b=b), {"a": fa, "b": fb}), fa * fb)
 
 
-def test_conv_shift_refuses_even_b_and_sequences():
+def test_conv_shift_refuses_even_b_and_mixed_sequence_levels():
     with pytest.raises(LayerConfigError, match="odd size"):
         L.conv_shift(a=_dense("a", 4), b=_dense("b", 2))
     seq = L.data(name="s", type=DT.dense_vector_sequence(4))
-    with pytest.raises(LayerConfigError, match="is a sequence"):
+    with pytest.raises(LayerConfigError, match="same sequence level"):
         L.conv_shift(a=seq, b=_dense("b", 3))
+
+
+def _seq(name, n):
+    return L.data(name=name, type=DT.dense_vector_sequence(n))
+
+
+def test_conv_shift_linear_comb_and_tensor_work_row_by_row_over_sequences():
+    """v2 computes them over the batch's rows (a sequence's steps) and the output takes
+    input 0's sequence info: each step is a sample of the plain formula."""
+    from paddle_lite._src.typing import Seq
+
+    lengths = np.array([3, 1], np.int32)
+    fa, fb, fv = (RNG.normal(size=(2, 3, n)) for n in (4, 3, 12))
+    fa[1, 1:], fb[1, 1:], fv[1, 1:] = 0.0, 0.0, 0.0
+    feeds = {k: Seq(v.astype("f4"), lengths) for k, v in (("a", fa), ("b", fb), ("v", fv))}
+    shift = L.conv_shift(a=_seq("a", 4), b=_seq("b", 3))
+    comb = L.linear_comb(weights=_seq("b", 3), vectors=_seq("v", 12), size=4)
+    bilinear = L.tensor(a=_seq("a", 4), b=_seq("b", 3), size=2, bias_attr=False)
+    w = RNG.normal(size=(4, 3, 2))
+    (got_shift, got_comb, got_t), _ = forward(
+        [shift, comb, bilinear], {bilinear.params[0].name: w.astype("f4")}, feeds
+    )
+    assert shift.spec.seq_level == comb.spec.seq_level == bilinear.spec.seq_level == 1
+    blocks = w.reshape(2, 4, 3)
+    for s, t in [(0, 0), (0, 1), (0, 2), (1, 0)]:
+        a, b, v = fa[s, t], fb[s, t], fv[s, t]
+        want_shift = [sum(a[(i + j - 1) % 4] * b[j] for j in range(3)) for i in range(4)]
+        np.testing.assert_allclose(got_shift.data[s, t], want_shift, rtol=1e-5, atol=1e-6)
+        want_comb = [sum(b[j] * v[i + 4 * j] for j in range(3)) for i in range(4)]
+        np.testing.assert_allclose(got_comb.data[s, t], want_comb, rtol=1e-5, atol=1e-6)
+        want_t = [a @ blocks[k] @ b for k in range(2)]
+        np.testing.assert_allclose(got_t.data[s, t], want_t, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(got_shift.lengths, lengths)
 
 
 def test_linear_comb_weights_consecutive_vectors():

@@ -260,3 +260,14 @@ def test_eos_and_sampling_id():
     (again,), _ = forward([drawn], {}, feeds)  # inference: a fixed stream
     (third,), _ = forward([drawn], {}, feeds)
     np.testing.assert_array_equal(again, third)
+
+
+def test_sampling_id_draws_as_v2_from_rows_that_do_not_sum_to_one():
+    """SamplingIdLayer::forwardImp: r ~ U[0, 1), the first j with (r -= p_j) < 0, else the
+    last id: a row summing to 0.5 gives the rest (0.5) to the last id, even at p = 0."""
+    probs = L.data(name="p", type=paddle.data_type.dense_vector(3))
+    drawn = L.sampling_id(input=probs)
+    rows = np.tile(np.array([[0.3, 0.2, 0.0]], np.float32), (4000, 1))
+    (d,), _ = forward([drawn], {}, {"p": rows}, key=jax.random.PRNGKey(3), mode="train")
+    counts = np.bincount(np.asarray(d), minlength=3) / 4000
+    np.testing.assert_allclose(counts, [0.3, 0.2, 0.5], atol=0.03)

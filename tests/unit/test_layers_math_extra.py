@@ -86,6 +86,73 @@ def test_l2_distance_and_its_gradient_and_masked_padding():
     assert np.isfinite(df["sx"]).all() and (df["sx"][1, 1] == 0).all()
 
 
+def _v2_cos_sim_backward(g, out, x, y, scale):
+    """CosSimOp.cpp CosSimBackward<CPU> for one row: x [dim], y [dim]."""
+    xy, sx, sy = (x * y).sum(), (x * x).sum(), (y * y).sum()
+    if xy == 0:
+        r = 1.0 / (np.sqrt(sx) * np.sqrt(sy))
+        return scale * g * y * r, scale * g * x * r
+    return out * g * (y / xy - x / sx), out * g * (x / xy - y / sy)
+
+
+def test_cos_sim_gradients_are_v2s_cos_sim_backward_also_over_padded_sequences():
+    """cos (size 1) and cos_vm (size > 1, one CosSimBackward per key); the padding steps
+    of a sequence (zeros) stay out: no 0/0 whose NaN gradient would reach the weights."""
+    a = L.data(name="a", type=DT.dense_vector_sequence(3))
+    b = L.data(name="b", type=DT.dense_vector_sequence(6))
+    out = L.cos_sim(a=a, b=b, size=2, scale=3)
+    lengths = np.array([3, 1], np.int32)
+    fa, fb = RNG.normal(size=(2, 3, 3)), RNG.normal(size=(2, 3, 6))
+    fa[1, 1:], fb[1, 1:] = 0.0, 0.0  # zero padding, as sequences are fed
+    fa[0, 2] = [1.0, 0.0, 0.0]
+    fb[0, 2, :3] = [0.0, 2.0, -1.0]  # a dot product of 0: v2's other branch
+    feeds = {"a": Seq(fa, lengths), "b": Seq(fb, lengths)}
+    got = MF.run(out, feeds)
+    _, df, g = MF.grads(out, {}, feeds, "ab")
+    want, ga, gb = np.zeros((2, 3, 2)), np.zeros_like(fa), np.zeros_like(fb)
+    for s, t in [(0, 0), (0, 1), (0, 2), (1, 0)]:
+        for k in range(2):
+            x, y = fa[s, t], fb[s, t, 3 * k : 3 * k + 3]
+            want[s, t, k] = 3 * (x * y).sum() / np.sqrt((x * x).sum() * (y * y).sum())
+            dx, dy = _v2_cos_sim_backward(g[s, t, k], want[s, t, k], x, y, 3)
+            ga[s, t] += dx
+            gb[s, t, 3 * k : 3 * k + 3] += dy
+    MF.close(got.data, want)
+    MF.close(df["a"], ga)
+    MF.close(df["b"], gb)
+
+
+def test_cos_sim_over_a_sequence_keeps_an_fc_weight_gradient_finite():
+    a = L.data(name="a", type=DT.dense_vector_sequence(3))
+    b = L.data(name="b", type=DT.dense_vector_sequence(3))
+    out = L.cos_sim(a=L.fc(input=a, size=3, bias_attr=False), b=b)
+    lengths = np.array([2, 1], np.int32)
+    fa, fb = RNG.normal(size=(2, 2, 3)), RNG.normal(size=(2, 2, 3))
+    fa[1, 1], fb[1, 1] = 0.0, 0.0
+    params = MF.init_params(out)
+    dp, _, _ = MF.grads(out, params, {"a": Seq(fa, lengths), "b": Seq(fb, lengths)}, [])
+    assert np.isfinite(dp["___fc_layer_0__.w0"]).all()
+
+
+def test_power_gradients_are_v2s_power_layer_backward_and_padding_stays_out():
+    """PowerLayer::backward: inG0 += sum_j outG * log(x) * y, inG1 += outG * (y / x) * w;
+    a sequence's zero padding (0 ** 0) gives no NaN gradient."""
+    x = L.data(name="x", type=DT.dense_vector_sequence(4))
+    w = L.data(name="w", type=DT.dense_vector_sequence(1))
+    out = L.power(input=x, weight=w)
+    lengths = np.array([3, 1], np.int32)
+    fx, fw = RNG.uniform(0.2, 2.0, size=(2, 3, 4)), RNG.normal(size=(2, 3, 1))
+    fx[1, 1:], fw[1, 1:] = 0.0, 0.0
+    feeds = {"x": Seq(fx, lengths), "w": Seq(fw, lengths)}
+    real = np.arange(3)[None, :, None] < lengths[:, None, None]
+    y = np.where(real, np.where(real, fx, 1.0) ** fw, 0.0)
+    MF.close(MF.run(out, feeds).data, y)
+    _, df, g = MF.grads(out, {}, feeds, "xw")
+    safe_x = np.where(real, fx, 1.0)
+    MF.close(df["w"], np.where(real, (g * np.log(safe_x) * y).sum(-1, keepdims=True), 0.0))
+    MF.close(df["x"], np.where(real, g * (y / safe_x) * fw, 0.0))
+
+
 def test_out_prod_is_row_major_and_its_gradient():
     a, b = MF.dense("a", 3), MF.dense("b", 2)
     out = L.out_prod(input1=a, input2=b)

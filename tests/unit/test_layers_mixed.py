@@ -87,6 +87,29 @@ def test_identity_projection_copies_and_slices():
     np.testing.assert_array_equal(_run(part, {"x": fx})[0], fx[:, 1:3])
 
 
+def test_identity_offset_takes_the_layer_size_as_v2s_add_at_offset():
+    """v2's IdentityOffsetProjection adds in[offset : offset + layer size] (its own size=
+    is ignored when the layer has one; CHECK_LE(output_size + offset, input_size))."""
+    x = _dense("x", 8)
+    sized = M.mixed(size=3, input=[PR.identity_projection(input=x, offset=2)])
+    overridden = M.mixed(size=3, input=[PR.identity_projection(input=x, offset=4, size=2)])
+    beside_fc = M.mixed(
+        input=[
+            PR.full_matrix_projection(input=x, size=3),
+            PR.identity_projection(input=x, offset=1),
+        ]
+    )
+    fx = _feed(4, 8)
+    assert (sized.size, overridden.size, beside_fc.size) == (3, 3, 3)
+    np.testing.assert_array_equal(_run(sized, {"x": fx})[0], fx[:, 2:5])
+    np.testing.assert_array_equal(_run(overridden, {"x": fx})[0], fx[:, 4:7])
+    got, p = _run(beside_fc, {"x": fx})
+    want = fx.astype(np.float64) @ p["___mixed_2__.w0"] + fx[:, 1:4]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(LayerConfigError, match=r"identity_offset.*\[6, 9\).*size 8"):
+        M.mixed(size=3, input=[PR.identity_projection(input=x, offset=6)])
+
+
 def test_dotmul_and_scaling_projections():
     x = _dense("x", 4)
     m = M.mixed(input=[PR.dotmul_projection(input=x), PR.scaling_projection(input=x)])

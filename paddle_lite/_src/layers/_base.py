@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import kinds
+from paddle_lite._src.activations import SequenceSoftmax
 from paddle_lite._src.errors import (
     LayerConfigError,
     LayerConfigWarning,
@@ -299,6 +300,24 @@ def _user_stacklevel() -> int:
     return level
 
 
+def _check_sequence_softmax(spec: Spec, act: Any) -> None:
+    """v2's sequence_softmax runs over the steps of a sequence of width-1 steps: its
+    forward returned an error for a wider layer, and had no steps to run over (no
+    sequence start positions) for a plain one."""
+    if not isinstance(act, SequenceSoftmax):
+        return
+    if not spec.seq_level:
+        kinds.cannot_run(
+            "SequenceSoftmax needs a sequence (it normalizes over the steps); the layer is "
+            "not one. Use Softmax over the values of each sample."
+        )
+    elif spec.size != 1:
+        kinds.cannot_run(
+            f"SequenceSoftmax needs a layer of size 1 (one value per step, v2: 'Input width "
+            f"for each timestep of sequence softmax should be 1'); received size {spec.size}."
+        )
+
+
 def build(
     kind_name: str,
     *,
@@ -325,6 +344,7 @@ def build(
     try:
         with kinds.noting() as notes:
             spec = kind.infer_spec(specs, full_attrs)
+            _check_sequence_softmax(spec, full_attrs.get("act"))
             decls = kind.param_specs(specs, full_attrs)
     except LayerConfigError as exc:
         raise type(exc)(f"layer '{name}' ({kind_name}): {exc}") from None

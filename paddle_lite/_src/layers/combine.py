@@ -11,39 +11,36 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
+from paddle_lite._src.typing import data_of, with_data
 
 
-def _plain_pair(inputs, what: str) -> None:  # noqa: ANN001
-    """Both inputs dense and non-sequence (v2 computes these row by row)."""
+def _row_pair(inputs, what: str) -> int:  # noqa: ANN001
+    """Both inputs dense, of one sequence level, which the output keeps: v2 computes these
+    row by row (a sequence's steps are its rows) and takes input 0's sequence info."""
     _base.expect(inputs, "input")
-    for i, s in enumerate(inputs):
-        if s.seq_level:
-            raise LayerConfigError(
-                f"input {i} ({what}) is a sequence (seq_level {s.seq_level}); this layer takes "
-                "one vector per sample. Aggregate the sequence first (paddle.layer.last_seq "
-                "or pooling)."
-            )
+    return _base.same_seq_level(inputs, what)
 
 
 # conv_shift -------------------------------------------------------------------------
 class ConvShiftKind(Kind):
     name = "conv_shift"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
-        _plain_pair(inputs, "a, b")
+        level = _row_pair(inputs, "a and b")
         a, b = inputs
         if b.size % 2 == 0:
             raise LayerConfigError(
                 f"b must have an odd size (shifts -(N-1)/2 .. (N-1)/2); received b.size {b.size}."
             )
-        return Spec(a.size)
+        return Spec(a.size, seq_level=level)
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        a, b = inputs
-        m, n = a.shape[1], b.shape[1]
+        a, b = data_of(inputs[0]), data_of(inputs[1])
+        m, n = a.shape[-1], b.shape[-1]
         # c[i] = sum_j a[(i + j - (n-1)/2) mod m] * b[j]
         idx = (jnp.arange(m)[:, None] + jnp.arange(n)[None, :] - (n - 1) // 2) % m
-        return jnp.einsum("bmn,bn->bm", a[:, idx], b)
+        return with_data(inputs[0], jnp.einsum("...mn,...n->...m", a[..., idx], b))
 
 
 register_kind(ConvShiftKind())
@@ -57,8 +54,8 @@ def conv_shift(a, b, name=None, layer_attr=None):
     weighs the unshifted ``a`` (v2's Neural Turing Machine shift).
 
     Args:
-        a: a dense layer of size M (one vector per sample).
-        b: a dense layer of odd size N (the shift weights).
+        a: a dense layer of size M (or a sequence: each step is a row).
+        b: a dense layer of odd size N (the shift weights), of ``a``'s sequence level.
         name: the layer name (default ``__conv_shift_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
@@ -80,21 +77,22 @@ def conv_shift(a, b, name=None, layer_attr=None):
 # linear_comb ------------------------------------------------------------------------
 class LinearCombKind(Kind):
     name = "convex_comb"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
-        _plain_pair(inputs, "weights, vectors")
+        level = _row_pair(inputs, "weights and vectors")
         weights, vectors = inputs
         if weights.size * attrs["size"] != vectors.size:
             raise LayerConfigError(
                 f"vectors must have size weights.size * size = {weights.size} * "
                 f"{attrs['size']} = {weights.size * attrs['size']}; received {vectors.size}."
             )
-        return Spec(attrs["size"])
+        return Spec(attrs["size"], seq_level=level)
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        x, y = inputs
-        y = y.reshape(y.shape[0], x.shape[1], attrs["size"])
-        return jnp.einsum("bm,bmn->bn", x, y)
+        x, y = data_of(inputs[0]), data_of(inputs[1])
+        y = y.reshape(*y.shape[:-1], x.shape[-1], attrs["size"])
+        return with_data(inputs[0], jnp.einsum("...m,...mn->...n", x, y))
 
 
 register_kind(LinearCombKind())
@@ -108,7 +106,8 @@ def linear_comb(weights, vectors, size=None, name=None, layer_attr=None):
 
     Args:
         weights: a dense layer of size M (``x``).
-        vectors: a dense layer of size M*N (``y``).
+        vectors: a dense layer of size M*N (``y``), of ``weights``' sequence level (a
+            sequence: each step is a row, as in v2).
         size: N; default ``vectors.size / weights.size``.
         name: the layer name (default ``__linear_comb_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
@@ -145,10 +144,10 @@ convex_comb = linear_comb
 # tensor -----------------------------------------------------------------------------
 class TensorKind(Kind):
     name = "tensor"
+    aligns_rows = True
 
     def infer_spec(self, inputs, attrs):
-        _plain_pair(inputs, "a, b")
-        return Spec(attrs["size"])
+        return Spec(attrs["size"], seq_level=_row_pair(inputs, "a and b"))
 
     def param_specs(self, inputs, attrs):
         a, b = inputs
@@ -158,14 +157,14 @@ class TensorKind(Kind):
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        a, b = inputs
+        a, b = data_of(inputs[0]), data_of(inputs[1])
         # v2 keeps W_k as the k-th [a.size, b.size] block of the buffer whose dims are
         # declared [a.size, b.size, size]: reshape, do not transpose.
-        w = params["w0"].reshape(attrs["size"], a.shape[1], b.shape[1])
-        out = jnp.einsum("bi,kij,bj->bk", a, w, b)
+        w = params["w0"].reshape(attrs["size"], a.shape[-1], b.shape[-1])
+        out = jnp.einsum("...i,kij,...j->...k", a, w, b)
         if attrs["bias"]:
             out = out + params["wbias"][0]
-        return out
+        return with_data(inputs[0], out)
 
 
 register_kind(TensorKind())
@@ -176,7 +175,8 @@ def tensor(a, b, size, act=None, name=None, param_attr=None, bias_attr=None, lay
     """A bilinear form per output: ``y_k = act(a W_k bᵀ + b_k)``, ``k = 0 .. size-1``.
 
     Args:
-        a: a dense layer of size M; b: a dense layer of size N (one vector per sample).
+        a: a dense layer of size M; b: a dense layer of size N, of ``a``'s sequence
+            level (a sequence: each step is a row, as in v2).
         size: the number of outputs K.
         act: activation (default ``Linear``).
         name: the layer name (default ``__tensor_layer_<n>__``).

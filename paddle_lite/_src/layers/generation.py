@@ -118,8 +118,12 @@ class SamplingIdKind(Kind):
         probs = data_of(inputs[0])
         if key is None:  # inference passes no key: a fixed stream per layer
             key = name_key(jax.random.PRNGKey(0), attrs["stream"])
-        ids = jax.random.categorical(key, jnp.log(probs), axis=-1).astype(jnp.int32)
-        return with_data(inputs[0], ids)
+        # v2's draw: r ~ U[0, 1), the first j with p_0 + ... + p_j > r, else the last
+        # id (the rows are not normalized: a sum below 1 leaves the rest to the last id)
+        r = jax.random.uniform(key, (*probs.shape[:-1], 1), dtype=probs.dtype)
+        past = jnp.cumsum(probs, axis=-1) > r
+        ids = jnp.where(past.any(axis=-1), jnp.argmax(past, axis=-1), probs.shape[-1] - 1)
+        return with_data(inputs[0], ids.astype(jnp.int32))
 
 
 register_kind(EosKind())
@@ -162,6 +166,10 @@ def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
 def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
     """An id drawn from each row's distribution: ``id ~ Categorical(p)``,
     ``P(id = j) = p_j``.
+
+    As v2 draws it: ``r ~ U[0, 1)`` and the first ``j`` with ``p_0 + ... + p_j > r``,
+    else the last id. A row is not normalized: whatever its sum leaves below 1 goes to
+    the last id.
 
     In training the draw follows the step's PRNG key; in inference (no key) each layer
     draws from a fixed stream, so repeated calls give the same ids.

@@ -12,6 +12,7 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
+from paddle_lite._src.layers.math_pairs import valid_rows
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of, with_data
 
@@ -54,8 +55,12 @@ class CosSimKind(Kind):
         b = b.reshape(*b.shape[:-1], attrs["size"], a.shape[-1])
         a = a[..., None, :]
         dot = jnp.sum(a * b, axis=-1)
-        norms = jnp.sqrt(jnp.sum(a * a, axis=-1)) * jnp.sqrt(jnp.sum(b * b, axis=-1))
-        return with_data(inputs[0], attrs["scale"] * dot / norms)
+        squares = jnp.sum(a * a, axis=-1), jnp.sum(b * b, axis=-1)
+        valid = valid_rows(inputs[0])
+        if valid is not None:  # padding steps: no 0/0, whose gradient is NaN
+            squares = tuple(jnp.where(valid, sq, 1.0) for sq in squares)
+        cos = attrs["scale"] * dot / (jnp.sqrt(squares[0]) * jnp.sqrt(squares[1]))
+        return with_data(inputs[0], cos if valid is None else jnp.where(valid, cos, 0.0))
 
 
 register_kind(CosSimKind())
@@ -66,8 +71,9 @@ def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
     """Scaled cosine similarity: ``scale * a·b / (|a| |b|)``.
 
     With ``size = N > 1``, ``b`` holds N vectors of ``a.size`` and the output is the N
-    cosines of ``a`` with each of them. As in v2, a zero vector has no cosine (the
-    result is NaN).
+    cosines of ``a`` with each of them. A zero vector has no cosine: v2 stopped
+    (``CHECK`` in ``CosSimForward``), here the result is NaN. The padding steps of a
+    sequence give 0 (and no gradient).
 
     Args:
         a, b: dense layers (or sequences of one level); ``b.size == a.size * size``.
@@ -166,7 +172,13 @@ class PowerKind(ScalingKind):
 
     def apply(self, params, inputs, attrs, *, key, mode):
         w, x = inputs
-        return with_data(x, jnp.power(data_of(x), data_of(w)))
+        base, exponent = data_of(x), data_of(w)
+        valid = valid_rows(x)
+        if valid is None:
+            return jnp.power(base, exponent)
+        # padding steps: 1 ** 1, not 0 ** 0, whose gradients (0 * inf, log 0) are NaN
+        powered = jnp.power(jnp.where(valid, base, 1.0), jnp.where(valid, exponent, 1.0))
+        return with_data(x, jnp.where(valid, powered, 0.0))
 
 
 class InterpolationKind(Kind):

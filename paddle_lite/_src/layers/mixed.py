@@ -72,6 +72,12 @@ def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
         raise LayerConfigError(
             f"projection {i} (context) needs a plain sequence; received a nested sequence."
         )
+    if kind == "identity_offset" and item["offset"] + item["size"] > specs[0].size:
+        raise LayerConfigError(
+            f"projection {i} (identity_offset) takes the values [{item['offset']}, "
+            f"{item['offset'] + item['size']}) of an input of size {specs[0].size}; expected "
+            f"offset + layer size <= {specs[0].size}."
+        )
     if kind == "dotmul_operator" and specs[0].size != specs[1].size:
         raise LayerConfigError(
             f"projection {i} (dotmul_operator) needs equal sizes; received "
@@ -293,6 +299,8 @@ class MixedLayer(Layer):
             items.append(proj.to_attr(len(inputs)))
             inputs.extend(proj.inputs)
         cfg = self._config
+        if not cfg["combine"]:
+            items = _offsets_take_the_layer_size(items, inputs, cfg["size"])
         attrs = {
             "size": cfg["size"],
             "projections": tuple(items),
@@ -372,6 +380,20 @@ def _open_mixed(
         "combine": combine,
     }
     return MixedLayer(name, config)
+
+
+def _offsets_take_the_layer_size(items: list[dict], inputs: list[Layer], size: int) -> list:
+    """v2's identity_offset projection adds ``x[offset : offset + layer size]``: its own
+    ``size`` only counts when nothing else sets the layer size (v2 then had none)."""
+    others = [
+        _implied_size(item, [inputs[j] for j in item["inputs"]])
+        for item in items
+        if item["type"] != "identity_offset"
+    ]
+    size = size or next((n for n in others if n), 0)
+    if not size:
+        return items
+    return [{**it, "size": size} if it["type"] == "identity_offset" else it for it in items]
 
 
 def _sealed(layer: MixedLayer, items: Any) -> MixedLayer:

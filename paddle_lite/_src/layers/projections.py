@@ -163,7 +163,9 @@ def identity_projection(input, offset=None, size=None):  # noqa: A002
         offset: None (default) for the whole input, else the first value taken (an
             int >= 0).
         size: the slice width; ignored without ``offset``, default ``input.size -
-            offset``.
+            offset``. As in v2 a mixed layer's own size (or the size another of its
+            projections sets) takes precedence: the slice is then
+            ``x[offset : offset + layer size]``.
 
     Returns:
         A parameterless projection of width ``input.size`` (or ``size``) for
