@@ -246,5 +246,5 @@ def test_sum_to_one_norm():
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         norm.sum_to_one_norm(input=x, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
     ids = core.data(name="ids", type=dt.integer_value(4))
-    with pytest.raises(LayerConfigError, match="dense non-sequence"):
+    with pytest.raises(LayerConfigError, match="integer ids"):
         norm.sum_to_one_norm(input=ids)

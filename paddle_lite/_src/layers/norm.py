@@ -162,6 +162,16 @@ def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamA
     return [attrs_mod.ParamAttr(name=n, is_static=True) for n in mean_var_names]
 
 
+def _epsilon(epsilon: Any, *, layer: str) -> float:
+    """v2's config_parser asserted ``epsilon >= 1e-5`` (cuDNN's smallest)."""
+    value = _base.number(epsilon, layer=layer, arg="epsilon")
+    if not value >= 1e-5:
+        raise LayerConfigError(
+            f"layer '{layer}': epsilon must be >= 1e-05 (v2's bound); received {value:g}."
+        )
+    return value
+
+
 def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None:  # noqa: ANN001
     if batch_norm_type not in BATCH_NORM_TYPES:
         raise LayerConfigError(
@@ -209,7 +219,7 @@ def batch_norm(
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
         batch_norm_type: ``None``, ``"batch_norm"``, ``"cudnn_batch_norm"`` or
             ``"mkldnn_batch_norm"`` (same numerics).
-        epsilon: added to the variance.
+        epsilon: added to the variance; at least ``1e-5``, as v2 required.
         mean_var_names: ``(mean_name, var_name)`` naming the moving statistics
             (to share them).
 
@@ -232,7 +242,7 @@ def batch_norm(
     attrs = {
         "channels": channels,
         "image": image,
-        "epsilon": _base.number(epsilon, layer=name, arg="epsilon"),
+        "epsilon": _epsilon(epsilon, layer=name),
         "moving_average_fraction": _base.number(
             moving_average_fraction, layer=name, arg="moving_average_fraction"
         ),
@@ -321,13 +331,19 @@ def img_cmrnorm(
 # sum_to_one_norm ---------------------------------------------------------------------
 class SumToOneNormKind(Kind):
     name = "sum_to_one_norm"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
-        return Spec(inputs[0].size)
+        (s,) = inputs
+        _base.expect(s)
+        return Spec(s.size, seq_level=s.seq_level)
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        x = inputs[0]
-        return x / jnp.sum(x, axis=-1, keepdims=True)
+        x = data_of(inputs[0])
+        total = jnp.sum(x, axis=-1, keepdims=True)
+        if isinstance(inputs[0], Seq):  # padding steps: no 0/0
+            total = jnp.where(step_mask(inputs[0])[..., None], total, 1.0)
+        return with_data(inputs[0], x / total)
 
 
 register_kind(SumToOneNormKind())
@@ -335,13 +351,13 @@ register_kind(SumToOneNormKind())
 
 @_base.layer_function
 def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
-    """Scale each sample to sum to one: ``out_i = x_i / sum_k x_k``.
+    """Scale each row to sum to one: ``out_i = x_i / sum_k x_k``.
 
     v2 requires positive sums (e.g. after a ``Sigmoid`` or ``Exp`` activation); a zero
     sum gives inf/nan.
 
     Args:
-        input: a dense non-sequence layer.
+        input: a dense layer; of a sequence, each step is a row (as in v2).
         name: the layer name (default ``__sum_to_one_norm_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
@@ -356,6 +372,5 @@ def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
     """
     name = _base.layer_name(name, "sum_to_one_norm_layer")
     (inp,) = _base.as_layers(input, layer=name)
-    plain_dense(inp.spec, layer=name)
     attrs = _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
     return _base.build("sum_to_one_norm", name=name, inputs=[inp], attrs=attrs)
