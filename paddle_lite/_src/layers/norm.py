@@ -15,7 +15,12 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image3d import input_volume
-from paddle_lite._src.layers.image_geometry import checked_image, input_image, plain_dense
+from paddle_lite._src.layers.image_geometry import (
+    checked_image,
+    flat_image,
+    input_image,
+    plain_dense,
+)
 from paddle_lite._src.specs import InitSpec, Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
@@ -143,8 +148,7 @@ def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any
         )
     if spec.image is not None and spec.image[0] == c:
         return c, spec.image
-    side = math.isqrt(spec.size // c)
-    return c, ((c, side, side) if side * side * c == spec.size else None)
+    return c, flat_image(spec.size, c)
 
 
 def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamAttr]:
@@ -305,7 +309,7 @@ def img_cmrnorm(
     (v2 stores ``scale/size``).
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         size: channels in the window.
         scale, power: as in the formula.
         num_channels: input channels (default: the input image's channels).

@@ -113,7 +113,7 @@ def img_pool(
     element gives 0.
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         pool_size, stride, padding: an int or an ``(x, y)`` pair; ``*_y`` give the height
             setting separately.
         num_channels: input channels (default: the input image's channels).
@@ -161,7 +161,10 @@ class MaxoutKind(Kind):
         c, h, w = attrs["image"]
         g = attrs["groups"]
         x = inputs[0].reshape(-1, c // g, g, h, w)
-        return x.max(axis=2).reshape(x.shape[0], -1)
+        # v2 (CpuMatrix::maxoutForward) keeps the first maximum of a group and sends the
+        # whole gradient to it; max's own gradient would share it between ties
+        first = jnp.argmax(x, axis=2, keepdims=True)
+        return jnp.take_along_axis(x, first, axis=2).reshape(x.shape[0], -1)
 
 
 register_kind(MaxoutKind())
@@ -172,7 +175,8 @@ def maxout(input, groups, num_channels=None, name=None, layer_attr=None):  # noq
     """Maxout over groups of consecutive channels.
 
     ``out[j, y, x] = max_{g < groups} in[j*groups + g, y, x]`` (v2's grouping: output
-    channel ``j`` takes input channels ``j*groups ... (j+1)*groups - 1``).
+    channel ``j`` takes input channels ``j*groups ... (j+1)*groups - 1``). Where several
+    channels of a group tie for the maximum, the gradient goes whole to the first, as in v2.
 
     Args:
         input: an image layer (use a linear activation on it, as v2 asks).
@@ -305,7 +309,7 @@ def spp(input, name=None, num_channels=None, pool_type=None, pyramid_height=None
     only padding gives 0 (v2 gave -FLT_MAX for Max and divided by zero for Avg).
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         num_channels: input channels (default: the input image's channels).
         pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()`` (padding excluded).
         pyramid_height: the number of levels (required).
