@@ -1,5 +1,6 @@
-"""maxout's gradient on ties (CpuMatrix::maxoutForward / maxoutBackward) and the image
-geometry v2's config_parser gave a flat input with num_channels (get_img_size)."""
+"""maxout's gradient on ties (CpuMatrix::maxoutForward / maxoutBackward), the image
+geometry v2's config_parser gave a flat input with num_channels (get_img_size), and the
+pooling types v2's img_pool_layer and spp_layer accepted."""
 
 from __future__ import annotations
 
@@ -97,3 +98,24 @@ def test_a_flat_input_v2_could_not_shape_is_refused(size, channels):
         L.img_pool(input=flat, pool_size=1, num_channels=channels)
     with pytest.raises(LayerConfigError, match="not an image v2 could shape"):
         L.img_conv(input=flat, filter_size=1, num_filters=1, num_channels=channels)
+
+
+# pooling types -----------------------------------------------------------------------
+@pytest.mark.parametrize("pool_type", [paddle.pooling.Sum(), paddle.pooling.SquareRootN])
+def test_img_pool_refuses_the_sum_poolings_as_v2_did(pool_type):
+    x = L.data(name="x", type=DT.dense_vector(16), height=4, width=4)
+    with pytest.raises(LayerConfigError, match=r"img_pool takes Max, Avg.*use paddle.pooling.Avg"):
+        L.img_pool(input=x, pool_size=2, stride=2, pool_type=pool_type)
+
+
+def test_avg_strategies_and_spp_sum_pooling_average_as_in_v2():
+    x = L.data(name="x", type=DT.dense_vector(16), height=4, width=4)
+    xv = np.arange(32, dtype=np.float32).reshape(2, 16)
+    want = xv.reshape(2, 2, 2, 2, 2).mean(axis=(2, 4)).reshape(2, -1)
+    summed = L.img_pool(input=x, pool_size=2, stride=2, pool_type=paddle.pooling.Avg("sum"))
+    (got,), _ = forward([summed], {}, {"x": xv})
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    spp = L.spp(input=x, num_channels=1, pyramid_height=2, pool_type=paddle.pooling.Sum())
+    (got,), _ = forward([spp], {}, {"x": xv})
+    np.testing.assert_allclose(np.asarray(got)[:, 1:], want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got)[:, 0], xv.mean(axis=1), rtol=1e-6)

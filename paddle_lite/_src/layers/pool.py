@@ -86,6 +86,19 @@ def _pool_mode(pool_type: Any, exclude_mode: Any, *, layer: str) -> tuple[str, b
     return "avg", exclude_mode is not False
 
 
+def _img_pool_type(pool_type: Any, *, layer: str) -> Any:
+    """v2's img_pool_layer asserted the exact pooling classes: ``Sum()`` and
+    ``SquareRootN()`` (not ``Avg(strategy=...)``, which averages) were refused."""
+    cls = pool_type if isinstance(pool_type, type) else type(pool_type)
+    if cls in (poolings.Sum, poolings.SquareRootN):
+        raise LayerConfigError(
+            f"layer '{layer}': img_pool takes Max, Avg, MaxWithMask, CudnnMax, CudnnAvg or "
+            f"CudnnAvgInclPad pooling, as v2 did; received {pool_type!r}. An image pool "
+            "averages: use paddle.pooling.Avg()."
+        )
+    return pool_type
+
+
 @_base.layer_function
 def img_pool(
     input,
@@ -109,7 +122,8 @@ def img_pool(
     (``floor`` when ``ceil_mode=False``); windows running past the padded input are
     clipped. Max ignores padding. Average divides by the number of input (non-padding)
     elements in the window; ``exclude_mode=False`` (or ``CudnnAvgInclPad``) counts the
-    padding too. Every ``Avg`` strategy averages here, as in v2. A window with no input
+    padding too. ``Avg(strategy=...)`` averages whatever its strategy, as in v2 (which
+    refused ``Sum()`` and ``SquareRootN()`` here, as this does). A window with no input
     element gives 0.
 
     Args:
@@ -130,6 +144,7 @@ def img_pool(
     """
     name = _base.layer_name(name, "pool")
     (inp,) = _base.as_layers(input, layer=name)
+    pool_type = _img_pool_type(pool_type, layer=name)
     pool, exclude = _pool_mode(pool_type, exclude_mode, layer=name)
     attrs = {
         "image": input_image(inp.spec, num_channels, layer=name),
