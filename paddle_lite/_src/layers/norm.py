@@ -146,9 +146,10 @@ def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any
         raise LayerConfigError(
             f"layer '{layer}': num_channels={c} does not divide the input size {spec.size}."
         )
-    if spec.image is not None and spec.image[0] == c:
-        return c, spec.image
-    return c, flat_image(spec.size, c)
+    if spec.image is None:
+        return c, flat_image(spec.size, c)
+    # an image of other channels: v2 refused it (its height and width do not hold them)
+    return c, (spec.image if spec.image[0] == c else None)
 
 
 def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamAttr]:
