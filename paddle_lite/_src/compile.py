@@ -43,7 +43,9 @@ def forward(
 
     Returns:
         ``(values, state_updates)``: one value per output, and the new values of
-        static state parameters (batch-norm moving statistics) in training mode.
+        static state parameters (batch-norm moving statistics) in training mode. Layers
+        that share such a parameter (``mean_var_names``) update it in turn, each from
+        the value the layer before it left, as v2's layers did on one buffer.
     """
     values: dict[int, Any] = {}
     updates: dict[str, Any] = {}
@@ -62,8 +64,9 @@ def forward(
         inputs = channels_last.prepare(node, kind, [values[id(i)] for i in node.inputs], excluded)
         if node.name in float32_layers:
             inputs = precision_mod.to_float32(inputs)
+        current = {**params, **updates} if updates else params  # shared statistics in turn
         out, state = run(
-            node, params, inputs, key=layer_key(key, node), mode=mode, row_weights=weights
+            node, current, inputs, key=layer_key(key, node), mode=mode, row_weights=weights
         )
         if taps and node.name in taps:
             out = taps[node.name](out, weights)

@@ -41,7 +41,7 @@ def simple_img_conv_pool(
     them for the output sizes.
 
     Args:
-        input: an image layer, or a flat layer with ``num_channel`` (then square).
+        input: an image layer, or a flat layer with ``num_channel`` (shaped as in v2).
         filter_size, num_filters, groups, act, param_attr, bias_attr: the
             convolution's (see :func:`~paddle_lite.layer.img_conv`; ``act`` default Relu).
         pool_size: the pooling window.
@@ -121,7 +121,7 @@ def img_conv_bn_pool(
     (with ``act``) and ``img_pool`` ``<name>_pool``.
 
     Args:
-        input: an image layer, or a flat layer with ``num_channel`` (then square).
+        input: an image layer, or a flat layer with ``num_channel`` (shaped as in v2).
         filter_size, num_filters, groups: the convolution's.
         pool_size: the pooling window.
         name: the prefix of the layer names (default ``__conv_bn_pool_<n>__``).
@@ -207,7 +207,7 @@ def img_conv_group(
     each.
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         conv_num_filter: the output channels of each convolution (a list).
         pool_size: the pooling window.
         num_channels: the input channels (default: the input image's).
@@ -286,8 +286,8 @@ def small_vgg(input_image, num_channels, num_classes) -> Layer:
     dropout 0.5), batch norm (Relu) and an fc softmax of ``num_classes``.
 
     Args:
-        input_image: an image layer, or a flat layer with ``num_channels`` (then
-            square).
+        input_image: an image layer, or a flat layer with ``num_channels`` (shaped
+            as in v2).
         num_channels: the input channels.
         num_classes: the number of classes.
 
@@ -323,7 +323,7 @@ def vgg_16_network(input_image, num_channels, num_classes=1000) -> Layer:
 
     Args:
         input_image: an image layer (224×224 in the original), or a flat layer with
-            ``num_channels`` (then square).
+            ``num_channels`` (shaped as in v2).
         num_channels: the input channels.
         num_classes: the number of classes (default 1000).
 

@@ -322,7 +322,7 @@ def test_img_conv_dropout_extra_attr_scales_in_test():
 
 def test_img_conv_errors():
     flat = core.data(name="flat", type=dt.dense_vector(10))
-    with pytest.raises(LayerConfigError, match=r"'__conv_\d+__'.*square"):
+    with pytest.raises(LayerConfigError, match=r"'__conv_\d+__'.*v2 could shape"):
         conv.img_conv(input=flat, filter_size=1, num_filters=1, num_channels=1)
     with pytest.raises(LayerConfigError, match="num_channels"):
         conv.img_conv(input=flat, filter_size=1, num_filters=1)
@@ -441,8 +441,8 @@ def test_img_pool_names_and_errors():
         pool.img_pool(input=x, pool_size=6)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'size'"):
         pool.img_pool(input=x, size=2)
-    flat = core.data(name="flat", type=dt.dense_vector(12))
-    with pytest.raises(LayerConfigError, match="square"):
+    flat = core.data(name="flat", type=dt.dense_vector(10))  # v2: 3 wide, 3 high: 9 != 10
+    with pytest.raises(LayerConfigError, match="not an image v2 could shape"):
         pool.img_pool(input=flat, pool_size=2, num_channels=1)
 
 

@@ -160,7 +160,10 @@ def test_batch_norm_num_channels_param_attr_and_mean_var_names():
     assert layer.params[1].is_static and layer.params[2].is_static
     # a Param without init falls back to v2's dimensionless smart init 1/sqrt(C)
     assert layer.params[0].init == InitSpec("gaussian", 0.0, 1.0 / math.sqrt(3))
-    odd = norm.batch_norm(input=core.data(name="y", type=dt.dense_vector(12)), num_channels=2)
+    # v2's geometry of 6 pixels: 2 wide (int(sqrt(6))), 3 high; 7 pixels it could not shape
+    wide = norm.batch_norm(input=core.data(name="y", type=dt.dense_vector(12)), num_channels=2)
+    assert wide.spec.image == (2, 3, 2) and wide.params[0].shape == (1, 2)
+    odd = norm.batch_norm(input=core.data(name="z", type=dt.dense_vector(14)), num_channels=2)
     assert odd.spec.image is None and odd.params[0].shape == (1, 2)
 
 
@@ -246,5 +249,5 @@ def test_sum_to_one_norm():
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         norm.sum_to_one_norm(input=x, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
     ids = core.data(name="ids", type=dt.integer_value(4))
-    with pytest.raises(LayerConfigError, match="dense non-sequence"):
+    with pytest.raises(LayerConfigError, match="integer ids"):
         norm.sum_to_one_norm(input=ids)

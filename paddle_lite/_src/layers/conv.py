@@ -236,7 +236,7 @@ def img_conv(
     ``out = 1 + (in + 2p - d*(k-1) - 1) // s``; transposed: ``out = (in-1)*s + d*(k-1) + 1 - 2p``.
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         filter_size, stride, padding, dilation: an int or an ``(x, y)`` pair; the
             ``*_y`` arguments give the height setting separately.
         num_filters: output channels.

@@ -96,7 +96,7 @@ def conv_projection(
     ``1 + (in + 2p - k) // s``; ``trans=True`` gives the transposed convolution).
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         filter_size, stride, padding: an int or an ``(x, y)`` pair; ``*_y`` give the
             height setting separately.
         num_filters: output channels ``F``.
@@ -157,7 +157,7 @@ def conv_operator(
     (``[C, F, ky, kx]`` with ``trans=True``, the transposed convolution).
 
     Args:
-        img: an image layer, or a flat layer with ``num_channels`` (then square).
+        img: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         filter: a dense layer of size ``num_filters * C * ky * kx``.
         filter_size, stride, padding (and ``*_y``): as ``conv_projection``.
         num_filters: output channels ``F``.

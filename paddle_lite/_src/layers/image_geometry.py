@@ -51,8 +51,20 @@ def plain_dense(spec: Spec, *, layer: str) -> None:
         )
 
 
+def flat_image(size: int, channels: int) -> tuple[int, int, int] | None:
+    """The ``(C, H, W)`` v2's config_parser (``get_img_size``) gave ``size`` values of
+    ``channels`` channels without a width and height: ``W = int(sqrt(pixels))``,
+    ``H = pixels / W``; None where that does not hold the pixels (v2 refused those)."""
+    pixels, rest = divmod(size, channels)
+    width = math.isqrt(pixels)
+    if rest or width == 0 or pixels % width:
+        return None
+    return (channels, pixels // width, width)
+
+
 def input_image(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, int, int]:
-    """``(C, H, W)`` of an input: its image spec, or a square image of ``num_channels``."""
+    """``(C, H, W)`` of an input: its image spec, or v2's image of ``num_channels``
+    (see :func:`flat_image`)."""
     plain_dense(spec, layer=layer)
     if num_channels is None:
         if spec.image is None:
@@ -69,15 +81,15 @@ def input_image(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, int,
                 f"(C, H, W) = {spec.image}; expected num_channels={spec.image[0]} or None."
             )
         return spec.image
-    pixels, rest = divmod(spec.size, channels)
-    side = math.isqrt(pixels)
-    if rest or side * side != pixels:
+    image = flat_image(spec.size, channels)
+    if image is None:
         raise LayerConfigError(
-            f"layer '{layer}': input size {spec.size} / num_channels {channels} is not a "
-            "square image (expected size == num_channels * side**2); give the data layer "
-            "height= and width= for a non-square image."
+            f"layer '{layer}': input size {spec.size} / num_channels {channels} is not an "
+            "image v2 could shape (v2 took width = int(sqrt(size / num_channels)) and "
+            "height = size / num_channels / width, and refused sizes those do not fill); "
+            "give the data layer height= and width=."
         )
-    return (channels, side, side)
+    return image
 
 
 def checked_image(spec: Spec, image: tuple[int, int, int]) -> tuple[int, int, int]:

@@ -254,7 +254,7 @@ def block_expand(
     output holds block ``(by, bx)`` as ``[C, block_y, block_x]`` values.
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         block_x, block_y, stride_x, stride_y: block size and stride (each >= 1; with
             v2's default 0 the layer is built and parsed, as in v2, with a
             ``LayerConfigWarning``, and running it raises ``LayerConfigError``).

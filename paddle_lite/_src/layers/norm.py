@@ -15,7 +15,12 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image3d import input_volume
-from paddle_lite._src.layers.image_geometry import checked_image, input_image, plain_dense
+from paddle_lite._src.layers.image_geometry import (
+    checked_image,
+    flat_image,
+    input_image,
+    plain_dense,
+)
 from paddle_lite._src.specs import InitSpec, Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
@@ -141,10 +146,10 @@ def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any
         raise LayerConfigError(
             f"layer '{layer}': num_channels={c} does not divide the input size {spec.size}."
         )
-    if spec.image is not None and spec.image[0] == c:
-        return c, spec.image
-    side = math.isqrt(spec.size // c)
-    return c, ((c, side, side) if side * side * c == spec.size else None)
+    if spec.image is None:
+        return c, flat_image(spec.size, c)
+    # an image of other channels: v2 refused it (its height and width do not hold them)
+    return c, (spec.image if spec.image[0] == c else None)
 
 
 def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamAttr]:
@@ -160,6 +165,16 @@ def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamA
             f"(moving mean, moving variance); received {mean_var_names!r}."
         )
     return [attrs_mod.ParamAttr(name=n, is_static=True) for n in mean_var_names]
+
+
+def _epsilon(epsilon: Any, *, layer: str) -> float:
+    """v2's config_parser asserted ``epsilon >= 1e-5`` (cuDNN's smallest)."""
+    value = _base.number(epsilon, layer=layer, arg="epsilon")
+    if not value >= 1e-5:
+        raise LayerConfigError(
+            f"layer '{layer}': epsilon must be >= 1e-05 (v2's bound); received {value:g}."
+        )
+    return value
 
 
 def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None:  # noqa: ANN001
@@ -209,7 +224,7 @@ def batch_norm(
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
         batch_norm_type: ``None``, ``"batch_norm"``, ``"cudnn_batch_norm"`` or
             ``"mkldnn_batch_norm"`` (same numerics).
-        epsilon: added to the variance.
+        epsilon: added to the variance; at least ``1e-5``, as v2 required.
         mean_var_names: ``(mean_name, var_name)`` naming the moving statistics
             (to share them).
 
@@ -232,7 +247,7 @@ def batch_norm(
     attrs = {
         "channels": channels,
         "image": image,
-        "epsilon": _base.number(epsilon, layer=name, arg="epsilon"),
+        "epsilon": _epsilon(epsilon, layer=name),
         "moving_average_fraction": _base.number(
             moving_average_fraction, layer=name, arg="moving_average_fraction"
         ),
@@ -295,7 +310,7 @@ def img_cmrnorm(
     (v2 stores ``scale/size``).
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         size: channels in the window.
         scale, power: as in the formula.
         num_channels: input channels (default: the input image's channels).
@@ -321,13 +336,19 @@ def img_cmrnorm(
 # sum_to_one_norm ---------------------------------------------------------------------
 class SumToOneNormKind(Kind):
     name = "sum_to_one_norm"
+    keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
-        return Spec(inputs[0].size)
+        (s,) = inputs
+        _base.expect(s)
+        return Spec(s.size, seq_level=s.seq_level)
 
     def apply(self, params, inputs, attrs, *, key, mode):
-        x = inputs[0]
-        return x / jnp.sum(x, axis=-1, keepdims=True)
+        x = data_of(inputs[0])
+        total = jnp.sum(x, axis=-1, keepdims=True)
+        if isinstance(inputs[0], Seq):  # padding steps: no 0/0
+            total = jnp.where(step_mask(inputs[0])[..., None], total, 1.0)
+        return with_data(inputs[0], x / total)
 
 
 register_kind(SumToOneNormKind())
@@ -335,13 +356,13 @@ register_kind(SumToOneNormKind())
 
 @_base.layer_function
 def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
-    """Scale each sample to sum to one: ``out_i = x_i / sum_k x_k``.
+    """Scale each row to sum to one: ``out_i = x_i / sum_k x_k``.
 
     v2 requires positive sums (e.g. after a ``Sigmoid`` or ``Exp`` activation); a zero
     sum gives inf/nan.
 
     Args:
-        input: a dense non-sequence layer.
+        input: a dense layer; of a sequence, each step is a row (as in v2).
         name: the layer name (default ``__sum_to_one_norm_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
@@ -356,6 +377,5 @@ def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
     """
     name = _base.layer_name(name, "sum_to_one_norm_layer")
     (inp,) = _base.as_layers(input, layer=name)
-    plain_dense(inp.spec, layer=name)
     attrs = _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
     return _base.build("sum_to_one_norm", name=name, inputs=[inp], attrs=attrs)

@@ -86,6 +86,19 @@ def _pool_mode(pool_type: Any, exclude_mode: Any, *, layer: str) -> tuple[str, b
     return "avg", exclude_mode is not False
 
 
+def _img_pool_type(pool_type: Any, *, layer: str) -> Any:
+    """v2's img_pool_layer asserted the exact pooling classes: ``Sum()`` and
+    ``SquareRootN()`` (not ``Avg(strategy=...)``, which averages) were refused."""
+    cls = pool_type if isinstance(pool_type, type) else type(pool_type)
+    if cls in (poolings.Sum, poolings.SquareRootN):
+        raise LayerConfigError(
+            f"layer '{layer}': img_pool takes Max, Avg, MaxWithMask, CudnnMax, CudnnAvg or "
+            f"CudnnAvgInclPad pooling, as v2 did; received {pool_type!r}. An image pool "
+            "averages: use paddle.pooling.Avg()."
+        )
+    return pool_type
+
+
 @_base.layer_function
 def img_pool(
     input,
@@ -109,11 +122,12 @@ def img_pool(
     (``floor`` when ``ceil_mode=False``); windows running past the padded input are
     clipped. Max ignores padding. Average divides by the number of input (non-padding)
     elements in the window; ``exclude_mode=False`` (or ``CudnnAvgInclPad``) counts the
-    padding too. Every ``Avg`` strategy averages here, as in v2. A window with no input
+    padding too. ``Avg(strategy=...)`` averages whatever its strategy, as in v2 (which
+    refused ``Sum()`` and ``SquareRootN()`` here, as this does). A window with no input
     element gives 0.
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         pool_size, stride, padding: an int or an ``(x, y)`` pair; ``*_y`` give the height
             setting separately.
         num_channels: input channels (default: the input image's channels).
@@ -130,6 +144,7 @@ def img_pool(
     """
     name = _base.layer_name(name, "pool")
     (inp,) = _base.as_layers(input, layer=name)
+    pool_type = _img_pool_type(pool_type, layer=name)
     pool, exclude = _pool_mode(pool_type, exclude_mode, layer=name)
     attrs = {
         "image": input_image(inp.spec, num_channels, layer=name),
@@ -161,7 +176,10 @@ class MaxoutKind(Kind):
         c, h, w = attrs["image"]
         g = attrs["groups"]
         x = inputs[0].reshape(-1, c // g, g, h, w)
-        return x.max(axis=2).reshape(x.shape[0], -1)
+        # v2 (CpuMatrix::maxoutForward) keeps the first maximum of a group and sends the
+        # whole gradient to it; max's own gradient would share it between ties
+        first = jnp.argmax(x, axis=2, keepdims=True)
+        return jnp.take_along_axis(x, first, axis=2).reshape(x.shape[0], -1)
 
 
 register_kind(MaxoutKind())
@@ -172,7 +190,8 @@ def maxout(input, groups, num_channels=None, name=None, layer_attr=None):  # noq
     """Maxout over groups of consecutive channels.
 
     ``out[j, y, x] = max_{g < groups} in[j*groups + g, y, x]`` (v2's grouping: output
-    channel ``j`` takes input channels ``j*groups ... (j+1)*groups - 1``).
+    channel ``j`` takes input channels ``j*groups ... (j+1)*groups - 1``). Where several
+    channels of a group tie for the maximum, the gradient goes whole to the first, as in v2.
 
     Args:
         input: an image layer (use a linear activation on it, as v2 asks).
@@ -305,7 +324,7 @@ def spp(input, name=None, num_channels=None, pool_type=None, pyramid_height=None
     only padding gives 0 (v2 gave -FLT_MAX for Max and divided by zero for Avg).
 
     Args:
-        input: an image layer, or a flat layer with ``num_channels`` (then square).
+        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         num_channels: input channels (default: the input image's channels).
         pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()`` (padding excluded).
         pyramid_height: the number of levels (required).
