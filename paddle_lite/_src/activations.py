@@ -89,14 +89,43 @@ class Sigmoid(BaseActivation):
         return v2_sigmoid(z)
 
 
+def hand_derivative(fn: Any, derivative: Any) -> Any:
+    """``fn`` differentiated by v2's hand-written ``derivative(z, y, t)`` (the tangent
+    from ``z``, the output ``y`` and the incoming tangent ``t``) instead of autodiff:
+    v2's kernels multiply the output gradient by a mask (``a *= mask``), so an infinite
+    gradient through a closed unit is NaN there as in v2, or select (``a = b ? a : 0``)."""
+    f = jax.custom_jvp(fn)
+
+    def jvp(primals: Any, tangents: Any) -> Any:
+        y = f(primals[0])
+        return y, derivative(primals[0], y, tangents[0])
+
+    f.defjvp(jvp)
+    return f
+
+
+# v2's derivatives multiply by the unit's 0/1 state (``a *= y > 0``). Written as
+# ``t * (y > 0)``, XLA turns the product into a select, which drops an infinite
+# gradient through a closed unit where v2's product gave NaN: ``sign`` keeps the product.
+v2_relu = hand_derivative(  # reluDerivative: a *= (y > 0)
+    lambda z: jnp.maximum(z, 0), lambda z, y, t: t * jnp.sign(y)
+)
+v2_brelu = hand_derivative(  # breluDerivative: a *= (0 < y < 24)
+    lambda z: jnp.clip(z, 0.0, 24.0), lambda z, y, t: t * (jnp.sign(y) * jnp.sign(24.0 - y))
+)
+v2_abs = hand_derivative(  # absDerivative: a = z > 0 ? a : z < 0 ? -a : 0
+    jnp.abs, lambda z, y, t: jnp.where(z > 0, t, jnp.where(z < 0, -t, jnp.zeros_like(t)))
+)
+
+
 class Relu(BaseActivation):
     """``max(z, 0)``; its derivative is 1 where ``z > 0`` and 0 elsewhere, also at
-    ``z = 0`` (v2's ``reluDerivative`` tests the output ``> 0``)."""
+    ``z = 0`` (v2's ``reluDerivative`` multiplies by the output ``> 0``)."""
 
     name, support_hppl = "relu", True
 
     def _fn(self, z):
-        return jax.nn.relu(z)
+        return v2_relu(z)
 
 
 class Linear(BaseActivation):
@@ -162,25 +191,19 @@ class BRelu(BaseActivation):
     name = "brelu"
 
     def _fn(self, z):
-        inside = (z > 0.0) & (z < 24.0)
-        return jnp.where(inside, z, jax.lax.stop_gradient(jnp.clip(z, 0.0, 24.0)))
+        return v2_brelu(z)
 
 
 SOFTRELU_RANGE = (-40.0, 40.0)  # v2's SoftRelu THRESHOLD
 
 
-@jax.custom_jvp
-def v2_softrelu(z: Any) -> Any:
-    """v2's soft relu: ``log(1 + exp(clip(z, -40, 40)))``, differentiated as
-    ``1 - exp(-y)`` of that output for every ``z`` (``BaseMatrix::softrelu`` /
-    ``softreluDerivative``): past the clip the gradient stays ~1, not 0."""
-    return jnp.log1p(jnp.exp(jnp.clip(z, *SOFTRELU_RANGE)))
-
-
-@v2_softrelu.defjvp
-def _v2_softrelu_jvp(primals, tangents):  # noqa: ANN001, ANN202
-    y = v2_softrelu(primals[0])
-    return y, -jnp.expm1(-y) * tangents[0]
+# v2's soft relu, ``log(1 + exp(clip(z, -40, 40)))``, differentiated as ``1 - exp(-y)``
+# of that output for every ``z`` (``softrelu`` / ``softreluDerivative``): past the clip
+# the gradient stays ~1, not 0.
+v2_softrelu = hand_derivative(
+    lambda z: jnp.log1p(jnp.exp(jnp.clip(z, *SOFTRELU_RANGE))),
+    lambda z, y, t: -jnp.expm1(-y) * t,
+)
 
 
 class SoftRelu(BaseActivation):
@@ -207,7 +230,7 @@ class Abs(BaseActivation):
     name = "abs"
 
     def _fn(self, z):
-        return z * jax.lax.stop_gradient(jnp.sign(z))
+        return v2_abs(z)
 
 
 class Square(BaseActivation):

@@ -180,6 +180,25 @@ def test_activation_gradients_are_v2s_hand_written_derivatives(cls, deriv):
     np.testing.assert_allclose(grad, deriv(z32.astype(np.float64), y), rtol=2e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("cls", [act.Relu, act.BRelu, act.Abs], ids=["relu", "brelu", "abs"])
+def test_an_infinite_gradient_through_a_closed_unit_is_v2s_product_also_jitted(cls):
+    """v2's relu and brelu derivatives multiply (``a *= y > 0``): an infinite gradient
+    reaching a closed unit gives NaN, which the trainer then reports, also in a jitted
+    program (XLA would turn ``t * (y > 0)`` into a select that drops it). v2's abs
+    derivative selects (``a = z > 0 ? a : z < 0 ? -a : 0``): 0 at ``z = 0``."""
+    z = np.array([-1.0, 0.0, 2.0], np.float32)
+    f = cls().apply
+
+    def total(v):
+        return (1.0 / f(v)).sum()  # d/dy of 1/y is infinite where y = 0
+
+    want = {act.Relu: [np.nan, np.nan], act.BRelu: [np.nan, np.nan], act.Abs: [1.0, 0.0]}
+    for grad in (jax.grad(total), jax.jit(jax.grad(total))):
+        got = np.asarray(grad(z))
+        np.testing.assert_array_equal(got[:2], want[cls])
+        assert np.isfinite(got[2])
+
+
 @pytest.mark.parametrize(
     "cls, deriv",
     [
