@@ -1,10 +1,13 @@
 """Sequence reshaping (seq_concat, expand, seq_reshape, context_projection) against
 per-sample numpy float64 loops; every padded input carries junk beyond its lengths."""
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import paddle_lite as paddle
+from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
@@ -196,6 +199,67 @@ def test_context_projection_matches_v2(context_len, start, default, padding):
     np.testing.assert_allclose(got_rows, want, rtol=1e-5, atol=1e-6)
 
 
+def _v2_context_backward(out_grad, starts, context_len, context_start, total_pad):
+    """v2's ContextProjectionBackward (CPU), transcribed: the input rows' gradient and
+    the padding's, from the output rows' gradient."""
+    width = out_grad.shape[1] // context_len
+    in_grad, w_grad = np.zeros((out_grad.shape[0], width)), np.zeros((total_pad, width))
+    begin_pad = max(0, -context_start)
+    for i in range(len(starts) - 1):
+        for j in range(context_len):
+            begin, end = starts[i] + context_start + j, starts[i + 1] + context_start + j
+            dst_begin, dst_end = starts[i], starts[i + 1]
+            cols = slice(j * width, (j + 1) * width)
+            if begin < starts[i]:
+                pad_size = min(starts[i] - begin, starts[i + 1] - starts[i])
+                w_grad[j : j + pad_size] += out_grad[starts[i] : starts[i] + pad_size, cols]
+                dst_begin, begin = starts[i] + pad_size, starts[i]
+            if end > starts[i + 1]:
+                pad_size = min(end - starts[i + 1], starts[i + 1] - starts[i])
+                first = begin_pad + context_start + j - pad_size
+                rows = slice(starts[i + 1] - pad_size, starts[i + 1])
+                w_grad[first : first + pad_size] += out_grad[rows, cols]
+                dst_end, end = starts[i + 1] - pad_size, starts[i + 1]
+            if end > begin:
+                in_grad[begin:end] += out_grad[dst_begin:dst_end, cols]
+    return in_grad, w_grad
+
+
+@pytest.mark.parametrize(("context_len", "start"), [(3, None), (4, -3), (2, 1)])
+def test_context_projection_of_a_nested_sequence_runs_over_the_outer_sequence(context_len, start):
+    """v2's ContextProjection reads only the outer start positions: the window runs over
+    each sample's sub-sequences one after another, and the output keeps the nesting.
+    Values, and the input and padding gradients of v2's backward."""
+    n, fn = sf.nested_data("n"), sf.nested_value()
+    proj = PR.context_projection(input=n, context_len=context_len, context_start=start)
+    out = M.mixed(input=proj, bias_attr=False)
+    assert out.spec.seq_level == 2
+    params = {"___mixed_0__.w0": RNG.normal(size=out.params[0].shape).astype(np.float32)}
+    mask = np.asarray(sf.valid_mask(fn))
+    w = RNG.normal(size=mask.shape + (D * context_len,))
+
+    def loss(data, pad):
+        feeds = {"n": fn._replace(data=data)}
+        (v,), _ = forward([out], {"___mixed_0__.w0": pad}, feeds)
+        return jnp.sum(jnp.asarray(w, jnp.float32) * v.data), v
+
+    (_, got), (g_in, g_pad) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(
+        jnp.asarray(fn.data), jnp.asarray(params["___mixed_0__.w0"])
+    )
+    np.testing.assert_array_equal(got.sub_lengths[mask.any(2)], fn.sub_lengths[mask.any(2)])
+    per_sample = [sf.valid_steps(fn, b) for b in range(len(SUB_COUNTS))]
+    rows = np.concatenate([r for subs in per_sample for r in subs])
+    starts = np.cumsum([0] + [sum(len(r) for r in subs) for subs in per_sample])
+    pad = params["___mixed_0__.w0"].astype(np.float64)
+    want = _v2_context(rows, starts, context_len, proj.context_start, pad)
+    np.testing.assert_allclose(np.asarray(got.data)[mask], want, rtol=1e-5, atol=1e-6)
+    want_in, want_pad = _v2_context_backward(w[mask], starts, context_len, proj.context_start,
+                                             len(pad))  # fmt: skip
+    np.testing.assert_allclose(np.asarray(g_in)[mask], want_in, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(g_in)[~mask], 0.0)
+    np.testing.assert_allclose(g_pad, want_pad, rtol=1e-5, atol=1e-6)
+
+
 def test_context_projection_example_from_v2_docs():
     """``[A..G]`` with context_len 3 gives ``0AB ABC BCD CDE DEF EFG FG0``."""
     x = sf.seq_data("x", 1)
@@ -222,8 +286,6 @@ def test_context_projection_smart_padding_init_and_errors():
         PR.context_projection(input=x, context_len=0)
     with pytest.raises(LayerTypeError, match="context_start must be an int"):
         PR.context_projection(input=x, context_len=3, context_start=1.5)
-    with pytest.raises(LayerConfigError, match="nested"):
-        M.mixed(input=PR.context_projection(input=sf.nested_data("n"), context_len=3))
 
 
 def test_expand_as_an_id_sequence_takes_its_lengths():

@@ -18,7 +18,7 @@ from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.sequence import ExpandLevel, bucket
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import Seq, Sparse, data_of, with_data
+from paddle_lite._src.typing import Seq, Sparse, data_of, step_mask, with_data
 
 
 def as_steps(value: Any) -> Seq:
@@ -46,6 +46,33 @@ def _not_nested(spec: Spec, arg: str) -> None:
             f"{arg} is a nested sequence (seq_level 2); this layer takes plain sequences "
             "(seq_level 1) or non-sequences."
         )
+
+
+def outer_steps(seq: Seq) -> tuple[Seq, Any]:
+    """A nested sequence as v2's layers that read only its outer start positions saw it:
+    each sample's sub-sequences one after another, one plain sequence ``[B, S*T, ...]``.
+
+    Returns:
+        ``(plain, slots)``: ``slots`` ``[B, S*T]`` is the plain position of each nested
+        step (``S*T`` for padding); :func:`from_outer_steps` puts a result back.
+    """
+    b, s, t = seq.data.shape[:3]
+    feat = seq.data.shape[3:]
+    mask = step_mask(seq)
+    starts = jnp.cumsum(seq.sub_lengths, axis=1) - seq.sub_lengths
+    slots = jnp.where(mask, starts[:, :, None] + jnp.arange(t), s * t).reshape(b, s * t)
+    flat = jnp.zeros((b, s * t + 1, *feat), seq.data.dtype)
+    flat = flat.at[jnp.arange(b)[:, None], slots].set(seq.data.reshape(b, s * t, *feat))
+    lengths = jnp.sum(jnp.where(mask.any(axis=2), seq.sub_lengths, 0), axis=1)
+    return Seq(flat[:, : s * t], lengths.astype(jnp.int32)), slots
+
+
+def from_outer_steps(data: Any, slots: Any, nested: Seq) -> Any:
+    """``data`` ``[B, S*T, ...]`` over :func:`outer_steps`' plain sequence, back in the
+    nested layout ``[B, S, T, ...]`` of ``nested`` (zero at its padding)."""
+    b, s, t = nested.data.shape[:3]
+    data = jnp.concatenate([data, jnp.zeros_like(data[:, :1])], axis=1)
+    return data[jnp.arange(b)[:, None], slots].reshape(b, s, t, *data.shape[2:])
 
 
 # seq_concat ------------------------------------------------------------------------
@@ -298,11 +325,18 @@ def context_window(x: Any, context_start: int, context_len: int, padding: Any = 
 
     A position ``p`` outside ``[0, len_b)`` gives zeros, or with ``padding`` (rows
     ``[before + after, D]``) the row ``p + before`` when ``p < 0`` and
-    ``before + p - len_b`` when ``p >= len_b`` (v2's ContextProjection).
+    ``before + p - len_b`` when ``p >= len_b`` (v2's ContextProjection). A nested
+    sequence is windowed over its outer sequence, its sub-sequences one after another,
+    as v2's ContextProjection read only the outer start positions.
 
     Returns:
-        The data ``[B, T, context_len * D]`` (``[B, context_len * D]`` for a non-sequence).
+        The data ``[B, T, context_len * D]`` (``[B, S, T, context_len * D]`` for a nested
+        sequence, ``[B, context_len * D]`` for a non-sequence).
     """
+    if isinstance(x, Seq) and x.sub_lengths is not None:
+        plain, slots = outer_steps(x)
+        out = context_window(plain, context_start, context_len, padding)
+        return from_outer_steps(out, slots, x)
     seq = as_steps(x)
     b, t, d = seq.data.shape
     lengths = seq.lengths.astype(jnp.int32)[:, None, None]
