@@ -51,8 +51,38 @@ def test_seq_concat_of_non_sequences_makes_two_steps():
         np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
     with pytest.raises(LayerConfigError, match="a.size=3, b.size=4"):
         R.seq_concat(a=a, b=sf.seq_data("c", 4))
-    with pytest.raises(LayerConfigError, match="b is a nested"):
-        R.seq_concat(a=a, b=sf.nested_data("n"))
+
+
+def _outer_rows(nested, b):
+    """Sample ``b``'s steps as v2 held them under its outer start positions: its
+    sub-sequences one after another (float64)."""
+    subs = sf.valid_steps(nested, b)
+    return np.concatenate(subs) if subs else np.zeros((0, nested.data.shape[-1]))
+
+
+def test_seq_concat_and_seq_reshape_of_nested_sequences_use_the_outer_sequences():
+    """v2's SequenceConcatLayer and SequenceReshapeLayer read only the outer start
+    positions and set no sub-sequences: the output is a plain sequence per sample."""
+    n, fn = sf.nested_data("n"), sf.nested_value()
+    x, fx = sf.seq_data("x"), sf.seq_value()
+    both = R.seq_concat(a=n, b=x)
+    assert both.spec.seq_level == 1
+    got, _ = sf.run(both, {"n": fn, "x": fx})
+    assert got.sub_lengths is None
+    for i in range(4):
+        want = np.concatenate([_outer_rows(fn, i), sf.valid_steps(fx, i)])
+        assert int(got.lengths[i]) == len(want)
+        np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
+    subs = [[3, 1, 9], [2, 0, 4], [5, 5, 5], [4, 7, 7]]  # totals 4, 6, 0, 4 rows of 3
+    fn2 = sf.nested_value(subs=subs)
+    recut = R.seq_reshape(input=n, reshape_size=6)
+    assert recut.spec.seq_level == 1
+    got, _ = sf.run(recut, {"n": fn2})
+    assert got.sub_lengths is None
+    for i in range(4):
+        want = _outer_rows(fn2, i).reshape(-1, 6)
+        assert int(got.lengths[i]) == len(want)
+        np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
 
 
 # expand ----------------------------------------------------------------------------
@@ -129,8 +159,6 @@ def test_seq_reshape_of_a_non_sequence_and_errors():
     np.testing.assert_allclose(np.asarray(got.data)[:, :3], fd.reshape(2, 3, 2))
     with pytest.raises(LayerConfigError, match="reshape_size 4"):
         R.seq_reshape(input=d, reshape_size=4)
-    with pytest.raises(LayerConfigError, match="nested"):
-        R.seq_reshape(input=sf.nested_data("n"), reshape_size=1)
     with pytest.raises(LayerConfigError, match="reshape_size must be positive"):
         R.seq_reshape(input=d, reshape_size=0)
     kept = R.seq_reshape(input=d, reshape_size=2, layer_attr=ATTR.Extra(drop_rate=0.1))

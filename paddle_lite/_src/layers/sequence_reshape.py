@@ -22,9 +22,10 @@ from paddle_lite._src.typing import Seq, Sparse, data_of, step_mask, with_data
 
 
 def as_steps(value: Any) -> Seq:
-    """A plain sequence: a non-sequence ``[B, D]`` becomes one-step sequences."""
+    """A plain sequence: a non-sequence ``[B, D]`` becomes one-step sequences, a nested
+    one its outer sequences (:func:`outer_steps`)."""
     if isinstance(value, Seq):
-        return value
+        return value if value.sub_lengths is None else outer_steps(value)[0]
     return Seq(value[:, None, :], jnp.ones(value.shape[:1], jnp.int32))
 
 
@@ -38,14 +39,6 @@ def _add_bias(params: Any, attrs: Any, out: Any) -> Any:
     if not attrs["bias"]:
         return out
     return with_data(out, data_of(out) + params["wbias"][0])
-
-
-def _not_nested(spec: Spec, arg: str) -> None:
-    if spec.seq_level == 2:
-        raise LayerConfigError(
-            f"{arg} is a nested sequence (seq_level 2); this layer takes plain sequences "
-            "(seq_level 1) or non-sequences."
-        )
 
 
 def outer_steps(seq: Seq) -> tuple[Seq, Any]:
@@ -83,7 +76,6 @@ class SeqConcatKind(Kind):
         a, b = inputs
         for spec, arg in ((a, "a"), (b, "b")):
             _base.expect(spec, arg)
-            _not_nested(spec, arg)
         if a.size != b.size:
             raise LayerConfigError(
                 f"a and b must have the same size; received a.size={a.size}, b.size={b.size}."
@@ -117,7 +109,8 @@ def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=None):
 
     Args:
         a, b: dense sequence layers of equal size (a non-sequence counts as
-            one-step sequences).
+            one-step sequences; a nested one, as in v2, as its sub-sequences one after
+            another: the output is a plain sequence).
         act: activation (default ``Identity``).
         name: the layer name (default ``__seqconcat_<n>__``).
         bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
@@ -252,7 +245,6 @@ class SeqReshapeKind(Kind):
     def infer_spec(self, inputs, attrs):
         (inp,) = inputs
         _base.expect(inp)
-        _not_nested(inp, "input")
         n = attrs["reshape_size"]
         if inp.seq_level == 0 and inp.size % n:
             raise LayerConfigError(
@@ -288,7 +280,8 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
 
     Args:
         input: a dense sequence layer (a non-sequence is one step: its size must be a
-            multiple of ``reshape_size``).
+            multiple of ``reshape_size``; a nested one, as in v2, is re-cut over each
+            sample's sub-sequences one after another, into a plain sequence).
         reshape_size: the new step width ``N``.
         act: activation (default ``Identity``).
         name: the layer name (default ``__seqreshape_<n>__``).
