@@ -8,7 +8,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
+from paddle_lite._src.errors import DataError, LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers import sequence as S
@@ -119,6 +119,30 @@ def test_expand_from_sequence_fills_each_sub_sequence():
             np.testing.assert_allclose(
                 rows, np.tile(sf.valid_steps(fs, i)[j], (SUB_LENGTHS[i][j], 1))
             )
+
+
+def test_expand_from_sequence_needs_a_step_per_sub_sequence_in_each_sample():
+    """v2's ExpandLayer (FROM_SEQUENCE) pairs the input's rows with expand_as's
+    sub-sequences over the whole batch: other counts per sample are refused on the host
+    (data layers), and give NaN rows for lengths computed on the device, never the
+    input's padding."""
+    s, n = sf.seq_data("s", 2), sf.nested_data("n")
+    out = R.expand(input=s, expand_as=n, expand_level=EXP.FROM_SEQUENCE, name="out")
+    params = paddle.parameters.create(out)
+    ones = lambda *shape: np.ones(shape, np.float32)  # noqa: E731
+    nested = [[ones(2, D), ones(1, D)], [ones(3, D)]]  # 2 sub-sequences, then 1
+    got = paddle.infer(output_layer=out, parameters=params,
+                       input=[(ones(2, 2), nested[0]), (ones(1, 2), nested[1])])  # fmt: skip
+    np.testing.assert_array_equal(got, np.ones((6, 2)))
+    with pytest.raises(DataError, match="input 1 'n' .* sample 0 has 2, but input 0 's'"):
+        paddle.infer(output_layer=out, parameters=params,
+                     input=[(ones(1, 2), nested[0]), (ones(2, 2), nested[1])])  # fmt: skip
+    fs = sf.seq_value([1, 3, 0, 1], t=4, d=2)  # sample 0: 1 step for 2 sub-sequences
+    got, _ = sf.run(out, {"s": fs, "n": sf.nested_value()})
+    assert np.isnan(np.asarray(got.data)[0]).all()
+    for b, j in ((1, 0), (1, 2), (3, 0)):  # the samples whose counts agree
+        rows = np.asarray(got.data)[b, j, : SUB_LENGTHS[b][j]]
+        np.testing.assert_allclose(rows, np.tile(sf.valid_steps(fs, b)[j], (len(rows), 1)))
 
 
 def test_expand_bias_rules_and_errors():

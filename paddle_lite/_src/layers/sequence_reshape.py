@@ -144,6 +144,12 @@ def _steps_shape(value: Any) -> tuple[int, ...]:
 
 class ExpandKind(Kind):
     name = "expand"
+    aligns_rows = True  # FROM_SEQUENCE: one input step per sub-sequence of expand_as
+
+    def aligned_inputs(self, inputs):
+        """``FROM_SEQUENCE`` pairs step ``s`` of ``input`` with sub-sequence ``s`` of
+        ``expand_as``: each sample needs as many of both (v2 paired the batch's rows)."""
+        return (0, 1) if (inputs[0].seq_level, inputs[1].seq_level) == (1, 2) else ()
 
     def infer_spec(self, inputs, attrs):
         inp, like = inputs
