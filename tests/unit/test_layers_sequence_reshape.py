@@ -360,6 +360,22 @@ def test_seq_reshape_drops_a_trailing_partial_step():
         np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
 
 
+def test_seq_reshape_of_a_data_sequence_that_leaves_a_partial_step_is_a_data_error():
+    """v2's SequenceReshapeLayer checked that each sequence's values fill whole steps
+    (CHECK_EQ); the host refuses such a batch, naming the layer, the data and the sample."""
+    x = paddle.layer.data(name="x", type=DT.dense_vector_sequence(6))
+    out = R.seq_reshape(input=paddle.layer.fc(input=x, size=6), reshape_size=4, name="cut")
+    params = paddle.parameters.create(out)
+    rows = lambda n: np.ones((n, 6), np.float32)  # noqa: E731
+    got = paddle.infer(output_layer=out, parameters=params, input=[(rows(2),), (rows(4),)])
+    assert got.shape == (3 + 6, 4)
+    with pytest.raises(DataError) as err:
+        paddle.infer(output_layer=out, parameters=params, input=[(rows(2),), (rows(3),)])
+    text = str(err.value)
+    assert "seqreshape 'cut': input 0" in text and "(data layer 'x')" in text
+    assert "3 steps of 6 values in sample 1: 18 values, not a multiple of" in text
+
+
 def test_context_projection_default_padding_is_trainable_as_in_v2():
     """v2's ``wrap_bias_attr_default(['padding_attr'])`` turns an unset padding_attr into
     ``ParamAttr(initial_mean=0, initial_std=0)``: trainable padding, starting at zero. Only

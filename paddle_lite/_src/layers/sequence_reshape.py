@@ -248,6 +248,9 @@ def expand(
 class SeqReshapeKind(Kind):
     name = "seqreshape"
 
+    def recut_widths(self, inputs, attrs):
+        return (inputs[0].size, attrs["reshape_size"]) if inputs[0].seq_level == 1 else ()
+
     def infer_spec(self, inputs, attrs):
         (inp,) = inputs
         _base.expect(inp)
@@ -280,9 +283,10 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
     """Re-cut each sequence's values into steps of width ``N = reshape_size``.
 
     A sequence of ``T`` steps of width ``M`` holds ``T*M`` values in step order; the
-    output holds the same values as ``T*M/N`` steps of width ``N``. v2 requires
-    ``T*M`` to be a multiple of ``N`` for every sequence; here a trailing partial
-    step is dropped (the length is ``floor(T*M/N)``).
+    output holds the same values as ``T*M/N`` steps of width ``N``. ``T*M`` must be a
+    multiple of ``N`` for every sequence, as in v2: a data sequence that is not is a
+    ``DataError`` naming the sample; for lengths computed on the device a trailing
+    partial step is dropped (the length is ``floor(T*M/N)``).
 
     Args:
         input: a dense sequence layer (a non-sequence is one step: its size must be a
