@@ -175,6 +175,20 @@ def test_seq_reshape_recuts_the_values(m, n, lengths):
         np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-5, atol=1e-6)
 
 
+def test_seq_reshape_keeps_its_output_linear_as_v2_did_whatever_act():
+    """v2's seq_reshape_layer took ``act`` but never passed it to its Layer: the
+    output (and the parsed config's active_type) stayed linear."""
+    x, fx = sf.seq_data("x", 4), sf.seq_value(LENGTHS, d=4)
+    with pytest.warns(LayerConfigWarning, match="never passed it to its layer"):
+        out = R.seq_reshape(input=x, reshape_size=2, act=paddle.activation.Tanh())
+    got, _ = sf.run(out, {"x": fx})
+    for i in range(4):
+        want = sf.valid_steps(fx, i).reshape(-1, 2)
+        np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
+    (conf,) = [c for c in paddle.layer.parse_network(out).layers if c.name == out.name]
+    assert conf.active_type == ""
+
+
 def test_seq_reshape_of_a_non_sequence_and_errors():
     d = sf.dense_data("d", 6)
     fd = RNG.normal(size=(2, 6)).astype(np.float32)

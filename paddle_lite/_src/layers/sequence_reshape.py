@@ -7,13 +7,14 @@ and a non-sequence input counts as a batch of one-step sequences.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import as_activation
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.activations import Linear, as_activation
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.sequence import ExpandLevel, bucket
@@ -293,7 +294,9 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
             multiple of ``reshape_size``; a nested one, as in v2, is re-cut over each
             sample's sub-sequences one after another, into a plain sequence).
         reshape_size: the new step width ``N``.
-        act: activation (default ``Identity``).
+        act: accepted and, as in v2 (whose ``seq_reshape_layer`` never passed it on),
+            not applied: the output is linear (a ``LayerConfigWarning`` says so for
+            another activation).
         name: the layer name (default ``__seqreshape_<n>__``).
         bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
@@ -308,9 +311,17 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
     """
     name = _base.layer_name(name, "seqreshape")
     inp = _base.as_layer(input, layer=name, arg="input")
+    if as_activation(act, layer=name).name:
+        warnings.warn(
+            f"layer '{name}' (seq_reshape): v2's seq_reshape_layer took act={act!r} but "
+            "never passed it to its layer, so the output is linear, in v2 and here; apply "
+            "the activation in the layer that reads this one.",
+            LayerConfigWarning,
+            stacklevel=_base._user_stacklevel(),
+        )
     attrs = {
         "reshape_size": _base.positive_int(reshape_size, layer=name, arg="reshape_size"),
-        "act": as_activation(act, layer=name),
+        "act": Linear(),
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
     }
     bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
