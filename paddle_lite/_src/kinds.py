@@ -115,6 +115,13 @@ class Kind:
             return ()
         return tuple(i for i, s in enumerate(inputs) if s.seq_level == top)
 
+    def recut_widths(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> tuple[int, ...]:
+        """``(width, new_width)`` for a kind that re-cuts each sequence of its first
+        input into steps of ``new_width`` values (``seq_reshape``): each sequence's
+        ``length * width`` must be a multiple of ``new_width``, which the host checks for
+        lengths from data layers (``length_checks``); ``()`` for the others."""
+        return ()
+
     def one_row_inputs(self, inputs: Sequence[Spec]) -> tuple[int, ...]:
         """The sequence inputs that must hold one row per sample (a cost pairing a
         sequence with a plain label, as v2 paired the batch's rows); the host checks

@@ -51,6 +51,7 @@ class LengthCheck(NamedTuple):
     kind: str
     inputs: tuple[tuple[int, str, Source], ...]
     one_row: bool = False  # each sequence must hold one row per sample
+    recut: tuple[int, ...] = ()  # (width, new_width): length * width % new_width == 0
 
 
 class _Step(NamedTuple):
@@ -105,6 +106,13 @@ def _one_row(node: Layer, positions: Iterable[int], step: _Step | None) -> list[
     return [LengthCheck(node.name, node.kind, known, one_row=True)] if known else []
 
 
+def _recut(node: Layer, widths: tuple[int, ...], step: _Step | None) -> list[LengthCheck]:
+    """The check that each sequence of ``node``'s first input fills whole new steps, when
+    its lengths are a data layer's."""
+    known = tuple(t for t in _known(node, (0,), step) if t[2].depth == 0) if widths else ()
+    return [LengthCheck(node.name, node.kind, known, recut=widths)] if known else []
+
+
 def _checks(nodes: Iterable[Layer], step: _Step | None) -> list[LengthCheck]:
     """The checks of the layers among ``nodes``, outer groups before the inner ones."""
     checks = []
@@ -113,6 +121,7 @@ def _checks(nodes: Iterable[Layer], step: _Step | None) -> list[LengthCheck]:
             kind, specs = get_kind(node.kind), [x.spec for x in node.inputs]
             checks += _traced(node, kind.aligned_inputs(specs), step)
             checks += _one_row(node, kind.one_row_inputs(specs), step)
+            checks += _recut(node, kind.recut_widths(specs, node.attrs), step)
             continue
         graph = node.attrs["step"]
         checks += _traced(node, range(len(graph.inlinks)), step)
@@ -163,8 +172,8 @@ def _mismatch(check: LengthCheck, i: int, first: np.ndarray, other: np.ndarray) 
 def check_lengths(checks: tuple[LengthCheck, ...], feeds: dict[str, Any]) -> None:
     """Raise :class:`DataError` when inputs that must agree differ in length in ``feeds``."""
     for check in checks:
-        if check.one_row:
-            _check_one_row(check, feeds)
+        if check.one_row or check.recut:
+            (_check_recut if check.recut else _check_one_row)(check, feeds)
             continue
         src0 = check.inputs[0][2]
         top = feeds[src0.data].lengths  # for depth 1: the outer lengths, checked before
@@ -188,6 +197,20 @@ def _check_one_row(check: LengthCheck, feeds: dict[str, Any]) -> None:
                 "where only the totals agreed); make the label a sequence too, or reduce the "
                 "sequence to one row (last_seq, pooling)."
             )
+
+
+def _check_recut(check: LengthCheck, feeds: dict[str, Any]) -> None:
+    (i, name, src), (width, new_width) = check.inputs[0], check.recut
+    values = np.asarray(feeds[src.data].lengths) * width
+    if np.any(values % new_width):
+        row = int(np.argwhere(values % new_width)[0][0])
+        raise DataError(
+            f"{check.kind} '{check.layer}': input {i} '{name}' (data layer '{src.data}') has "
+            f"{values[row] // width} steps of {width} values in sample {row}: {values[row]} "
+            f"values, not a multiple of the new step width {new_width}. v2's "
+            "SequenceReshapeLayer stopped on such a sequence; give each sequence a length "
+            f"whose values fill whole steps of {new_width}."
+        )
 
 
 def _like(other: np.ndarray, first: np.ndarray) -> np.ndarray:

@@ -74,3 +74,13 @@ def run(out, feeds, seed=5):
 
 def out_steps(value, b):
     return np.asarray(value.data)[b, : int(value.lengths[b])]
+
+
+def valid_mask(seq):
+    """Bool mask of the valid steps, ``[B, T]`` or nested ``[B, S, T]``, in numpy."""
+    lengths = np.asarray(seq.lengths)
+    if seq.sub_lengths is None:
+        return np.arange(seq.data.shape[1])[None, :] < lengths[:, None]
+    outer = np.arange(seq.data.shape[1])[None, :, None] < lengths[:, None, None]
+    inner = np.arange(seq.data.shape[2])[None, None, :] < np.asarray(seq.sub_lengths)[..., None]
+    return outer & inner

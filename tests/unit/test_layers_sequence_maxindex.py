@@ -2,6 +2,7 @@
 v2's ``CpuMatrix::maxSequenceForward`` over the batch's packed instances."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -9,6 +10,7 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.layers import sequence as S
+from paddle_lite._src.typing import Seq
 
 try:
     from tests.unit import _sequence_fixtures as sf
@@ -72,6 +74,63 @@ def test_output_max_index_is_v2s_packed_instance_index(nested, agg):
         got = np.asarray(out)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == np.float32
+
+
+def _stride_starts(seq_starts, stride):
+    """v2's poolSequenceWithStride (not reversed): windows of ``stride`` rows from each
+    sequence's start."""
+    starts = []
+    for lo, hi in zip(seq_starts[:-1], seq_starts[1:], strict=True):
+        starts.extend(range(lo, hi, stride))
+    return starts + [seq_starts[-1]]
+
+
+def _unpack(packed_grad, seq):
+    """A gradient over the packed rows, back at the padded positions of ``seq``."""
+    grad, row = np.zeros(np.shape(seq.data)), 0
+    for b in range(len(seq.lengths)):
+        subs = range(seq.lengths[b]) if seq.sub_lengths is not None else [None]
+        for j in subs:
+            n = seq.sub_lengths[b, j] if j is not None else seq.lengths[b]
+            at = (b, j) if j is not None else (b,)
+            grad[at][:n] = packed_grad[row : row + n]
+            row += n
+    return grad
+
+
+@pytest.mark.parametrize(
+    "nested, agg, stride",
+    [(False, "non-seq", -1), (False, "non-seq", 2), (True, "non-seq", -1), (True, "seq", -1)],
+)
+def test_max_pooling_gradient_goes_to_the_first_maximum_as_in_v2(nested, agg, stride):
+    """v2's maxSequenceBackward adds each output gradient to the one instance that
+    maxSequenceForward recorded (the first maximum); tied steps after it get nothing."""
+    value = _with_ties(sf.nested_value() if nested else sf.seq_value([4, 1, 0, 6]))
+    value = value._replace(data=np.round(np.asarray(value.data) * 0.6))  # many ties
+    x = sf.nested_data("x") if nested else sf.seq_data("x")
+    pool = S.pooling(input=x, agg_level=agg, stride=stride)
+    out, _ = sf.run(pool, {"x": value})
+    w = np.random.default_rng(4).normal(size=np.shape(getattr(out, "data", out)))
+
+    def loss(data):
+        (v,), _ = forward([pool], {}, {"x": value._replace(data=data)})
+        return jnp.sum(jnp.asarray(w, jnp.float32) * getattr(v, "data", v))
+
+    grad = np.asarray(jax.grad(loss)(jnp.asarray(value.data)), np.float64)
+    packed, seq_starts, sub_starts = _packed(value)
+    starts = sub_starts if agg == "seq" else seq_starts
+    starts = _stride_starts(starts, stride) if stride > 0 else starts
+    where = _max_sequence_forward(packed, starts).astype(int)
+    out_w = w  # one row per sample, or a sequence's valid rows in order
+    if isinstance(out, Seq):
+        out_w = np.concatenate([w[b, : out.lengths[b]] for b in range(len(out.lengths))])
+    packed_grad = np.zeros_like(packed, np.float64)
+    for i in range(len(starts) - 1):
+        if starts[i + 1] > starts[i]:  # v2's backward (an empty sequence has no rows)
+            for k in range(sf.D):
+                packed_grad[where[i, k], k] += out_w[i, k]
+    assert len(np.unique(packed, axis=0)) < len(packed)  # equal maxima do occur
+    np.testing.assert_allclose(grad, _unpack(packed_grad, value), rtol=1e-6)
 
 
 def test_output_max_index_of_a_non_sequence_is_the_row():

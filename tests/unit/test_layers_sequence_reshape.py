@@ -1,11 +1,14 @@
 """Sequence reshaping (seq_concat, expand, seq_reshape, context_projection) against
 per-sample numpy float64 loops; every padded input carries junk beyond its lengths."""
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
+from paddle_lite._src.compile import forward
+from paddle_lite._src.errors import DataError, LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers import sequence as S
@@ -48,8 +51,38 @@ def test_seq_concat_of_non_sequences_makes_two_steps():
         np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
     with pytest.raises(LayerConfigError, match="a.size=3, b.size=4"):
         R.seq_concat(a=a, b=sf.seq_data("c", 4))
-    with pytest.raises(LayerConfigError, match="b is a nested"):
-        R.seq_concat(a=a, b=sf.nested_data("n"))
+
+
+def _outer_rows(nested, b):
+    """Sample ``b``'s steps as v2 held them under its outer start positions: its
+    sub-sequences one after another (float64)."""
+    subs = sf.valid_steps(nested, b)
+    return np.concatenate(subs) if subs else np.zeros((0, nested.data.shape[-1]))
+
+
+def test_seq_concat_and_seq_reshape_of_nested_sequences_use_the_outer_sequences():
+    """v2's SequenceConcatLayer and SequenceReshapeLayer read only the outer start
+    positions and set no sub-sequences: the output is a plain sequence per sample."""
+    n, fn = sf.nested_data("n"), sf.nested_value()
+    x, fx = sf.seq_data("x"), sf.seq_value()
+    both = R.seq_concat(a=n, b=x)
+    assert both.spec.seq_level == 1
+    got, _ = sf.run(both, {"n": fn, "x": fx})
+    assert got.sub_lengths is None
+    for i in range(4):
+        want = np.concatenate([_outer_rows(fn, i), sf.valid_steps(fx, i)])
+        assert int(got.lengths[i]) == len(want)
+        np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
+    subs = [[3, 1, 9], [2, 0, 4], [5, 5, 5], [4, 7, 7]]  # totals 4, 6, 0, 4 rows of 3
+    fn2 = sf.nested_value(subs=subs)
+    recut = R.seq_reshape(input=n, reshape_size=6)
+    assert recut.spec.seq_level == 1
+    got, _ = sf.run(recut, {"n": fn2})
+    assert got.sub_lengths is None
+    for i in range(4):
+        want = _outer_rows(fn2, i).reshape(-1, 6)
+        assert int(got.lengths[i]) == len(want)
+        np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
 
 
 # expand ----------------------------------------------------------------------------
@@ -88,6 +121,30 @@ def test_expand_from_sequence_fills_each_sub_sequence():
             )
 
 
+def test_expand_from_sequence_needs_a_step_per_sub_sequence_in_each_sample():
+    """v2's ExpandLayer (FROM_SEQUENCE) pairs the input's rows with expand_as's
+    sub-sequences over the whole batch: other counts per sample are refused on the host
+    (data layers), and give NaN rows for lengths computed on the device, never the
+    input's padding."""
+    s, n = sf.seq_data("s", 2), sf.nested_data("n")
+    out = R.expand(input=s, expand_as=n, expand_level=EXP.FROM_SEQUENCE, name="out")
+    params = paddle.parameters.create(out)
+    ones = lambda *shape: np.ones(shape, np.float32)  # noqa: E731
+    nested = [[ones(2, D), ones(1, D)], [ones(3, D)]]  # 2 sub-sequences, then 1
+    got = paddle.infer(output_layer=out, parameters=params,
+                       input=[(ones(2, 2), nested[0]), (ones(1, 2), nested[1])])  # fmt: skip
+    np.testing.assert_array_equal(got, np.ones((6, 2)))
+    with pytest.raises(DataError, match="input 1 'n' .* sample 0 has 2, but input 0 's'"):
+        paddle.infer(output_layer=out, parameters=params,
+                     input=[(ones(1, 2), nested[0]), (ones(2, 2), nested[1])])  # fmt: skip
+    fs = sf.seq_value([1, 3, 0, 1], t=4, d=2)  # sample 0: 1 step for 2 sub-sequences
+    got, _ = sf.run(out, {"s": fs, "n": sf.nested_value()})
+    assert np.isnan(np.asarray(got.data)[0]).all()
+    for b, j in ((1, 0), (1, 2), (3, 0)):  # the samples whose counts agree
+        rows = np.asarray(got.data)[b, j, : SUB_LENGTHS[b][j]]
+        np.testing.assert_allclose(rows, np.tile(sf.valid_steps(fs, b)[j], (len(rows), 1)))
+
+
 def test_expand_bias_rules_and_errors():
     v, x, n = sf.dense_data("v"), sf.seq_data("x"), sf.nested_data("n")
     assert R.expand(input=v, expand_as=x, bias_attr=True).params == ()
@@ -118,6 +175,20 @@ def test_seq_reshape_recuts_the_values(m, n, lengths):
         np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-5, atol=1e-6)
 
 
+def test_seq_reshape_keeps_its_output_linear_as_v2_did_whatever_act():
+    """v2's seq_reshape_layer took ``act`` but never passed it to its Layer: the
+    output (and the parsed config's active_type) stayed linear."""
+    x, fx = sf.seq_data("x", 4), sf.seq_value(LENGTHS, d=4)
+    with pytest.warns(LayerConfigWarning, match="never passed it to its layer"):
+        out = R.seq_reshape(input=x, reshape_size=2, act=paddle.activation.Tanh())
+    got, _ = sf.run(out, {"x": fx})
+    for i in range(4):
+        want = sf.valid_steps(fx, i).reshape(-1, 2)
+        np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
+    (conf,) = [c for c in paddle.layer.parse_network(out).layers if c.name == out.name]
+    assert conf.active_type == ""
+
+
 def test_seq_reshape_of_a_non_sequence_and_errors():
     d = sf.dense_data("d", 6)
     fd = RNG.normal(size=(2, 6)).astype(np.float32)
@@ -126,8 +197,6 @@ def test_seq_reshape_of_a_non_sequence_and_errors():
     np.testing.assert_allclose(np.asarray(got.data)[:, :3], fd.reshape(2, 3, 2))
     with pytest.raises(LayerConfigError, match="reshape_size 4"):
         R.seq_reshape(input=d, reshape_size=4)
-    with pytest.raises(LayerConfigError, match="nested"):
-        R.seq_reshape(input=sf.nested_data("n"), reshape_size=1)
     with pytest.raises(LayerConfigError, match="reshape_size must be positive"):
         R.seq_reshape(input=d, reshape_size=0)
     kept = R.seq_reshape(input=d, reshape_size=2, layer_attr=ATTR.Extra(drop_rate=0.1))
@@ -196,6 +265,67 @@ def test_context_projection_matches_v2(context_len, start, default, padding):
     np.testing.assert_allclose(got_rows, want, rtol=1e-5, atol=1e-6)
 
 
+def _v2_context_backward(out_grad, starts, context_len, context_start, total_pad):
+    """v2's ContextProjectionBackward (CPU), transcribed: the input rows' gradient and
+    the padding's, from the output rows' gradient."""
+    width = out_grad.shape[1] // context_len
+    in_grad, w_grad = np.zeros((out_grad.shape[0], width)), np.zeros((total_pad, width))
+    begin_pad = max(0, -context_start)
+    for i in range(len(starts) - 1):
+        for j in range(context_len):
+            begin, end = starts[i] + context_start + j, starts[i + 1] + context_start + j
+            dst_begin, dst_end = starts[i], starts[i + 1]
+            cols = slice(j * width, (j + 1) * width)
+            if begin < starts[i]:
+                pad_size = min(starts[i] - begin, starts[i + 1] - starts[i])
+                w_grad[j : j + pad_size] += out_grad[starts[i] : starts[i] + pad_size, cols]
+                dst_begin, begin = starts[i] + pad_size, starts[i]
+            if end > starts[i + 1]:
+                pad_size = min(end - starts[i + 1], starts[i + 1] - starts[i])
+                first = begin_pad + context_start + j - pad_size
+                rows = slice(starts[i + 1] - pad_size, starts[i + 1])
+                w_grad[first : first + pad_size] += out_grad[rows, cols]
+                dst_end, end = starts[i + 1] - pad_size, starts[i + 1]
+            if end > begin:
+                in_grad[begin:end] += out_grad[dst_begin:dst_end, cols]
+    return in_grad, w_grad
+
+
+@pytest.mark.parametrize(("context_len", "start"), [(3, None), (4, -3), (2, 1)])
+def test_context_projection_of_a_nested_sequence_runs_over_the_outer_sequence(context_len, start):
+    """v2's ContextProjection reads only the outer start positions: the window runs over
+    each sample's sub-sequences one after another, and the output keeps the nesting.
+    Values, and the input and padding gradients of v2's backward."""
+    n, fn = sf.nested_data("n"), sf.nested_value()
+    proj = PR.context_projection(input=n, context_len=context_len, context_start=start)
+    out = M.mixed(input=proj, bias_attr=False)
+    assert out.spec.seq_level == 2
+    params = {"___mixed_0__.w0": RNG.normal(size=out.params[0].shape).astype(np.float32)}
+    mask = np.asarray(sf.valid_mask(fn))
+    w = RNG.normal(size=mask.shape + (D * context_len,))
+
+    def loss(data, pad):
+        feeds = {"n": fn._replace(data=data)}
+        (v,), _ = forward([out], {"___mixed_0__.w0": pad}, feeds)
+        return jnp.sum(jnp.asarray(w, jnp.float32) * v.data), v
+
+    (_, got), (g_in, g_pad) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(
+        jnp.asarray(fn.data), jnp.asarray(params["___mixed_0__.w0"])
+    )
+    np.testing.assert_array_equal(got.sub_lengths[mask.any(2)], fn.sub_lengths[mask.any(2)])
+    per_sample = [sf.valid_steps(fn, b) for b in range(len(SUB_COUNTS))]
+    rows = np.concatenate([r for subs in per_sample for r in subs])
+    starts = np.cumsum([0] + [sum(len(r) for r in subs) for subs in per_sample])
+    pad = params["___mixed_0__.w0"].astype(np.float64)
+    want = _v2_context(rows, starts, context_len, proj.context_start, pad)
+    np.testing.assert_allclose(np.asarray(got.data)[mask], want, rtol=1e-5, atol=1e-6)
+    want_in, want_pad = _v2_context_backward(w[mask], starts, context_len, proj.context_start,
+                                             len(pad))  # fmt: skip
+    np.testing.assert_allclose(np.asarray(g_in)[mask], want_in, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(g_in)[~mask], 0.0)
+    np.testing.assert_allclose(g_pad, want_pad, rtol=1e-5, atol=1e-6)
+
+
 def test_context_projection_example_from_v2_docs():
     """``[A..G]`` with context_len 3 gives ``0AB ABC BCD CDE DEF EFG FG0``."""
     x = sf.seq_data("x", 1)
@@ -222,8 +352,6 @@ def test_context_projection_smart_padding_init_and_errors():
         PR.context_projection(input=x, context_len=0)
     with pytest.raises(LayerTypeError, match="context_start must be an int"):
         PR.context_projection(input=x, context_len=3, context_start=1.5)
-    with pytest.raises(LayerConfigError, match="nested"):
-        M.mixed(input=PR.context_projection(input=sf.nested_data("n"), context_len=3))
 
 
 def test_expand_as_an_id_sequence_takes_its_lengths():
@@ -244,6 +372,22 @@ def test_seq_reshape_drops_a_trailing_partial_step():
         flat = sf.valid_steps(fx, i).reshape(-1)
         want = flat[: len(flat) // 4 * 4].reshape(-1, 4)
         np.testing.assert_allclose(sf.out_steps(got, i), want, rtol=1e-6)
+
+
+def test_seq_reshape_of_a_data_sequence_that_leaves_a_partial_step_is_a_data_error():
+    """v2's SequenceReshapeLayer checked that each sequence's values fill whole steps
+    (CHECK_EQ); the host refuses such a batch, naming the layer, the data and the sample."""
+    x = paddle.layer.data(name="x", type=DT.dense_vector_sequence(6))
+    out = R.seq_reshape(input=paddle.layer.fc(input=x, size=6), reshape_size=4, name="cut")
+    params = paddle.parameters.create(out)
+    rows = lambda n: np.ones((n, 6), np.float32)  # noqa: E731
+    got = paddle.infer(output_layer=out, parameters=params, input=[(rows(2),), (rows(4),)])
+    assert got.shape == (3 + 6, 4)
+    with pytest.raises(DataError) as err:
+        paddle.infer(output_layer=out, parameters=params, input=[(rows(2),), (rows(3),)])
+    text = str(err.value)
+    assert "seqreshape 'cut': input 0" in text and "(data layer 'x')" in text
+    assert "3 steps of 6 values in sample 1: 18 values, not a multiple of" in text
 
 
 def test_context_projection_default_padding_is_trainable_as_in_v2():

@@ -179,6 +179,26 @@ def test_seq_slice_index_rows_go_to_sub_sequences_in_batch_order():
     _nested_slice_case(one_each, rows, sf.dense_data)
 
 
+def test_seq_slice_past_the_end_of_a_sequence_gives_zeros_not_its_padding():
+    """v2 read the rows of the next sequences of the batch there (or past the batch's
+    end); here the steps outside the (sub-)sequence are zero, as for sub_seq, and carry
+    no gradient to the input's padding."""
+    x = sf.seq_value(PLAIN)  # padding holds huge values and NaN
+    starts, ends = np.array([[1], [0], [0], [4]], np.float32), np.array([[6], [2], [1], [7]])
+    out = L.seq_slice(input=sf.seq_data("x"), starts=sf.dense_data("s", 1),
+                      ends=sf.dense_data("e", 1))  # fmt: skip
+    feeds = {"x": x, "s": starts, "e": ends.astype(np.float32)}
+    value, grad, _, _ = grad_wrt(out, feeds, "x")
+    np.testing.assert_array_equal(value.lengths, [6, 3, 2, 4])
+    for b, n in enumerate(PLAIN):
+        lo = int(starts[b, 0])
+        inside = sf.valid_steps(x, b)[lo:]
+        got = sf.out_steps(value, b)
+        np.testing.assert_allclose(got[: len(inside)], inside, rtol=1e-6)
+        np.testing.assert_array_equal(got[len(inside) :], 0.0)
+        np.testing.assert_array_equal(grad[b, n:], 0.0)
+
+
 # sub_seq -----------------------------------------------------------------------------
 def test_sub_seq_matches_v2_with_bias_and_activation():
     x = sf.seq_value(PLAIN)

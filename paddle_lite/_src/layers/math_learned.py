@@ -17,6 +17,7 @@ from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.core import fc
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import Projection, dotmul_operator, project
+from paddle_lite._src.layers.sequence_reshape import from_outer_steps, outer_steps
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, Sparse, step_mask, with_data
 
@@ -110,17 +111,9 @@ def _lookahead(x: Any, w: Any) -> Any:
 
 def _nested_lookahead(seq: Seq, w: Any) -> Any:
     """v2 convolves a nested sequence over its outer sequence: the sub-sequences of a
-    sample, one after the other. Gather them into one row, convolve, scatter back."""
-    b, s, t, d = seq.data.shape
-    starts = jnp.cumsum(seq.sub_lengths, axis=1) - seq.sub_lengths
-    pos = starts[:, :, None] + jnp.arange(t)[None, None, :]
-    pos = jnp.where(step_mask(seq), pos, s * t).reshape(b, s * t)  # padding -> spare row
-    rows = jnp.arange(b)[:, None]
-    flat = jnp.zeros((b, s * t + 1, d), seq.data.dtype)
-    flat = flat.at[rows, pos].set(seq.data.reshape(b, s * t, d))
-    out = _lookahead(flat[:, : s * t], w)
-    out = jnp.concatenate([out, jnp.zeros((b, 1, d), out.dtype)], axis=1)
-    return out[rows, pos].reshape(b, s, t, d)
+    sample, one after the other."""
+    plain, slots = outer_steps(seq)
+    return from_outer_steps(_lookahead(plain.data, w), slots, seq)
 
 
 class RowConvKind(Kind):

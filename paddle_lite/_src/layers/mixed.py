@@ -68,10 +68,6 @@ def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
         raise LayerConfigError(
             f"projection {i} ({kind}) needs dense values; received {sorted(dtypes)}."
         )
-    if kind == "context" and specs[0].seq_level == 2:
-        raise LayerConfigError(
-            f"projection {i} (context) needs a plain sequence; received a nested sequence."
-        )
     if kind == "identity_offset" and item["offset"] + item["size"] > specs[0].size:
         raise LayerConfigError(
             f"projection {i} (identity_offset) takes the values [{item['offset']}, "

@@ -58,6 +58,8 @@ def masked_reduce(op: str, x: Any, mask: Any) -> Any:
 
     ``op`` is ``max``, ``sum``, ``average``, ``squarerootn``, ``first`` or ``last``;
     a row with no valid step gives 0. Padding never reaches the result (nor its gradient).
+    ``max`` passes its whole gradient to the first step holding the maximum, as v2's
+    ``maxSequenceBackward`` did (``jnp.max`` would split it among tied steps).
     """
     any_valid = mask.any(axis=-1)[..., None]
     if op in ("first", "last"):
@@ -69,7 +71,9 @@ def masked_reduce(op: str, x: Any, mask: Any) -> Any:
         return jnp.where(any_valid, picked, 0.0)
     m = mask[..., None]
     if op == "max":
-        return jnp.where(any_valid, jnp.max(jnp.where(m, x, -jnp.inf), axis=-2), 0.0)
+        masked = jnp.where(m, x, -jnp.inf)
+        first = jnp.argmax(masked, axis=-2)[..., None, :]
+        return jnp.where(any_valid, jnp.take_along_axis(masked, first, axis=-2)[..., 0, :], 0.0)
     total = jnp.sum(jnp.where(m, x, 0.0), axis=-2)
     count = jnp.maximum(mask.sum(axis=-1), 1).astype(x.dtype)[..., None]
     if op == "average":

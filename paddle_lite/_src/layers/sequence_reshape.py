@@ -7,24 +7,26 @@ and a non-sequence input counts as a batch of one-step sequences.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import as_activation
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.activations import Linear, as_activation
+from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.sequence import ExpandLevel, bucket
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import Seq, Sparse, data_of, with_data
+from paddle_lite._src.typing import Seq, Sparse, data_of, step_mask, with_data
 
 
 def as_steps(value: Any) -> Seq:
-    """A plain sequence: a non-sequence ``[B, D]`` becomes one-step sequences."""
+    """A plain sequence: a non-sequence ``[B, D]`` becomes one-step sequences, a nested
+    one its outer sequences (:func:`outer_steps`)."""
     if isinstance(value, Seq):
-        return value
+        return value if value.sub_lengths is None else outer_steps(value)[0]
     return Seq(value[:, None, :], jnp.ones(value.shape[:1], jnp.int32))
 
 
@@ -40,12 +42,31 @@ def _add_bias(params: Any, attrs: Any, out: Any) -> Any:
     return with_data(out, data_of(out) + params["wbias"][0])
 
 
-def _not_nested(spec: Spec, arg: str) -> None:
-    if spec.seq_level == 2:
-        raise LayerConfigError(
-            f"{arg} is a nested sequence (seq_level 2); this layer takes plain sequences "
-            "(seq_level 1) or non-sequences."
-        )
+def outer_steps(seq: Seq) -> tuple[Seq, Any]:
+    """A nested sequence as v2's layers that read only its outer start positions saw it:
+    each sample's sub-sequences one after another, one plain sequence ``[B, S*T, ...]``.
+
+    Returns:
+        ``(plain, slots)``: ``slots`` ``[B, S*T]`` is the plain position of each nested
+        step (``S*T`` for padding); :func:`from_outer_steps` puts a result back.
+    """
+    b, s, t = seq.data.shape[:3]
+    feat = seq.data.shape[3:]
+    mask = step_mask(seq)
+    starts = jnp.cumsum(seq.sub_lengths, axis=1) - seq.sub_lengths
+    slots = jnp.where(mask, starts[:, :, None] + jnp.arange(t), s * t).reshape(b, s * t)
+    flat = jnp.zeros((b, s * t + 1, *feat), seq.data.dtype)
+    flat = flat.at[jnp.arange(b)[:, None], slots].set(seq.data.reshape(b, s * t, *feat))
+    lengths = jnp.sum(jnp.where(mask.any(axis=2), seq.sub_lengths, 0), axis=1)
+    return Seq(flat[:, : s * t], lengths.astype(jnp.int32)), slots
+
+
+def from_outer_steps(data: Any, slots: Any, nested: Seq) -> Any:
+    """``data`` ``[B, S*T, ...]`` over :func:`outer_steps`' plain sequence, back in the
+    nested layout ``[B, S, T, ...]`` of ``nested`` (zero at its padding)."""
+    b, s, t = nested.data.shape[:3]
+    data = jnp.concatenate([data, jnp.zeros_like(data[:, :1])], axis=1)
+    return data[jnp.arange(b)[:, None], slots].reshape(b, s, t, *data.shape[2:])
 
 
 # seq_concat ------------------------------------------------------------------------
@@ -56,7 +77,6 @@ class SeqConcatKind(Kind):
         a, b = inputs
         for spec, arg in ((a, "a"), (b, "b")):
             _base.expect(spec, arg)
-            _not_nested(spec, arg)
         if a.size != b.size:
             raise LayerConfigError(
                 f"a and b must have the same size; received a.size={a.size}, b.size={b.size}."
@@ -90,7 +110,8 @@ def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=None):
 
     Args:
         a, b: dense sequence layers of equal size (a non-sequence counts as
-            one-step sequences).
+            one-step sequences; a nested one, as in v2, as its sub-sequences one after
+            another: the output is a plain sequence).
         act: activation (default ``Identity``).
         name: the layer name (default ``__seqconcat_<n>__``).
         bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
@@ -124,6 +145,12 @@ def _steps_shape(value: Any) -> tuple[int, ...]:
 
 class ExpandKind(Kind):
     name = "expand"
+    aligns_rows = True  # FROM_SEQUENCE: one input step per sub-sequence of expand_as
+
+    def aligned_inputs(self, inputs):
+        """``FROM_SEQUENCE`` pairs step ``s`` of ``input`` with sub-sequence ``s`` of
+        ``expand_as``: each sample needs as many of both (v2 paired the batch's rows)."""
+        return (0, 1) if (inputs[0].seq_level, inputs[1].seq_level) == (1, 2) else ()
 
     def infer_spec(self, inputs, attrs):
         inp, like = inputs
@@ -222,10 +249,12 @@ def expand(
 class SeqReshapeKind(Kind):
     name = "seqreshape"
 
+    def recut_widths(self, inputs, attrs):
+        return (inputs[0].size, attrs["reshape_size"]) if inputs[0].seq_level == 1 else ()
+
     def infer_spec(self, inputs, attrs):
         (inp,) = inputs
         _base.expect(inp)
-        _not_nested(inp, "input")
         n = attrs["reshape_size"]
         if inp.seq_level == 0 and inp.size % n:
             raise LayerConfigError(
@@ -255,15 +284,19 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
     """Re-cut each sequence's values into steps of width ``N = reshape_size``.
 
     A sequence of ``T`` steps of width ``M`` holds ``T*M`` values in step order; the
-    output holds the same values as ``T*M/N`` steps of width ``N``. v2 requires
-    ``T*M`` to be a multiple of ``N`` for every sequence; here a trailing partial
-    step is dropped (the length is ``floor(T*M/N)``).
+    output holds the same values as ``T*M/N`` steps of width ``N``. ``T*M`` must be a
+    multiple of ``N`` for every sequence, as in v2: a data sequence that is not is a
+    ``DataError`` naming the sample; for lengths computed on the device a trailing
+    partial step is dropped (the length is ``floor(T*M/N)``).
 
     Args:
         input: a dense sequence layer (a non-sequence is one step: its size must be a
-            multiple of ``reshape_size``).
+            multiple of ``reshape_size``; a nested one, as in v2, is re-cut over each
+            sample's sub-sequences one after another, into a plain sequence).
         reshape_size: the new step width ``N``.
-        act: activation (default ``Identity``).
+        act: accepted and, as in v2 (whose ``seq_reshape_layer`` never passed it on),
+            not applied: the output is linear (a ``LayerConfigWarning`` says so for
+            another activation).
         name: the layer name (default ``__seqreshape_<n>__``).
         bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
@@ -278,9 +311,17 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
     """
     name = _base.layer_name(name, "seqreshape")
     inp = _base.as_layer(input, layer=name, arg="input")
+    if as_activation(act, layer=name).name:
+        warnings.warn(
+            f"layer '{name}' (seq_reshape): v2's seq_reshape_layer took act={act!r} but "
+            "never passed it to its layer, so the output is linear, in v2 and here; apply "
+            "the activation in the layer that reads this one.",
+            LayerConfigWarning,
+            stacklevel=_base._user_stacklevel(),
+        )
     attrs = {
         "reshape_size": _base.positive_int(reshape_size, layer=name, arg="reshape_size"),
-        "act": as_activation(act, layer=name),
+        "act": Linear(),
         **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
     }
     bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
@@ -298,11 +339,18 @@ def context_window(x: Any, context_start: int, context_len: int, padding: Any = 
 
     A position ``p`` outside ``[0, len_b)`` gives zeros, or with ``padding`` (rows
     ``[before + after, D]``) the row ``p + before`` when ``p < 0`` and
-    ``before + p - len_b`` when ``p >= len_b`` (v2's ContextProjection).
+    ``before + p - len_b`` when ``p >= len_b`` (v2's ContextProjection). A nested
+    sequence is windowed over its outer sequence, its sub-sequences one after another,
+    as v2's ContextProjection read only the outer start positions.
 
     Returns:
-        The data ``[B, T, context_len * D]`` (``[B, context_len * D]`` for a non-sequence).
+        The data ``[B, T, context_len * D]`` (``[B, S, T, context_len * D]`` for a nested
+        sequence, ``[B, context_len * D]`` for a non-sequence).
     """
+    if isinstance(x, Seq) and x.sub_lengths is not None:
+        plain, slots = outer_steps(x)
+        out = context_window(plain, context_start, context_len, padding)
+        return from_outer_steps(out, slots, x)
     seq = as_steps(x)
     b, t, d = seq.data.shape
     lengths = seq.lengths.astype(jnp.int32)[:, None, None]

@@ -15,7 +15,8 @@ row's slices end at its first ``-1``. As in v2's SequenceSliceLayer:
 Index rows go to the (sub-)sequences in batch order, as in v2: the ``r``-th row (one
 per sample of a non-sequence, or the valid steps of a sequence one after another)
 indexes the ``r``-th (sub-)sequence of the batch. Slices keep the input's padded
-length ``T``.
+length ``T``. Steps of a slice outside its (sub-)sequence are zero (v2 read the rows
+of the sequences after it in the batch, or past the batch's end).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def slice_sequences(seq: Seq, starts: Any, ends: Any) -> Seq:
     pos = begin[..., None] + jnp.arange(t)
     rows = jnp.arange(seq.data.shape[0])[:, None, None]
     data = nested.data[rows, (source // k)[..., None], jnp.clip(pos, 0, t - 1)]
-    keep = (jnp.arange(t) < length[..., None]) & (pos >= 0) & (pos < t)
+    inside = jnp.take_along_axis(nested.sub_lengths, source // k, axis=1)[..., None]
+    keep = (jnp.arange(t) < length[..., None]) & (pos >= 0) & (pos < inside)
     return Seq(jnp.where(keep[..., None], data, 0.0), count, length)
 
 
