@@ -18,6 +18,7 @@ was expected.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,8 +28,13 @@ from paddle_lite._src import config
 from paddle_lite._src.aligned import aligned_copy, aligned_zeros
 from paddle_lite._src.buckets import Policy, make_policy
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
-from paddle_lite._src.errors import DataError
-from paddle_lite._src.feeder_items import Field, convert_items, ids_of, item_converter
+from paddle_lite._src.errors import DataError, DataWarning
+from paddle_lite._src.feeder_items import (
+    Field,
+    convert_items,
+    ids_of,
+    item_converter,
+)
 from paddle_lite._src.typing import Seq, Sparse
 
 
@@ -49,7 +55,13 @@ def feeding_index(data_types: Sequence[tuple[str, InputType]], feeding: Any) -> 
             f"feeding {feeding!r} gives no field for data layer(s) {missing}; "
             f"the network needs {names}."
         )
-    return {name: int(index[name]) for name in names}
+    return {name: _field_key(index[name]) for name in names}
+
+
+def _field_key(value: Any) -> Any:
+    """A field's index in a sample, or its key: v2 read ``sample[feeding[name]]``, so
+    ``{"image": "pixels"}`` read samples that are dicts."""
+    return value if isinstance(value, str) else int(value)
 
 
 def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
@@ -75,27 +87,50 @@ def _located(flat: list[Any], samples: list[Any], field: Field, unit: str) -> An
 
 
 _STEPS = (list, tuple, np.ndarray)
+_NOT_STEPS = (str, bytes, Mapping)
 _NEEDS_A_STEP = (
     "; this network feeds it to a layer that needs at least one step (last_seq, first_seq, "
     "max pooling or a CRF): drop or pad the sample"
 )
 
 
+def _as_steps(v: Any, field: Field, i: int, j: int | None = None) -> Any:
+    """The steps of sample ``i`` (its sub-sequence ``j``) as a list: any iterable but a
+    string or a dict (v2 took a ``range``, a ``deque``, an ``array.array``; a ``map`` was
+    a list in Python 2); a set is named in a ``DataWarning`` (its steps come in its
+    iteration order); anything else is a :class:`DataError`."""
+    if isinstance(v, _STEPS):
+        return v
+    if isinstance(v, Iterable) and not isinstance(v, _NOT_STEPS):
+        if isinstance(v, (set, frozenset)):
+            warnings.warn(
+                f"data layer '{field.name}' (field {field.index!r}) received a sequence given "
+                "as a set: its steps come in the set's iteration order, without duplicates; "
+                "pass a list.",
+                DataWarning,
+                stacklevel=5,
+            )
+        return list(v)
+    if j is None:
+        raise field.error(f"expected a sequence (list of items), received {type(v).__name__}", i)
+    raise field.error(
+        f"expected a list of sub-sequences; sub-sequence {j} is a {type(v).__name__}", i
+    )
+
+
 def _check_steps(values: list[Any], field: Field, nonempty: bool, nested: bool) -> None:
-    """Every sample is a list of steps (of lists of steps when nested), non-empty if asked."""
+    """Every sample is a list of steps (of lists of steps when nested), non-empty if asked;
+    other iterables are made lists in place (``_as_steps``)."""
     for i, v in enumerate(values):
         if not isinstance(v, _STEPS):
-            raise field.error(
-                f"expected a sequence (list of items), received {type(v).__name__}", i
-            )
+            v = values[i] = _as_steps(v, field, i)
         if nonempty and len(v) == 0:
             raise field.error("the sequence is empty" + _NEEDS_A_STEP, i)
         for j, sub in enumerate(v if nested else ()):
             if not isinstance(sub, _STEPS):
-                raise field.error(
-                    f"expected a list of sub-sequences; sub-sequence {j} is a {type(sub).__name__}",
-                    i,
-                )
+                if type(v) is not list:
+                    v = values[i] = list(v)
+                sub = v[j] = _as_steps(sub, field, i, j)
             if nonempty and len(sub) == 0:
                 raise field.error(f"sub-sequence {j} is empty" + _NEEDS_A_STEP, i)
 
@@ -293,11 +328,17 @@ def _bare_array_hint(err: DataError, sample: Any) -> DataError:
     )
 
 
-def _field_of(sample: Any, i: int, name: str, index: int) -> Any:
+def _field_of(sample: Any, i: int, name: str, index: Any) -> Any:
     """Field ``index`` of sample ``i``, or a :class:`DataError` saying what the sample is."""
     try:
         return sample[index]
     except (IndexError, TypeError, KeyError):
+        if isinstance(sample, Mapping):
+            raise DataError(
+                f"data layer '{name}' reads field {index!r}, but sample {i} is a dict with keys "
+                f"{sorted(map(str, sample))[:8]}: map each data layer to its key with "
+                "feeding={'layer': 'key', ...} (v2 read sample[feeding[layer]])."
+            ) from None
         size = len(sample) if hasattr(sample, "__len__") else 0
         hint = ""
         if isinstance(sample, (int, float, np.number)):
@@ -306,7 +347,7 @@ def _field_of(sample: Any, i: int, name: str, index: int) -> Any:
                 "not batches: wrap it with paddle.batch(reader, batch_size)."
             )
         raise DataError(
-            f"data layer '{name}' reads field {index}, but samples have [{size}] fields: "
+            f"data layer '{name}' reads field {index!r}, but samples have [{size}] fields: "
             f"sample {i}, of type {type(sample).__name__}, has {size}. Each sample is a "
             f"tuple with a field per data layer (see the feeding argument).{hint}"
         ) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Iterator
 from operator import attrgetter
 from typing import Any
 
@@ -64,7 +65,7 @@ class Field:
             return
         self._warned[0] = True
         warnings.warn(
-            f"data layer '{self.name}' (field {self.index}) received id {id_}, at or past its "
+            f"data layer '{self.name}' (field {self.index!r}) received id {id_}, at or past its "
             f"declared {self.type!r}; accepted, as v2 did, because {self.why}. Declare the "
             "data layer with the range its ids really have to silence this.",
             DataWarning,
@@ -72,7 +73,7 @@ class Field:
         )
 
     def error(self, what: str, item: int | None = None) -> DataError:
-        where = f"data layer '{self.name}' (field {self.index}"
+        where = f"data layer '{self.name}' (field {self.index!r}"
         if self.sample is not None:
             where += f", sample {self.sample}" + (
                 f", {self.unit} {item}" if item is not None else ""
@@ -160,6 +161,7 @@ def _rows_one_by_one(values: list[Any], field: Field) -> np.ndarray:
     """The rows of items whose batch does not convert at once; each item checked."""
     dim, rows = field.type.dim, []
     for i, v in enumerate(values):
+        v = listed(v)
         try:
             row = np.asarray(v, dtype=np.float32)
         except (TypeError, ValueError):
@@ -181,6 +183,14 @@ def _check_no_none(values: list[Any], field: Field, first: int = 0) -> None:
             raise field.error(f"received None among the values {show(v, 60)}", i)
 
 
+def listed(value: Any) -> Any:
+    """An iterator (a generator, or a Python 3 ``map``: a list in Python 2, where v2 ran)
+    as a list of its items; any other value as it is."""
+    if isinstance(value, Iterator):
+        return list(value)
+    return value
+
+
 def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: int) -> None:
     """v2's DataFeeder took dense samples of 1 to 3 dimensions and flattened them (the
     last two giving an image's height and width); more is an error, as in v2. A sample
@@ -191,7 +201,7 @@ def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: i
         raise field.error(f"received a sample of shape {shape}; at most 3 dimensions", item)
     if len(shape) > 1 and not isinstance(first, np.ndarray):
         warnings.warn(
-            f"data layer '{field.name}' (field {field.index}) received dense samples of "
+            f"data layer '{field.name}' (field {field.index!r}) received dense samples of "
             f"nested lists, shape {shape}; each is flattened row-major into its "
             f"{field.type.dim} values, as v2's DataFeeder did. Pass flat vectors to silence "
             "this (or declare a sequence type if the inner lists are steps).",
@@ -216,8 +226,7 @@ def _int_array(values: Any, field: Field) -> np.ndarray:
     if arr is not None and arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
     if arr is None or arr.ndim != 1:
-        first = next((i for i, v in enumerate(values) if np.size(v) != 1), 0)
-        raise field.error(f"received {show(values[first])}; expected one int per sample", first)
+        arr = _ids_one_by_one(values, field)
     if arr.dtype.kind == "b":  # v2 (Python 2 ints, SWIG) took True / False as ids 1 / 0
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu":
@@ -226,6 +235,21 @@ def _int_array(values: Any, field: Field) -> np.ndarray:
             raise field.error(f"received {show(values[first])}; expected ints", first)
         arr = arr.astype(np.int64)
     return arr
+
+
+def _ids_one_by_one(values: Any, field: Field) -> np.ndarray:
+    """The ids of a batch that does not convert at once (ints mixed with one-element
+    arrays or lists), each checked to be one number."""
+    items = []
+    for i, v in enumerate(values):
+        try:
+            item = np.asarray(v)
+        except ValueError:  # ragged
+            item = None
+        if item is None or item.ndim > 1 or item.size != 1:
+            raise field.error(f"received {show(v)}; expected one int per sample", i)
+        items.append(item.reshape(()))
+    return np.array(items)
 
 
 def _check_range(arr: np.ndarray, field: Field) -> None:
@@ -270,7 +294,7 @@ def _sparse_rows(values: list[Any], field: Field) -> list[Any]:
     so any iterable served: a generator, or a Python 3 ``map`` (a list in Python 2)."""
     rows = []
     for i, v in enumerate(values):
-        if not hasattr(v, "__len__"):
+        if not hasattr(v, "__len__") or (type(v) is np.ndarray and v.ndim == 0):
             try:
                 v = list(v)
             except TypeError:
@@ -286,21 +310,37 @@ def _sparse(values: list[Any], field: Field) -> Sparse:
     ids = aligned_zeros((len(values), k), np.int32)
     vals = aligned_zeros((len(values), k), np.float32)
     for i, row in enumerate(values):
-        if not row:
+        if len(row) == 0:
             continue
         if with_values:
             try:
                 cols, v = zip(*row, strict=False)
             except (TypeError, ValueError):
-                raise field.error(
-                    f"expected a list of (id, value) pairs, received {row!r:.60}", i
-                ) from None
+                raise field.error(_not_pairs(row), i) from None
             vals[i, : len(cols)] = v
         else:
             cols = row
             vals[i, : len(cols)] = 1.0
-        ids[i, : len(cols)] = ids_of(list(cols), field.at(i, "entry"))
+        try:
+            ids[i, : len(cols)] = ids_of(list(cols), field.at(i, "entry"))
+        except DataError as err:
+            if with_values and _parallel(row):
+                raise DataError(f"{err}{_parallel(row)}") from None
+            raise
     return Sparse(ids, vals)
+
+
+def _not_pairs(row: Any) -> str:
+    """What is wrong with a sparse_float item that is not a list of (id, value) pairs."""
+    return f"expected a list of (id, value) pairs, received {row!r:.60}" + _parallel(row)
+
+
+def _parallel(row: Any) -> str:
+    """A hint when ``row`` may be two parallel lists ``(ids, values)`` (v2 read such a row
+    as pairs too: its ids were the first two items of each list)."""
+    if len(row) == 2 and all(hasattr(part, "__len__") for part in row):
+        return " (two parallel lists of ids and values? pass list(zip(ids, values)))"
+    return ""
 
 
 def convert_items(values: list[Any], field: Field) -> Any:

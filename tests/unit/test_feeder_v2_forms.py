@@ -1,0 +1,208 @@
+"""Sample values v2's DataFeeder converted (py_paddle's DataProviderConverter scanners and
+the SWIG vectors they filled), fed to paddle_lite's feeder, its trainer and ``infer``.
+
+Each form is compared with the same values given as plain lists, the form every other
+feeder test uses; the forms v2 read wrongly or could not read are typed errors naming
+the data layer.
+"""
+
+import array
+import collections
+
+import numpy as np
+import pytest
+
+import paddle_lite as paddle
+from paddle_lite._src.errors import DataError, DataWarning
+from paddle_lite._src.feeder import DataFeeder
+from paddle_lite._src.typing import Seq
+
+DT = paddle.data_type
+RNG = np.random.default_rng(5)
+
+
+def _dense_of(sparse, dim):
+    """The dense rows a padded ``Sparse`` batch stands for (duplicates add up)."""
+    rows = np.zeros(sparse.ids.shape[:-1] + (dim,))
+    lead = np.indices(sparse.ids.shape)[:-1]
+    np.add.at(rows, (*lead, sparse.ids), sparse.values)
+    return rows
+
+
+def _assert_same(got, want):
+    """Two converted fields hold the same values (padding may differ in width)."""
+    if isinstance(want, Seq):
+        np.testing.assert_array_equal(got.lengths, want.lengths)
+        _assert_same(got.data, want.data)
+    elif hasattr(want, "ids"):
+        np.testing.assert_array_equal(_dense_of(got, 16), _dense_of(want, 16))
+    else:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+# sparse items as numpy arrays ------------------------------------------------------
+# SparseBinaryScanner extended its column list with the item: an int64 array's
+# elements were Python 2 ints for SWIG's vector<int>. paddle_lite tested ``if not row``
+# and raised numpy's "truth value of an array is ambiguous" ValueError.
+SPARSE_ARRAYS = [
+    ("sparse_binary_vector", [[1, 5, 5], [], [0, 15]], lambda ids: np.asarray(ids, np.int64)),
+    (
+        "sparse_float_vector",
+        [[(1, 0.5), (7, -2.0)], [], [(15, 3.0)]],
+        lambda pairs: np.asarray(pairs, np.float64).reshape(-1, 2),
+    ),
+]
+
+
+@pytest.mark.parametrize("kind, rows, as_array", SPARSE_ARRAYS, ids=["binary", "float"])
+def test_sparse_items_given_as_numpy_arrays(kind, rows, as_array):
+    tp = getattr(DT, kind)(16)
+    want = DataFeeder([("s", tp)])([(r,) for r in rows])["s"]
+    got = DataFeeder([("s", tp)])([(as_array(r),) for r in rows])["s"]
+    _assert_same(got, want)
+    seq_tp = getattr(DT, kind + "_sequence")(16)
+    want = DataFeeder([("s", seq_tp)])([(rows,), (rows[:1],)])["s"]
+    got = DataFeeder([("s", seq_tp)])([([as_array(r) for r in rows],), ([as_array(rows[0])],)])
+    _assert_same(got["s"], want)
+
+
+def test_a_sparse_item_that_is_a_0d_array_names_the_sample():
+    with pytest.raises(DataError, match=r"'s' \(field 0, sample 1\): expected a list of ids"):
+        DataFeeder([("s", DT.sparse_binary_vector(4))])([([1],), (np.array(3),)])
+
+
+# sequences as other iterables ------------------------------------------------------
+# SequenceScanner iterated each sequence and took its len(): a range (a list in
+# Python 2), an xrange, a deque, an array.array served; a map was a list in Python 2.
+INTS = [3, 1, 4, 1, 5]
+SEQUENCE_FORMS = {  # name: (type, the sequence as lists, a function making the form)
+    "range": (DT.integer_value_sequence(16), [2, 3, 4, 5, 6], lambda: range(2, 7)),
+    "deque": (DT.integer_value_sequence(16), INTS, lambda: collections.deque(INTS)),
+    "array.array": (DT.integer_value_sequence(16), INTS, lambda: array.array("i", INTS)),
+    "map": (DT.integer_value_sequence(16), INTS, lambda: map(int, "3 1 4 1 5".split())),
+    "generator": (DT.integer_value_sequence(16), INTS, lambda: (i for i in INTS)),
+    "dense steps": (DT.dense_vector_sequence(2), [[1, 2], [3, 4]], lambda: iter([[1, 2], [3, 4]])),
+    "sparse steps": (
+        DT.sparse_binary_vector_sequence(16),
+        [[1, 2], []],
+        lambda: iter([[1, 2], []]),
+    ),
+    "sub-sequences": (
+        DT.integer_value_sub_sequence(16),
+        [[1, 2], [3]],
+        lambda: (range(1, 3), collections.deque([3])),
+    ),
+    "outer map": (
+        DT.integer_value_sub_sequence(16),
+        [[1, 2], [3]],
+        lambda: map(list, [[1, 2], [3]]),
+    ),
+}
+
+
+@pytest.mark.parametrize("what", SEQUENCE_FORMS)
+def test_sequences_given_as_other_iterables(what):
+    tp, as_list, form = SEQUENCE_FORMS[what]
+    want = DataFeeder([("q", tp), ("y", DT.integer_value(2))])([(as_list, 0), ([], 1)])
+    got = DataFeeder([("q", tp), ("y", DT.integer_value(2))])([(form(), 0), ([], 1)])
+    _assert_same(got["q"], want["q"])
+
+
+def test_sequences_given_as_sets_warn_and_strings_or_dicts_are_refused():
+    tp = [("w", DT.integer_value_sequence(16))]
+    with pytest.warns(DataWarning, match=r"'w' \(field 0\) received a sequence given as a set"):
+        out = DataFeeder(tp)([({3},)])["w"]
+    assert out.data[0, 0] == 3 and out.lengths.tolist() == [1]
+    for bad in ("12", {1: 2}, 7):
+        with pytest.raises(DataError, match=r"'w' \(field 0, sample 1\): expected a sequence"):
+            DataFeeder(tp)([([1],), (bad,)])
+    nested = [("p", DT.integer_value_sub_sequence(16))]
+    with pytest.raises(DataError, match=r"sample 0\): .*sub-sequence 1 is a str"):
+        DataFeeder(nested)([([[1], "2"],)])
+
+
+# dense rows as iterators -----------------------------------------------------------
+def test_dense_rows_given_as_iterators():
+    """``map(float, line.split())`` was a list in Python 2: v2's DenseScanner read it."""
+    rows = RNG.random((3, 4)).astype(np.float32)
+    lines = [" ".join(repr(float(v)) for v in r) for r in rows]
+    feeder = DataFeeder([("x", DT.dense_vector(4)), ("y", DT.integer_value(2))])
+    want = feeder([(r.tolist(), 0) for r in rows])["x"]
+    got = feeder([(map(float, line.split()), 0) for line in lines])["x"]
+    _assert_same(got, want)
+    got = feeder([((float(v) for v in r), 1) for r in rows])["x"]
+    _assert_same(got, want)
+    with pytest.raises(DataError, match=r"'x' \(field 0, sample 1\): received 3 values"):
+        feeder([(iter(rows[0]), 0), (iter(rows[1][:3]), 0)])
+
+
+# ids mixing numbers and one-element arrays -----------------------------------------
+def test_ids_mixing_numbers_and_one_element_arrays():
+    feeder = DataFeeder([("y", DT.integer_value(10))])
+    batch = [(np.array([3]),), (4,), ([2],), (np.int64(7),), ((1,),), (True,)]
+    out = feeder(batch)["y"]
+    assert out.dtype == np.int32 and out.tolist() == [3, 4, 2, 7, 1, 1]
+    seq = DataFeeder([("w", DT.integer_value_sequence(10))])([([np.array([3]), 4, 5],)])["w"]
+    assert seq.data[0, :3].tolist() == [3, 4, 5]
+    with pytest.raises(DataError, match=r"sample 2\): received array\(\[1, 2\]\)"):
+        feeder([(np.array([3]),), (4,), (np.array([1, 2]),)])
+    with pytest.raises(DataError, match=r"sample 1\): received 'a' \(str\); expected ints"):
+        feeder([(np.array([3]),), ("a",)])
+    with pytest.raises(DataError, match=r"sample 1\): id 12 is outside \[0, 10\)"):
+        feeder([(np.array([3]),), (12,)])
+
+
+# feeding by key --------------------------------------------------------------------
+def _net():
+    x = paddle.layer.data("x", DT.dense_vector(3))
+    label = paddle.layer.data("label", DT.integer_value(2))
+    prob = paddle.layer.fc(input=x, size=2, act=paddle.activation.Softmax())
+    cost = paddle.layer.classification_cost(input=prob, label=label)
+    return prob, cost
+
+
+def _trained(cost, params, reader, feeding):
+    opt = paddle.optimizer.Momentum(momentum=0.0, learning_rate=0.1)
+    trainer = paddle.trainer.SGD(cost=cost, parameters=params, update_equation=opt)
+    trainer.train(reader, num_passes=1, feeding=feeding)
+    return {n: params.get(n).copy() for n in params.names()}
+
+
+def test_feeding_by_key_reads_dict_samples():
+    """v2 read ``sample[feeding[name]]``: ``feeding={"x": "pixels"}`` read dict samples."""
+    prob, cost = _net()
+    xs = RNG.random((4, 3)).astype(np.float32)
+    tuples = [(x, i % 2) for i, x in enumerate(xs)]
+    dicts = [{"pixels": x, "target": y, "id": i} for i, (x, y) in enumerate(tuples)]
+    feeding = {"x": "pixels", "label": "target"}
+    params = paddle.parameters.create(cost)
+    start = {n: params.get(n).copy() for n in params.names()}
+    by_index = _trained(cost, params, paddle.batch(lambda: iter(tuples), 2), None)
+    for n, v in start.items():
+        params.set(n, v)
+    by_key = _trained(cost, params, paddle.batch(lambda: iter(dicts), 2), feeding)
+    for n in by_index:
+        np.testing.assert_array_equal(by_key[n], by_index[n])
+    want = paddle.infer(output_layer=prob, parameters=params, input=[(x,) for x in xs])
+    got = paddle.infer(output_layer=prob, parameters=params, input=dicts, feeding={"x": "pixels"})
+    np.testing.assert_array_equal(got, want)
+
+
+def test_dict_samples_without_feeding_name_their_keys():
+    feeder = DataFeeder([("x", DT.dense_vector(2))])
+    keys = r"reads field 0, but sample 0 is a dict with keys \['a', 'b'\]: map each data layer"
+    with pytest.raises(DataError, match=keys):
+        feeder([{"a": [1, 2], "b": 0}])
+    with pytest.raises(DataError, match=r"layer 'x' reads field 'c', but sample 0 is a dict with"):
+        DataFeeder([("x", DT.dense_vector(2))], {"x": "c"})([{"a": [1, 2]}])
+
+
+# sparse floats given as two parallel lists -----------------------------------------
+def test_parallel_lists_for_sparse_floats_are_named():
+    """v2 read ``(ids, values)`` as pairs too (ids ``ids[0], values[0]``): wrong values or a
+    crash; paddle_lite refuses it, naming the layout it expects."""
+    feeder = DataFeeder([("f", DT.sparse_float_vector(8))])
+    for row in (([1, 2, 3], [0.5, 0.25, 0.125]), ([1, 2], [0.5, 0.25]), ([1], [0.5])):
+        with pytest.raises(DataError, match=r"'f' \(field 0, sample 0.*parallel lists"):
+            feeder([(row,)])
