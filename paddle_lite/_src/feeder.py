@@ -31,6 +31,7 @@ from paddle_lite._src.data_types import DataType, InputType, SequenceType
 from paddle_lite._src.errors import DataError, DataWarning
 from paddle_lite._src.feeder_items import (
     Field,
+    check_image_shape,
     convert_items,
     ids_of,
     item_converter,
@@ -175,6 +176,7 @@ def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
     if not isinstance(column, np.ndarray) or tp.seq_type != SequenceType.NO_SEQUENCE:
         return _per_sample(list(column), field, bucket, nonempty)
     if tp.type == DataType.Dense:
+        check_image_shape(column.shape[1:], field, None)
         if column.ndim < 1 or column[0].size != tp.dim:
             one = column.shape == (tp.dim,)  # one sample's field, read as a batch's column
             hint = (
@@ -217,7 +219,9 @@ class DataFeeder:
     reading them bound them otherwise), whose ids must be below ``limit`` (None: any) and
     past the dim are accepted with one ``DataWarning`` a field; ``unbounded`` names data
     layers whose ids have no upper bound. ``nonempty`` names the sequence data layers an
-    empty sequence must not feed.
+    empty sequence must not feed. ``images`` (``{name: ((C, H, W), layer)}``, from
+    ``input_checks.image_inputs``) gives the image a layer reads a dense data layer as:
+    samples of 2 or 3 dimensions must end in its height and width.
 
     Example:
         ```python
@@ -235,6 +239,7 @@ class DataFeeder:
         nonempty: Iterable[str] = (),
         unbounded: Iterable[str] = (),
         id_limits: Mapping[str, tuple[int | None, str]] | None = None,
+        images: Mapping[str, tuple[tuple[int, int, int], str]] | None = None,
         check: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         for item in data_types:
@@ -253,13 +258,15 @@ class DataFeeder:
         self.id_limits = dict(id_limits or {})
         for name in unbounded:
             self.id_limits[name] = (None, "every layer reading them takes them as numbers")
+        self.images = dict(images or {})
         self.check = check  # a check of the converted batch as a whole (host numpy arrays)
         # Built once, so a batch only reads its fields and calls their converters.
         self._fields = [self._field(name, tp) for name, tp in self.data_types]
 
     def _field(self, name: str, tp: InputType) -> tuple[str, int, Field, Any, tuple]:
         """``(name, field index, Field, converter, its arguments)`` of one data layer."""
-        field = Field(name, self.feeding[name], tp, limit=self.id_limits.get(name))
+        limit, image = self.id_limits.get(name), self.images.get(name)
+        field = Field(name, self.feeding[name], tp, limit=limit, image=image)
         return (
             name,
             field.index,

@@ -43,9 +43,13 @@ class Field:
         unit: str = "",
         *,
         limit: tuple[int | None, str] | None = None,
+        image: tuple[tuple[int, int, int], str] | None = None,
     ) -> None:
         self.name, self.index, self.type = name, index, tp
         self.sample, self.unit = sample, unit
+        # ``((C, H, W), layer)``: the image a layer reads this dense field as, when the data
+        # layer declares no height and width (``input_checks.image_inputs``); None: any.
+        self.image = image
         # Ids are below ``self.limit`` (None: no upper bound), ``why`` names the layer
         # setting it: the declared dim unless the layers reading the ids bound them
         # otherwise (``input_checks.id_limits``), as v2, whose DataFeeder never checked
@@ -199,6 +203,7 @@ def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: i
     sequence declared as a vector than a 2 x 2 image."""
     if len(shape) > 3:
         raise field.error(f"received a sample of shape {shape}; at most 3 dimensions", item)
+    check_image_shape(shape, field, item)
     if len(shape) > 1 and not isinstance(first, np.ndarray):
         warnings.warn(
             f"data layer '{field.name}' (field {field.index!r}) received dense samples of "
@@ -208,6 +213,28 @@ def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: i
             DataWarning,
             stacklevel=2,
         )
+
+
+def check_image_shape(shape: tuple[int, ...], field: Field, item: int | None = 0) -> None:
+    """A sample of 2 or 3 dimensions is an image of its last two (v2's DataFeeder set them
+    as the frame height and width, which v2's image layers read in place of the square
+    they assumed when the data layer declares no height and width); it must be the image
+    the network was built for, or v2's results would differ."""
+    if field.image is None or len(shape) < 2:
+        return
+    (c, h, w), layer = field.image
+    if tuple(shape[-2:]) == (h, w):
+        return
+    hint = ""
+    if len(shape) == 3 and shape[-1] == c and shape[0] == h:
+        hint = " The samples look height x width x channels: transpose them to (C, H, W)."
+    raise field.error(
+        f"received a sample of shape {tuple(shape)}, which v2 read as images of height "
+        f"{shape[-2]} and width {shape[-1]}; layer '{layer}' reads this data layer as "
+        f"(C, H, W) = {(c, h, w)}. Declare the data layer with height= and width= of the "
+        f"images, or pass samples of shape {(c, h, w)} or flat vectors.{hint}",
+        item,
+    )
 
 
 def ids_of(values: list[Any], field: Field) -> np.ndarray:

@@ -2,12 +2,13 @@
 the SWIG vectors they filled), fed to paddle_lite's feeder, its trainer and ``infer``.
 
 Each form is compared with the same values given as plain lists, the form every other
-feeder test uses; the forms v2 read wrongly or could not read are typed errors naming
-the data layer.
+feeder test uses; the forms v2 read differently from the network (image-shaped samples
+of another height and width) or could not read are typed errors naming the data layer.
 """
 
 import array
 import collections
+import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.errors import DataError, DataWarning
 from paddle_lite._src.feeder import DataFeeder
+from paddle_lite._src.input_checks import feeder_for, image_inputs
 from paddle_lite._src.typing import Seq
 
 DT = paddle.data_type
@@ -206,3 +208,71 @@ def test_parallel_lists_for_sparse_floats_are_named():
     for row in (([1, 2, 3], [0.5, 0.25, 0.125]), ([1, 2], [0.5, 0.25]), ([1], [0.5])):
         with pytest.raises(DataError, match=r"'f' \(field 0, sample 0.*parallel lists"):
             feeder([(row,)])
+
+
+# image-shaped dense samples --------------------------------------------------------
+def _conv_net(height=None, width=None):
+    img = paddle.layer.data("img", DT.dense_vector(3 * 4 * 4), height=height, width=width)
+    conv = paddle.layer.img_conv(
+        input=img, filter_size=3, num_filters=2, num_channels=3, padding=1, stride=1
+    )
+    return paddle.layer.fc(input=conv, size=2, act=paddle.activation.Softmax())
+
+
+def test_image_samples_of_the_networks_shape_feed_as_flat_vectors():
+    """DenseScanner flattened a (C, H, W) sample and set H and W as the frame size; when
+    they are the image the network was built for, the flat values are the image."""
+    out = _conv_net()
+    topology = paddle.topology.Topology(out)
+    assert image_inputs(topology) == {"img": ((3, 4, 4), out.inputs[0].name)}
+    params = paddle.parameters.create(out)
+    images = RNG.random((3, 3, 4, 4)).astype(np.float32)
+    flat = paddle.infer(output_layer=out, parameters=params, input=[(i.ravel(),) for i in images])
+    shaped = paddle.infer(output_layer=out, parameters=params, input=[(i,) for i in images])
+    np.testing.assert_array_equal(shaped, flat)
+    feeds = feeder_for(topology).convert({"img": images})  # a column of images too
+    np.testing.assert_array_equal(feeds["img"], images.reshape(3, -1))
+
+
+@pytest.mark.parametrize(
+    "shape, hint",
+    [((3, 2, 8), "height 2 and width 8"), ((4, 4, 3), "transpose them to \\(C, H, W\\)")],
+)
+def test_image_samples_of_another_height_and_width_are_refused(shape, hint):
+    """v2's conv read the fed frame size in place of the square its config assumed
+    (ConvBaseLayer::calOutputSize; DataLayer passed the frame on when the data layer had
+    no height and width): paddle_lite's conv, built for 4 x 4, would read them otherwise."""
+    out = _conv_net()
+    params = paddle.parameters.create(out)
+    samples = [(RNG.random(shape).astype(np.float32),) for _ in range(2)]
+    with pytest.raises(DataError, match=r"'img' \(field 0, sample 0\): received a sample of") as e:
+        paddle.infer(output_layer=out, parameters=params, input=samples)
+    assert "(C, H, W) = (3, 4, 4)" in str(e.value)
+    assert e.match(hint)
+    feeder = feeder_for(paddle.topology.Topology(out))
+    with pytest.raises(DataError, match=r"'img' \(field 0\): received a sample of shape"):
+        feeder.convert({"img": np.stack([s[0] for s in samples])})
+
+
+def test_declared_image_sizes_take_any_sample_shape():
+    """A data layer's height and width override the fed frame size (v2's
+    DataLayer::copyDataToOutput), so any shape of the right size is its flat values."""
+    out = _conv_net(height=4, width=4)
+    assert image_inputs(paddle.topology.Topology(out)) == {}
+    params = paddle.parameters.create(out)
+    images = RNG.random((2, 3, 4, 4)).astype(np.float32)
+    flat = paddle.infer(output_layer=out, parameters=params, input=[(i.ravel(),) for i in images])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other = [(i.reshape(3, 2, 8),) for i in images]
+        got = paddle.infer(output_layer=out, parameters=params, input=other)
+    np.testing.assert_array_equal(got, flat)
+
+
+def test_a_hand_built_feeder_checks_the_images_it_is_given():
+    images = {"img": ((1, 2, 3), "conv")}
+    feeder = DataFeeder([("img", DT.dense_vector(6))], images=images)
+    np.testing.assert_array_equal(feeder([(np.arange(6.0).reshape(2, 3),)])["img"], [range(6)])
+    with pytest.raises(DataError, match=r"layer 'conv' reads this data layer as"):
+        feeder([(np.arange(6.0).reshape(3, 2),)])
+    assert DataFeeder([("img", DT.dense_vector(6))])([(np.zeros((3, 2)),)])["img"].shape == (1, 6)
