@@ -69,6 +69,52 @@ def test_sparse_items_given_as_numpy_arrays(kind, rows, as_array):
     _assert_same(got["s"], want)
 
 
+DUPLICATES = {  # sparse items repeating an id, as lists and as numpy arrays
+    "binary": (DT.sparse_binary_vector, [[1, 1, 4], [], [0, 4, 4, 4]], np.asarray),
+    "float": (
+        DT.sparse_float_vector,
+        [[(1, 0.5), (1, 2.0), (3, -1.0)], [(2, 1.5)], [(0, 0.25), (0, 0.25)]],
+        lambda pairs: np.asarray(pairs, np.float64).reshape(-1, 2),
+    ),
+}
+
+
+def _multi_hot(rows, dim):
+    """float64 rows of v2's CSR matrix times the identity: every entry added, so a repeated
+    id counts as often as it appears (CpuMatrix::mul over a CpuSparseMatrix)."""
+    dense = np.zeros((len(rows), dim))
+    for r, row in enumerate(rows):
+        for item in row:
+            i, v = item if isinstance(item, tuple) else (item, 1.0)
+            dense[r, i] += v
+    return dense
+
+
+@pytest.mark.parametrize("kind", DUPLICATES)
+@pytest.mark.parametrize("as_arrays", [False, True], ids=["lists", "arrays"])
+def test_repeated_sparse_ids_add_up_in_fc_forward_and_gradient(kind, as_arrays):
+    """v2's fc over a sparse input added each CSR entry's weight row (forward) and its
+    output gradient to that row (backward, the transposed product), repeats included."""
+    make, rows, as_array = DUPLICATES[kind]
+    x = paddle.layer.data("x", make(5))
+    out = paddle.layer.fc(input=x, size=3, act=paddle.activation.Linear())
+    cost = paddle.layer.sum_cost(input=out)
+    params = paddle.parameters.create(cost)
+    w0 = params.get("___fc_layer_0__.w0").astype(np.float64)
+    b0 = params.get("___fc_layer_0__.wbias").astype(np.float64)
+    samples = [(as_array(r) if as_arrays else r,) for r in rows]
+    dense = _multi_hot(rows, 5)
+    got = paddle.infer(output_layer=out, parameters=params, input=samples)
+    np.testing.assert_allclose(got, dense @ w0 + b0, rtol=1e-5, atol=1e-6)
+    opt = paddle.optimizer.Momentum(momentum=0, learning_rate=0.1)
+    trainer = paddle.trainer.SGD(cost=cost, parameters=params, update_equation=opt)
+    trainer.train(paddle.batch(lambda: iter(samples), len(samples)), num_passes=1)
+    grad_w = dense.sum(axis=0)[:, None] * np.ones((1, 3))  # of the summed linear outputs
+    np.testing.assert_allclose(
+        params.get("___fc_layer_0__.w0"), w0 - 0.1 * grad_w, rtol=1e-5, atol=1e-6
+    )
+
+
 def test_a_sparse_item_that_is_a_0d_array_names_the_sample():
     with pytest.raises(DataError, match=r"'s' \(field 0, sample 1\): expected a list of ids"):
         DataFeeder([("s", DT.sparse_binary_vector(4))])([([1],), (np.array(3),)])
