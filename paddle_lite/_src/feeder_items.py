@@ -171,12 +171,23 @@ def _rows_one_by_one(values: list[Any], field: Field) -> np.ndarray:
         except (TypeError, ValueError):
             raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
         if row.size != dim:
-            raise field.error(f"received {row.size} values, expected {dim}", i)
+            raise field.error(f"received {row.size} values, expected {dim}" + _sized(row), i)
         _check_sample_ndim(row.shape, field, v, i)
         if np.isnan(row).any():
             _check_no_none([v], field, i)
         rows.append(row.reshape(-1))
     return np.stack(rows) if rows else np.zeros((0, dim), np.float32)
+
+
+def _sized(row: np.ndarray) -> str:
+    """A hint for an image-shaped sample of another size than the declared dim."""
+    if row.ndim < 2:
+        return ""
+    return (
+        f" (a sample of shape {row.shape}: v2's dense_array took images whose size changed "
+        "from batch to batch; here a data layer has one size: resize or pad the images "
+        "to it)"
+    )
 
 
 def _check_no_none(values: list[Any], field: Field, first: int = 0) -> None:

@@ -322,3 +322,14 @@ def test_a_hand_built_feeder_checks_the_images_it_is_given():
     with pytest.raises(DataError, match=r"layer 'conv' reads this data layer as"):
         feeder([(np.arange(6.0).reshape(3, 2),)])
     assert DataFeeder([("img", DT.dense_vector(6))])([(np.zeros((3, 2)),)])["img"].shape == (1, 6)
+
+
+def test_images_of_another_size_than_the_dim_say_the_size_is_fixed():
+    """v2's dense_array took images whose size changed from batch to batch (its dim unused);
+    a data layer here has one size, and the error says so."""
+    feeder = DataFeeder([("img", DT.dense_array(3 * 4 * 4))])
+    feeder([(np.zeros((3, 4, 4)),)])
+    with pytest.raises(DataError, match=r"sample 1\): received 60 values, expected 48 \(a sampl"):
+        feeder([(np.zeros((3, 4, 4)),), (np.zeros((3, 4, 5)),)])
+    with pytest.raises(DataError, match=r"dense_array took images whose size changed"):
+        feeder([(np.zeros((3, 4, 5)),)])
