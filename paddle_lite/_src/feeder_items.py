@@ -374,8 +374,9 @@ def _not_pairs(row: Any) -> str:
 
 
 def _parallel(row: Any) -> str:
-    """A hint when ``row`` may be two parallel lists ``(ids, values)`` (v2 read such a row
-    as pairs too: its ids were the first two items of each list)."""
+    """A hint when ``row`` may be two parallel lists ``(ids, values)``: v2 read each list as
+    one pair, taking ``(ids[0], values[0])`` as the ids and ``(ids[1], values[1])`` as the
+    values."""
     if len(row) == 2 and all(hasattr(part, "__len__") for part in row):
         return " (two parallel lists of ids and values? pass list(zip(ids, values)))"
     return ""
