@@ -282,8 +282,10 @@ class DataFeeder:
 
     def convert(self, batch: Any) -> dict[str, Any]:
         """``{data layer name: array}`` for a list of samples or a batch of columns."""
-        if type(batch) is not list and _is_columns(batch, len(self.data_types)):
-            return self._convert_columns(batch)
+        if type(batch) is not list:
+            if _is_columns(batch, len(self.data_types)):
+                return self._convert_columns(batch)
+            batch = _samples(batch)
         if len(batch) == 0:
             raise DataError(
                 "the batch is empty; a batch is a non-empty list of samples "
@@ -322,6 +324,19 @@ class DataFeeder:
         if self.check is not None:
             self.check(feeds)
         return feeds
+
+
+def _samples(batch: Any) -> Any:
+    """The samples of a batch that is not a list: an iterator's as a list (v2's feeder
+    listed the samples it was given, so a generator served); sized batches as they are."""
+    if hasattr(batch, "__len__"):
+        return batch
+    try:
+        return list(batch)
+    except TypeError:
+        raise DataError(
+            f"received a batch of type {type(batch).__name__}; a batch is a list of samples."
+        ) from None
 
 
 def _bare_array_hint(err: DataError, sample: Any) -> DataError:

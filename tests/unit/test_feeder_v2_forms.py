@@ -333,3 +333,16 @@ def test_images_of_another_size_than_the_dim_say_the_size_is_fixed():
         feeder([(np.zeros((3, 4, 4)),), (np.zeros((3, 4, 5)),)])
     with pytest.raises(DataError, match=r"dense_array took images whose size changed"):
         feeder([(np.zeros((3, 4, 5)),)])
+
+
+def test_a_hand_built_feeder_takes_a_generator_of_samples():
+    """v2's DataFeeder.convert listed the samples it was given (reorder_data), so a
+    generator served; a batch that is not a collection of samples is a DataError."""
+    feeder = DataFeeder([("x", DT.dense_vector(2)), ("y", DT.integer_value(3))])
+    samples = [([1.0, 2.0], 1), ([3.0, 4.0], 2)]
+    got = feeder(s for s in samples)
+    want = feeder(samples)
+    _assert_same(got["x"], want["x"])
+    _assert_same(got["y"], want["y"])
+    with pytest.raises(DataError, match=r"received a batch of type int; a batch is a list"):
+        feeder(5)
