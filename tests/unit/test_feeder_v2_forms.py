@@ -230,6 +230,7 @@ def test_feeding_by_key_reads_dict_samples():
     for n, v in start.items():
         params.set(n, v)
     by_key = _trained(cost, params, paddle.batch(lambda: iter(dicts), 2), feeding)
+    assert all(not np.array_equal(by_index[n], start[n]) for n in by_index)
     for n in by_index:
         np.testing.assert_array_equal(by_key[n], by_index[n])
     want = paddle.infer(output_layer=prob, parameters=params, input=[(x,) for x in xs])
@@ -346,3 +347,27 @@ def test_a_hand_built_feeder_takes_a_generator_of_samples():
     _assert_same(got["y"], want["y"])
     with pytest.raises(DataError, match=r"received a batch of type int; a batch is a list"):
         feeder(5)
+
+
+def test_training_on_sequences_given_as_maps_matches_lists():
+    """A Python 2 reader ``yield map(word_dict.get, words), label`` yields maps under
+    Python 3: one pass over them trains the parameters the lists train."""
+    words = paddle.layer.data("words", DT.integer_value_sequence(8))
+    label = paddle.layer.data("label", DT.integer_value(2))
+    emb = paddle.layer.embedding(input=words, size=3)
+    pooled = paddle.layer.pooling(input=emb, pooling_type=paddle.pooling.Avg())
+    prob = paddle.layer.fc(input=pooled, size=2, act=paddle.activation.Softmax())
+    cost = paddle.layer.classification_cost(input=prob, label=label)
+    texts = [("a b c", 0), ("d", 1), ("e f a b", 1), ("c c", 0)]
+    vocab = {w: i for i, w in enumerate("abcdefgh")}
+    params = paddle.parameters.create(cost)
+    start = {n: params.get(n).copy() for n in params.names()}
+    lists = [([vocab[w] for w in t.split()], y) for t, y in texts]
+    want = _trained(cost, params, paddle.batch(lambda: iter(lists), 2), None)
+    for n, v in start.items():
+        params.set(n, v)
+    maps = lambda: ((map(vocab.get, t.split()), y) for t, y in texts)  # noqa: E731
+    got = _trained(cost, params, paddle.batch(maps, 2), None)
+    assert all(not np.array_equal(want[n], start[n]) for n in want)  # every one trained
+    for n in want:
+        np.testing.assert_array_equal(got[n], want[n])
