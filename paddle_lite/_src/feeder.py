@@ -19,7 +19,7 @@ was expected.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -262,6 +262,8 @@ class DataFeeder:
         self.check = check  # a check of the converted batch as a whole (host numpy arrays)
         # Built once, so a batch only reads its fields and calls their converters.
         self._fields = [self._field(name, tp) for name, tp in self.data_types]
+        indices = [index for _, index, *_ in self._fields]
+        self._shared = {index for index in indices if indices.count(index) > 1}
 
     def _field(self, name: str, tp: InputType) -> tuple[str, int, Field, Any, tuple]:
         """``(name, field index, Field, converter, its arguments)`` of one data layer."""
@@ -291,12 +293,16 @@ class DataFeeder:
                 "the batch is empty; a batch is a non-empty list of samples "
                 "(paddle.batch never yields an empty one)."
             )
-        feeds = {}
+        feeds, reused = {}, {}
         for name, index, _, convert, args in self._fields:
             try:
                 values = [sample[index] for sample in batch]
             except (IndexError, TypeError, KeyError):
                 values = [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
+            if index in self._shared:  # read by several data layers: iterators once
+                if index not in reused:
+                    reused[index] = [_reusable(v) for v in values]
+                values = list(reused[index])
             try:
                 feeds[name] = convert(values, *args)
             except DataError as err:
@@ -324,6 +330,19 @@ class DataFeeder:
         if self.check is not None:
             self.check(feeds)
         return feeds
+
+
+def _reusable(value: Any) -> Any:
+    """``value`` with every iterator in it (at any depth of lists and tuples) made a list,
+    so that each data layer reading one field sees all its items."""
+    if isinstance(value, Iterator):
+        value = list(value)
+    elif not isinstance(value, (list, tuple)):
+        return value
+    items = [_reusable(item) for item in value]
+    if all(a is b for a, b in zip(items, value, strict=True)):
+        return value
+    return items
 
 
 def _samples(batch: Any) -> Any:

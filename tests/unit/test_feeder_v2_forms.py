@@ -371,3 +371,24 @@ def test_training_on_sequences_given_as_maps_matches_lists():
     assert all(not np.array_equal(want[n], start[n]) for n in want)  # every one trained
     for n in want:
         np.testing.assert_array_equal(got[n], want[n])
+
+
+def test_a_field_read_by_several_data_layers_gives_each_its_iterators_items():
+    """Two data layers reading one field (v2's test feeds one field twice) each see every
+    item of a sequence given as an iterator, at any depth."""
+    types = [
+        ("a", DT.integer_value_sequence(10)),
+        ("b", DT.sparse_binary_vector(10)),
+        ("c", DT.integer_value_sub_sequence(10)),
+        ("d", DT.integer_value_sub_sequence(10)),
+    ]
+    feeding = {"a": 0, "b": 0, "c": 1, "d": 1}
+    lists = [([1, 2, 3], [[1, 2], [3]]), ([4], [[5]])]
+    want = DataFeeder(types, feeding)(lists)
+    iterators = [
+        (map(int, "1 2 3".split()), (map(int, s) for s in ["12", "3"])),
+        (iter([4]), [iter([5])]),
+    ]
+    got = DataFeeder(types, feeding)(iterators)
+    for name in "abcd":
+        _assert_same(got[name], want[name])
