@@ -344,7 +344,8 @@ def _sparse_rows(values: list[Any], field: Field) -> list[Any]:
 def _sparse(values: list[Any], field: Field) -> Sparse:
     with_values = field.type.type == DataType.SparseValue
     values = _sparse_rows(values, field)
-    k = pow2(max((len(v) for v in values), default=1))
+    longest = max((len(v) for v in values), default=1)
+    k = pow2(longest)
     ids = aligned_zeros((len(values), k), np.int32)
     vals = aligned_zeros((len(values), k), np.float32)
     for i, row in enumerate(values):
@@ -365,7 +366,26 @@ def _sparse(values: list[Any], field: Field) -> Sparse:
             if with_values and _parallel(row):
                 raise DataError(f"{err}{_parallel(row)}") from None
             raise
+    if not with_values and longest >= field.type.dim > 2:  # rare: most rows are short
+        _check_not_dense(values, ids, field)
     return Sparse(ids, vals)
+
+
+def _check_not_dense(rows: list[Any], ids: np.ndarray, field: Field) -> None:
+    """Warn when a sparse_binary item looks like a dense 0/1 vector (``dim`` ids, each 0 or
+    1), which v2 read, as this feeder does, as ids 0 and 1 repeated."""
+    dim = field.type.dim
+    for i, row in enumerate(rows):
+        if len(row) == dim and ids[i, :dim].max() <= 1:
+            warnings.warn(
+                f"data layer '{field.name}' (field {field.index!r}) received a sparse_binary "
+                f"item of {dim} ids, each 0 or 1: a dense 0/1 vector? Such an "
+                "item lists the ids of its ones, [i for i, x in enumerate(row) if x]; it is "
+                "read as the ids 0 and 1 repeated, as v2 read it.",
+                DataWarning,
+                stacklevel=2,
+            )
+            return
 
 
 def _not_pairs(row: Any) -> str:

@@ -392,3 +392,17 @@ def test_a_field_read_by_several_data_layers_gives_each_its_iterators_items():
     got = DataFeeder(types, feeding)(iterators)
     for name in "abcd":
         _assert_same(got[name], want[name])
+
+
+def test_a_dense_0_1_vector_given_as_a_sparse_binary_item_warns():
+    """v2 read ``[0, 1, 1, 0]`` for a sparse_binary_vector(4) as the ids 0, 1, 1, 0 (its
+    scanner extended the column list with the item): so does paddle_lite, with a warning;
+    items listing ids, however long, convert silently."""
+    feeder = DataFeeder([("s", DT.sparse_binary_vector(4))])
+    with pytest.warns(DataWarning, match=r"'s' \(field 0\) received a sparse_binary item of 4"):
+        out = feeder([([2],), ([0, 1, 1, 0],)])["s"]
+    np.testing.assert_array_equal(_dense_of(out, 4), [[0, 0, 1, 0], [2, 2, 0, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(_dense_of(feeder([([3, 0, 2, 1],)])["s"], 4), [[1] * 4])
+        DataFeeder([("s", DT.sparse_binary_vector(2))])([([0, 1],)])  # dim 2: ids 0 and 1
