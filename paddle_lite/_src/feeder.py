@@ -18,7 +18,8 @@ was expected.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,14 @@ from paddle_lite._src import config
 from paddle_lite._src.aligned import aligned_copy, aligned_zeros
 from paddle_lite._src.buckets import Policy, make_policy
 from paddle_lite._src.data_types import DataType, InputType, SequenceType
-from paddle_lite._src.errors import DataError
-from paddle_lite._src.feeder_items import Field, convert_items, ids_of, item_converter
+from paddle_lite._src.errors import DataError, DataWarning
+from paddle_lite._src.feeder_items import (
+    Field,
+    check_image_shape,
+    convert_items,
+    ids_of,
+    item_converter,
+)
 from paddle_lite._src.typing import Seq, Sparse
 
 
@@ -49,7 +56,13 @@ def feeding_index(data_types: Sequence[tuple[str, InputType]], feeding: Any) -> 
             f"feeding {feeding!r} gives no field for data layer(s) {missing}; "
             f"the network needs {names}."
         )
-    return {name: int(index[name]) for name in names}
+    return {name: _field_key(index[name]) for name in names}
+
+
+def _field_key(value: Any) -> Any:
+    """A field's index in a sample, or its key: v2 read ``sample[feeding[name]]``, so
+    ``{"image": "pixels"}`` read samples that are dicts."""
+    return value if isinstance(value, str) else int(value)
 
 
 def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
@@ -75,27 +88,50 @@ def _located(flat: list[Any], samples: list[Any], field: Field, unit: str) -> An
 
 
 _STEPS = (list, tuple, np.ndarray)
+_NOT_STEPS = (str, bytes, Mapping)
 _NEEDS_A_STEP = (
     "; this network feeds it to a layer that needs at least one step (last_seq, first_seq, "
     "max pooling or a CRF): drop or pad the sample"
 )
 
 
+def _as_steps(v: Any, field: Field, i: int, j: int | None = None) -> Any:
+    """The steps of sample ``i`` (its sub-sequence ``j``) as a list: any iterable but a
+    string or a dict (v2 took a ``range``, a ``deque``, an ``array.array``; a ``map`` was
+    a list in Python 2); a set is named in a ``DataWarning`` (its steps come in its
+    iteration order); anything else is a :class:`DataError`."""
+    if isinstance(v, _STEPS):
+        return v
+    if isinstance(v, Iterable) and not isinstance(v, _NOT_STEPS):
+        if isinstance(v, (set, frozenset)):
+            warnings.warn(
+                f"data layer '{field.name}' (field {field.index!r}) received a sequence given "
+                "as a set: its steps come in the set's iteration order, without duplicates; "
+                "pass a list.",
+                DataWarning,
+                stacklevel=5,
+            )
+        return list(v)
+    if j is None:
+        raise field.error(f"expected a sequence (list of items), received {type(v).__name__}", i)
+    raise field.error(
+        f"expected a list of sub-sequences; sub-sequence {j} is a {type(v).__name__}", i
+    )
+
+
 def _check_steps(values: list[Any], field: Field, nonempty: bool, nested: bool) -> None:
-    """Every sample is a list of steps (of lists of steps when nested), non-empty if asked."""
+    """Every sample is a list of steps (of lists of steps when nested), non-empty if asked;
+    other iterables are made lists in place (``_as_steps``)."""
     for i, v in enumerate(values):
         if not isinstance(v, _STEPS):
-            raise field.error(
-                f"expected a sequence (list of items), received {type(v).__name__}", i
-            )
+            v = values[i] = _as_steps(v, field, i)
         if nonempty and len(v) == 0:
             raise field.error("the sequence is empty" + _NEEDS_A_STEP, i)
         for j, sub in enumerate(v if nested else ()):
             if not isinstance(sub, _STEPS):
-                raise field.error(
-                    f"expected a list of sub-sequences; sub-sequence {j} is a {type(sub).__name__}",
-                    i,
-                )
+                if type(v) is not list:
+                    v = values[i] = list(v)
+                sub = v[j] = _as_steps(sub, field, i, j)
             if nonempty and len(sub) == 0:
                 raise field.error(f"sub-sequence {j} is empty" + _NEEDS_A_STEP, i)
 
@@ -140,6 +176,7 @@ def _column(column: Any, field: Field, bucket: Policy, nonempty: bool) -> Any:
     if not isinstance(column, np.ndarray) or tp.seq_type != SequenceType.NO_SEQUENCE:
         return _per_sample(list(column), field, bucket, nonempty)
     if tp.type == DataType.Dense:
+        check_image_shape(column.shape[1:], field, None)
         if column.ndim < 1 or column[0].size != tp.dim:
             one = column.shape == (tp.dim,)  # one sample's field, read as a batch's column
             hint = (
@@ -182,7 +219,9 @@ class DataFeeder:
     reading them bound them otherwise), whose ids must be below ``limit`` (None: any) and
     past the dim are accepted with one ``DataWarning`` a field; ``unbounded`` names data
     layers whose ids have no upper bound. ``nonempty`` names the sequence data layers an
-    empty sequence must not feed.
+    empty sequence must not feed. ``images`` (``{name: ((C, H, W), layer)}``, from
+    ``input_checks.image_inputs``) gives the image a layer reads a dense data layer as:
+    samples of 2 or 3 dimensions must end in its height and width.
 
     Example:
         ```python
@@ -200,6 +239,7 @@ class DataFeeder:
         nonempty: Iterable[str] = (),
         unbounded: Iterable[str] = (),
         id_limits: Mapping[str, tuple[int | None, str]] | None = None,
+        images: Mapping[str, tuple[tuple[int, int, int], str]] | None = None,
         check: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         for item in data_types:
@@ -218,13 +258,17 @@ class DataFeeder:
         self.id_limits = dict(id_limits or {})
         for name in unbounded:
             self.id_limits[name] = (None, "every layer reading them takes them as numbers")
+        self.images = dict(images or {})
         self.check = check  # a check of the converted batch as a whole (host numpy arrays)
         # Built once, so a batch only reads its fields and calls their converters.
         self._fields = [self._field(name, tp) for name, tp in self.data_types]
+        indices = [index for _, index, *_ in self._fields]
+        self._shared = {index for index in indices if indices.count(index) > 1}
 
     def _field(self, name: str, tp: InputType) -> tuple[str, int, Field, Any, tuple]:
         """``(name, field index, Field, converter, its arguments)`` of one data layer."""
-        field = Field(name, self.feeding[name], tp, limit=self.id_limits.get(name))
+        limit, image = self.id_limits.get(name), self.images.get(name)
+        field = Field(name, self.feeding[name], tp, limit=limit, image=image)
         return (
             name,
             field.index,
@@ -240,19 +284,25 @@ class DataFeeder:
 
     def convert(self, batch: Any) -> dict[str, Any]:
         """``{data layer name: array}`` for a list of samples or a batch of columns."""
-        if type(batch) is not list and _is_columns(batch, len(self.data_types)):
-            return self._convert_columns(batch)
+        if type(batch) is not list:
+            if _is_columns(batch, len(self.data_types)):
+                return self._convert_columns(batch)
+            batch = _samples(batch)
         if len(batch) == 0:
             raise DataError(
                 "the batch is empty; a batch is a non-empty list of samples "
                 "(paddle.batch never yields an empty one)."
             )
-        feeds = {}
+        feeds, reused = {}, {}
         for name, index, _, convert, args in self._fields:
             try:
                 values = [sample[index] for sample in batch]
             except (IndexError, TypeError, KeyError):
                 values = [_field_of(sample, i, name, index) for i, sample in enumerate(batch)]
+            if index in self._shared:  # read by several data layers: iterators once
+                if index not in reused:
+                    reused[index] = [_reusable(v) for v in values]
+                values = list(reused[index])
             try:
                 feeds[name] = convert(values, *args)
             except DataError as err:
@@ -282,6 +332,32 @@ class DataFeeder:
         return feeds
 
 
+def _reusable(value: Any) -> Any:
+    """``value`` with every iterator in it (at any depth of lists and tuples) made a list,
+    so that each data layer reading one field sees all its items."""
+    if isinstance(value, Iterator):
+        value = list(value)
+    elif not isinstance(value, (list, tuple)):
+        return value
+    items = [_reusable(item) for item in value]
+    if all(a is b for a, b in zip(items, value, strict=True)):
+        return value
+    return items
+
+
+def _samples(batch: Any) -> Any:
+    """The samples of a batch that is not a list: an iterator's as a list (v2's feeder
+    listed the samples it was given, so a generator served); sized batches as they are."""
+    if hasattr(batch, "__len__"):
+        return batch
+    try:
+        return list(batch)
+    except TypeError:
+        raise DataError(
+            f"received a batch of type {type(batch).__name__}; a batch is a list of samples."
+        ) from None
+
+
 def _bare_array_hint(err: DataError, sample: Any) -> DataError:
     """``err``, with a hint when samples are bare numpy arrays (indexed as their fields)."""
     if not isinstance(sample, np.ndarray):
@@ -293,11 +369,17 @@ def _bare_array_hint(err: DataError, sample: Any) -> DataError:
     )
 
 
-def _field_of(sample: Any, i: int, name: str, index: int) -> Any:
+def _field_of(sample: Any, i: int, name: str, index: Any) -> Any:
     """Field ``index`` of sample ``i``, or a :class:`DataError` saying what the sample is."""
     try:
         return sample[index]
     except (IndexError, TypeError, KeyError):
+        if isinstance(sample, Mapping):
+            raise DataError(
+                f"data layer '{name}' reads field {index!r}, but sample {i} is a dict with keys "
+                f"{sorted(map(str, sample))[:8]}: map each data layer to its key with "
+                "feeding={'layer': 'key', ...} (v2 read sample[feeding[layer]])."
+            ) from None
         size = len(sample) if hasattr(sample, "__len__") else 0
         hint = ""
         if isinstance(sample, (int, float, np.number)):
@@ -306,7 +388,7 @@ def _field_of(sample: Any, i: int, name: str, index: int) -> Any:
                 "not batches: wrap it with paddle.batch(reader, batch_size)."
             )
         raise DataError(
-            f"data layer '{name}' reads field {index}, but samples have [{size}] fields: "
+            f"data layer '{name}' reads field {index!r}, but samples have [{size}] fields: "
             f"sample {i}, of type {type(sample).__name__}, has {size}. Each sample is a "
             f"tuple with a field per data layer (see the feeding argument).{hint}"
         ) from None

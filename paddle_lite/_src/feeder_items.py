@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Iterator
 from operator import attrgetter
 from typing import Any
 
@@ -42,9 +43,13 @@ class Field:
         unit: str = "",
         *,
         limit: tuple[int | None, str] | None = None,
+        image: tuple[tuple[int, int, int], str] | None = None,
     ) -> None:
         self.name, self.index, self.type = name, index, tp
         self.sample, self.unit = sample, unit
+        # ``((C, H, W), layer)``: the image a layer reads this dense field as, when the data
+        # layer declares no height and width (``input_checks.image_inputs``); None: any.
+        self.image = image
         # Ids are below ``self.limit`` (None: no upper bound), ``why`` names the layer
         # setting it: the declared dim unless the layers reading the ids bound them
         # otherwise (``input_checks.id_limits``), as v2, whose DataFeeder never checked
@@ -64,7 +69,7 @@ class Field:
             return
         self._warned[0] = True
         warnings.warn(
-            f"data layer '{self.name}' (field {self.index}) received id {id_}, at or past its "
+            f"data layer '{self.name}' (field {self.index!r}) received id {id_}, at or past its "
             f"declared {self.type!r}; accepted, as v2 did, because {self.why}. Declare the "
             "data layer with the range its ids really have to silence this.",
             DataWarning,
@@ -72,7 +77,7 @@ class Field:
         )
 
     def error(self, what: str, item: int | None = None) -> DataError:
-        where = f"data layer '{self.name}' (field {self.index}"
+        where = f"data layer '{self.name}' (field {self.index!r}"
         if self.sample is not None:
             where += f", sample {self.sample}" + (
                 f", {self.unit} {item}" if item is not None else ""
@@ -160,17 +165,29 @@ def _rows_one_by_one(values: list[Any], field: Field) -> np.ndarray:
     """The rows of items whose batch does not convert at once; each item checked."""
     dim, rows = field.type.dim, []
     for i, v in enumerate(values):
+        v = listed(v)
         try:
             row = np.asarray(v, dtype=np.float32)
         except (TypeError, ValueError):
             raise field.error(f"received non-numeric values {show(v, 60)}", i) from None
         if row.size != dim:
-            raise field.error(f"received {row.size} values, expected {dim}", i)
+            raise field.error(f"received {row.size} values, expected {dim}" + _sized(row), i)
         _check_sample_ndim(row.shape, field, v, i)
         if np.isnan(row).any():
             _check_no_none([v], field, i)
         rows.append(row.reshape(-1))
     return np.stack(rows) if rows else np.zeros((0, dim), np.float32)
+
+
+def _sized(row: np.ndarray) -> str:
+    """A hint for an image-shaped sample of another size than the declared dim."""
+    if row.ndim < 2:
+        return ""
+    return (
+        f" (a sample of shape {row.shape}: v2's dense_array took images whose size changed "
+        "from batch to batch; here a data layer has one size: resize or pad the images "
+        "to it)"
+    )
 
 
 def _check_no_none(values: list[Any], field: Field, first: int = 0) -> None:
@@ -181,6 +198,14 @@ def _check_no_none(values: list[Any], field: Field, first: int = 0) -> None:
             raise field.error(f"received None among the values {show(v, 60)}", i)
 
 
+def listed(value: Any) -> Any:
+    """An iterator (a generator, or a Python 3 ``map``: a list in Python 2, where v2 ran)
+    as a list of its items; any other value as it is."""
+    if isinstance(value, Iterator):
+        return list(value)
+    return value
+
+
 def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: int) -> None:
     """v2's DataFeeder took dense samples of 1 to 3 dimensions and flattened them (the
     last two giving an image's height and width); more is an error, as in v2. A sample
@@ -189,15 +214,38 @@ def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: i
     sequence declared as a vector than a 2 x 2 image."""
     if len(shape) > 3:
         raise field.error(f"received a sample of shape {shape}; at most 3 dimensions", item)
+    check_image_shape(shape, field, item)
     if len(shape) > 1 and not isinstance(first, np.ndarray):
         warnings.warn(
-            f"data layer '{field.name}' (field {field.index}) received dense samples of "
+            f"data layer '{field.name}' (field {field.index!r}) received dense samples of "
             f"nested lists, shape {shape}; each is flattened row-major into its "
             f"{field.type.dim} values, as v2's DataFeeder did. Pass flat vectors to silence "
             "this (or declare a sequence type if the inner lists are steps).",
             DataWarning,
             stacklevel=2,
         )
+
+
+def check_image_shape(shape: tuple[int, ...], field: Field, item: int | None = 0) -> None:
+    """A sample of 2 or 3 dimensions is an image of its last two (v2's DataFeeder set them
+    as the frame height and width, which v2's image layers read in place of the square
+    they assumed when the data layer declares no height and width); it must be the image
+    the network was built for, or v2's results would differ."""
+    if field.image is None or len(shape) < 2:
+        return
+    (c, h, w), layer = field.image
+    if tuple(shape[-2:]) == (h, w):
+        return
+    hint = ""
+    if len(shape) == 3 and shape[-1] == c and shape[0] == h:
+        hint = " The samples look height x width x channels: transpose them to (C, H, W)."
+    raise field.error(
+        f"received a sample of shape {tuple(shape)}, which v2 read as images of height "
+        f"{shape[-2]} and width {shape[-1]}; layer '{layer}' reads this data layer as "
+        f"(C, H, W) = {(c, h, w)}. Declare the data layer with height= and width= of the "
+        f"images, or pass samples of shape {(c, h, w)} or flat vectors.{hint}",
+        item,
+    )
 
 
 def ids_of(values: list[Any], field: Field) -> np.ndarray:
@@ -216,8 +264,7 @@ def _int_array(values: Any, field: Field) -> np.ndarray:
     if arr is not None and arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
     if arr is None or arr.ndim != 1:
-        first = next((i for i, v in enumerate(values) if np.size(v) != 1), 0)
-        raise field.error(f"received {show(values[first])}; expected one int per sample", first)
+        arr = _ids_one_by_one(values, field)
     if arr.dtype.kind == "b":  # v2 (Python 2 ints, SWIG) took True / False as ids 1 / 0
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu":
@@ -226,6 +273,21 @@ def _int_array(values: Any, field: Field) -> np.ndarray:
             raise field.error(f"received {show(values[first])}; expected ints", first)
         arr = arr.astype(np.int64)
     return arr
+
+
+def _ids_one_by_one(values: Any, field: Field) -> np.ndarray:
+    """The ids of a batch that does not convert at once (ints mixed with one-element
+    arrays or lists), each checked to be one number."""
+    items = []
+    for i, v in enumerate(values):
+        try:
+            item = np.asarray(v)
+        except ValueError:  # ragged
+            item = None
+        if item is None or item.ndim > 1 or item.size != 1:
+            raise field.error(f"received {show(v)}; expected one int per sample", i)
+        items.append(item.reshape(()))
+    return np.array(items)
 
 
 def _check_range(arr: np.ndarray, field: Field) -> None:
@@ -270,7 +332,7 @@ def _sparse_rows(values: list[Any], field: Field) -> list[Any]:
     so any iterable served: a generator, or a Python 3 ``map`` (a list in Python 2)."""
     rows = []
     for i, v in enumerate(values):
-        if not hasattr(v, "__len__"):
+        if not hasattr(v, "__len__") or (type(v) is np.ndarray and v.ndim == 0):
             try:
                 v = list(v)
             except TypeError:
@@ -282,25 +344,62 @@ def _sparse_rows(values: list[Any], field: Field) -> list[Any]:
 def _sparse(values: list[Any], field: Field) -> Sparse:
     with_values = field.type.type == DataType.SparseValue
     values = _sparse_rows(values, field)
-    k = pow2(max((len(v) for v in values), default=1))
+    longest = max((len(v) for v in values), default=1)
+    k = pow2(longest)
     ids = aligned_zeros((len(values), k), np.int32)
     vals = aligned_zeros((len(values), k), np.float32)
     for i, row in enumerate(values):
-        if not row:
+        if len(row) == 0:
             continue
         if with_values:
             try:
                 cols, v = zip(*row, strict=False)
             except (TypeError, ValueError):
-                raise field.error(
-                    f"expected a list of (id, value) pairs, received {row!r:.60}", i
-                ) from None
+                raise field.error(_not_pairs(row), i) from None
             vals[i, : len(cols)] = v
         else:
             cols = row
             vals[i, : len(cols)] = 1.0
-        ids[i, : len(cols)] = ids_of(list(cols), field.at(i, "entry"))
+        try:
+            ids[i, : len(cols)] = ids_of(list(cols), field.at(i, "entry"))
+        except DataError as err:
+            if with_values and _parallel(row):
+                raise DataError(f"{err}{_parallel(row)}") from None
+            raise
+    if not with_values and longest >= field.type.dim > 2:  # rare: most rows are short
+        _check_not_dense(values, ids, field)
     return Sparse(ids, vals)
+
+
+def _check_not_dense(rows: list[Any], ids: np.ndarray, field: Field) -> None:
+    """Warn when a sparse_binary item looks like a dense 0/1 vector (``dim`` ids, each 0 or
+    1), which v2 read, as this feeder does, as ids 0 and 1 repeated."""
+    dim = field.type.dim
+    for i, row in enumerate(rows):
+        if len(row) == dim and ids[i, :dim].max() <= 1:
+            warnings.warn(
+                f"data layer '{field.name}' (field {field.index!r}) received a sparse_binary "
+                f"item of {dim} ids, each 0 or 1: a dense 0/1 vector? Such an "
+                "item lists the ids of its ones, [i for i, x in enumerate(row) if x]; it is "
+                "read as the ids 0 and 1 repeated, as v2 read it.",
+                DataWarning,
+                stacklevel=2,
+            )
+            return
+
+
+def _not_pairs(row: Any) -> str:
+    """What is wrong with a sparse_float item that is not a list of (id, value) pairs."""
+    return f"expected a list of (id, value) pairs, received {row!r:.60}" + _parallel(row)
+
+
+def _parallel(row: Any) -> str:
+    """A hint when ``row`` may be two parallel lists ``(ids, values)``: v2 read each list as
+    one pair, taking ``(ids[0], values[0])`` as the ids and ``(ids[1], values[1])`` as the
+    values."""
+    if len(row) == 2 and all(hasattr(part, "__len__") for part in row):
+        return " (two parallel lists of ids and values? pass list(zip(ids, values)))"
+    return ""
 
 
 def convert_items(values: list[Any], field: Field) -> Any:

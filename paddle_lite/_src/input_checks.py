@@ -12,6 +12,7 @@ error says which pass and batch it came from and never surfaces as a tracer mess
 - :func:`nonempty_sequences` lists the sequence data layers an empty sequence must not feed:
   those reaching a layer that picks or compares steps (``last_seq``, ``first_seq``, max
   pooling, CRF), where a sequence of no steps has no defined value.
+- :func:`image_inputs` gives the image each image layer reads a dense data layer as.
 - :func:`id_limits` gives the range of the ids of each data layer whose readers bound them
   otherwise than by the declared dim (a cost's label indexes its input's columns).
 
@@ -185,6 +186,23 @@ def id_limits(topology: Topology) -> dict[str, tuple[int | None, str]]:
     return limits
 
 
+def image_inputs(topology: Topology) -> dict[str, tuple[tuple[int, int, int], str]]:
+    """``{data layer: ((C, H, W), layer)}`` for the dense data layers declaring no height
+    and width that an image layer reads as its input image (``attrs["image"]``): the
+    image that layer was built for (a square one). v2's DataFeeder gave a layer the
+    height and width of samples of 2 or 3 dimensions instead, so the feeder refuses
+    samples of other heights and widths rather than read them differently."""
+    images = {}
+    for node in topology.nodes:
+        image = node.attrs.get("image") if node.inputs else None
+        data = node.inputs[0] if image is not None else None
+        if data is None or data.kind != "data" or not isinstance(image, tuple):
+            continue
+        if len(image) == 3 and not (data.attrs.get("height") and data.attrs.get("width")):
+            images.setdefault(data.name, (tuple(image), node.name))
+    return images
+
+
 def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
     """The feeder of ``topology``'s data layers, refusing empty sequences where needed and
     bounding ids by the declared dim unless the layers reading them bound them otherwise
@@ -196,6 +214,7 @@ def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
         feeding,
         nonempty=nonempty_sequences(topology),
         id_limits=id_limits(topology),
+        images=image_inputs(topology),
         check=functools.partial(check_lengths, checks) if checks else None,
     )
 

@@ -5,6 +5,9 @@ The padding length is only required to cover the longest sample (the bucket ladd
 speed policy that may change); the values and lengths must be exact.
 """
 
+import collections
+import warnings
+
 import numpy as np
 from _budget import examples
 from hypothesis import given, settings
@@ -99,3 +102,67 @@ def test_the_order_of_samples_is_the_order_of_rows(batch, data):
     shuffled = DataFeeder(TYPES)([batch[i] for i in order])
     np.testing.assert_array_equal(shuffled["dense"], feeds["dense"][order])
     assert shuffled["words"].lengths.tolist() == feeds["words"].lengths[order].tolist()
+
+
+# The forms v2's DataFeeder converted for each value: an item's container, a sequence's
+# container and each id's type, drawn per value; every batch converts as its plain lists.
+_CONTAINERS = [list, tuple, np.asarray, iter, lambda v: map(lambda x: x, v)]
+_SIZED = [list, tuple, np.asarray, collections.deque]
+_IDS = [int, np.int64, np.int32, lambda v: np.array([v]), float]
+
+
+def _id_form(draw, v):
+    return draw(st.sampled_from(_IDS))(v)
+
+
+def _ids_in(draw, ids):
+    """A sequence of ids: an array of one dtype, or any container of ids of any form."""
+    container = draw(st.sampled_from(_CONTAINERS))
+    if container is np.asarray:
+        return np.asarray(ids, draw(st.sampled_from([np.int64, np.int32, np.float64])))
+    return container([_id_form(draw, v) for v in ids])
+
+
+def _reform(draw, name, value):
+    """``value`` (a field of ``TYPES``, as the strategy draws it) in a random v2 form."""
+    pick = lambda forms: draw(st.sampled_from(forms))  # noqa: E731
+    if name == "dense":
+        return pick(_CONTAINERS)(value)
+    if name == "label":
+        return _id_form(draw, value)
+    if name == "frames":
+        return pick(_CONTAINERS)([pick(_SIZED)(step) for step in value])
+    if name == "words":
+        return _ids_in(draw, value)
+    if name == "paragraph":
+        return pick(_SIZED[:2])([_ids_in(draw, s) for s in value])
+    if name == "bag":
+        return pick([list, tuple, iter, lambda v: np.asarray(v, np.int64)])(value)
+    pairs = [(_id_form(draw, k), v) for k, v in value]  # weights: (id, value) pairs
+    return pick([list, tuple, iter])(pairs)
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(SAMPLE, min_size=1, max_size=6), st.data())
+def test_every_form_v2_converted_gives_the_plain_lists_values(batch, data):
+    names = [name for name, _ in TYPES]
+    want = DataFeeder(TYPES)(batch)
+    reformed = [
+        data.draw(st.sampled_from([tuple, list]))(
+            _reform(data.draw, n, v) for n, v in zip(names, sample, strict=True)
+        )
+        for sample in batch
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = DataFeeder(TYPES)(reformed)
+    np.testing.assert_array_equal(got["dense"], want["dense"])
+    assert got["label"].tolist() == want["label"].tolist()
+    for name in ("frames", "words", "paragraph"):
+        assert got[name].lengths.tolist() == want[name].lengths.tolist()
+        np.testing.assert_array_equal(got[name].data, want[name].data)
+    for name in ("bag", "weights"):
+        np.testing.assert_array_equal(
+            _multi_hot(got[name].ids, got[name].values),
+            _multi_hot(want[name].ids, want[name].values),
+        )
