@@ -6,6 +6,7 @@ varying length reuse a handful of compiled programs.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -93,8 +94,10 @@ class Inference:
         self._forward = compile_mod.make_infer(self._needed(), config.get("precision", "float32"))
 
     def load(self, parameters: Parameters) -> None:
-        """Copy the values the outputs need from ``parameters`` (no recompilation)."""
-        self._params = {n: jax.device_put(parameters.get(n)) for n in self.topology.params}
+        """Copy the values the outputs need from ``parameters`` (no recompilation), all as
+        of one moment (a trainer training them in another thread: after one whole step)."""
+        values = parameters.values()
+        self._params = {n: jax.device_put(values[n]) for n in self.topology.params}
 
     def _needed(self) -> list[Layer]:
         """The outputs, plus the input of each ``max_id`` (its ``prob`` field)."""
@@ -343,11 +346,14 @@ def infer(
     key = tuple(id(o) for o in outputs)
     entry = cache.get(key)
     if entry is None:
-        entry = cache[key] = [Inference(parameters, list(outputs)), parameters.version, outputs]
-    elif entry[1] != parameters.version or parameters.holder is not None:
-        entry[0].load(parameters)
-        entry[1] = parameters.version
-    return entry[0].infer(input=input, field=field, feeding=feeding)
+        inferer = Inference(parameters, list(outputs))
+        entry = cache.setdefault(key, [inferer, parameters.version, outputs, threading.Lock()])
+    with entry[3]:  # one thread at a time per cached inferer
+        version = parameters.version
+        if entry[1] != version or parameters.holder is not None:
+            entry[0].load(parameters)
+            entry[1] = version
+        return entry[0].infer(input=input, field=field, feeding=feeding)
 
 
 _EARLY = ("output", "reader", "batch_size", "reader_dict")

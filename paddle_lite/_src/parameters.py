@@ -24,6 +24,7 @@ directory, then ``os.replace``). The byte-level helpers are in ``param_files``.
 from __future__ import annotations
 
 import json
+import threading
 import warnings
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -106,10 +107,28 @@ class Parameters:
         self._version = 0  # host-side writes (see version)
         self._caches: dict[str, dict[Any, Any]] = {}  # see cache()
         self._grad_source: Callable[[str], Any] | None = None  # see gradients_from()
+        self._lock = threading.RLock()  # see lock
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy (``copy.deepcopy``, pickle) holds the values, not the trainer's hold."""
+        values = self._snapshot()
+        transient = ("_pull", "_caches", "_grad_source", "_lock")
+        return {**{k: v for k, v in self.__dict__.items() if k not in transient}, "_values": values}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._pull, self._caches, self._grad_source = None, {}, None
+        self._lock = threading.RLock()
 
     # the device's side -------------------------------------------------------------
     # A trainer keeps the parameters on the device while it trains; these few methods
     # are how it (and any other holder of copies, e.g. a cached inferer) stays in sync.
+
+    @property
+    def lock(self) -> Any:
+        """The re-entrant lock that orders reads and writes of this set, and the trainer
+        holding it, across threads: a read sees the values of one whole training step."""
+        return self._lock
 
     @property
     def version(self) -> int:
@@ -137,6 +156,13 @@ class Parameters:
         if self._pull is not None:
             self._pull()
 
+    def _snapshot(self) -> dict[str, np.ndarray]:
+        """The values of one moment (``{name: array}``, not to be written to): stored
+        arrays are replaced, never changed in place, so the dict is enough."""
+        with self._lock:
+            self.refresh()
+            return dict(self._values)
+
     def stored(self, name: str) -> np.ndarray:
         """Parameter ``name`` as stored here, without pulling newer values and without a
         copy (do not write to it)."""
@@ -156,9 +182,10 @@ class Parameters:
     def _write(self, values: Mapping[str, np.ndarray]) -> None:
         """Store checked values: every host-side write goes through here, so a trainer
         (or a cached inferer) holding older values reloads them."""
-        self.refresh()
-        self._values.update(values)
-        self._version += 1
+        with self._lock:
+            self.refresh()
+            self._values.update(values)
+            self._version += 1
 
     def __repr__(self) -> str:
         total = sum(spec.size for spec in self._specs.values())
@@ -245,8 +272,7 @@ class Parameters:
     def get(self, parameter_name: str) -> np.ndarray:
         """A float32 copy of a parameter, of shape ``get_shape(parameter_name)``."""
         self.get_shape(parameter_name)
-        self.refresh()
-        return self._values[parameter_name].copy()
+        return self._snapshot()[parameter_name].copy()
 
     def __getitem__(self, key: str) -> np.ndarray:
         return self.get(key)
@@ -274,8 +300,7 @@ class Parameters:
 
     def values(self) -> dict[str, np.ndarray]:
         """``{name: float32 copy}`` of every parameter, in creation order."""
-        self.refresh()
-        return {name: value.copy() for name, value in self._values.items()}
+        return {name: value.copy() for name, value in self._snapshot().items()}
 
     def update(self, values: Mapping[str, Any]) -> None:
         """:meth:`set` several parameters; nothing changes when one value is refused."""
@@ -304,17 +329,11 @@ class Parameters:
     def serialize(self, name: str, f: IO[bytes]) -> None:
         """Write parameter ``name`` as the 16-byte ``<IIQ`` header and float32 values."""
         self.get_shape(name)
-        self.refresh()
-        f.write(self._member_bytes(name))
+        f.write(_member_bytes(self._snapshot()[name]))
 
     def deserialize(self, name: str, f: IO[bytes]) -> None:
         """Read parameter ``name`` from the v2 binary format written by :meth:`serialize`."""
         self._write({name: _read_values(name, self.get_shape(name), f)})
-
-    def _member_bytes(self, name: str) -> bytes:
-        """The :meth:`serialize` bytes of the host value (refreshed by the caller)."""
-        value = self._values[name]
-        return HEADER.pack(0, 4, value.size) + value.astype("<f4").tobytes()
 
     # tar ---------------------------------------------------------------------------
     def to_tar(self, f: Any) -> None:
@@ -324,10 +343,11 @@ class Parameters:
         member ``<name>.protobuf`` (its ``ParameterConfig``); PaddlePaddle v2 reads it.
         """
 
+        values = self._snapshot()
+
         def write(stream: IO[bytes]) -> None:
-            self.refresh()
             for name in self._specs:
-                _write_member(stream, name, self._member_bytes(name))
+                _write_member(stream, name, _member_bytes(values[name]))
                 config_bytes = proto.encode(proto.from_spec(self._specs[name]))
                 _write_member(stream, name + ".protobuf", config_bytes)
             stream.write(b"\0" * (2 * _BLOCK))
@@ -394,10 +414,11 @@ class Parameters:
         if SPECS_MEMBER in self._specs:
             raise ParameterError(f"a parameter named '{SPECS_MEMBER}' cannot be saved as npz.")
         specs = np.array([json.dumps(spec.to_json(), sort_keys=True) for spec in self.specs()])
+        values = self._snapshot()
 
         def write(stream: IO[bytes]) -> None:
             with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
-                for name, value in [*self._values.items(), (SPECS_MEMBER, specs)]:
+                for name, value in [*values.items(), (SPECS_MEMBER, specs)]:
                     info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
                     with archive.open(info, "w", force_zip64=True) as member:
                         np.lib.format.write_array(member, value, allow_pickle=False)
@@ -423,3 +444,8 @@ class Parameters:
                     )
                 params.append_spec(spec, npz.array(spec.name, spec.shape))
         return params
+
+
+def _member_bytes(value: np.ndarray) -> bytes:
+    """A parameter's :meth:`Parameters.serialize` bytes: the 16-byte header and values."""
+    return HEADER.pack(0, 4, value.size) + value.astype("<f4").tobytes()
