@@ -39,12 +39,14 @@ from paddle_lite._src.lr_schedules import OptimizerConfigError
 from paddle_lite._src.readers.decorator import ComposeNotAligned, ReaderTypeError
 from paddle_lite._src.readers.parallel import ReaderProcessError
 from paddle_lite._src.regularizers import OptimizerArgumentError
-from paddle_lite._src.training.checkpoints import CheckpointError
+from paddle_lite._src.training.checkpoints import CheckpointError, ResumeError
+from paddle_lite._src.training.folder_lock import CheckpointLockedError
 
 __all__ = [
     "AddToSealedMixedLayerException",
     "ArgumentTypeError",
     "CheckpointError",
+    "CheckpointLockedError",
     "ComposeNotAligned",
     "ConfigError",
     "CorruptFileError",
@@ -67,6 +69,7 @@ __all__ = [
     "ReaderError",
     "ReaderProcessError",
     "ReaderTypeError",
+    "ResumeError",
     "TopologyError",
     "TrainerBusyError",
     "TrainingWarning",

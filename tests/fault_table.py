@@ -50,8 +50,9 @@ class FaultRecorder:
         """Declare a fault: the ``area`` it belongs to, what is injected, what must happen."""
         self.rows.append(Row(area, injected, expected, nodeid=self.nodeid))
 
-    def observed(self, what: object, limit: int = 160) -> None:
-        """What happened in the latest case: an exception (type and message) or a text."""
+    def observed(self, what: object, limit: int = 160, row: int = -1) -> None:
+        """What happened in the latest case (or in case number ``row`` of this test): an
+        exception (type and message) or a text."""
         if not self.rows:
             raise RuntimeError("fault.observed() before fault.case()")
         if isinstance(what, BaseException):
@@ -60,7 +61,7 @@ class FaultRecorder:
             text = str(what)
         text = _PATH.sub(r"\2", " ".join(text.split()))  # file names, not temporary folders
         text = re.sub(r" at 0x[0-9a-fA-F]+", "", text)  # no memory addresses
-        self.rows[-1].observed = text if len(text) <= limit else text[: limit - 3] + "..."
+        self.rows[row].observed = text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

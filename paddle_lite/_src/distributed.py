@@ -139,6 +139,13 @@ def process_index() -> int:
     return jax.process_index() if mesh() is not None else 0
 
 
+def multi_process() -> bool:
+    """Whether this process is one of several processes of a job."""
+    import jax
+
+    return mesh() is not None and jax.process_count() > 1
+
+
 def is_writer() -> bool:
     """Whether this process writes files (only process 0 of a multi-process job)."""
     return process_index() == 0

@@ -30,7 +30,7 @@ from paddle_lite._src.evaluator_base import (
     same_level,
     where_of,
 )
-from paddle_lite._src.graph import Layer
+from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.layers import _base
 
 
@@ -228,3 +228,26 @@ def auto_evaluators(layer: Layer) -> list[Evaluator]:
                 "paddle.evaluator.<name>(...)."
             )
     return [_auto(e, pred, label, weight) for e in names]
+
+
+def topology_evaluators(topology: Any) -> list[Any]:
+    """The automatic evaluators of its costs, the declared ones it can compute (v2
+    collected every evaluator of the config whose inputs are all in the network), and
+    those passed in ``extra_layers``."""
+    found = [ev for layer in topology.nodes for ev in auto_evaluators(layer)]
+    present = {id(n) for n in topology.nodes}
+    for ev in [*current_scope().evaluators, *topology.evaluators]:
+        if all(id(layer) in present for layer in ev.inputs) and ev not in found:
+            found.append(ev)
+    return first_of_each_name(found)
+
+
+def first_of_each_name(evaluators: list[Any]) -> list[Any]:
+    """One evaluator per metric name, the first in config order. Several
+    ``classification_cost`` layers each attach one named ``classification_error_evaluator``;
+    v2 ran them all but reported, under that name, the first one's value (its
+    CombinedEvaluator::getValue returns the first evaluator that has the name)."""
+    kept: dict[str, Any] = {}
+    for ev in evaluators:
+        kept.setdefault(ev.name, ev)
+    return list(kept.values())

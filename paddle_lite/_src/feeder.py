@@ -311,6 +311,13 @@ class DataFeeder:
             self.check(feeds)
         return feeds
 
+    def samples_in(self, batch: Any) -> int:
+        """How many samples ``batch`` (a list of samples, or columns) holds, unconverted."""
+        if type(batch) is not list and _is_columns(batch, len(self.data_types)):
+            columns = list(batch.values()) if isinstance(batch, Mapping) else batch
+            return len(columns[0]) if len(columns) else 0
+        return len(_samples(batch))
+
     def _convert_columns(self, batch: Any) -> dict[str, Any]:
         feeds, sizes = {}, set()
         for name, _, field, _, _ in self._fields:

@@ -114,7 +114,7 @@ class GradientMachine:
     def _live_state(self, what: str) -> tuple[Any, Any]:
         """The trainer's state now, and the PRNG key the batch's step used; an error
         naming ``what`` outside the handler, when the trainer holds no state."""
-        state = self._device.state
+        state = self._device.on_device_state()
         if state is None:
             raise TopologyError(
                 f"{what} must be called inside the event handler that received it, while "
@@ -198,7 +198,7 @@ def _names(layer_names: Any) -> tuple[str, ...]:
 
 def machines_for(forwards: LayerForwards, device: Any, chunk: Any, first_step: int):  # noqa: ANN201
     """``i -> GradientMachine`` of batch ``i`` of a dispatched chunk (``training.chunks.Chunk``)
-    whose first step was number ``first_step``; ``device.state`` holds the parameters
+    whose first step was number ``first_step``; the trainer's device state holds the parameters
     (read when the machine is called)."""
 
     def machine(i: int) -> GradientMachine:

@@ -7,6 +7,11 @@ prefix. When a process fails, the launcher names the rank that failed first, sto
 the others (a lost rank always ends a JAX job) and, with ``--max-restarts N``,
 starts the whole job again (scripts resume with ``trainer.load_checkpoint``); else
 it exits with the failed rank's code.
+
+A SIGTERM to the launcher (a preempted pod or VM) goes to every process; the launcher
+waits up to ``--grace`` seconds for them (a ``train(checkpoint_dir=...)`` finishes its
+step, checkpoints and exits: see ``training.signals``), restarts nothing, and ends
+by the same signal.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ import time
 from collections.abc import Sequence
 
 _POLL_S = 0.1
-_GRACE_S = 5.0
+_GRACE_S = 5.0  # for the ranks beside a failed one: they cannot checkpoint any more
+_TERMINATED: list[int] = []  # the signal the launcher received, if any
 
 
 def free_port() -> int:
@@ -54,12 +60,12 @@ def _start(command: list[str], nproc: int, port: int) -> list[subprocess.Popen]:
     return procs
 
 
-def _stop(procs: Sequence[subprocess.Popen]) -> None:
-    """Stop what still runs: SIGKILL after a grace period (JAX catches SIGTERM)."""
+def _stop(procs: Sequence[subprocess.Popen], grace: float = _GRACE_S) -> None:
+    """Stop what still runs: SIGTERM, then SIGKILL after ``grace`` seconds."""
     for proc in procs:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
-    deadline = time.time() + _GRACE_S
+    deadline = time.time() + grace
     for proc in procs:
         while proc.poll() is None and time.time() < deadline:
             time.sleep(_POLL_S)
@@ -68,11 +74,14 @@ def _stop(procs: Sequence[subprocess.Popen]) -> None:
         proc.wait()
 
 
-def run_job(command: list[str], nproc: int) -> tuple[int, int | None]:
+def run_job(command: list[str], nproc: int, grace: float) -> tuple[int, int | None]:
     """Run one attempt; ``(exit code, first failed rank or None)``."""
     procs = _start(command, nproc, free_port())
     try:
         while True:
+            if _TERMINATED:
+                _stop(procs, grace)
+                return -_TERMINATED[0], None
             codes = [p.poll() for p in procs]
             failed = [r for r, c in enumerate(codes) if c not in (None, 0)]
             if failed:
@@ -93,14 +102,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paddle_lite.launch", description=__doc__)
     parser.add_argument("--nproc", type=int, required=True, help="processes to start")
     parser.add_argument("--max-restarts", type=int, default=0, help="restarts after a failure")
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=60.0,
+        help="seconds the processes have to checkpoint after a SIGTERM before SIGKILL",
+    )
     parser.add_argument("script", help="the training script")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     opts = parser.parse_args(argv)
     if opts.nproc < 1:
         parser.error(f"--nproc must be >= 1; received {opts.nproc}")
     command = [sys.executable, opts.script, *opts.args]
+    signal.signal(signal.SIGTERM, lambda signum, frame: _TERMINATED.append(signum))
     for attempt in range(opts.max_restarts + 1):
-        code, rank = run_job(command, opts.nproc)
+        code, rank = run_job(command, opts.nproc, opts.grace)
+        if _TERMINATED:
+            print("paddle_lite.launch: terminated; the processes were told.", file=sys.stderr)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
         if rank is None:
             return 0
         print(

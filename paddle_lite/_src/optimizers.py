@@ -232,9 +232,14 @@ class Optimizer:
             regularizers.clip_gradients({k: h.clip for k, h in hypers.items() if h.clip > 0}),
             _rule(self, hypers),
         ]
-        if self.model_average is not None and self.model_average.average_window > 0:
+        if self.averages:
             parts.append(regularizers.model_average(self.model_average))
         return regularizers.only_trainable(optax.chain(*parts), trainable, tuple(specs))
+
+    @property
+    def averages(self) -> bool:
+        """Whether :meth:`average_params` averages (a ``ModelAverage`` with a window)."""
+        return self.model_average is not None and self.model_average.average_window > 0
 
     def average_params(self, state: Any, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters to test and save with: v2's model average when configured.

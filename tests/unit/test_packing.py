@@ -83,7 +83,7 @@ def _train(monkeypatch, small):
         if isinstance(event, paddle.event.EndIteration):
             costs.append(event.cost)
             if not leaves:
-                leaves.append(len(trainer._device.leaves))
+                leaves.append(len(trainer._device.held.leaves))
 
     lowered = []
 
@@ -127,7 +127,7 @@ def test_state_read_during_training_reaches_compiled_functions_as_before(monkeyp
 
     def handler(event):
         if isinstance(event, paddle.event.EndPass):
-            state = trainer._device.state
+            state = trainer._device.on_device_state()
             kinds.update(type(x) for x in jax.tree_util.tree_leaves(state))
             during.append(trainer.test(reader).cost)
 

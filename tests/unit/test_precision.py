@@ -49,7 +49,8 @@ def _step_jaxpr(trainer):
     device.start(frozenset(), OnNan.RAISE)
     feeds = next(device_batches(iter([SAMPLES[:8]]), trainer_feeder(trainer).convert)).feeds
     device.begin_pass(0, feeds[0])
-    text = str(device.program.run_for(device.packing).trace(device.leaves, feeds).jaxpr)
+    held = device.held
+    text = str(device.program.run_for(held.packing).trace(held.leaves, feeds).jaxpr)
     device.stop()
     return text
 

@@ -3,7 +3,9 @@
 Read in this order; data flows through the modules the same way:
 
 1. ``trainer`` -- ``SGD``: the v2 surface (``train``, ``test``, checkpoints). ``train``
-   checks its arguments once into ``loop.Settings`` and starts the ``DeviceState``.
+   checks its arguments once into ``loop.Settings``, takes the checkpoint folder's lock
+   (``folder_lock``) and the signals (``signals``: Ctrl-C deferred while the state
+   changes, SIGTERM checkpoints), and starts the ``DeviceState``.
 2. ``loop`` -- ``TrainCall``: the passes of one call. Per pass it reads the reader
    through ``chunks`` and, per chunk, dispatches, emits the events, lets the watch read
    the non-finite flag and writes checkpoints when due; at the pass end it reads the
@@ -12,7 +14,8 @@ Read in this order; data flows through the modules the same way:
    (converted by the feeder, on the device ahead when computing on an accelerator).
 4. ``device_state`` -- ``DeviceState``: the ``steps.TrainState`` on the device, its
    programs, the optimizer state between calls, and the sync with the user's
-   ``Parameters`` (``attach`` / ``receive`` / ``version``).
+   ``Parameters`` (``attach`` / ``receive`` / ``version``), every change inside the
+   ``signals.Guard`` every reader (another thread too) takes.
 5. ``programs`` -- ``TrainProgram``: the jitted functions of one (frozen set,
    precision, ``OnNan``): ``run_for`` (``K`` steps per call), the optimizer's init, the
    pass-end catch-up and the evaluation view.
@@ -21,7 +24,9 @@ Read in this order; data flows through the modules the same way:
    pass totals) and the test step: all of a step's device work.
 7. ``emitter`` -- the one place that builds v2's events (none without a handler).
 8. ``watch`` and ``nonfinite`` -- naming and diagnosing a non-finite step.
-9. ``checkpoints`` (over ``checkpoint_folders``) -- save / load a run, including the
-   export and restore of the device state; ``history`` -- what ``train`` returns;
-   ``trained_set`` -- parameters and costs the trainer keeps beside the user's.
+9. ``checkpoints`` (over ``checkpoint_folders``) -- save / load a run, the files of a
+   ``DeviceState.snapshot``; ``resume`` -- where training stands (``Position``), what a
+   checkpoint records of it and how the next call resumes there, checked;
+   ``history`` -- what ``train`` returns; ``trained_set`` -- parameters and costs the
+   trainer keeps beside the user's.
 """

@@ -41,9 +41,9 @@ import jax
 import numpy as np
 
 from paddle_lite._src import bounded_json
-from paddle_lite._src.distributed import is_writer, put_replicated, to_host
+from paddle_lite._src.distributed import is_writer, put_replicated
 from paddle_lite._src.errors import ParameterError, TrainingWarning
-from paddle_lite._src.training import checkpoint_folders
+from paddle_lite._src.training import checkpoint_folders, folder_lock
 from paddle_lite._src.training.checkpoint_folders import CheckpointError, fsync_write
 
 FORMAT = 1
@@ -51,13 +51,30 @@ PARAMS, ARRAYS, META = "parameters.tar", "state.npz", "checkpoint.json"
 FILES = (PARAMS, ARRAYS, META)
 _NAME = re.compile(r"^ckpt-(\d+)$")
 _ARRAY_KINDS = "fiub"  # numbers and booleans; never objects or text
+SAVE_WAIT_S = 10.0  # how long a save waits for another save into its folder
 
 
-def save(dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict) -> None:
-    """Write one checkpoint folder (see the module docstring); in a multi-process job
-    only process 0 writes."""
+class ResumeError(CheckpointError):
+    """A run resumed from a checkpoint would not continue where it stands: its reader ends
+    before the checkpoint's batch, or its batches hold other samples (a changed batch
+    size); raised before anything trains."""
+
+
+def save(
+    dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict, owner: Any = None
+) -> None:
+    """Write one checkpoint folder (see the module docstring), holding the lock of the
+    folder it goes into for ``owner`` (the trainer: ``folder_lock``; None: nobody that
+    holds it already); in a multi-process job only process 0 writes."""
     if not is_writer():
         return
+    parent = os.path.dirname(os.path.abspath(dirname))
+    owner = object() if owner is None else owner
+    with folder_lock.holding(parent, owner, folder_lock.SAVING, SAVE_WAIT_S, target=dirname):
+        _write(dirname, parameters, arrays, meta)
+
+
+def _write(dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict) -> None:
     with checkpoint_folders.replacing(dirname, FILES) as tmp:
         buffer = io.BytesIO()
         parameters.to_tar(buffer)
@@ -196,7 +213,7 @@ def check_meta(meta: dict, where: str) -> None:
         )
 
 
-def pass_range(resume: dict | None, num_passes: int, folder: str | None) -> range:
+def pass_range(resume: Any, num_passes: int, folder: str | None) -> range:
     """The passes one ``train(num_passes=..., checkpoint_dir=folder)`` call runs.
 
     The rule (v2's meaning of ``num_passes``, kept across checkpoints): without a
@@ -206,19 +223,20 @@ def pass_range(resume: dict | None, num_passes: int, folder: str | None) -> rang
     ``num_passes`` (a killed and restarted script ends where the uninterrupted one
     would); any other call trains ``num_passes`` passes from where the checkpoint
     stands, a pass it interrupted finished first and counted as the first. A call that
-    trains nothing warns (``TrainingWarning``).
+    trains nothing warns (``TrainingWarning``). ``resume`` is a ``resume.Loaded``.
     """
+    start = 0 if resume is None else resume.position.pass_id
     if resume is None:
         passes = range(num_passes)
     elif folder is not None and os.path.realpath(folder) in (
-        resume["source"],
-        os.path.dirname(resume["path"]),
+        resume.source,
+        os.path.dirname(resume.path),
     ):
-        passes = range(resume["pass_id"], num_passes)
+        passes = range(start, num_passes)
     else:
-        passes = range(resume["pass_id"], resume["pass_id"] + num_passes)
+        passes = range(start, start + num_passes)
     if not passes:
-        where = "" if resume is None else f"; the checkpoint stands at pass {resume['pass_id']}"
+        where = "" if resume is None else f"; the checkpoint stands at pass {start}"
         warnings.warn(
             f"train(num_passes={num_passes}) trains nothing{where} (a call with the "
             "checkpoint_dir it was loaded from continues that run up to pass num_passes).",
@@ -305,8 +323,8 @@ def named_leaves(tree: Any) -> tuple[list[str], list[Any]]:
     return [jax.tree_util.keystr(p) for p, _ in pairs], [leaf for _, leaf in pairs]
 
 
-def fill(template: Any, paths: list[str], leaves: list[Any], what: str) -> Any:
-    """``template``'s structure holding ``leaves`` (saved with ``paths``), checked."""
+def check_fit(template: Any, paths: list[str], leaves: list[Any], what: str) -> None:
+    """Refuse ``leaves`` (saved with ``paths``) unless they fit ``template``'s structure."""
     want_paths, want = named_leaves(template)
     if want_paths != list(paths):
         raise CheckpointError(
@@ -319,55 +337,62 @@ def fill(template: Any, paths: list[str], leaves: list[Any], what: str) -> Any:
                 f"the checkpoint's {what} entry {path} has shape {np.shape(saved)}; this "
                 f"trainer needs {tuple(spec.shape)}."
             )
+
+
+def fill(template: Any, paths: list[str], leaves: list[Any], what: str) -> Any:
+    """``template``'s structure holding ``leaves`` (saved with ``paths``), checked."""
+    check_fit(template, paths, leaves, what)
     tree = jax.tree_util.tree_structure(template)
     return put_replicated(jax.tree_util.tree_unflatten(tree, [np.asarray(x) for x in leaves]))
 
 
 @dataclasses.dataclass(frozen=True)
 class Saved:
-    """An optimizer state read from a checkpoint, put on the device at the next start."""
+    """An optimizer state on the host, by key path (put on the device at the next start)."""
 
     paths: list[str]
     leaves: list[Any]
 
 
-def export_state(device: Any, mid_pass: bool) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The arrays and metadata a checkpoint keeps of a trainer's ``DeviceState``
-    besides the parameters.
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """A trainer's state besides its parameters, on the host, as of one step
+    (``DeviceState.snapshot``): the optimizer state of each frozen set, the totals of a
+    pass in progress (``(paths, leaves)``, or None), the pruning masks, the PRNG key and
+    the number of steps run."""
 
-    ``mid_pass``: keep the current pass's totals too (a resume continues the pass).
-    """
-    opt_states = dict(device.opt_states)
-    state = device.state
-    if state is not None:
-        opt_states[device.frozen] = state.opt_state
-    arrays: dict[str, np.ndarray] = {"key": device.key}
-    meta: dict[str, Any] = {"optimizer": [], "masks": sorted(device.host.masks or {})}
-    for i, (frozen, tree) in enumerate(opt_states.items()):
-        paths, leaves = (tree.paths, tree.leaves) if isinstance(tree, Saved) else named_leaves(tree)
-        meta["optimizer"].append({"frozen": sorted(frozen), "paths": paths})
-        arrays.update({f"opt{i}_{j}": np.asarray(x) for j, x in enumerate(leaves)})
+    opt_states: dict[frozenset[str], Saved]
+    totals: tuple[list[str], list[Any]] | None
+    masks: dict[str, np.ndarray]
+    key: np.ndarray
+    step: int
+
+
+def to_files(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays (``state.npz``) and metadata (``checkpoint.json`` entries) of a
+    :class:`Snapshot`."""
+    arrays: dict[str, np.ndarray] = {"key": np.asarray(snapshot.key)}
+    meta: dict[str, Any] = {"optimizer": [], "masks": sorted(snapshot.masks), "step": snapshot.step}
+    for i, (frozen, saved) in enumerate(snapshot.opt_states.items()):
+        meta["optimizer"].append({"frozen": sorted(frozen), "paths": list(saved.paths)})
+        arrays.update({f"opt{i}_{j}": np.asarray(x) for j, x in enumerate(saved.leaves)})
     for i, name in enumerate(meta["masks"]):
-        arrays[f"mask{i}"] = device.host.masks[name]
-    if mid_pass and state is not None and state.totals is not None:
-        paths, leaves = named_leaves(device.pass_totals())
-        meta["totals"] = paths
+        arrays[f"mask{i}"] = np.asarray(snapshot.masks[name])
+    if snapshot.totals is not None:
+        paths, leaves = snapshot.totals
+        meta["totals"] = list(paths)
         arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
-    meta["step"] = device.steps_run()
-    return to_host(arrays), meta
+    return arrays, meta
 
 
-def restore_state(device: Any, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
-    """Put the state :func:`export_state` wrote into ``device`` (the parameters are
-    restored by the caller)."""
-    device.opt_states = {}
+def from_files(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> Snapshot:
+    """The :class:`Snapshot` :func:`to_files` wrote."""
+    opt_states = {}
     for i, entry in enumerate(meta["optimizer"]):
         leaves = [arrays[f"opt{i}_{j}"] for j in range(len(entry["paths"]))]
-        device.opt_states[frozenset(entry["frozen"])] = Saved(entry["paths"], leaves)
-    device.host.masks = {n: arrays[f"mask{i}"] for i, n in enumerate(meta["masks"])}
+        opt_states[frozenset(entry["frozen"])] = Saved(entry["paths"], leaves)
+    masks = {n: arrays[f"mask{i}"] for i, n in enumerate(meta["masks"])}
     totals = meta.get("totals")
-    device.saved_totals = None
     if totals:
-        device.saved_totals = (totals, [arrays[f"totals{j}"] for j in range(len(totals))])
-    device.key = np.asarray(arrays["key"])
-    device.step_count = np.int32(meta["step"])
+        totals = (totals, [arrays[f"totals{j}"] for j in range(len(totals))])
+    return Snapshot(opt_states, totals or None, masks, arrays["key"], int(meta["step"]))

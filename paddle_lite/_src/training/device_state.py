@@ -4,13 +4,21 @@
 the current (frozen set, precision, on_nan) program, and between runs the optimizer
 state of every frozen set, the step count and the PRNG key, so a second ``train``
 call continues where the first stopped. Host reads happen only when asked: pulling
-the parameters into the user's ``Parameters``, reading the non-finite flag, or
-exporting a checkpoint.
+the parameters into the user's ``Parameters``, reading the non-finite flag, or taking
+a checkpoint's :meth:`snapshot`.
+
+Every change of the state runs inside ``with self.guard`` (``signals.Guard``): under the
+lock of the user's ``Parameters``, which every read takes too (so another thread reads
+the values after a whole step, never buffers a step donated), and with Ctrl-C deferred
+until the new buffers are stored. A host read never puts anything on the device and
+never computes over the mesh, so one process of a multi-process job may read alone
+(``if process_index() == 0: parameters.get(...)``) without leaving a collective
+half-joined.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import numpy as np
@@ -18,9 +26,25 @@ import numpy as np
 from paddle_lite._src import config
 from paddle_lite._src.distributed import put_replicated, to_host
 from paddle_lite._src.training import packing, pass_totals, steps
-from paddle_lite._src.training.checkpoints import Saved, fill
+from paddle_lite._src.training.checkpoints import (
+    Saved,
+    Snapshot,
+    check_fit,
+    fill,
+    named_leaves,
+)
 from paddle_lite._src.training.host_sync import HostSync
 from paddle_lite._src.training.programs import Programs, TrainProgram
+from paddle_lite._src.training.signals import Guard
+
+
+class Held(NamedTuple):
+    """The training state on the device: its leaves as ``packing`` packs them, and the
+    program's run over them (None until the first dispatch)."""
+
+    packing: packing.Packing
+    leaves: list[Any]
+    run: Any = None
 
 
 class DeviceState:
@@ -30,13 +54,12 @@ class DeviceState:
         self, costs, evaluators, equation, specs, parameters, own=None, aux_costs=()
     ) -> None:
         self.host = HostSync(specs, parameters, own, self.pull)
+        self.guard = Guard(parameters.lock)
         self.programs = Programs(costs, evaluators, equation, specs, aux_costs)
         self.opt_states: dict[frozenset[str], Any] = {}  # device trees, or Saved
         self.zeros = steps.make_zeros(costs, evaluators)
         self.program: TrainProgram | None = None
-        self.leaves: list[Any] | None = None  # the TrainState's leaves, packed, while training
-        self.packing: packing.Packing | None = None  # how (``packing``)
-        self.run: Any = None  # the program's run over them (TrainProgram.run_for)
+        self.held: Held | None = None  # while training
         self.frozen: frozenset[str] = frozenset()
         self.step_count: Any = np.int32(0)  # steps run, carried across train() calls
         self.pass_id: Any = np.int32(0)  # the last pass trained
@@ -44,137 +67,223 @@ class DeviceState:
         self.saved_totals: tuple[list[str], list[Any]] | None = None  # a resumed pass's
         self.totals_layout: Any = None  # how the pass totals are packed (pass_totals)
 
+    @property
+    def training(self) -> bool:
+        return self.held is not None
+
+    # changes (each inside ``with self.guard``) -------------------------------------
     def start(self, frozen: frozenset[str], on_nan: steps.OnNan) -> None:
         """Put the parameters and the optimizer state of ``frozen`` on the device; the
         user's ``Parameters`` now pulls its values from here when read."""
-        self.program, self.frozen = self.programs.get_for(frozen, on_nan), frozen
-        values = self.host.device_values()
-        self.host.attach()
-        trainable = {n: values[n] for n in self.program.names}
-        saved = self.opt_states.get(frozen)
-        if saved is None:
-            self.opt_states[frozen] = self.program.init(trainable)
-        elif isinstance(saved, Saved):  # restored from a checkpoint
-            template = jax.eval_shape(self.program.init, trainable)
-            self.opt_states[frozen] = fill(template, saved.paths, saved.leaves, "optimizer state")
-        self.state = steps.TrainState(
-            trainable=trainable,
-            fixed={n: v for n, v in values.items() if n not in trainable},
-            opt_state=self.opt_states[frozen],
-            totals=None,
-            counters=steps.counters(self.step_count, 0),
-            key=self.key,
-            masks={n: m for n, m in self.host.masks.items() if n in trainable},
-        )
+        with self.guard:
+            program = self.programs.get_for(frozen, on_nan)
+            values = self.host.device_values()
+            trainable = {n: values[n] for n in program.names}
+            saved = self.opt_states.get(frozen)
+            if saved is None:
+                saved = program.init(trainable)
+            elif isinstance(saved, Saved):  # restored from a checkpoint
+                template = jax.eval_shape(program.init, trainable)
+                saved = fill(template, saved.paths, saved.leaves, "optimizer state")
+            self._store(
+                steps.TrainState(
+                    trainable=trainable,
+                    fixed={n: v for n, v in values.items() if n not in trainable},
+                    opt_state=saved,
+                    totals=None,
+                    counters=steps.counters(self.step_count, 0),
+                    key=self.key,
+                    masks={n: m for n, m in self.host.masks.items() if n in trainable},
+                )
+            )
+            self.opt_states[frozen] = saved
+            self.program, self.frozen = program, frozen
+            self.host.attach()
 
-    @property
-    def state(self) -> steps.TrainState | None:
-        """The ``steps.TrainState`` on the device while training, else None (a host read
-        of the packed small leaves, put back)."""
-        return None if self.leaves is None else self._read(on_device=True)
-
-    @state.setter
-    def state(self, state: steps.TrainState | None) -> None:
-        self.run = None  # the program's run for this state's packing, when dispatched
-        if state is None:
-            self.leaves = None
-            return
+    def _store(self, state: steps.TrainState) -> None:
         leaves, tree = jax.tree_util.tree_flatten(state)
-        self.packing = packing.packing_of(tree, leaves)
-        self.leaves = packing.pack(self.packing, leaves, host=True)
-
-    def _read(self, on_device: bool = False) -> steps.TrainState:
-        """The training state, its packed small leaves read to the host (a host read),
-        and put back ``on_device``."""
-        leaves = packing.unpack(self.packing, self.leaves, host=True)
-        if on_device:
-            leaves = packing.on_device(self.packing, leaves)
-        return jax.tree_util.tree_unflatten(self.packing.tree, leaves)
+        how = packing.packing_of(tree, leaves)
+        self.held = Held(how, packing.pack(how, leaves, host=True))
 
     def reload(self) -> None:
         """Take parameter values ``set`` on the host since the last step."""
-        values = self.host.device_values()
-        state = self._read()  # packed again on the host: no put
-        self.state = state._replace(
-            trainable={n: values[n] for n in state.trainable},
-            fixed={n: values[n] for n in state.fixed},
-        )
-
-    def stop(self) -> None:
-        """Hand the parameters back to the user's ``Parameters``; keep the optimizer state
-        and step count for the next ``start``."""
-        self.pull()
-        self.host.detach()
-        state = self.state
-        if state is not None:
-            self.opt_states[self.frozen] = state.opt_state
-            step, pass_id, _ = to_host(state.counters)
-            self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
-        self.state = None
-
-    def params(self) -> dict[str, Any] | None:
-        state = self.state
-        return None if state is None else {**state.fixed, **state.trainable}
-
-    def pull(self) -> None:
-        """Copy the device parameters into the user's ``Parameters``."""
-        params = self.params()
-        if params is not None:
-            self.host.receive(to_host(params))
+        with self.guard:
+            values = self.host.device_values()
+            state = self.host_state()  # packed again on the host: no put
+            self._store(
+                state._replace(
+                    trainable={n: values[n] for n in state.trainable},
+                    fixed={n: values[n] for n in state.fixed},
+                )
+            )
 
     def begin_pass(self, pass_id: int, feeds: Any) -> None:
         """Zero the pass totals (shaped from a batch's ``feeds``) and set the pass id."""
-        state = self._read()  # packed again on the host: no put
-        totals = self.zeros({**state.fixed, **state.trainable}, feeds)
-        self.totals_layout = pass_totals.layout(totals)
-        if self.saved_totals is not None:
-            totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
-            self.saved_totals = None
-        step, _, bad = state.counters
-        self.state = state._replace(
-            totals=pass_totals.pack(totals), counters=steps.counters(step, pass_id, bad)
-        )
+        with self.guard:
+            state = self.host_state()  # packed again on the host: no put
+            totals = self.zeros({**state.fixed, **state.trainable}, feeds)
+            layout = pass_totals.layout(totals)
+            if self.saved_totals is not None:
+                totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
+            step, _, bad = state.counters
+            self._store(
+                state._replace(
+                    totals=pass_totals.pack(totals), counters=steps.counters(step, pass_id, bad)
+                )
+            )
+            self.totals_layout, self.saved_totals = layout, None
 
     def dispatch(self, chunk: Any) -> Any:
         """Run the steps of ``chunk`` (one device call); returns ``(cost_sums, stats,
-        finite)``, each with a leading axis of the chunk's ``K`` batches."""
+        finite)``, each with a leading axis of the chunk's ``K`` batches. Call it inside
+        ``with self.guard``, with what must change with the state."""
         if self.host.changed():
             self.reload()
-        if self.run is None:
-            self.run = self.program.run_for(self.packing)
-        self.leaves, out = self.run(self.leaves, chunk.feeds)
+        held = self.held
+        run = held.run or self.program.run_for(held.packing)
+        self.guard.donating = held.leaves
+        try:
+            leaves, out = run(held.leaves, chunk.feeds)
+        except BaseException:
+            if not any(x.is_deleted() for x in held.leaves):  # not run: tracing, compiling
+                self.program.forget(held.packing)  # the next call builds a fresh program
+                self.held = held._replace(run=None)
+            raise
+        self.held = Held(held.packing, leaves, run)
         return out
 
     def end_pass(self) -> None:
         """v2's end-of-pass catch-up of lazily decayed sparse rows."""
         if self.program.lazy_decay:
-            self.state = self.program.catch_up(self.state)
+            with self.guard:
+                self._store(self.program.catch_up(self.on_device_state()))
+
+    def stop(self) -> None:
+        """Hand the parameters back to the user's ``Parameters``; keep the optimizer state
+        and step count for the next ``start`` (also after a ``start`` cut short)."""
+        with self.guard:
+            if self.held is not None:
+                self.pull()
+                state = self.host_state()
+                self.opt_states[self.frozen] = state.opt_state
+                step, pass_id, _ = state.counters
+                self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
+            self.host.detach()
+            self.held = None
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Take a checkpoint's state (between ``train`` calls; the parameters are the
+        caller's)."""
+        with self.guard:
+            self.opt_states = dict(snapshot.opt_states)
+            self.host.masks = dict(snapshot.masks)
+            self.saved_totals = snapshot.totals
+            self.key = np.asarray(snapshot.key)
+            self.step_count = np.int32(snapshot.step)
+
+    def check_fits(self, snapshot: Snapshot) -> None:
+        """Refuse (``CheckpointError``) a snapshot whose optimizer states this trainer's
+        optimizer would not take, before anything changes."""
+        for frozen, saved in snapshot.opt_states.items():
+            template = self.programs.optimizer_template(frozen)
+            check_fit(template, saved.paths, saved.leaves, "optimizer state")
+
+    # reads --------------------------------------------------------------------------
+    def host_state(self) -> steps.TrainState:
+        """The training state with its packed small leaves read to the host (the large
+        ones stay device arrays: read them before the next step donates them)."""
+        held = self.held
+        leaves = packing.unpack(held.packing, held.leaves, host=True)
+        return jax.tree_util.tree_unflatten(held.packing.tree, leaves)
+
+    def on_device_state(self) -> steps.TrainState | None:
+        """The training state on the device, to compute with (its small leaves read and
+        put back: one host round trip); None when not training."""
+        with self.guard.lock:
+            held = self.held
+            if held is None:
+                return None
+            leaves = packing.unpack(held.packing, held.leaves, host=True)
+            leaves = packing.on_device(held.packing, leaves)
+            return jax.tree_util.tree_unflatten(held.packing.tree, leaves)
+
+    def params(self) -> dict[str, Any] | None:
+        """The parameters on the device, to compute with; None when not training."""
+        state = self.on_device_state()
+        return None if state is None else {**state.fixed, **state.trainable}
+
+    def host_params(self) -> dict[str, np.ndarray] | None:
+        """The parameters, copied to the host (None when not training)."""
+        with self.guard.lock:
+            if self.held is None:
+                return None
+            state = self.host_state()
+            return to_host({**state.fixed, **state.trainable})
+
+    def pull(self) -> None:
+        """Copy the device parameters into the user's ``Parameters``."""
+        with self.guard.lock:
+            params = self.host_params()
+            if params is not None:
+                self.host.receive(params)
 
     def steps_run(self) -> int:
         """Steps this trainer has run (a host read while training)."""
-        return int(self._read().counters[0] if self.leaves is not None else self.step_count)
+        with self.guard.lock:
+            if self.held is None:
+                return int(self.step_count)
+            return int(self.host_state().counters[0])
 
     def bad_step(self) -> int:
         """The first step whose cost, gradients or update were not finite, or -1 (a host read)."""
-        return int(self._read().counters[2])
+        with self.guard.lock:
+            return int(self.host_state().counters[2])
 
     def pass_totals(self) -> tuple[Any, list[Any]]:
         """The pass's ``(cost_sum, stats)`` so far, on the host (a host read)."""
-        return pass_totals.unpack(to_host(self._read().totals), self.totals_layout)
+        with self.guard.lock:
+            totals = to_host(self.host_state().totals)
+        return pass_totals.unpack(totals, self.totals_layout)
 
-    def eval_params(self, averaged: bool) -> dict[str, Any]:
+    def snapshot(self) -> Snapshot:
+        """Everything a checkpoint keeps besides the parameters, on the host, as of one
+        step (a host read): the optimizer state of every frozen set, the pass totals of
+        a pass in progress, the pruning masks, the PRNG key and the step count."""
+        with self.guard.lock:
+            opt_states, totals, step = dict(self.opt_states), self.saved_totals, self.step_count
+            if self.held is not None:
+                state = self.host_state()
+                opt_states[self.frozen] = state.opt_state
+                step = state.counters[0]
+                if state.totals is not None:
+                    values = pass_totals.unpack(to_host(state.totals), self.totals_layout)
+                    totals = named_leaves(values)
+            opt_states = {
+                f: s if isinstance(s, Saved) else Saved(*named_leaves(to_host(s)))
+                for f, s in opt_states.items()
+            }
+            masks = dict(self.host.masks or {})
+            return Snapshot(opt_states, totals, masks, np.asarray(self.key), int(step))
+
+    def eval_params(self, averaged: bool, on_mesh: bool = True) -> dict[str, Any]:
         """Values to test (``averaged=False``) or save with: sparse rows' missed decay
         applied, and model-averaged when ``averaged`` and the optimizer averages (v2's
-        ``apply()``, which only ``save_parameter_to_tar`` called). The training state is
-        untouched."""
-        state = self.state
-        params = self.params() or self.host.device_values()
-        if state is not None:
-            return self.program.eval_view(state.opt_state, params, state.pass_id, averaged)
-        ready = [(f, s) for f, s in self.opt_states.items() if not isinstance(s, Saved)]
-        if not ready:
-            return params
-        frozen, opt_state = ready[0]
-        program = self.programs.of_frozen(frozen)
-        pass_id = put_replicated(np.int32(self.pass_id))
-        return program.eval_view(opt_state, params, pass_id, averaged)
+        ``apply()``, which only ``save_parameter_to_tar`` called). Computed from host
+        copies (the training state is untouched, and a step that donates it later does
+        not change them), on this process's device, and put on the mesh ``on_mesh``."""
+        with self.guard.lock:
+            params = self.host_params() or self.host.host_values()
+            frozen, opt_state = self.frozen, None
+            if self.held is not None:
+                opt_state, pass_id = self.host_state().opt_state, self.host_state().pass_id
+            else:
+                ready = [(f, s) for f, s in self.opt_states.items() if not isinstance(s, Saved)]
+                frozen, opt_state = ready[0] if ready else (frozen, None)
+                pass_id = self.pass_id
+            program = self.programs.of_frozen(frozen) if opt_state is not None else None
+            if program is not None and program.changes_view(averaged):
+                opt_state = to_host(opt_state)
+        if program is not None and program.changes_view(averaged):
+            params = to_host(program.eval_view(opt_state, params, np.int32(pass_id), averaged))
+        return put_replicated(params) if on_mesh else params
+

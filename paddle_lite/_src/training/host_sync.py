@@ -55,16 +55,22 @@ class HostSync:
 
     def device_values(self) -> dict[str, Any]:
         """The topology's parameters as the host holds them, masked, on the device."""
+        with self.parameters.lock:
+            self.version = self.parameters.version
+            return put_params(self.host_values(), row_shardings(self.specs))
+
+    def host_values(self) -> dict[str, np.ndarray]:
+        """The topology's parameters as the host holds them (copies), masked."""
         host = self.parameters
-        if host.holder != self.pull:
-            host.refresh()  # another trainer may hold newer values
-        self.version = host.version
-        values = {n: np.array(self.holder(n).stored(n)) for n in self.specs}
+        with host.lock:
+            if host.holder != self.pull:
+                host.refresh()  # another trainer may hold newer values
+            values = {n: np.array(self.holder(n).stored(n)) for n in self.specs}
         if self.masks is None:
             self.masks = pruning_masks(self.specs, values)
         for name, mask in self.masks.items():
             values[name] = values[name] * mask
-        return put_params(values, row_shardings(self.specs))
+        return values
 
     def changed(self) -> bool:
         """Whether values were ``set`` on the host since :meth:`device_values`."""

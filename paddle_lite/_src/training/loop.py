@@ -11,10 +11,10 @@ summed cost and metrics once, into the call's ``History``.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import numbers
 import os
+import threading
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -32,19 +32,9 @@ from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.emitter import Emitter, pass_length, results
 from paddle_lite._src.training.history import History
+from paddle_lite._src.training.resume import Position, Resume, Skipped
 from paddle_lite._src.training.steps import OnNan
 from paddle_lite._src.training.watch import Watch
-
-
-@dataclasses.dataclass
-class Position:
-    """Where training stands: the pass and batch the next step trains, and the random
-    states and reader state at that pass's start (what a mid-pass checkpoint keeps)."""
-
-    pass_id: int = 0
-    batch_id: int = 0
-    random: Any = None
-    reader: Any = None
 
 
 class Checkpointing:
@@ -70,6 +60,7 @@ class Settings:
     on_nan: OnNan
     frozen: frozenset[str]
     checkpoints: Checkpointing | None
+    handler: Callable[[Any], None] | None = None
 
 
 def positive(name: str, k: Any) -> int:
@@ -109,14 +100,22 @@ def check_batch_reader(reader: Any, where: str) -> None:
         )
 
 
-def check_not_training(running: bool) -> None:
-    """Raise :class:`TrainerBusyError` for a ``train`` call made while one runs."""
-    if running:
+def check_not_training(training_in: threading.Thread | None, what: str) -> None:
+    """Raise :class:`TrainerBusyError` for ``what`` (a ``train`` call) made while the
+    thread ``training_in`` trains (None: none does)."""
+    if training_in is None:
+        return
+    if training_in is threading.current_thread():
         raise TrainerBusyError(
-            "train() was called from inside an event handler of this trainer's running "
+            f"{what} was called from inside an event handler of this trainer's running "
             "train(); a trainer trains one call at a time. Call trainer.test(...) or save "
             "inside the handler, and train again after the running train() returns."
         )
+    raise TrainerBusyError(
+        f"{what} was called in thread {threading.current_thread().name!r} while thread "
+        f"{training_in.name!r} trains this trainer; a trainer trains one call at a time. "
+        "Wait for that train() to return, or use another trainer (over other Parameters)."
+    )
 
 
 def checkpointing(folder: Any, every: Any, kept: Any) -> Checkpointing | None:
@@ -137,54 +136,77 @@ class TrainCall:
         settings: the call's checked arguments.
         position: the trainer's :class:`Position`, kept current.
         save: ``save(folder)`` writes a checkpoint (``SGD.save_checkpoint``).
+        preemption: the call's ``signals.Preemption`` (``checkpoint_dir`` runs), or None.
     """
 
-    def __init__(self, device, costs, evaluators, emitter: Emitter, settings: Settings,
-                 position: Position, save: Callable[[str], None]) -> None:  # fmt: skip  # noqa: ANN001
+    def __init__(  # noqa: ANN001
+        self, device, costs, evaluators, emitter: Emitter, settings: Settings,
+        position: Position, save: Callable[[str], None], preemption: Any = None,
+    ) -> None:  # fmt: skip
         self.device, self.evaluators, self.emit = device, evaluators, emitter
         self.settings, self.position, self.save = settings, position, save
+        self.preemption = preemption
         self.watch = Watch(costs, device, settings.on_nan)
         self.history = History()
         self.batches: int | None = None  # the last pass's batch count (BeginPass)
         self.padding = RowPadding()  # short batches padded to the call's batch size
+        self.saved_at = -1  # the step of the call's last checkpoint
+        self.progressed = False  # a step ran or a pass ended
 
-    def run(self, reader: Any, passes: range, skip: int) -> History:
-        """Train ``passes`` over ``reader``, skipping ``skip`` batches of the first."""
+    def run(self, reader: Any, passes: range, resume: Resume) -> History:
+        """Train ``passes`` over ``reader``, the first resumed at ``resume``."""
         self.emit.begin_training(passes.stop)
         for pass_id in passes:
-            self._pass(reader, pass_id, passes.stop, skip if pass_id == passes.start else 0)
+            where = resume if pass_id == passes.start else Resume()
+            self._pass(reader, pass_id, passes.stop, where)
         self.emit.end_training()
         return self.history
 
-    def _pass(self, reader: Any, pass_id: int, num_passes: int, skip: int) -> None:
+    def _pass(self, reader: Any, pass_id: int, num_passes: int, resume: Resume) -> None:
         record = self.history.begin(pass_id)
         self.emit.begin_pass(pass_id, num_passes, pass_length(reader, self.batches))
-        where = self.position
+        where, skip = self.position, resume.batches
         where.random, where.reader = checkpoints.random_states(), reader_state.get_state(reader)
         batches, convert = checked(reader, self.settings.feeder.convert, f"train() pass {pass_id}")
-        batch_id = where.batch_id = skip
-        where.pass_id = pass_id
-        batches = itertools.islice(batches, skip, None)
+        with self.device.guard:
+            where.pass_id, where.batch_id = pass_id, skip
+            where.samples = record.samples = resume.samples or 0
+        if skip:
+            batches = Skipped(batches, resume, self.settings.feeder.samples_in, pass_id)
+        batch_id = skip
         for chunk in device_batches(batches, convert, self.settings.k, padding=self.padding):
+            self._preempted(after_step=False)
             if batch_id == skip:
                 self.device.begin_pass(pass_id, chunk.feeds[0])
             self.emit.before(chunk, pass_id, batch_id)
             first = self.watch.step
-            out = self.device.dispatch(chunk)
-            record.samples += sum(chunk.sizes)
+            with self.device.guard:  # the state and what says where it stands, together
+                out = self.device.dispatch(chunk)
+                self.watch.note(chunk, pass_id, batch_id)
+                record.samples += sum(chunk.sizes)
+                where.batch_id, where.samples = batch_id + len(chunk.sizes), record.samples
+                where.batch_size = self.padding.rows
+                self.progressed = True
             fetched = self.emit.after(chunk, out, pass_id, batch_id, first)
-            self.watch.record(chunk, fetched, pass_id, batch_id)
-            batch_id = where.batch_id = batch_id + len(chunk.sizes)
+            self.watch.after(fetched)
+            batch_id += len(chunk.sizes)
             policy = self.settings.checkpoints
             if policy is not None and policy.due(len(chunk.sizes)):
                 self._checkpoint()
+            self._preempted()
         self.watch.check()
         self.batches = batch_id if batch_id > skip else self.batches
-        self._end_pass(pass_id, record, trained=batch_id > skip)
+        if batch_id == skip and skip:  # the checkpoint stood at the pass's end
+            feeds = self.padding(convert(batches.last))
+            self.device.begin_pass(pass_id, feeds)  # its totals, as the checkpoint saved them
+        self._end_pass(pass_id, record, trained=record.samples > 0)
 
     def _end_pass(self, pass_id: int, record: Any, trained: bool) -> None:
-        self.device.end_pass()
-        self.position.pass_id, self.position.batch_id = pass_id + 1, 0
+        with self.device.guard:
+            self.device.end_pass()
+            self.position.pass_id, self.position.batch_id = pass_id + 1, 0
+            self.position.samples = 0
+            self.progressed = True
         if trained:
             cost_sum, stats = self.device.pass_totals()
             record.cost = float(cost_sum) / max(record.samples, 1)
@@ -192,9 +214,21 @@ class TrainCall:
         self.emit.end_pass(pass_id, lambda: dict(record.metrics))
         if self.settings.checkpoints is not None:
             self._checkpoint()
+            self._preempted()
 
     def _checkpoint(self) -> None:
+        """Write a checkpoint of the state now (none of a non-finite step: the watch
+        raises first, so a resume never skips it)."""
+        self.watch.check()
         policy = self.settings.checkpoints
-        self.save(os.path.join(policy.folder, checkpoints.name_for(self.watch.step)))
-        checkpoints.prune(policy.folder, policy.kept)
+        if self.saved_at != self.watch.step:
+            self.save(os.path.join(policy.folder, checkpoints.name_for(self.watch.step)))
+            checkpoints.prune(policy.folder, policy.kept)
+            self.saved_at = self.watch.step
         policy.batches = 0
+
+    def _preempted(self, after_step: bool = True) -> None:
+        """On a SIGTERM (``signals.Preemption``): checkpoint, then end as it would have."""
+        if self.preemption is not None and self.preemption.due(after_step):
+            self._checkpoint()
+            self.preemption.stop()

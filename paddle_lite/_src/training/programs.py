@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from paddle_lite._src import config, xla_options
 from paddle_lite._src.optimizers import Optimizer, as_optax
@@ -67,6 +68,17 @@ class TrainProgram:
             self.runs[packing] = run
         return run
 
+    def forget(self, packing: Any) -> None:
+        """Drop the run over ``packing``: an interrupt cut its compile short, and JAX
+        would compile that jitted function again at every later call."""
+        self.runs.pop(packing, None)
+
+    def changes_view(self, averaged: bool) -> bool:
+        """Whether :meth:`eval_view` differs from the parameters as they are."""
+        if not isinstance(self.equation, Optimizer):
+            return False
+        return self.lazy_decay or (averaged and self.equation.averages)
+
     def _catch_up(self, state: steps.TrainState) -> steps.TrainState:
         trainable, opt_state = self.equation.catch_up(
             state.opt_state, state.trainable, self.specs, state.pass_id
@@ -101,6 +113,14 @@ class Programs(dict):
         if key not in self:
             self[key] = TrainProgram(*self._build, frozen, key[1], on_nan, self._aux_costs)
         return self[key]
+
+    def optimizer_template(self, frozen: frozenset[str]) -> Any:
+        """The shapes of the optimizer state of ``frozen`` (``jax.eval_shape``: nothing
+        is computed or compiled)."""
+        equation, specs = self._build[2], self._build[3]
+        names = trainable_names(specs, frozen)
+        shapes = {n: jax.ShapeDtypeStruct(specs[n].shape, jnp.float32) for n in names}
+        return jax.eval_shape(as_optax(equation, {n: specs[n] for n in names}).init, shapes)
 
     def of_frozen(self, frozen: frozenset[str]) -> TrainProgram:
         """A program built for ``frozen`` (any precision and policy: they share the

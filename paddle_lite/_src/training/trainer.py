@@ -9,7 +9,9 @@ or ``train(checkpoint_dir=...)``) hold all a run needs to resume exactly.
 
 from __future__ import annotations
 
-import os
+import contextlib
+import dataclasses
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,23 +24,20 @@ from paddle_lite._src.arg_checks import (
     require_parameters,
     warn_unless_costs,
 )
-from paddle_lite._src.distributed import put_replicated, to_host
+from paddle_lite._src.distributed import is_writer, multi_process, put_replicated, to_host
 from paddle_lite._src.errors import ConfigError
-from paddle_lite._src.evaluators import auto_evaluators
+from paddle_lite._src.evaluators import topology_evaluators
 from paddle_lite._src.gradient_machine import LayerForwards
-from paddle_lite._src.graph import current_scope
 from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.training import checkpoints, steps
+from paddle_lite._src.training import checkpoints, folder_lock, steps
 from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
 from paddle_lite._src.training.history import History
 from paddle_lite._src.training.loop import (
-    Position,
     Settings,
     TrainCall,
     check_batch_reader,
@@ -47,35 +46,14 @@ from paddle_lite._src.training.loop import (
     pass_count,
     positive,
 )
+from paddle_lite._src.training.resume import Loaded, Position, Resume, position_meta
+from paddle_lite._src.training.signals import Preemption
 from paddle_lite._src.training.trained_set import (
     extra_costs,
     own_parameters,
     warn_if_costs_need,
 )
 from paddle_lite._src.version import __version__
-
-
-def topology_evaluators(topology: Topology) -> list[Any]:
-    """The automatic evaluators of its costs, the declared ones it can compute (v2
-    collected every evaluator of the config whose inputs are all in the network), and
-    those passed in ``extra_layers``."""
-    found = [ev for layer in topology.nodes for ev in auto_evaluators(layer)]
-    present = {id(n) for n in topology.nodes}
-    for ev in [*current_scope().evaluators, *topology.evaluators]:
-        if all(id(layer) in present for layer in ev.inputs) and ev not in found:
-            found.append(ev)
-    return first_of_each_name(found)
-
-
-def first_of_each_name(evaluators: list[Any]) -> list[Any]:
-    """One evaluator per metric name, the first in config order. Several
-    ``classification_cost`` layers each attach one named ``classification_error_evaluator``;
-    v2 ran them all but reported, under that name, the first one's value (its
-    CombinedEvaluator::getValue returns the first evaluator that has the name)."""
-    kept: dict[str, Any] = {}
-    for ev in evaluators:
-        kept.setdefault(ev.name, ev)
-    return list(kept.values())
 
 
 class SGD:
@@ -142,7 +120,10 @@ class SGD:
         # for event.gm and parameters.get_grad
         self._forwards = LayerForwards(self.__topology__, self._costs, aux_costs)
         self._position = Position()  # where the next step trains (for checkpoints)
-        self._resume: dict[str, Any] | None = None  # where load_checkpoint left off
+        self._claim_lock = threading.Lock()
+        self._claimed_by: object = None  # the running train() call (see _claim)
+        self._training_in: threading.Thread | None = None  # and its thread
+        self._resume: Loaded | None = None  # where load_checkpoint left off
         self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
         self._history: History | None = None  # the running train() call's, for test()
         self._reader: Any = None  # the reader of the latest train() call
@@ -214,43 +195,79 @@ class SGD:
             ``trainer.test`` the handler ran (``history.cost``, ``history[-1].test``).
             v2 returned None; a program that ignores the result is unaffected.
         """
-        check_not_training(self._history is not None)
-        check_batch_reader(reader, "train()")
-        handler = combined_handler(event_handler)
-        feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "train()")
-        settings = Settings(
-            feeder=feeder_for(self.__topology__, feeding),
-            k=positive("steps_per_dispatch", steps_per_dispatch),
-            on_nan=steps.OnNan.parse(on_nan),
-            frozen=frozen_names(immutable_parameters, self._specs, self.__topology__.nodes),
-            checkpoints=checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
-        )
-        passes, skip = self._planned_passes(reader, pass_count(num_passes), checkpoint_dir)
-        self._device.start(settings.frozen, settings.on_nan)
+        call = object()  # this call's claim on the trainer (see _claim)
         try:
-            emitter = Emitter(
-                handler, self._evaluators, self._forwards, self._device, self._compiles
+            self._claim(call)
+            check_batch_reader(reader, "train()")
+            feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "train()")
+            settings = Settings(
+                feeder=feeder_for(self.__topology__, feeding),
+                k=positive("steps_per_dispatch", steps_per_dispatch),
+                on_nan=steps.OnNan.parse(on_nan),
+                frozen=frozen_names(immutable_parameters, self._specs, self.__topology__.nodes),
+                checkpoints=checkpointing(checkpoint_dir, checkpoint_every, checkpoints_kept),
+                handler=combined_handler(event_handler),
             )
-            call = TrainCall(self._device, self._costs, self._evaluators, emitter, settings,
-                             self._position, self.save_checkpoint)  # fmt: skip
-            self._history = call.history
-            return call.run(reader, passes, skip)
+            return self._run(reader, pass_count(num_passes), checkpoint_dir, settings)
         finally:
-            self._device.stop()
-            self._history = None
+            with self._claim_lock:
+                if self._claimed_by is call:
+                    self._claimed_by, self._training_in, self._history = None, None, None
 
-    def _planned_passes(self, reader: Any, num_passes: int, folder: Any) -> tuple[range, int]:
-        """The passes a train() call runs (``checkpoints.pass_range``) and the batches
-        to skip in the first; a checkpoint's random states and reader state are restored."""
+    def _claim(self, call: object) -> None:
+        """Mark this trainer as trained by ``call`` in this thread; a second ``train``
+        (from a handler, or from another thread) is a :class:`TrainerBusyError`."""
+        with self._claim_lock:
+            check_not_training(self._training_in, "train()")
+            self._claimed_by, self._training_in = call, threading.current_thread()
+
+    def _run(self, reader: Any, num_passes: int, folder: Any, settings: Settings) -> History:
+        """A claimed ``train`` call: hold the checkpoint folder and the signals, start the
+        device state, run the passes, and let go of all of it whatever happens (a Ctrl-C
+        waits while each is taken or let go, so none is kept by half)."""
+        loaded, call = self._resume, None
+        with self._device.guard.installed() as guard, contextlib.ExitStack() as held:
+            try:
+                with guard:
+                    preemption = None
+                    if settings.checkpoints is not None:
+                        held.enter_context(self._folder_lock(settings.checkpoints.folder))
+                        preemption = held.enter_context(Preemption(multi_process()).installed())
+                    passes, resume = self._planned_passes(reader, num_passes, folder)
+                    self._device.start(settings.frozen, settings.on_nan)
+                emitter = Emitter(
+                    settings.handler, self._evaluators, self._forwards, self._device,
+                    self._compiles,
+                )  # fmt: skip
+                call = TrainCall(
+                    self._device, self._costs, self._evaluators, emitter, settings,
+                    self._position, self.save_checkpoint, preemption,
+                )  # fmt: skip
+                self._history = call.history
+                return call.run(reader, passes, resume)
+            finally:
+                with guard:
+                    self._device.stop()
+                    held.close()
+                    if loaded is not None and (call is None or not call.progressed):
+                        self._resume = loaded  # nothing trained: the next call resumes it
+
+    def _folder_lock(self, folder: str) -> Any:
+        """The lock of ``folder`` (``folder_lock``), held by the process that writes."""
+        if not is_writer():
+            return contextlib.nullcontext()
+        return folder_lock.holding(folder, self, "train(checkpoint_dir=...)")
+
+    def _planned_passes(self, reader: Any, num_passes: int, folder: Any) -> tuple[range, Resume]:
+        """The passes a train() call runs (``checkpoints.pass_range``) and where the first
+        resumes; a checkpoint's random states and reader state are restored."""
         self._reader = reader
-        resume, self._resume = self._resume, None
-        if resume is not None:
-            checkpoints.restore_random(resume["random"])
-            if resume.get("reader") is not None:
-                reader_state.restore_state(reader, resume["reader"])
-        passes = checkpoints.pass_range(resume, num_passes, folder)
+        loaded, self._resume = self._resume, None
+        if loaded is not None:
+            loaded.restore(reader)
+        passes = checkpoints.pass_range(loaded, num_passes, folder)
         self._call_end = passes.stop
-        return passes, resume["batch_id"] if resume is not None else 0
+        return passes, Resume() if loaded is None else loaded.resume()
 
     # checkpoints --------------------------------------------------------------------
     def save_checkpoint(self, dirname: str) -> None:
@@ -259,66 +276,78 @@ class SGD:
         The folder holds the parameters as a v2 tar (``parameters.tar``, readable alone
         by ``Parameters.from_tar``), the optimizer state of every frozen set (momenta,
         Adam moments, ModelAverage buffers, schedule counters), the pass and batch to
-        continue from, the random states readers shuffle with and the state of the
-        reader itself (``state()`` / ``restore()``, e.g. a seeded shuffle's pass count;
-        see ``paddle_lite._src.readers.state``), the PRNG key, a
-        fingerprint of the topology and the library version. Call it inside an event
-        handler or between ``train`` calls.
+        continue from with the samples the pass trained before it, the random states
+        readers shuffle with and the state of the reader itself (``state()`` /
+        ``restore()``, e.g. a seeded shuffle's pass count; see
+        ``paddle_lite._src.readers.state``), the PRNG key, a fingerprint of the topology
+        and the library version. All of it is taken at one step: call it in any event
+        handler (it records the batch that trains next), between ``train`` calls, or
+        from another thread while ``train`` runs. The folder it is written into is
+        locked while it is written (``CheckpointLockedError`` when another trainer
+        writes there).
         """
-        where = self._position
-        mid_pass = where.batch_id > 0
-        arrays, meta = checkpoints.export_state(self._device, mid_pass)
-        self._device.pull()
+        with self._device.guard.lock:  # the state, the position and the values of one step
+            where = dataclasses.replace(self._position)
+            snapshot = self._device.snapshot()
+            values = self._parameter_values()
+            reader = self._reader
+        if where.batch_id == 0:  # a pass's start: no totals to keep
+            snapshot = dataclasses.replace(snapshot, totals=None)
+        arrays, meta = checkpoints.to_files(snapshot)
         meta.update(
-            pass_id=where.pass_id,
-            batch_id=where.batch_id,
-            random=where.random if mid_pass else checkpoints.random_states(),
-            reader=where.reader if mid_pass else reader_state.get_state(self._reader),
+            position_meta(where, reader),
             fingerprint=checkpoints.fingerprint(self.__topology__),
             parameters={n: list(s.shape) for n, s in self._specs.items()},
             version=__version__,
             call_end=self._call_end,
         )
-        checkpoints.save(dirname, self._all_parameters(), arrays, meta)
+        checkpoints.save(dirname, values, arrays, meta, owner=self)
 
     def load_checkpoint(self, dirname: str, missing_ok: bool = False) -> bool:
         """Restore a checkpoint: ``dirname`` itself, or the newest one inside it.
 
         The parameters, optimizer state, step count and PRNG key are restored, and the
         next ``train`` call continues from the saved pass and batch (skipping the
-        batches already trained, with the readers' random states as they were), so the
-        run ends as an uninterrupted one would. Returns False when ``missing_ok`` and
-        no checkpoint was ever completed there; a checkpoint of another topology is an
-        error that names the parameters that differ, and a damaged one (a file whose size
-        or sha256 differs from the manifest) a ``CheckpointError`` naming the file.
+        batches already trained, with the readers' random states as they were, and
+        checking that they hold the samples the checkpoint trained), so the run ends as
+        an uninterrupted one would. Returns False when ``missing_ok`` and no checkpoint
+        was ever completed there. Everything is checked before anything changes: a
+        checkpoint of another topology is an error that names the parameters that
+        differ, one of another optimizer a ``CheckpointError`` saying so, and a damaged
+        one (a file whose size or sha256 differs from the manifest) a ``CheckpointError``
+        naming the file; a refused checkpoint leaves the trainer and its parameters as
+        they were.
         """
-        if self._device.leaves is not None:
-            raise checkpoints.CheckpointError("load_checkpoint cannot run inside train().")
+        if self._device.training:
+            raise checkpoints.CheckpointError(
+                "load_checkpoint cannot run while this trainer trains (inside train() or from "
+                "another thread during it)."
+            )
         path = checkpoints.latest(dirname)
         if path is None:
             if missing_ok:
                 return False
             raise checkpoints.CheckpointError(f"no checkpoint in {dirname!r}.")
         params, arrays, meta = checkpoints.load_for(path, self._specs, self.__topology__)
-        for held in (self._parameters, self._own):
-            held.update({n: params.get(n) for n in self._specs if n in held})
         with checkpoints.restoring(path):
-            checkpoints.restore_state(self._device, arrays, meta)
-        self._resume = {k: meta[k] for k in ("pass_id", "batch_id", "random")}
-        self._resume.update(reader=meta.get("reader"), call_end=meta.get("call_end"))
-        self._resume.update(source=os.path.realpath(dirname), path=os.path.realpath(path))
-        self._position.pass_id, self._position.batch_id = meta["pass_id"], meta["batch_id"]
-        self._position.random, self._position.reader = meta["random"], meta.get("reader")
+            snapshot = checkpoints.from_files(arrays, meta)
+            self._device.check_fits(snapshot)
+        loaded = Loaded.from_meta(meta, dirname, path)
+        with self._device.guard.installed() as guard, guard:  # whole, or not at all
+            for held in (self._parameters, self._own):
+                held.update({n: params.get(n) for n in self._specs if n in held})
+            self._device.restore(snapshot)
+            self._resume, self._position = loaded, dataclasses.replace(loaded.position)
         return True
 
-    def _all_parameters(self) -> Parameters:
-        """The user's parameters and the trainer's own ones (see ``own_parameters``)."""
-        if not len(self._own):
-            return self._parameters
+    def _parameter_values(self) -> Parameters:
+        """A copy of the user's parameters and the trainer's own ones (see
+        ``own_parameters``), as of now."""
         merged = Parameters()
         for held in (self._parameters, self._own):
+            values = held.values()
             for spec in held.specs():
-                merged.append_spec(spec, held.get(spec.name))
+                merged.append_spec(spec, values[spec.name])
         return merged
 
     # evaluation -------------------------------------------------------------------
@@ -339,7 +368,7 @@ class SGD:
                 self._costs, self._evaluators, precision
             )
         step = self._test_steps[precision]
-        params = self._device.eval_params(averaged=False)
+        params = self._device.eval_params(averaged=False)  # copies: a step cannot delete them
         feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "test()")
         feeder = feeder_for(self.__topology__, feeding)
         totals, count = None, 0
@@ -353,13 +382,13 @@ class SGD:
         result = events.TestResult(
             evaluator=results(self._evaluators, stats), cost=float(cost) / count
         )
-        if self._history is not None:
+        if self._history is not None and self._training_in is threading.current_thread():
             self._history.tested(result)
         return result
 
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
-        values = to_host(self._device.eval_params(averaged=True))
+        values = self._device.eval_params(averaged=True, on_mesh=False)
         snapshot = Parameters()
         for spec in self._parameters.specs():
             value = values.get(spec.name)

@@ -61,13 +61,16 @@ class Watch:
         self.recent: collections.deque = collections.deque(maxlen=CHECK_EVERY + 1)
         self.since_check = 0
 
-    def record(self, chunk: Any, out: Fetched | None, pass_id: int, batch_id: int) -> None:
-        """Note a dispatch (``out`` is None when no handler can read its outputs), and
-        read the flag when it is time: every ``CHECK_EVERY`` dispatches, or when a
-        handler has just read a non-finite cost."""
+    def note(self, chunk: Any, pass_id: int, batch_id: int) -> None:
+        """Count a dispatch of ``chunk`` (with the state it changed, under the guard)."""
         self.recent.append((self.step, chunk, pass_id, batch_id))
         self.step += len(chunk.sizes)
         self.since_check += 1
+
+    def after(self, out: Fetched | None) -> None:
+        """Read the flag when it is time: every ``CHECK_EVERY`` dispatches, or when a
+        handler has just read a non-finite cost (``out`` is None when no handler can
+        read the dispatch's outputs)."""
         if not self.active:
             return
         if (out is not None and out.seen_bad()) or self.since_check >= CHECK_EVERY:
@@ -87,7 +90,7 @@ class Watch:
         raise NonFiniteError(f"training step {bad} was not finite (it is no longer buffered).")
 
     def _raise(self, bad: int, feeds: Any, pass_id: int, batch_id: int) -> None:
-        state = self.device.state  # as it was before the step: it was not applied
+        state = self.device.on_device_state()  # as before the step: it was not applied
         key = jax.random.fold_in(state.key, bad)
         update = functools.partial(steps.optimized, self.device.program.tx, state, feeds=feeds)
         try:

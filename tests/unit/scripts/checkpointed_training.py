@@ -1,14 +1,18 @@
 """A training run that checkpoints often and resumes from its newest checkpoint.
 
-Run: python checkpointed_training.py CHECKPOINT_DIR OUT.npz [SLOW_SECONDS]
+Run: python checkpointed_training.py CHECKPOINT_DIR OUT.npz [SLOW_SECONDS [LOG [own-handler]]]
 
 Trains a small network (momentum, L2, model average, dropout, batch norm) on a
 shuffled reader for 3 passes with checkpoints every 2 batches, after first loading
 the newest checkpoint if there is one; writes the final parameters to OUT.npz.
-SLOW_SECONDS sleeps in every EndIteration so a test can kill it mid-run.
+SLOW_SECONDS sleeps in every EndIteration so a test can kill it mid-run. LOG gets a
+line ``begin`` when training begins and ``<pass> <batch>`` after each batch trained;
+with ``own-handler`` the script has its own SIGTERM handler, which writes ``handler``
+to LOG and exits with status 7.
 """
 
 import random
+import signal
 import sys
 import time
 
@@ -33,7 +37,7 @@ def samples():
     return list(zip(x, rng.integers(0, 3, 60).tolist(), strict=True))
 
 
-def main(folder, out, slow=0.0):
+def main(folder, out, slow=0.0, log=None, own_handler=False):
     paddle.init(seed=3)
     random.seed(7)  # the shuffle below draws from the global random, as v2 did
     cost = network()
@@ -49,8 +53,24 @@ def main(folder, out, slow=0.0):
     data = samples()
     reader = paddle.batch(paddle.reader.shuffle(lambda: iter(data), buf_size=100), 8)
 
+    def write(line):
+        if log is not None:
+            with open(log, "a") as f:
+                f.write(line + "\n")
+
+    if own_handler:
+
+        def on_sigterm(signum, frame):
+            write("handler")
+            sys.exit(7)
+
+        signal.signal(signal.SIGTERM, on_sigterm)
+
     def handler(event):
-        if isinstance(event, paddle.event.EndIteration) and slow:
+        if isinstance(event, paddle.event.BeginTraining):
+            write("begin")
+        if isinstance(event, paddle.event.EndIteration):
+            write(f"{event.pass_id} {event.batch_id}")
             time.sleep(slow)
 
     trainer.train(
@@ -60,4 +80,7 @@ def main(folder, out, slow=0.0):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)
+    args = sys.argv[1:]
+    slow = float(args[2]) if len(args) > 2 else 0.0
+    log = args[3] if len(args) > 3 else None
+    main(args[0], args[1], slow, log, own_handler=args[4:] == ["own-handler"])

@@ -32,7 +32,7 @@ def main(count, sharding, out):
 
     def handler(event):
         if isinstance(event, paddle.event.EndIteration) and event.batch_id == 0:
-            table = trainer._device.state.trainable["table"]
+            table = trainer._device.on_device_state().trainable["table"]
             shards.append([list(s.data.shape) for s in table.addressable_shards])
 
     trainer.train(paddle.batch(lambda: iter(data), 16), num_passes=2, event_handler=handler)

@@ -1,0 +1,143 @@
+"""Where training stands, what a checkpoint records of it, and resuming there exactly.
+
+:class:`Position` is where the next step trains (kept by the trainer, changed with the
+device state under its guard); :func:`position_meta` is what a checkpoint records of it,
+and :class:`Loaded` what ``load_checkpoint`` takes back. :class:`Resume` tells the next
+``train`` call's first pass what to skip, and :class:`Skipped` skips it, checking that
+the batches skipped hold the samples the checkpoint trained (a changed batch size or a
+shorter reader is a ``ResumeError``, raised before anything trains).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any
+
+from paddle_lite._src.readers import state as reader_state
+from paddle_lite._src.training import checkpoints
+
+
+@dataclasses.dataclass
+class Position:
+    """Where training stands: the pass and batch the next step trains, the samples the
+    pass trained before it and the largest batch so far (what the batch number means),
+    and the random states and reader state at that pass's start (what a mid-pass
+    checkpoint keeps). It changes with the device state, under its guard."""
+
+    pass_id: int = 0
+    batch_id: int = 0
+    samples: int = 0
+    batch_size: int = 0
+    random: Any = None
+    reader: Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Resume:
+    """Where a loaded checkpoint left its pass: ``batches`` to skip, which held
+    ``samples`` (None for a checkpoint that did not record them) of at most
+    ``batch_size`` each; ``path`` names the checkpoint in errors."""
+
+    batches: int = 0
+    samples: int | None = None
+    batch_size: int = 0
+    path: str = ""
+
+def position_meta(where: Position, reader: Any) -> dict[str, Any]:
+    """The ``checkpoint.json`` entries of ``where`` (mid-pass: the random states and the
+    reader's state at the pass's start; else as they are now, for the next pass)."""
+    mid_pass = where.batch_id > 0
+    return {
+        "pass_id": where.pass_id,
+        "batch_id": where.batch_id,
+        "samples": where.samples,
+        "batch_size": where.batch_size,
+        "random": where.random if mid_pass else checkpoints.random_states(),
+        "reader": where.reader if mid_pass else reader_state.get_state(reader),
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Loaded:
+    """A checkpoint ``load_checkpoint`` took back: its ``position``, the ``samples`` its
+    pass had trained (None for a checkpoint that did not record them), the folder given
+    (``source``) and the checkpoint's own (``path``), both resolved."""
+
+    position: Position
+    samples: int | None
+    source: str
+    path: str
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any], dirname: str, path: str) -> Loaded:
+        samples = meta.get("samples")
+        where = Position(
+            meta["pass_id"], meta["batch_id"], samples or 0, meta.get("batch_size", 0),
+            meta["random"], meta.get("reader"),
+        )  # fmt: skip
+        return cls(where, samples, os.path.realpath(dirname), os.path.realpath(path))
+
+    def resume(self) -> Resume:
+        where = self.position
+        return Resume(where.batch_id, self.samples, where.batch_size, self.path)
+
+    def restore(self, reader: Any) -> None:
+        """Put back the random states and the reader's state of the checkpoint's pass."""
+        checkpoints.restore_random(self.position.random)
+        if self.position.reader is not None:
+            reader_state.restore_state(reader, self.position.reader)
+
+
+class Skipped:
+    """``batches`` after the ``resume.batches`` a checkpoint's pass trained, checked to
+    hold the samples it trained: a reader that ends first, or batches of another size,
+    is a :class:`~checkpoints.ResumeError` (skipping them would not continue at the
+    checkpoint's sample), raised before anything trains. ``last`` keeps the last batch
+    skipped (a pass with nothing left after it still ends with its totals)."""
+
+    def __init__(
+        self, batches: Any, resume: Resume, samples_in: Callable[[Any], int], pass_id: int
+    ) -> None:
+        self.batches, self.resume, self.pass_id = batches, resume, pass_id
+        self.samples_in = samples_in
+        self.last: Any = None
+
+    def __iter__(self) -> Any:
+        batches, resume = iter(self.batches), self.resume
+        seen = 0
+        for count in range(resume.batches):
+            try:
+                self.last = next(batches)
+            except StopIteration:
+                raise self._refused(count, seen, ended=True) from None
+            seen += self.samples_in(self.last)
+        if resume.samples is not None and seen != resume.samples:
+            raise self._refused(resume.batches, seen, ended=False)
+        yield from batches
+
+    def _refused(self, count: int, seen: int, ended: bool) -> checkpoints.ResumeError:
+        resume = self.resume
+        where = f"train() pass {self.pass_id}: the checkpoint {resume.path!r}"
+        if ended and (resume.samples is None or seen < resume.samples):
+            return checkpoints.ResumeError(
+                f"{where} stands after batch {resume.batches} of this pass{_samples(resume)}, "
+                f"but the reader ended after {count} batches ({seen} samples). The reader is "
+                "shorter than the one the checkpoint was trained with; resume with that "
+                "reader, or start over without loading the checkpoint."
+            )
+        return checkpoints.ResumeError(
+            f"{where} was taken after {resume.batches} batches{_samples(resume)} of this pass, "
+            f"but this reader's first {count} batches hold {seen} samples: the batch size "
+            "(or the reader) changed, so skipping them would not continue at the "
+            f"checkpoint's sample. Resume with batches of {resume.batch_size}, or start over: "
+            "train without loading the checkpoint (its parameters alone load with "
+            "Parameters.from_tar on its parameters.tar)."
+        )
+
+
+def _samples(resume: Resume) -> str:
+    if resume.samples is None:
+        return ""
+    return f" ({resume.samples} samples in batches of {resume.batch_size})"
