@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -146,6 +146,44 @@ def multi_process() -> bool:
     return mesh() is not None and jax.process_count() > 1
 
 
+def process_count() -> int:
+    import jax
+
+    return jax.process_count() if mesh() is not None else 1
+
+
+def device_count() -> int:
+    """The devices of the data mesh (1 without one)."""
+    m = mesh()
+    return 1 if m is None else int(m.devices.size)
+
+
+_EXCHANGES: dict[str, int] = {}  # exchanges made so far, by name
+
+
+def exchange(name: str, value: str) -> list[str]:
+    """Every process's ``value`` for this process's next exchange called ``name`` (each
+    process makes the same exchanges in the same order), in process order: an all-gather
+    of short texts through the coordination service's key-value store. It is a host
+    exchange, not an XLA collective, so it may run in any thread beside the steps; each
+    process removes its key of the exchange before last (every process had read it before
+    it wrote its key of the last one)."""
+    from jax._src import distributed as jax_distributed
+
+    client = jax_distributed.global_state.client
+    count = _EXCHANGES.get(name, 0)
+    _EXCHANGES[name] = count + 1
+    me, parts = process_index(), process_count()
+    client.key_value_set(f"paddle_lite/{name}/{count}/{me}", value)
+    if count >= 2:
+        client.key_value_delete(f"paddle_lite/{name}/{count - 2}/{me}")
+    timeout_ms = COLLECTIVE_TIMEOUT_S * 1000
+    return [
+        client.blocking_key_value_get(f"paddle_lite/{name}/{count}/{rank}", timeout_ms)
+        for rank in range(parts)
+    ]
+
+
 def is_writer() -> bool:
     """Whether this process writes files (only process 0 of a multi-process job)."""
     return process_index() == 0
@@ -184,17 +222,34 @@ def _pad_rows(feeds: Any, n: int) -> Any:
     return pad_rows(feeds, rows + extra) if extra else feeds
 
 
+class LocalRows(NamedTuple):
+    """This process's rows of a global batch of ``total`` rows: rows ``p * total / P`` to
+    ``(p + 1) * total / P`` of the batch padded for the mesh (what :func:`put_batch`
+    keeps of a whole batch), read and converted by this process alone."""
+
+    feeds: Any
+    total: int
+
+
 def put_batch(feeds: Any) -> Any:
     """A batch's numpy feeds on the device: whole on one device, or split along the
-    data axis."""
+    data axis (this process's rows only, given a whole batch or :class:`LocalRows`)."""
     import jax
     from jax.sharding import NamedSharding, PartitionSpec
 
     m = mesh()
     if m is None:
         return jax.device_put(feeds)
-    feeds = _pad_rows(feeds, m.devices.size)
     sharding = NamedSharding(m, PartitionSpec("data"))
+    if isinstance(feeds, LocalRows):
+        total = feeds.total
+        return jax.tree_util.tree_map(
+            lambda x: jax.make_array_from_process_local_data(
+                sharding, x, (total, *np.shape(x)[1:])
+            ),
+            feeds.feeds,
+        )
+    feeds = _pad_rows(feeds, m.devices.size)
     if jax.process_count() == 1:
         return jax.device_put(feeds, sharding)
     part, parts = jax.process_index(), jax.process_count()

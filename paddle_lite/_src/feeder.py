@@ -311,6 +311,15 @@ class DataFeeder:
             self.check(feeds)
         return feeds
 
+    @property
+    def fixed_shapes(self) -> bool:
+        """Whether every batch of a size converts to arrays of the same shapes (no
+        sequence and no sparse field, whose padded lengths follow the samples)."""
+        return all(
+            tp.seq_type == SequenceType.NO_SEQUENCE and tp.type in (DataType.Dense, DataType.Index)
+            for _, tp in self.data_types
+        )
+
     def samples_in(self, batch: Any) -> int:
         """How many samples ``batch`` (a list of samples, or columns) holds, unconverted."""
         if type(batch) is not list and _is_columns(batch, len(self.data_types)):

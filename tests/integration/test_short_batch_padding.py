@@ -16,7 +16,7 @@ import paddle_lite as paddle
 from paddle_lite._src.distributed import pad_rows
 from paddle_lite._src.layers.detection_loss import MultiBoxLossKind
 from paddle_lite._src.layers.norm import BatchNormKind
-from paddle_lite._src.training.chunks import RowPadding, device_batches
+from paddle_lite._src.training.chunks import RowPadding, converted, device_batches
 from paddle_lite._src.typing import VALID
 
 L, DT, A, EV = paddle.layer, paddle.data_type, paddle.activation, paddle.event
@@ -323,9 +323,8 @@ def test_printers_print_the_real_rows_only(capsys):
 
 def test_device_batches_pad_and_keep_the_real_sizes():
     batches = [np.full((n, 1), n, np.float32) for n in (4, 4, 3)]
-    chunks = list(
-        device_batches(batches, lambda b: {"x": b}, k=2, background=False, padding=RowPadding())
-    )
+    pairs = converted(batches, lambda b: {"x": b}, RowPadding())
+    chunks = list(device_batches(pairs, k=2, background=False))
     assert [c.sizes for c in chunks] == [(4, 4), (3,)]
     (short,) = chunks[1].feeds
     np.testing.assert_array_equal(short["x"][:, 0], [3, 3, 3, 3])

@@ -18,7 +18,7 @@ from paddle_lite._src.errors import (
     TrainerBusyError,
 )
 from paddle_lite._src.readers.decorator import ReaderTypeError
-from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.chunks import converted, device_batches
 
 W = "_out.w0"
 
@@ -272,7 +272,7 @@ def test_keyboard_interrupt_on_the_prefetch_thread(fault):
     got = []
     with pytest.raises(KeyboardInterrupt):
         for chunk in device_batches(
-            interrupted(), lambda b: {"x": np.asarray(b, np.float32)}, background=True
+            converted(interrupted(), lambda b: {"x": np.asarray(b, np.float32)}), background=True
         ):
             got.append(int(np.asarray(chunk.feeds[0]["x"])[0]))
     for thread in set(threading.enumerate()) - before:

@@ -13,7 +13,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.readers.decorator import ReaderTypeError
-from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.chunks import converted, device_batches
 
 DEADLINE_S = 10.0
 
@@ -69,11 +69,15 @@ CASES = {
         lambda x: 1 / (x - 7), lambda: iter(range(100)), 4, 1
     ),
     "prefetch thread over a reader raising after 5 batches": lambda: (
-        lambda: device_batches(([x] for x in _failing(5)()), _feeds, depth=1, background=True)
+        lambda: device_batches(
+            converted(([x] for x in _failing(5)()), _feeds), depth=1, background=True
+        )
     ),
     "prefetch thread whose conversion raises": lambda: (
         lambda: device_batches(
-            ([x] for x in range(10)), lambda b: _feeds([1 / (b[0] - 3)]), depth=1, background=True
+            converted(([x] for x in range(10)), lambda b: _feeds([1 / (b[0] - 3)])),
+            depth=1,
+            background=True,
         )
     ),
     "buffered over a reader returning None": lambda: paddle.reader.buffered(lambda: None, 4),

@@ -7,7 +7,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import ConfigError
-from paddle_lite._src.training.chunks import device_batches
+from paddle_lite._src.training.chunks import converted, device_batches
 from paddle_lite._src.training.steps import OnNan
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
@@ -47,7 +47,7 @@ def _train(precision, passes=3):
 def _step_jaxpr(trainer):
     device = trainer._device
     device.start(frozenset(), OnNan.RAISE)
-    feeds = next(device_batches(iter([SAMPLES[:8]]), trainer_feeder(trainer).convert)).feeds
+    feeds = next(device_batches(converted([SAMPLES[:8]], trainer_feeder(trainer).convert))).feeds
     device.begin_pass(0, feeds[0])
     held = device.held
     text = str(device.program.run_for(held.packing).trace(held.leaves, feeds).jaxpr)

@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from paddle_lite._src.training.chunks import chunks, device_batches
+from paddle_lite._src.training.chunks import chunks, converted, device_batches
 
 
 def _feeds(values):
@@ -16,7 +16,7 @@ def _feeds(values):
 @pytest.mark.parametrize("background", [True, False])
 def test_yields_device_batches_in_order(background):
     batches = iter([[1, 2], [3], [4, 5, 6]])
-    out = list(device_batches(batches, _feeds, background=background))
+    out = list(device_batches(converted(batches, _feeds), background=background))
     assert [c.sizes for c in out] == [(2,), (1,), (3,)]
     # ahead on a thread they are put on the device; inline on one CPU device the jitted
     # step takes the numpy arrays itself
@@ -51,14 +51,15 @@ def test_reader_and_conversion_errors_reach_the_consumer(background):
         raise ValueError("bad sample")
 
     with pytest.raises(OSError, match="disk gone"):
-        list(device_batches(reader(), _feeds, background=background))
+        list(device_batches(converted(reader(), _feeds), background=background))
     with pytest.raises(ValueError, match="bad sample"):
-        list(device_batches(iter([[1]]), bad, background=background))
+        list(device_batches(converted(iter([[1]]), bad), background=background))
 
 
 def test_early_stop_ends_the_worker():
     before = set(threading.enumerate())
-    gen = device_batches(iter([[i] for i in range(1000)]), _feeds, depth=2, background=True)
+    pairs = converted(iter([[i] for i in range(1000)]), _feeds)
+    gen = device_batches(pairs, depth=2, background=True)
     assert next(gen).sizes == (1,)
     workers = [t for t in threading.enumerate() if t not in before]
     assert len(workers) == 1

@@ -21,6 +21,7 @@ import numpy as np
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, existing_or_download, module_home
 from paddle_lite._src.dataset.sources import corrupt, gunzip, read_file
+from paddle_lite._src.readers import seekable as seek
 
 URL_PREFIX = "https://dataset.bj.bcebos.com/mnist/"
 TEST_IMAGE_URL = URL_PREFIX + "t10k-images-idx3-ubyte.gz"
@@ -110,20 +111,32 @@ def reader_creator(
 def _pair_reader(
     image_path: str, label_path: str, image_md5: str = "", label_md5: str = "", size: int = _CHUNK
 ) -> Callable[[], Iterator[Sample]]:
-    """A reader that loads and checks the pair on every pass, then yields scaled samples."""
+    """A seekable reader that loads and checks the pair on every pass, then yields scaled
+    samples."""
+    return seek.seekable(
+        lambda: Scaled(*_load_pair(image_path, label_path, image_md5, label_md5), size)
+    )
 
-    def reader() -> Iterator[Sample]:
-        yield from _scaled(*_load_pair(image_path, label_path, image_md5, label_md5), size)
 
-    return reader
+class Scaled(seek.Indexed):
+    """The ``(x / 255 * 2 - 1, label)`` pairs of a pass, by index; iterating converts
+    ``size`` images at a time."""
 
+    def __init__(self, images: np.ndarray, labels: np.ndarray, size: int) -> None:
+        self.images, self.labels, self.size = images, labels, size
 
-def _scaled(images: np.ndarray, labels: np.ndarray, size: int) -> Iterator[Sample]:
-    """Yield ``(x / 255 * 2 - 1, label)`` pairs, converting ``size`` images at a time."""
-    for start in range(0, len(images), size):
-        block = images[start : start + size].astype(np.float32) / 255.0 * 2.0 - 1.0
-        for row, label in zip(block, labels[start : start + size], strict=True):
-            yield row, int(label)
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __getitem__(self, j: int) -> Sample:
+        return self.images[j].astype(np.float32) / 255.0 * 2.0 - 1.0, int(self.labels[j])
+
+    def __iter__(self) -> Iterator[Sample]:
+        images, labels, size = self.images, self.labels, self.size
+        for start in range(0, len(images), size):
+            block = images[start : start + size].astype(np.float32) / 255.0 * 2.0 - 1.0
+            for row, label in zip(block, labels[start : start + size], strict=True):
+                yield row, int(label)
 
 
 def _train_files() -> tuple[str, str, str, str]:

@@ -19,6 +19,7 @@ import numpy as np
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, module_home
 from paddle_lite._src.dataset.sources import corrupt
+from paddle_lite._src.readers import seekable as seek
 
 URL = "http://paddlemodels.bj.bcebos.com/uci_housing/housing.data"
 MD5 = "d4accdce7a25600298819f8e28e8d593"
@@ -89,13 +90,13 @@ def load_data(filename: str, feature_num: int = FEATURE_NUM, ratio: float = TRAI
 
 
 def _reader_creator(part: int) -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
+    """The reader of one part: seekable, its rows held in memory."""
     rows = load_data(data_file())[part]
+    return seek.seekable(lambda: seek.Mapped(_sample, [rows]))
 
-    def reader() -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        for row in rows:
-            yield row[:-1].copy(), row[-1:].copy()
 
-    return reader
+def _sample(row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return row[:-1].copy(), row[-1:].copy()
 
 
 def train() -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import Reader, ReaderTypeError, show
 from paddle_lite._src.readers.parallel import buffered
 from paddle_lite._src.readers.recordio import read_samples
@@ -21,7 +22,7 @@ def np_array(x: Any) -> Reader:
         x: a numpy array (or anything ``np.asarray`` accepts); a 0-d array is one sample.
 
     Returns:
-        A reader yielding ``x[0], x[1], ...`` (arrays of shape ``x.shape[1:]``).
+        A seekable reader yielding ``x[0], x[1], ...`` (arrays of shape ``x.shape[1:]``).
 
     Example:
         ```python
@@ -29,14 +30,7 @@ def np_array(x: Any) -> Reader:
         ```
     """
     array = np.asarray(x)
-
-    def array_reader() -> Iterator[Any]:
-        if array.ndim == 0:
-            yield array
-            return
-        yield from array
-
-    return array_reader
+    return seek.seekable(lambda: array if array.ndim else [array])
 
 
 def _check_path(path: Any, where: str) -> None:
@@ -62,13 +56,49 @@ def text_file(path: str | os.PathLike) -> Reader:
         ```
     """
     _check_path(path, "text_file")
+    return seek.seekable(Lines(path).view)
 
-    def text_reader() -> Iterator[str]:
-        with open(path, encoding="utf-8", newline="\n") as f:
+
+class Lines(seek.Indexed):
+    """The lines of a text file by number, through an index of their offsets."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.fspath(path)
+        self.offsets: np.ndarray | None = None
+        self.stamp: tuple[int, int] | None = None
+
+    def view(self) -> Lines:
+        """Start a pass: (re)scan the file when it changed since the last scan."""
+        info = os.stat(self.path)
+        stamp = (info.st_size, info.st_mtime_ns)
+        if stamp != self.stamp:
+            self.offsets, self.stamp = _line_offsets(self.path), stamp
+        return self
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, j: int) -> str:
+        start, stop = int(self.offsets[j]), int(self.offsets[j + 1])
+        with open(self.path, "rb") as f:
+            f.seek(start)
+            data = f.read(stop - start)
+        return data.decode("utf-8").rstrip("\n")
+
+    def __iter__(self) -> Iterator[str]:
+        with open(self.path, encoding="utf-8", newline="\n") as f:
             for line in f:
                 yield line.rstrip("\n")
 
-    return text_reader
+
+def _line_offsets(path: str) -> np.ndarray:
+    """The byte offset of every line start, and the file's end, in one scan."""
+    offsets, position = [0], 0
+    with open(path, "rb") as f:
+        for line in f:
+            position += len(line)
+            offsets.append(position)
+    return np.asarray(offsets, np.int64)
 
 
 def _expand(pattern: str) -> list[str]:

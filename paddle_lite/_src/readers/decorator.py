@@ -17,7 +17,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import numpy as np
+
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError
+from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.state import PassCounter, forward
 
 Reader = Callable[[], Iterable[Any]]
@@ -132,6 +135,9 @@ def map_readers(func: Callable[..., Any], *readers: Reader) -> Reader:
         for items in zip(*iterators, strict=False):
             yield func(*items)
 
+    opens = seek.all_seekable(readers)
+    if opens:
+        mapped_reader = seek.seekable(lambda: seek.Mapped(func, [o() for o in opens]))
     return forward(mapped_reader, *readers)
 
 
@@ -155,7 +161,10 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
     partial buffer is shuffled too. ``buf_size`` 0 or 1 keeps the order. Without ``seed`` the
     global :mod:`random` state is used (as in v2). With an int ``seed``, pass ``k`` (the k-th
     call of the returned reader, from 0) uses ``random.Random(seed + k)``: passes differ from
-    each other, and a rerun of the program reproduces every pass.
+    each other, and a rerun of the program reproduces every pass. Over a seekable reader
+    (see ``paddle_lite._src.readers.seekable``) the same order is computed for the whole
+    pass when it starts, as a permutation of the sample indices (the same draws from the
+    same random state), so the result is seekable too.
 
     Args:
         reader: the reader to shuffle.
@@ -180,6 +189,16 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
         rng = random if seed is None else random.Random(int(seed) + passes.next())
         return _shuffled(reader_samples(reader, "shuffle"), buf_size, rng)
 
+    inner = seek.open_pass_of(reader)
+    if inner is not None:
+
+        def permuted() -> Any:
+            view = inner()
+            rng = random if seed is None else random.Random(int(seed) + passes.next())
+            order = _shuffled(range(len(view)), buf_size, rng)
+            return seek.Permuted(view, np.fromiter(order, np.int64, len(view)))
+
+        shuffled_reader = seek.seekable(permuted)
     if seed is None:  # the global random states are saved by checkpoints already
         return forward(shuffled_reader, reader)
     return passes.attach(shuffled_reader, reader)
@@ -206,6 +225,9 @@ def chain(*readers: Reader) -> Reader:
         for i, reader in enumerate(readers):
             yield from reader_samples(reader, "chain", f"readers[{i}]")
 
+    opens = seek.all_seekable(readers)
+    if opens:
+        chained_reader = seek.seekable(lambda: seek.Chained([o() for o in opens]))
     return forward(chained_reader, *readers)
 
 
@@ -256,6 +278,23 @@ def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
         for samples in steps:
             yield _flat_tuple(samples)
 
+    opens = seek.all_seekable(readers)
+    if opens:
+
+        def composed() -> Any:
+            views = [o() for o in opens]
+            if check_alignment and len({len(v) for v in views}) > 1:
+                shortest = min(len(v) for v in views)
+                ended = [i for i, v in enumerate(views) if len(v) == shortest]
+                raise ComposeNotAligned(
+                    f"compose: readers {ended} hold {shortest} samples while the others hold "
+                    f"more ({[len(v) for v in views]}); the composed readers must yield the "
+                    "same number of samples. Pass check_alignment=False to stop at the "
+                    "shortest reader instead."
+                )
+            return seek.Mapped(lambda *samples: _flat_tuple(samples), views)
+
+        composed_reader = seek.seekable(composed)
     return forward(composed_reader, *readers)
 
 
@@ -280,6 +319,9 @@ def firstn(reader: Reader, n: int) -> Reader:
     def first_n_reader() -> Iterator[Any]:
         yield from itertools.islice(reader_samples(reader, "firstn"), n)
 
+    inner = seek.open_pass_of(reader)
+    if inner is not None:
+        first_n_reader = seek.seekable(lambda: seek.Strided(inner(), 0, n))
     return forward(first_n_reader, reader)
 
 
@@ -287,7 +329,7 @@ def cache(reader: Reader) -> Reader:
     """Read a reader completely once, keep its samples in memory, and replay them.
 
     The first pass reads the whole of ``reader`` before yielding; later passes never call
-    ``reader`` again.
+    ``reader`` again. The result is seekable (``paddle_lite._src.readers.seekable``).
 
     Args:
         reader: the reader to cache (its samples must fit in memory).
@@ -304,13 +346,13 @@ def cache(reader: Reader) -> Reader:
     store: list[tuple[Any, ...]] = []
     lock = threading.Lock()
 
-    def cached_reader() -> Iterator[Any]:
+    def cached() -> tuple[Any, ...]:
         with lock:
             if not store:
                 store.append(tuple(reader_samples(reader, "cache")))
-        yield from store[0]
+        return store[0]
 
-    return forward(cached_reader, reader)
+    return forward(seek.seekable(cached), reader)
 
 
 class Fake:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import Reader, check_count, check_reader, reader_samples
 from paddle_lite._src.readers.state import forward
 
@@ -13,7 +14,9 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
     """Turn a reader of samples into a reader of batches (lists of samples).
 
     Consecutive samples are grouped into lists of ``batch_size``. The final, shorter batch is
-    yielded (v2 0.10/0.11 behaviour) unless ``drop_last=True`` (a later v2 addition).
+    yielded (v2 0.10/0.11 behaviour) unless ``drop_last=True`` (a later v2 addition). Over a
+    seekable reader the result is seekable: its pass is a ``seekable.Batches`` view, whose
+    batches are lists of sample indices the trainer reads row by row.
 
     Args:
         reader: a reader of single samples.
@@ -43,4 +46,8 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
         if samples and not drop_last:
             yield samples
 
+    inner = seek.open_pass_of(reader)
+    if inner is not None:
+        batch_reader = seek.seekable(lambda: seek.Batches(inner(), batch_size, drop_last))
+        batch_reader.batch_size = batch_size  # type: ignore[attr-defined]
     return forward(batch_reader, reader)

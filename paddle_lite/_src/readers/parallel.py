@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import (
     Reader,
     ReaderTypeError,
@@ -121,6 +122,9 @@ def buffered(reader: Reader, size: int) -> Reader:
         finally:
             stop.set()
 
+    inner = seek.open_pass_of(reader)
+    if inner is not None:  # reading by index needs no thread: the same samples
+        buffered_reader.open_pass = inner  # type: ignore[attr-defined]
     return forward(buffered_reader, reader)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import Reader, check_count, check_reader
 from paddle_lite._src.readers.state import forward
 
@@ -13,8 +14,9 @@ def shard(reader: Reader, num_shards: int, index: int) -> Reader:
     """The samples of ``reader`` at positions ``index``, ``index + num_shards``, ...
 
     The ``num_shards`` shards are disjoint and together hold every sample once, in
-    order. The trainer needs no sharding (every process reads the global batches and
-    keeps its rows); this is for pipelines that split data between workers themselves.
+    order. The trainer needs no sharding (over a seekable reader each process reads the
+    rows it trains on; over another, every process reads the global batches and keeps
+    its rows); this is for pipelines that split data between workers themselves.
 
     Args:
         reader: a reader of samples.
@@ -40,4 +42,12 @@ def shard(reader: Reader, num_shards: int, index: int) -> Reader:
             if position % num_shards == index:
                 yield sample
 
+    inner = seek.open_pass_of(reader)
+    if inner is not None:
+
+        def part() -> Any:
+            view = inner()
+            return seek.Strided(view, index, len(view), num_shards)
+
+        sharded = seek.seekable(part)
     return forward(sharded, reader)

@@ -30,7 +30,6 @@ import hashlib
 import io
 import json
 import os
-import random
 import re
 import shutil
 import warnings
@@ -290,24 +289,6 @@ def check_parameters(meta: dict, shapes: dict[str, tuple[int, ...]], where: str)
             f"checkpoint {where!r} was written for another topology: parameters missing from "
             f"it {missing}, not in this topology {extra}, of another shape {details}."
         )
-
-
-def random_states() -> dict[str, Any]:
-    """The global ``random`` and ``numpy.random`` states (what v2 readers shuffle with)."""
-    version, internal, gauss = random.getstate()
-    name, keys, pos, has_gauss, cached = np.random.get_state()
-    return {
-        "python": [version, list(internal), gauss],
-        "numpy": [name, keys.tolist(), int(pos), int(has_gauss), float(cached)],
-    }
-
-
-def restore_random(states: dict[str, Any]) -> None:
-    """Set the global random states :func:`random_states` returned."""
-    version, internal, gauss = states["python"]
-    random.setstate((version, tuple(internal), gauss))
-    name, keys, pos, has_gauss, cached = states["numpy"]
-    np.random.set_state((name, np.asarray(keys, np.uint32), pos, has_gauss, cached))
 
 
 def fingerprint(topology: Any) -> str:

@@ -1,9 +1,9 @@
 """Reader batches as chunks: ``K >= 1`` batches of one signature, on the device ahead.
 
-``device_batches`` turns a reader's minibatches into :class:`Chunk` s: the feeds of
-``k`` consecutive batches of one signature (``trainer.train(steps_per_dispatch=k)``),
-one path for every ``k``; the step program stacks them itself when ``k > 1``. On an
-accelerator a background thread
+``device_batches`` turns converted minibatches (:func:`converted`, or a pass's
+``input.pass_input``) into :class:`Chunk` s: the feeds of ``k`` consecutive batches of
+one signature (``trainer.train(steps_per_dispatch=k)``), one path for every ``k``; the
+step program stacks them itself when ``k > 1``. On an accelerator a background thread
 converts the batches and puts them on the device ahead (a bounded queue of ``depth``
 chunks), so the copy overlaps the running step; on a CPU backend the work runs inline,
 because there XLA's own thread pool uses every core and a concurrent Python thread
@@ -121,33 +121,32 @@ def chunks(converted: Iterable[tuple[Any, int]], k: int) -> Iterator[Chunk]:
     yield from flush()
 
 
-def device_batches(
-    batches: Iterable[Any],
-    convert: Callable[[Any], Any],
-    k: int = 1,
-    depth: int = 2,
-    background: bool | None = None,
-    padding: RowPadding | None = None,
-) -> Iterator[Chunk]:
-    """Yield the :class:`Chunk` s of ``batches``, converted and put on the device ahead.
+def converted(
+    batches: Iterable[Any], convert: Callable[[Any], Any], padding: RowPadding | None = None
+) -> Iterator[tuple[Any, int]]:
+    """``(feeds, samples)`` of each batch: ``convert`` turns a batch into fresh numpy feeds
+    (fresh arrays, so a reader that reuses its buffers cannot change a queued batch), and
+    ``padding`` pads short batches (see :class:`RowPadding`); ``samples`` stays the real
+    size."""
+    for feeds in map(convert, batches):
+        size = _size(feeds)
+        yield (feeds if padding is None else padding(feeds, size)), size
 
-    ``convert`` turns a batch into fresh numpy feeds (fresh arrays, so a reader that
-    reuses its buffers cannot change a queued batch). An error in the reader or the
-    conversion is re-raised in the consumer, after the batches before it.
+
+def device_batches(
+    pairs: Iterable[tuple[Any, int]], k: int = 1, depth: int = 2, background: bool | None = None
+) -> Iterator[Chunk]:
+    """Yield the :class:`Chunk` s of ``(feeds, samples)`` pairs (:func:`converted`), put
+    on the device ahead. An error in the reader or the conversion is re-raised in the
+    consumer, after the batches before it.
 
     ``background=None`` uses the thread when JAX computes on an accelerator. On a single
     CPU device the numpy feeds go to the jitted step as they are: its C++ dispatch adopts
     them for less than ``jax.device_put`` costs in Python (``python -m bench``).
-
-    ``padding`` pads short batches (see :class:`RowPadding`); a chunk's ``sizes`` stay
-    the real sizes.
     """
     if background is None:
         background = jax.default_backend() != "cpu"
-    pad = padding if padding is not None else (lambda feeds, size: feeds)
-    sized = ((feeds, _size(feeds)) for feeds in map(convert, batches))
-    converted = ((pad(feeds, size), size) for feeds, size in sized)
-    grouped = chunks(converted, k)
+    grouped = chunks(pairs, k)
     if background or mesh() is not None:
         grouped = (c._replace(feeds=tuple(map(put_batch, c.feeds))) for c in grouped)
     if not background:

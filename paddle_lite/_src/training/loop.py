@@ -19,20 +19,21 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from paddle_lite._src.distributed import multi_process
 from paddle_lite._src.errors import (
     ArgumentTypeError,
     ConfigError,
     TrainerBusyError,
     TrainingWarning,
 )
-from paddle_lite._src.input_checks import checked
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.readers.decorator import ReaderTypeError, show
 from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.emitter import Emitter, pass_length, results
 from paddle_lite._src.training.history import History
-from paddle_lite._src.training.resume import Position, Resume, Skipped
+from paddle_lite._src.training.input import pass_input
+from paddle_lite._src.training.resume import Position, Resume, agree_random, random_states
 from paddle_lite._src.training.steps import OnNan
 from paddle_lite._src.training.watch import Watch
 
@@ -166,15 +167,16 @@ class TrainCall:
         record = self.history.begin(pass_id)
         self.emit.begin_pass(pass_id, num_passes, pass_length(reader, self.batches))
         where, skip = self.position, resume.batches
-        where.random, where.reader = checkpoints.random_states(), reader_state.get_state(reader)
-        batches, convert = checked(reader, self.settings.feeder.convert, f"train() pass {pass_id}")
+        if multi_process():
+            agree_random()
+        where.random, where.reader = random_states(), reader_state.get_state(reader)
         with self.device.guard:
             where.pass_id, where.batch_id = pass_id, skip
             where.samples = record.samples = resume.samples or 0
-        if skip:
-            batches = Skipped(batches, resume, self.settings.feeder.samples_in, pass_id)
+        feeder = self.settings.feeder
+        batches = pass_input(reader, feeder, self.padding, resume, pass_id)
         batch_id = skip
-        for chunk in device_batches(batches, convert, self.settings.k, padding=self.padding):
+        for chunk in device_batches(batches, self.settings.k):
             self._preempted(after_step=False)
             if batch_id == skip:
                 self.device.begin_pass(pass_id, chunk.feeds[0])
@@ -197,7 +199,7 @@ class TrainCall:
         self.watch.check()
         self.batches = batch_id if batch_id > skip else self.batches
         if batch_id == skip and skip:  # the checkpoint stood at the pass's end
-            feeds = self.padding(convert(batches.last))
+            feeds = self.padding(feeder.convert(batches.last()))
             self.device.begin_pass(pass_id, feeds)  # its totals, as the checkpoint saved them
         self._end_pass(pass_id, record, trained=record.samples > 0)
 

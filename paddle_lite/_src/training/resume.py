@@ -11,10 +11,15 @@ shorter reader is a ``ResumeError``, raised before anything trains).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import random
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from paddle_lite._src.distributed import exchange, process_index
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.training import checkpoints
 
@@ -45,6 +50,31 @@ class Resume:
     batch_size: int = 0
     path: str = ""
 
+def random_states() -> dict[str, Any]:
+    """The global ``random`` and ``numpy.random`` states (what v2 readers shuffle with)."""
+    version, internal, gauss = random.getstate()
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    return {
+        "python": [version, list(internal), gauss],
+        "numpy": [name, keys.tolist(), int(pos), int(has_gauss), float(cached)],
+    }
+
+
+def agree_random() -> None:
+    """Give every process of a job process 0's global random states (once per pass, so
+    readers that shuffle with them read the same global batches everywhere)."""
+    mine = json.dumps(random_states()) if process_index() == 0 else ""
+    restore_random(json.loads(exchange("random", mine)[0]))
+
+
+def restore_random(states: dict[str, Any]) -> None:
+    """Set the global random states :func:`random_states` returned."""
+    version, internal, gauss = states["python"]
+    random.setstate((version, tuple(internal), gauss))
+    name, keys, pos, has_gauss, cached = states["numpy"]
+    np.random.set_state((name, np.asarray(keys, np.uint32), pos, has_gauss, cached))
+
+
 def position_meta(where: Position, reader: Any) -> dict[str, Any]:
     """The ``checkpoint.json`` entries of ``where`` (mid-pass: the random states and the
     reader's state at the pass's start; else as they are now, for the next pass)."""
@@ -54,7 +84,7 @@ def position_meta(where: Position, reader: Any) -> dict[str, Any]:
         "batch_id": where.batch_id,
         "samples": where.samples,
         "batch_size": where.batch_size,
-        "random": where.random if mid_pass else checkpoints.random_states(),
+        "random": where.random if mid_pass else random_states(),
         "reader": where.reader if mid_pass else reader_state.get_state(reader),
     }
 
@@ -85,7 +115,7 @@ class Loaded:
 
     def restore(self, reader: Any) -> None:
         """Put back the random states and the reader's state of the checkpoint's pass."""
-        checkpoints.restore_random(self.position.random)
+        restore_random(self.position.random)
         if self.position.reader is not None:
             reader_state.restore_state(reader, self.position.reader)
 

@@ -33,7 +33,7 @@ from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.training import checkpoints, folder_lock, steps
-from paddle_lite._src.training.chunks import RowPadding, device_batches
+from paddle_lite._src.training.chunks import RowPadding, converted, device_batches
 from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
 from paddle_lite._src.training.history import History
@@ -373,7 +373,7 @@ class SGD:
         feeder = feeder_for(self.__topology__, feeding)
         totals, count = None, 0
         batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
-        for chunk in device_batches(batches, convert, padding=RowPadding()):
+        for chunk in device_batches(converted(batches, convert, RowPadding())):
             if totals is None:
                 totals = put_replicated(self._device.zeros(params, chunk.feeds[0]))
             totals = step(params, chunk.feeds[0], totals)

@@ -1,0 +1,177 @@
+"""What one training pass reads: the reader's batches, converted, starting where it resumes.
+
+:func:`pass_input` chooses between two ways of reading a pass:
+
+- a reader of batches that is *seekable* (``readers.seekable``: ``paddle.batch`` over a
+  seekable reader) opens the pass's ``Batches`` view and reads batch ``b`` by index. A
+  resumed pass starts at the checkpoint's sample without reading the samples before it
+  (with another batch size too: the pass goes on from that sample). In a job of several
+  processes each process reads and converts only the rows of each global batch it
+  trains on (:class:`LocalRows`: the rows ``distributed.put_batch`` would have kept),
+  and the processes agree on the padded lengths of sequence and sparse fields once per
+  window of batches (``distributed.exchange``), so the global batches, their order and
+  the zero-weight rows that pad a short one are exactly those of one process;
+- any other reader is read in order; a resumed pass skips the batches the checkpoint
+  trained, counting their samples (``resume.Skipped``), and every process of a job
+  reads every batch (a ``TrainingWarning`` says so once, and how to make the reader
+  seekable).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from paddle_lite._src import distributed
+from paddle_lite._src.distributed import LocalRows
+from paddle_lite._src.errors import PaddleLiteError, ReaderError, TrainingWarning
+from paddle_lite._src.input_checks import checked, numbered
+from paddle_lite._src.readers.seekable import Batches, open_pass_of
+from paddle_lite._src.training.chunks import converted
+from paddle_lite._src.training.resume import Resume, Skipped
+from paddle_lite._src.typing import VALID
+
+WINDOW = 16  # batches whose padded lengths the processes agree on in one exchange
+_WARNED: set[int] = set()  # readers already warned about (by id)
+
+
+class PassInput:
+    """The batches of one pass as ``(feeds, samples)`` pairs (see the module docstring);
+    ``last()`` reads the batch before the pass's start (for a pass that resumed at its
+    end)."""
+
+    def __init__(self, pairs: Any, last: Any) -> None:
+        self.pairs, self.last = pairs, last
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        return iter(self.pairs)
+
+
+def pass_input(reader: Any, feeder: Any, padding: Any, resume: Resume, pass_id: int) -> PassInput:
+    """The batches of pass ``pass_id`` of ``reader`` (see the module docstring)."""
+    where = f"train() pass {pass_id}"
+    open_pass = open_pass_of(reader)
+    if open_pass is None or getattr(reader, "batch_size", None) is None:
+        _warn_every_process_reads(reader)
+        batches, convert = checked(reader, feeder.convert, where)
+        if resume.batches:
+            batches = Skipped(batches, resume, feeder.samples_in, pass_id)
+        return PassInput(converted(batches, convert, padding), lambda: batches.last)
+    view = _opened(open_pass, where)
+    start = resume.samples if resume.samples is not None else resume.batches * view.batch_size
+    _note_batch_size(resume, view, start)
+    batches = view.from_sample(start)
+    last = lambda: view.from_sample(max(start - view.batch_size, 0))[0]  # noqa: E731
+    convert = numbered(feeder.convert, where)
+    if distributed.multi_process():
+        padding.rows = max(padding.rows, view.batch_size)
+        window = 1 if feeder.fixed_shapes else WINDOW
+        return PassInput(_local_rows(batches, convert, where, window), last)
+    return PassInput(converted(_read(batches, where), convert, padding), last)
+
+
+def _opened(open_pass: Any, where: str) -> Any:
+    try:
+        return open_pass()
+    except PaddleLiteError:
+        raise
+    except Exception as err:
+        raise ReaderError(f"{where}: the reader raised {type(err).__name__}: {err}") from err
+
+
+def _read(batches: Batches, where: str) -> Iterator[list[Any]]:
+    """The batches of ``batches`` in order; a failing read is a ``ReaderError``."""
+    for b in range(len(batches)):
+        yield _samples(batches, batches.indices(b), b, where)
+
+
+def _samples(batches: Batches, indices: Any, b: int, where: str) -> list[Any]:
+    """The samples at ``indices`` (each read once, however often it repeats)."""
+    read: dict[int, Any] = {}
+    try:
+        for j in indices:
+            if j not in read:
+                read[j] = batches.view[j]
+    except PaddleLiteError:
+        raise
+    except Exception as err:
+        raise ReaderError(
+            f"{where}: the reader raised {type(err).__name__}: {err} while reading sample {j} "
+            f"for batch {b} (the reader's traceback is above)."
+        ) from err
+    return [read[j] for j in indices]
+
+
+def _local_rows(
+    batches: Batches, convert: Any, where: str, window_size: int
+) -> Iterator[tuple[LocalRows, int]]:
+    """This process's rows of each batch, converted; padded lengths agreed by windows of
+    ``window_size`` batches (1: shapes are fixed, nothing to agree)."""
+    size = batches.batch_size
+    total = -(-size // distributed.device_count()) * distributed.device_count()
+    share = total // distributed.process_count()
+    mine = range(distributed.process_index() * share, (distributed.process_index() + 1) * share)
+    for first in range(0, len(batches), window_size):
+        window = []
+        for b in range(first, min(first + window_size, len(batches))):
+            indices = list(batches.indices(b))
+            n = len(indices)
+            rows = [indices[(j % size) % n] for j in mine]
+            feeds = convert(_samples(batches, rows, b, where))
+            feeds[VALID] = np.asarray([1.0 if j < n else 0.0 for j in mine], np.float32)
+            window.append((feeds, n))
+        for feeds, n in _agreed(window) if window_size > 1 else window:
+            yield LocalRows(feeds, total), n
+
+
+def _agreed(window: list[tuple[dict[str, Any], int]]) -> list[tuple[dict[str, Any], int]]:
+    """The window's feeds, every leaf padded with zeros to the largest shape any process
+    has for it (padded lengths are bucketed from the longest sample, a monotonic rule, so
+    this is the shape the whole batch would have had)."""
+    import jax
+
+    shapes = [[list(np.shape(x)) for x in jax.tree_util.tree_leaves(f)] for f, _ in window]
+    every = [json.loads(text) for text in distributed.exchange("lengths", json.dumps(shapes))]
+    agreed = [  # per batch, per leaf, per dimension: the largest
+        [list(map(max, *dims)) for dims in zip(*batch, strict=True)]
+        for batch in zip(*every, strict=True)
+    ]
+    out = []
+    for (feeds, n), target in zip(window, agreed, strict=True):
+        leaves, tree = jax.tree_util.tree_flatten(feeds)
+        padded = [_pad_to(x, shape) for x, shape in zip(leaves, target, strict=True)]
+        out.append((jax.tree_util.tree_unflatten(tree, padded), n))
+    return out
+
+
+def _pad_to(x: Any, shape: list[int]) -> Any:
+    widths = [(0, want - have) for have, want in zip(np.shape(x), shape, strict=True)]
+    return x if not any(w for _, w in widths) else np.pad(x, widths)
+
+
+def _note_batch_size(resume: Resume, view: Batches, start: int) -> None:
+    if resume.batches and resume.batch_size and resume.batch_size != view.batch_size:
+        warnings.warn(
+            f"train(): the checkpoint {resume.path!r} was trained with batches of "
+            f"{resume.batch_size}; this reader's are of {view.batch_size}. The pass goes on "
+            f"from sample {start}, where the checkpoint stands.",
+            TrainingWarning,
+            stacklevel=6,
+        )
+
+
+def _warn_every_process_reads(reader: Any) -> None:
+    if distributed.multi_process() and id(reader) not in _WARNED:
+        _WARNED.add(id(reader))
+        warnings.warn(
+            "train(): the reader is not seekable, so every process reads and converts every "
+            "batch and keeps its own rows. Build it from seekable parts (creator.np_array, "
+            "text_file, recordio, cache(...), the in-memory paddle.dataset readers, then "
+            "paddle.batch) for each process to read only the rows it trains on.",
+            TrainingWarning,
+            stacklevel=6,
+        )
