@@ -15,7 +15,7 @@ import time
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError, MasterError
+from paddle_lite._src.errors import ArgumentTypeError, DataError, MasterError
 from paddle_lite._src.master.etcd import Etcd
 from paddle_lite._src.master.task_queue import PASS_END, WAIT, Task, TaskQueue
 from paddle_lite._src.readers.recordio_v2 import read_records, write_recordio_v2
@@ -274,6 +274,10 @@ def test_set_dataset_refuses_what_the_master_cannot_split(shared_etcd, prefix, t
     c = _client(shared_etcd, prefix)
     with pytest.raises(DataError, match="match no file"):
         c.set_dataset([str(tmp_path / "nothing-*")])
+    with pytest.raises(DataError, match="no path given"):
+        c.set_dataset([])
+    with pytest.raises(ArgumentTypeError, match="paths must be a list"):
+        c.set_dataset(7)
     lite = tmp_path / "lite.rec"
     paddle.reader.creator.write_recordio(lite, lambda: iter([1]))
     with pytest.raises(DataError, match="paddle_lite record file.*write_recordio_v2"):
@@ -285,5 +289,5 @@ def test_set_dataset_refuses_what_the_master_cannot_split(shared_etcd, prefix, t
 def test_an_unreachable_etcd_is_a_master_error_naming_it():
     with pytest.raises(MasterError, match=r"no etcd endpoint answered .*127\.0\.0\.1:9"):
         paddle.master.client("127.0.0.1:9", 1)
-    with pytest.raises(MasterError, match="etcd_endpoints must be"):
+    with pytest.raises(ArgumentTypeError, match="etcd_endpoints must be"):
         paddle.master.client(42, 1)

@@ -24,7 +24,7 @@ import uuid
 import warnings
 from typing import Any
 
-from paddle_lite._src.errors import MasterError
+from paddle_lite._src.errors import ArgumentTypeError, DataError, MasterError
 from paddle_lite._src.master.etcd import Etcd, EtcdUnavailable, normalize_endpoints
 from paddle_lite._src.master.task_queue import (
     DEFAULT_PREFIX,
@@ -53,16 +53,17 @@ class Item:
 
 def _paths(paths: Any) -> list[str]:
     if isinstance(paths, str):
-        return [p.strip() for p in paths.split(",") if p.strip()]
-    if (
-        isinstance(paths, (list, tuple))
-        and paths
-        and all(isinstance(p, (str, os.PathLike)) for p in paths)
-    ):
-        return [os.fspath(p) for p in paths]
-    raise MasterError(
-        f"set_dataset: paths must be a list of paths or glob patterns; received {paths!r}."
-    )
+        found = [p.strip() for p in paths.split(",") if p.strip()]
+    elif isinstance(paths, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in paths):
+        found = [os.fspath(p) for p in paths]
+    else:
+        raise ArgumentTypeError(
+            "set_dataset: paths must be a list of paths or glob patterns (or a comma-separated "
+            f"str); received {paths!r}."
+        )
+    if not found:
+        raise DataError("set_dataset: no path given (v2's master: 'no dataset specified').")
+    return found
 
 
 class client:  # noqa: N801 - v2's name

@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from paddle_lite._src.errors import MasterError
+from paddle_lite._src.errors import ArgumentTypeError, MasterError
 
 
 class EtcdError(MasterError):
@@ -52,8 +52,6 @@ class KeyValue:
     key: str
     value: bytes
     mod_revision: int
-    create_revision: int
-    lease: int
 
     @classmethod
     def from_json(cls, kv: dict[str, Any]) -> KeyValue:
@@ -61,8 +59,6 @@ class KeyValue:
             base64.b64decode(kv["key"]).decode(),
             base64.b64decode(kv.get("value", "")),
             int(kv.get("mod_revision", 0)),
-            int(kv.get("create_revision", 0)),
-            int(kv.get("lease", 0)),
         )
 
     def json(self) -> Any:
@@ -77,13 +73,13 @@ def normalize_endpoints(endpoints: Any) -> list[str]:
     elif isinstance(endpoints, (list, tuple)) and all(isinstance(e, str) for e in endpoints):
         parts = list(endpoints)
     else:
-        raise MasterError(
+        raise ArgumentTypeError(
             "etcd_endpoints must be a str of comma-separated URLs (v2's form, e.g. "
             f"'http://127.0.0.1:2379') or a list of them; received {endpoints!r}."
         )
     urls = [p.strip().rstrip("/") for p in parts if p.strip()]
     if not urls:
-        raise MasterError(f"etcd_endpoints names no endpoint: {endpoints!r}.")
+        raise ArgumentTypeError(f"etcd_endpoints names no endpoint: {endpoints!r}.")
     return [u if "://" in u else f"http://{u}" for u in urls]
 
 

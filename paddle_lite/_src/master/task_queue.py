@@ -150,9 +150,12 @@ class TaskQueue:
                 revision, [put(self.key("dataset"), ready), put(self.key("pass"), "0")]
             )
         except BaseException:
-            self.etcd.txn(
-                [compare(self.key("dataset"), "MOD", revision)], [delete(self.key("dataset"))]
-            )
+            try:  # leave the data set to the next set_dataset
+                self.etcd.txn(
+                    [compare(self.key("dataset"), "MOD", revision)], [delete(self.key("dataset"))]
+                )
+            except MasterError:
+                pass  # etcd unreachable: the key goes with this client's lease
             raise
         return True
 
