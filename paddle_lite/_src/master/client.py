@@ -187,8 +187,8 @@ class client:  # noqa: N801 - v2's name
             return ERROR
 
     def release(self) -> None:
-        """Stop reading and give up the lease (this client's unfinished tasks return to the
-        queue at once)."""
+        """Stop reading and revoke the lease: this client's claims end at once, so the next
+        client that finds no task to do puts its unfinished tasks back in the queue."""
         if self._closed.is_set():
             return
         self._closed.set()
