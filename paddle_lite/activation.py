@@ -1,6 +1,5 @@
 """Activations (v2 ``paddle.activation``)."""
 
-from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.activations import (
     Abs,
     BaseActivation,
@@ -21,6 +20,7 @@ from paddle_lite._src.activations import (
     STanh,
     Tanh,
 )
+from paddle_lite._src.module_aliases import module_getattr
 
 __all__ = [
     "Abs",

@@ -23,6 +23,7 @@ from paddle_lite._src.errors import (
     LayerConfigError,
     LayerConfigWarning,
     LayerTypeError,
+    MasterError,
     MissingDependencyError,
     NonFiniteError,
     OptimizerWarning,
@@ -36,6 +37,7 @@ from paddle_lite._src.errors import (
 )
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException
 from paddle_lite._src.lr_schedules import OptimizerConfigError
+from paddle_lite._src.master.etcd import EtcdError, EtcdUnavailable
 from paddle_lite._src.readers.decorator import ComposeNotAligned, ReaderTypeError
 from paddle_lite._src.readers.parallel import ReaderProcessError
 from paddle_lite._src.regularizers import OptimizerArgumentError
@@ -55,9 +57,12 @@ __all__ = [
     "DataWarning",
     "DatasetValueError",
     "DownloadError",
+    "EtcdError",
+    "EtcdUnavailable",
     "LayerConfigError",
     "LayerConfigWarning",
     "LayerTypeError",
+    "MasterError",
     "MissingDependencyError",
     "NonFiniteError",
     "OptimizerArgumentError",

@@ -4,12 +4,12 @@ Declared evaluators whose inputs are all in the trained topology report their
 values in ``event.metrics`` under their names.
 """
 
-from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.evaluator_base import Evaluator
 from paddle_lite._src.evaluators import classification_error
 from paddle_lite._src.evaluators_detection import detection_map
 from paddle_lite._src.evaluators_scores import auc, column_sum, pnpair, precision_recall, sum
 from paddle_lite._src.evaluators_seq import chunk, ctc_error
+from paddle_lite._src.module_aliases import module_getattr
 from paddle_lite._src.printers import (
     classification_error_printer,
     gradient_printer,
@@ -38,5 +38,5 @@ __all__ = [
     "value_printer",
 ]
 
-# v2's ``evaluator.base`` (the Evaluator base class) and the absent detection_map.
+# v2's ``evaluator.base`` (the Evaluator base class).
 __getattr__ = module_getattr("evaluator", {"base": Evaluator})

@@ -1,6 +1,5 @@
 """Layers (v2 ``paddle.layer``): functions that build immutable layer nodes."""
 
-from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.graph import Layer, name_scope, reset_names
 from paddle_lite._src.layers.combine import conv_shift, convex_comb, linear_comb, tensor
 from paddle_lite._src.layers.conv import img_conv
@@ -100,6 +99,7 @@ from paddle_lite._src.layers.sequence_select import (
     sub_seq,
 )
 from paddle_lite._src.layers.sequence_slice import seq_slice
+from paddle_lite._src.module_aliases import module_getattr
 from paddle_lite._src.printers import printer
 from paddle_lite._src.topology import get_layer, parse_network
 
@@ -245,5 +245,5 @@ __all__ = [
 ]
 
 # v2 names served on access: "print" (the printer) and huber_cost (0.10's name of
-# huber_classification_cost); the names v2 had and paddle_lite leaves out (see _src/absent.py).
+# huber_classification_cost), see _src/module_aliases.py.
 __getattr__ = module_getattr("layer", {"print": printer, "huber_cost": huber_classification_cost})

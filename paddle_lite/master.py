@@ -1,11 +1,8 @@
-"""v2 ``paddle.master``: the client of Paddle's Go master service, deliberately absent.
+"""v2 ``paddle.master``: the client of v2's master, whose task queue lives in etcd.
 
-``paddle.master.client(...)`` raises ``NotImplementedError`` naming the alternative (see
-``paddle_lite._src.absent``).
+See ``paddle_lite._src.master`` and docs/scaling.md ("Reading with v2's master (etcd)").
 """
 
-from paddle_lite._src.absent import module_getattr
+from paddle_lite._src.master.client import client
 
-__all__: list[str] = []
-
-__getattr__ = module_getattr("master")
+__all__ = ["client"]

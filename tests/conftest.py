@@ -1,11 +1,13 @@
 """Shared test setup: every test starts with fresh automatic layer names, and every compiled
 program goes into JAX's persistent compilation cache. (The ``fault`` fixture and the
-``--fault-table`` option come from the ``fault_table`` plugin, loaded by pyproject.toml.)"""
+``--fault-table`` option come from the ``fault_table`` plugin, loaded by pyproject.toml; the
+``etcd`` and ``shared_etcd`` fixtures, a real etcd server, from ``etcd_server``.)"""
 
 import os
 
 import jax
 import pytest
+from etcd_server import etcd, shared_etcd  # noqa: F401 - fixtures for the tests
 
 from paddle_lite._src import config
 from paddle_lite._src.graph import reset_names

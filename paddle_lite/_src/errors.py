@@ -54,6 +54,11 @@ class ReaderError(PaddleLiteError, RuntimeError):
     exception (with its traceback) is the ``__cause__``."""
 
 
+class MasterError(PaddleLiteError, RuntimeError):
+    """``paddle.master.client`` could not reach etcd, lost its lease, or could not set the
+    data set; the message names the endpoints or keys and what to check."""
+
+
 class LayerConfigWarning(UserWarning):
     """A layer v2 built but could not run (e.g. ``block_expand`` with its default
     ``block_y=0``): it is built and parsed as in v2, and compiling or running it raises

@@ -1,9 +1,10 @@
-"""Signatures of v2's dataset modules, ``paddle.v2.image`` and ``paddle.v2.plot``.
+"""Signatures of v2's dataset modules, ``paddle.v2.image``, ``plot`` and ``master``.
 
 Their sources are not among the stored v2 files, so their public functions' ``def`` lines
 are copied here, read from PaddlePaddle/Paddle ``python/paddle/v2/dataset/<module>.py``,
-``python/paddle/v2/image.py`` and ``python/paddle/v2/plot/plot.py`` at the newest commit the
-source index holds for each file:
+``python/paddle/v2/image.py``, ``python/paddle/v2/plot/plot.py`` and
+``python/paddle/v2/master/client.py`` at the newest commit the source index holds for each
+file:
 
 =============  ==========================================
 cifar          91d7838ff1458b41b97895d2f5e1f026a875df48
@@ -21,6 +22,7 @@ wmt14          b845b6158e3f9e478f23fe71a1622e8a312322b1
 wmt16          4e554f5addae5be19e32160807a7f192877b2e2c
 image          e9f516773f7fe3dacad61eab436e1be8d8299ec9
 plot           291c8a86faeaf637275c58bcb9644995a2e47d44
+master         96ee7d5c1739c35f668f6c8381e9d9d4690244ad
 =============  ==========================================
 
 voc2012's v2 file is not in that index; its ``train()``, ``test()`` and ``val()`` are
@@ -153,6 +155,14 @@ DEFS = {
         "left_right_flip": "(im)",
         "simple_transform": _TRANSFORM.replace("FIRST", "im"),
         "load_and_transform": _TRANSFORM.replace("FIRST", "filename"),
+    },
+    "master": {
+        "client": "(etcd_endpoints, timeout_sec, buf_size=0)",
+        "client.request_save_model": "(trainer_id, block_ms)",
+        "client.release": "()",
+        "client.set_dataset": "(paths)",
+        "client.next_record": "()",
+        "client.paddle_start_get_records": "(pass_id)",
     },
     "plot": {
         "Ploter": "(*args)",

@@ -220,13 +220,8 @@ def with_keywords(sig: Sig, extra: Sig, *, drop: tuple[str, ...] = ()) -> Sig:
 
 
 def resolve(dotted: str) -> tuple[Any, Any, str]:
-    """(object, owner, module) for ``"layer.fc"``, ``"trainer.SGD.train"``, ``"infer"``.
-
-    The object is ``None`` when paddle_lite lists the name as deliberately absent.
-    """
+    """(object, owner, module) for ``"layer.fc"``, ``"trainer.SGD.train"``, ``"infer"``."""
     import importlib
-
-    from paddle_lite._src import absent
 
     parts = dotted.split(".")
     for i in range(len(parts) - 1, -1, -1):
@@ -235,12 +230,8 @@ def resolve(dotted: str) -> tuple[Any, Any, str]:
             owner = importlib.import_module(module_name)
         except ModuleNotFoundError:
             continue
-        rest = parts[i:]
-        short = ".".join(parts[:i])
-        if short in absent._BY_MODULE and rest[0] in absent._BY_MODULE[short]:
-            return None, owner, module_name
         obj = owner
-        for name in rest:
+        for name in parts[i:]:
             owner, obj = obj, getattr(obj, name)
         return obj, owner, module_name
     raise LookupError(dotted)

@@ -1,10 +1,11 @@
 """Readers of untrusted bytes bound their memory and raise only typed errors.
 
 Seeded byte mutations (bits flipped, bytes set, inserted, deleted, the file cut) of each
-format the library reads: v2 inference pickles, paddle_lite inference JSON, and every file
-of a checkpoint folder (with the manifest left as it was, and rewritten to match so the
-inner parsers are reached). Each read either succeeds or raises the library's typed error;
-the peak of Python allocations (tracemalloc) stays under 64 MB for inputs under 1 MB.
+format the library reads: v2 inference pickles, v2 RecordIO files (gzip and uncompressed
+chunks of pickled records), paddle_lite inference JSON, and every file of a checkpoint folder
+(with the manifest left as it was, and rewritten to match so the inner parsers are reached).
+Each read either succeeds or raises the library's typed error; the peak of Python
+allocations (tracemalloc) stays under 64 MB for inputs under 1 MB.
 """
 
 import hashlib
@@ -18,12 +19,14 @@ import tracemalloc
 
 import numpy as np
 import pytest
+import v2_recordio_files as go
 from unit import test_v2_inference_file as v2_files
 
 import paddle_lite as paddle
 from paddle_lite._src import inference
 from paddle_lite._src import v2_inference_file as V2
 from paddle_lite._src.errors import PaddleLiteError, TopologyError
+from paddle_lite._src.readers import recordio_v2
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.checkpoint_folders import MANIFEST
@@ -188,6 +191,20 @@ def test_json_nested_a_million_deep(where, fault):
     with pytest.raises(TopologyError, match="nested 1000000 levels") as info:
         _bounded(read, deep, ())
     fault.observed(info.value)
+
+
+def test_mutated_v2_recordio_files(tmp_path, fault):
+    records = [go.py2_sample(3, "word", [0.5, 1.5]), go.py2_tuple_of_ints([1, 2])]
+    base = go.chunk(records, 2) + go.chunk(records[::-1], 0)
+    path = tmp_path / "shard-00000"
+    path.write_bytes(base)
+    assert len(list(recordio_v2.read_samples(str(path)))) == 4
+
+    def read(data):
+        path.write_bytes(data)
+        list(recordio_v2.read_samples(str(path)))
+
+    _fuzz(fault, "v2 RecordIO file", read, base, PaddleLiteError, 300, 4)
 
 
 # checkpoint folders ------------------------------------------------------------------

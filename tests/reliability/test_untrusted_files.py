@@ -15,13 +15,14 @@ import zipfile
 
 import numpy as np
 import pytest
+import v2_recordio_files as go
 
 import paddle_lite as paddle
 from paddle_lite._src import proto
 from paddle_lite._src.dataset.cifar import UnsafePickleError, load_batch
 from paddle_lite._src.errors import DataError, ParameterError, TopologyError
 from paddle_lite._src.param_files import HEADER
-from paddle_lite._src.readers import recordio
+from paddle_lite._src.readers import recordio, recordio_v2
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.topology import load_inference_topology
 
@@ -306,6 +307,51 @@ def test_record_announcing_more_bytes_than_the_file_has(tmp_path, fault):
     fault.case("record file", "a record header announcing 4 GiB", "DataError before reading")
     with pytest.raises(DataError, match="truncated inside record 0") as info:
         list(recordio.read_samples(str(path)))
+    fault.observed(info.value)
+
+
+def _v2_records(path, compressor=2):
+    good = [go.py2_tuple_of_ints([1, 2]), go.py2_tuple_of_ints([3, 4])]
+    path.write_bytes(go.chunk(good, compressor) + go.chunk(good, compressor))
+    return path.read_bytes()
+
+
+V2_DAMAGE = [
+    (
+        "a flipped byte in chunk 1's data",
+        lambda raw: raw[:-3] + bytes([raw[-3] ^ 1]) + raw[-2:],
+        r"chunk 1 \(byte \d+\) of .*shard.* fails its CRC-32 checksum",
+    ),
+    ("chunk 1 cut short", lambda raw: raw[:-5], r"chunk 1 \(byte \d+\) of .*shard.* is truncated"),
+    (
+        "chunk 1 with a bad magic number",
+        lambda raw: raw[: len(raw) // 2] + b"\0" + raw[len(raw) // 2 + 1 :],
+        r"chunk 1 \(byte \d+\) of .*shard.* magic number",
+    ),
+    ("a header cut after 7 bytes", lambda raw: raw + raw[:7], r"chunk 2 .* header has 7 of 20"),
+    ("compressor id 9", lambda raw: raw[:8] + b"\x09" + raw[9:], "names compressor 9"),
+]
+
+
+@pytest.mark.parametrize(("what", "damage", "message"), V2_DAMAGE, ids=[d[0] for d in V2_DAMAGE])
+def test_damaged_v2_recordio_files(tmp_path, what, damage, message, fault):
+    path = tmp_path / "shard-00000"
+    path.write_bytes(damage(_v2_records(path)))
+    fault.case("v2 RecordIO file", what, "DataError naming the file and the chunk")
+    with pytest.raises(DataError, match=message) as info:
+        list(paddle.reader.creator.recordio(str(path))())
+    fault.observed(info.value)
+
+
+def test_v2_record_pickling_os_system_runs_no_code(tmp_path, fault):
+    evil = pickle.dumps((__import__("os").system, "echo owned"), protocol=0)
+    path = tmp_path / "shard-00000"
+    path.write_bytes(go.chunk([go.py2_tuple_of_ints([1]), evil]))
+    fault.case("v2 RecordIO file", "record 1 pickling os.system", "DataError naming the record")
+    with pytest.raises(DataError, match=r"record 1 of chunk 0 .*shard.*(posix|os)\.system"):
+        list(recordio_v2.read_samples(str(path)))
+    with pytest.raises(DataError, match="refused") as info:
+        list(paddle.reader.creator.recordio(str(path))())
     fault.observed(info.value)
 
 

@@ -102,10 +102,10 @@ def test_recordio_file_layout(tmp_path):
     assert raw == b"PLREC\x001\n" + struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
 
 
-def test_recordio_refuses_pickled_and_damaged_files(tmp_path, rec_file):
-    pickled = tmp_path / "v2.rec"
+def test_recordio_refuses_unknown_and_damaged_files(tmp_path, rec_file):
+    pickled = tmp_path / "bare.pickle"  # a bare pickle is neither record format
     pickled.write_bytes(pickle.dumps((1, 2, 3)))
-    with pytest.raises(DataError, match="not a paddle_lite record file.*pickled"):
+    with pytest.raises(DataError, match="neither a v2 RecordIO file .* nor a paddle_lite"):
         list(recordio(str(pickled))())
     raw = Path(rec_file).read_bytes()
     truncated = tmp_path / "cut.rec"

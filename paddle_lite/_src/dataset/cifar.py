@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import io
 import os
-import pickle
 from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from paddle_lite._src import safe_pickle
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import (
     download,
@@ -42,49 +42,23 @@ class UnsafePickleError(CorruptFileError):
     """A pickled batch references a Python object outside the allowed numpy helpers."""
 
 
-def _allowed_globals() -> dict[tuple[str, str], object]:
-    """Map the (module, name) pairs a CIFAR batch may reference to the objects to use."""
-    try:
-        from numpy._core import multiarray, numeric
-    except ImportError:  # numpy < 2
-        from numpy.core import multiarray, numeric
-    import codecs
-
-    table: dict[tuple[str, str], object] = {("_codecs", "encode"): codecs.encode}
-    for module in ("numpy.core", "numpy._core"):
-        table[(f"{module}.multiarray", "_reconstruct")] = multiarray._reconstruct
-        table[(f"{module}.multiarray", "scalar")] = multiarray.scalar
-        if hasattr(numeric, "_frombuffer"):
-            table[(f"{module}.numeric", "_frombuffer")] = numeric._frombuffer
-    table[("numpy", "ndarray")] = np.ndarray
-    table[("numpy", "dtype")] = np.dtype
-    return table
-
-
-class RestrictedUnpickler(pickle.Unpickler):
-    """Unpickler that rebuilds numpy arrays and plain containers and refuses everything else.
+class RestrictedUnpickler(safe_pickle.RestrictedUnpickler):
+    """Unpickler that rebuilds numpy arrays and plain containers and refuses everything else
+    (see ``paddle_lite._src.safe_pickle``), with :class:`UnsafePickleError` for a refused global.
 
     Args:
       file: a binary file object.
       source: the file or ``archive:member`` name, used in errors.
     """
 
-    def __init__(self, file, source: str = "<pickle>"):
-        super().__init__(file, encoding="bytes")
-        self.source = source
-        self._allowed = _allowed_globals()
-
-    def find_class(self, module: str, name: str):
-        """Return an allowed numpy helper, or raise :class:`UnsafePickleError`."""
-        found = self._allowed.get((module, name))
-        if found is None:
-            raise UnsafePickleError(
-                f"Refusing to unpickle {self.source}: it references the Python object "
-                f"{module}.{name}, but a data batch may only contain numpy arrays, lists, dicts, "
-                "strings, bytes and numbers. Replace the file with the official data set.",
-                path=self.source,
-            )
-        return found
+    def refusal(self, module: str, name: str) -> Exception:
+        """The :class:`UnsafePickleError` naming the refused object and the file."""
+        return UnsafePickleError(
+            f"Refusing to unpickle {self.source}: it references the Python object "
+            f"{module}.{name}, but a data batch may only contain numpy arrays, lists, dicts, "
+            "strings, bytes and numbers. Replace the file with the official data set.",
+            path=self.source,
+        )
 
 
 def load_batch(content: bytes, source: str = "<pickle>") -> dict:

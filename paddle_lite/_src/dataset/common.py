@@ -1,8 +1,10 @@
 """Helpers shared by the data sets: word dictionaries, and shard files written from readers.
 
-Shards written by :func:`convert` are paddle_lite record files (see
-``paddle_lite._src.readers.recordio``), read by :func:`converted_reader` and by
-``paddle.reader.creator.recordio``.
+Shards written by :func:`convert` are v2 RecordIO files of pickled samples, as v2's
+``convert`` wrote them (see ``paddle_lite._src.readers.recordio_v2``): v2 itself,
+:func:`converted_reader`, ``paddle.reader.creator.recordio`` and ``cloud_reader`` (whose
+master splits them into tasks by chunk) read them. :func:`converted_reader` also reads the
+paddle_lite record files earlier versions of ``convert`` wrote.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from paddle_lite._src import atomic
 from paddle_lite._src.dataset.sources import corrupt
 from paddle_lite._src.errors import DataError, PaddleLiteError
-from paddle_lite._src.readers.recordio import read_samples, write_recordio
+from paddle_lite._src.readers.recordio_v2 import read_any_samples, write_recordio_v2
 
 Reader = Callable[[], Iterable[Any]]
 
@@ -170,12 +172,13 @@ def cluster_files_reader(
 
 
 def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str) -> list[str]:
-    """Write a reader's samples as record shards, as v2's ``convert`` wrote recordio shards.
+    """Write a reader's samples as v2 RecordIO shards, as v2's ``convert`` did.
 
     Shard ``i`` is ``<output_path>/<name_prefix>-%05d`` and holds up to ``line_count`` samples in
-    reader order, in paddle_lite's record format (``paddle.reader.creator.recordio`` reads the
-    shards back, as v2's did; v2 pickled each record, paddle_lite stores JSON). Each shard is
-    written to a temporary name and renamed.
+    reader order, each record a pickle of one sample (protocol 2, in the form v2's Python 2
+    read; ``safe_pickle.dumps_plain``), uncompressed (v2 compressed with snappy, an optional
+    dependency here; v2 reads either). ``paddle.reader.creator.recordio``, ``cloud_reader``
+    and v2 read the shards back. Each shard is written to a temporary name and renamed.
 
     Args:
       output_path: folder for the shards (created if needed).
@@ -194,7 +197,7 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
     written = []
     for index, chunk in enumerate(_chunks(reader, line_count)):
         name = os.path.join(output_path, f"{name_prefix}-{index:05d}")
-        write_recordio(name, lambda chunk=chunk: iter(chunk))
+        write_recordio_v2(name, lambda chunk=chunk: iter(chunk))
         written.append(name)
     return written
 
@@ -202,7 +205,7 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
 def _read_records(path: str) -> Iterator[Any]:
     """Yield the samples of one shard written by :func:`convert`."""
     try:
-        yield from read_samples(path)
+        yield from read_any_samples(path)
     except DataError as exc:
         raise corrupt(path, str(exc)) from exc
 

@@ -12,7 +12,7 @@ import numpy as np
 from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import Reader, ReaderTypeError, show
 from paddle_lite._src.readers.parallel import buffered
-from paddle_lite._src.readers.recordio import read_samples
+from paddle_lite._src.readers.recordio_v2 import read_any_samples
 
 
 def np_array(x: Any) -> Reader:
@@ -126,12 +126,14 @@ def _path_parts(paths: Any) -> list[str]:
 
 
 def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
-    """Create a buffered reader over record files written by ``write_recordio``.
+    """Create a buffered reader over v2 RecordIO files and paddle_lite record files.
 
     The files are read in the order given (each glob in sorted order); their paths are
-    resolved on every pass. The format is paddle_lite's own (length-prefixed, checksummed
-    JSON records, see ``paddle_lite._src.readers.recordio``); v2 recordio files, whose records
-    are pickled, are refused rather than unpickled.
+    resolved on every pass. Each file's first bytes tell its format: v2's RecordIO (chunks of
+    pickled records, as v2's ``convert`` and Go writer made them, see
+    ``paddle_lite._src.readers.recordio_v2``; the pickles are read without running code) or
+    paddle_lite's own (``write_recordio``: checksummed JSON records, see
+    ``paddle_lite._src.readers.recordio``).
 
     Args:
         paths: a str of comma-separated paths or glob patterns, or a list of paths.
@@ -150,6 +152,6 @@ def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
 
     def record_reader() -> Iterator[Any]:
         for path in [path for part in parts for path in _expand(part)]:
-            yield from read_samples(path)
+            yield from read_any_samples(path)
 
     return buffered(record_reader, buf_size)

@@ -9,8 +9,8 @@ one tag key, so a sample reads back with the types it was written with:
 - ``{"__ndarray__": base64, "dtype": "<f4", "shape": [...]}`` a numeric numpy array
   (raw C-order bytes), ``{"__bytes__": base64}`` bytes.
 
-numpy scalars are stored as Python numbers. v2 recordio files (records pickled by Python)
-are deliberately not read: unpickling a file can run arbitrary code.
+numpy scalars are stored as Python numbers. v2's RecordIO files are another format, read
+by ``recordio_v2`` (``recordio_v2.read_any_samples`` tells the two apart by their first bytes).
 """
 
 from __future__ import annotations
@@ -139,9 +139,7 @@ def _check_magic(f: Any, path: str) -> None:
     if head != MAGIC:
         raise DataError(
             f"recordio: {path!r} is not a paddle_lite record file (it starts with {head!r}, "
-            f"expected {MAGIC!r}). v2 recordio files hold pickled records and are not read, "
-            "because unpickling can run arbitrary code; rewrite trusted data with "
-            "paddle.reader.creator.write_recordio."
+            f"expected {MAGIC!r}). paddle.reader.creator.recordio reads v2 RecordIO files too."
         )
 
 

@@ -1,10 +1,11 @@
 """Port of v2's python/paddle/v2/reader/tests/creator_test.py (commit b853ac8c).
 
 Translated: Python 2 -> 3 (``assertItemsEqual`` -> ``assertCountEqual``), the package name,
-and the record file: v2 read ``test_reader_recordio.dat``, a file of the ``recordio`` Go
-library whose records are pickles, which paddle_lite refuses to unpickle; the test writes
-the same two records, ``(1, 2, 3)`` and ``(4, 5, 6)``, with paddle_lite's
-``write_recordio`` into a temporary folder and reads them back the same two ways.
+and the record file: v2 read ``test_reader_recordio.dat``, a binary file of the ``recordio``
+Go library whose records are ``cPickle.dumps`` of ``(1, 2, 3)`` and ``(4, 5, 6)``; the
+source index keeps no binary files, so the test writes that file in the same layout (one
+chunk, the two protocol-0 pickles, see ``tests/v2_recordio_files.py``; uncompressed, where
+v2's writer used snappy) into a temporary folder and reads it back the same two ways.
 ``test_data_creator.txt`` is v2's file, copied beside this test.
 """
 
@@ -14,6 +15,7 @@ import tempfile
 import unittest
 
 import numpy as np
+import v2_recordio_files as go
 
 import paddle_lite.reader.creator
 
@@ -47,7 +49,9 @@ class TestRecordIO(unittest.TestCase):
     def setUp(self):
         self.folder = tempfile.mkdtemp()
         self.path = os.path.join(self.folder, "test_reader_recordio.dat")
-        paddle.v2.reader.creator.write_recordio(self.path, lambda: iter([(1, 2, 3), (4, 5, 6)]))
+        records = [go.py2_tuple_of_ints([1, 2, 3]), go.py2_tuple_of_ints([4, 5, 6])]
+        with open(self.path, "wb") as f:
+            f.write(go.chunk(records))
 
     def tearDown(self):
         shutil.rmtree(self.folder)
