@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paddle_lite._src.errors import DataError
+from paddle_lite._src.errors import DataError, DataWarning
 from paddle_lite.reader.creator import np_array, recordio, text_file, write_recordio
 
 
@@ -108,13 +108,17 @@ def test_recordio_refuses_unknown_and_damaged_files(tmp_path, rec_file):
     with pytest.raises(DataError, match="neither a v2 RecordIO file .* nor a paddle_lite"):
         list(recordio(str(pickled))())
     raw = Path(rec_file).read_bytes()
-    truncated = tmp_path / "cut.rec"
+    truncated = tmp_path / "cut.rec"  # copied without its index: rebuilt from a scan
     truncated.write_bytes(raw[:-2])
-    with pytest.raises(DataError, match="truncated inside record 1"):
+    with pytest.raises(DataError, match="truncated inside record 1"), pytest.warns(
+        DataWarning, match="index of .*cut.rec' is missing"
+    ):
         list(recordio(str(truncated))())
     corrupt = tmp_path / "flip.rec"
     corrupt.write_bytes(raw[:-1] + b"7")
-    with pytest.raises(DataError, match="record 1 .* fails its checksum"):
+    with pytest.raises(DataError, match="record 1 .* fails its checksum"), pytest.warns(
+        DataWarning
+    ):
         list(recordio(str(corrupt))())
 
 

@@ -12,7 +12,8 @@ import numpy as np
 from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import Reader, ReaderTypeError, show
 from paddle_lite._src.readers.parallel import buffered
-from paddle_lite._src.readers.recordio_v2 import read_any_samples
+from paddle_lite._src.readers.record_index import SUFFIX as INDEX_SUFFIX
+from paddle_lite._src.readers.record_index import records_view
 
 
 def np_array(x: Any) -> Reader:
@@ -106,10 +107,16 @@ def _expand(pattern: str) -> list[str]:
         if not os.path.exists(pattern):
             raise FileNotFoundError(f"recordio: no file {pattern!r}.")
         return [pattern]
-    matches = sorted(glob.glob(pattern))
+    found = set(glob.glob(pattern))
+    matches = sorted(m for m in found if not _is_index_of(m, found))
     if not matches:
         raise FileNotFoundError(f"recordio: the pattern {pattern!r} matches no file.")
     return matches
+
+
+def _is_index_of(path: str, found: set[str]) -> bool:
+    """Whether ``path`` is the sidecar index of another file ``found`` (not a data file)."""
+    return path.endswith(INDEX_SUFFIX) and path[: -len(INDEX_SUFFIX)] in found
 
 
 def _path_parts(paths: Any) -> list[str]:
@@ -140,7 +147,10 @@ def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
         buf_size: samples prefetched by a background thread (see ``buffered``).
 
     Returns:
-        A reader yielding the stored samples (tuples come back as tuples).
+        A seekable reader yielding the stored samples (tuples come back as tuples): a
+        record is found through the file's index (``write_recordio`` writes it beside the
+        data; a missing or stale one is rebuilt, with a warning) or, in a v2 file, the
+        scan of its chunk headers (see ``record_index``).
 
     Example:
         ```python
@@ -149,9 +159,16 @@ def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
         ```
     """
     parts = _path_parts(paths)
+    views: dict[str, tuple[tuple[int, int], Any]] = {}  # path -> (its stamp, its view)
 
-    def record_reader() -> Iterator[Any]:
-        for path in [path for part in parts for path in _expand(part)]:
-            yield from read_any_samples(path)
+    def view(path: str) -> Any:
+        info = os.stat(path)
+        stamp = (info.st_size, info.st_mtime_ns)
+        if path not in views or views[path][0] != stamp:
+            views[path] = (stamp, records_view(path))
+        return views[path][1]
 
-    return buffered(record_reader, buf_size)
+    def open_pass() -> Any:
+        return seek.Chained([view(path) for part in parts for path in _expand(part)])
+
+    return buffered(seek.seekable(open_pass), buf_size)

@@ -27,12 +27,10 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src import bounded_json
-from paddle_lite._src.atomic import atomic_write
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.readers.decorator import Reader, check_reader, reader_samples
 
 MAGIC = b"PLREC\x001\n"
-_HEADER = struct.Struct("<II")
+HEADER = struct.Struct("<II")
 _PLAIN = (str, int, float, type(None))
 
 
@@ -101,39 +99,6 @@ def decode_sample(payload: bytes) -> Any:
     return _from_json(bounded_json.loads(payload, "the record", ValueError))
 
 
-def write_recordio(path: str | os.PathLike, reader: Reader) -> int:
-    """Write every sample of a reader to a record file, replacing it atomically.
-
-    The records go to a temporary file beside ``path`` that replaces it only once every
-    sample is written: a failing reader or a killed process leaves any previous file whole.
-
-    Args:
-        path: the file to write.
-        reader: the reader whose samples to store; samples may nest None, bool, int, float,
-            str, bytes, lists, tuples, dicts and numeric numpy arrays.
-
-    Returns:
-        The number of records written.
-
-    Example:
-        ```python
-        write_recordio("train.rec", paddle.dataset.uci_housing.train())
-        reader = paddle.reader.creator.recordio("train.rec")
-        ```
-    """
-    check_reader(reader, "write_recordio")
-    count = 0
-    with atomic_write(path) as f:
-        f.write(MAGIC)
-        for count, sample in enumerate(reader_samples(reader, "write_recordio"), start=1):
-            payload = encode_sample(sample)
-            if len(payload) >= 2**32:
-                raise DataError(f"write_recordio: sample {count - 1} encodes to over 4 GiB.")
-            f.write(_HEADER.pack(len(payload), zlib.crc32(payload)))
-            f.write(payload)
-    return count
-
-
 def _check_magic(f: Any, path: str) -> None:
     head = f.read(len(MAGIC))
     if head != MAGIC:
@@ -143,22 +108,37 @@ def _check_magic(f: Any, path: str) -> None:
         )
 
 
+def record_offsets(path: str) -> Iterator[int]:
+    """The byte offset of each record of a record file (each record checked)."""
+    for offset, _ in _records(path):
+        yield offset
+
+
 def read_records(path: str) -> Iterator[bytes]:
     """Yield the payloads of a record file, checking lengths and checksums."""
+    for _, payload in _records(path):
+        yield payload
+
+
+def _records(path: str) -> Iterator[tuple[int, bytes]]:
     with open(path, "rb") as f:
         _check_magic(f, path)
         total = os.fstat(f.fileno()).st_size
         index = 0
-        while header := f.read(_HEADER.size):
-            length, crc = _HEADER.unpack(header.ljust(_HEADER.size, b"\0"))
+        while True:
+            offset = f.tell()
+            header = f.read(HEADER.size)
+            if not header:
+                return
+            length, crc = HEADER.unpack(header.ljust(HEADER.size, b"\0"))
             if length > total - f.tell():
                 raise DataError(f"recordio: {path!r} is truncated inside record {index}.")
             payload = f.read(length)
-            if len(header) < _HEADER.size or len(payload) < length:
+            if len(header) < HEADER.size or len(payload) < length:
                 raise DataError(f"recordio: {path!r} is truncated inside record {index}.")
             if zlib.crc32(payload) != crc:
                 raise DataError(f"recordio: record {index} of {path!r} fails its checksum.")
-            yield payload
+            yield offset, payload
             index += 1
 
 
@@ -166,14 +146,19 @@ def read_samples(path: str) -> Iterator[Any]:
     """Yield the decoded samples of a record file; a record that does not decode is a
     :class:`DataError` naming the file and the record."""
     for index, payload in enumerate(read_records(path)):
-        try:
-            sample = decode_sample(payload)
-        except DataError as err:
-            raise DataError(f"recordio: record {index} of {path!r}: {err}") from None
-        except (ValueError, TypeError, KeyError, AttributeError, binascii.Error) as err:
-            raise DataError(
-                f"recordio: record {index} of {path!r} does not decode "
-                f"({type(err).__name__}: {err}); the file is corrupt or not written by "
-                "write_recordio."
-            ) from None
-        yield sample
+        yield decode_at(payload, index, path)
+
+
+def decode_at(payload: bytes, index: int, path: str) -> Any:
+    """The sample of record ``index`` of ``path``; one that does not decode is a
+    :class:`DataError` naming the file and the record."""
+    try:
+        return decode_sample(payload)
+    except DataError as err:
+        raise DataError(f"recordio: record {index} of {path!r}: {err}") from None
+    except (ValueError, TypeError, KeyError, AttributeError, binascii.Error) as err:
+        raise DataError(
+            f"recordio: record {index} of {path!r} does not decode "
+            f"({type(err).__name__}: {err}); the file is corrupt or not written by "
+            "write_recordio."
+        ) from None

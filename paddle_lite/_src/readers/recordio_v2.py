@@ -227,7 +227,13 @@ def read_samples(path: str) -> Iterator[Any]:
 
 def read_any_samples(path: str) -> Iterator[Any]:
     """Yield the samples of a v2 RecordIO file or a paddle_lite record file, told apart by
-    their first bytes (an empty file is a v2 file of no chunks, as v2 read it).
+    their first bytes (see :func:`is_v2`)."""
+    yield from (read_samples(path) if is_v2(path) else recordio.read_samples(path))
+
+
+def is_v2(path: str) -> bool:
+    """Whether ``path`` is a v2 RecordIO file (an empty file is one of no chunks, as v2
+    read it) rather than a paddle_lite record file.
 
     Raises:
       DataError: the file is neither.
@@ -235,15 +241,14 @@ def read_any_samples(path: str) -> Iterator[Any]:
     with open(path, "rb") as f:
         head = f.read(len(recordio.MAGIC))
     if head == recordio.MAGIC:
-        yield from recordio.read_samples(path)
-    elif head[:4] == MAGIC_BYTES or not head:
-        yield from read_samples(path)
-    else:
-        raise DataError(
-            f"recordio: {path!r} is neither a v2 RecordIO file (which starts with "
-            f"{MAGIC_BYTES!r}) nor a paddle_lite record file (which starts with "
-            f"{recordio.MAGIC!r}); it starts with {head!r}."
-        )
+        return False
+    if head[:4] == MAGIC_BYTES or not head:
+        return True
+    raise DataError(
+        f"recordio: {path!r} is neither a v2 RecordIO file (which starts with "
+        f"{MAGIC_BYTES!r}) nor a paddle_lite record file (which starts with "
+        f"{recordio.MAGIC!r}); it starts with {head!r}."
+    )
 
 
 def _compressor_id(compressor: Any) -> int:

@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -107,6 +108,9 @@ class Chained(Indexed):
         part = bisect.bisect_right(self.ends, j)
         start = int(self.ends[part - 1]) if part else 0
         return self.views[part][j - start]
+
+    def __iter__(self) -> Iterator[Any]:
+        return itertools.chain.from_iterable(self.views)
 
 
 class Strided(Indexed):
