@@ -75,3 +75,14 @@ __all__ = [
     "TrainingWarning",
     "UnsafePickleError",
 ]
+
+
+def _print_as_public() -> None:
+    """Give every class exported here the module users import it from, so an error prints
+    as ``paddle_lite.errors.DataError``, not under the private module that defines it
+    (pickle finds the classes here too)."""
+    for name in __all__:
+        globals()[name].__module__ = __name__
+
+
+_print_as_public()

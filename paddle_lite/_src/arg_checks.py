@@ -17,6 +17,7 @@ from typing import Any
 from paddle_lite._src.errors import ArgumentTypeError, CostWarning, ParameterError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.parameters import Parameters
+from paddle_lite._src.tracebacks import user_stacklevel
 
 _CREATE = "paddle.parameters.create(cost)"
 
@@ -82,7 +83,7 @@ def warn_unless_costs(costs: Sequence[Any]) -> None:
             f"{why}. Train a cost of it, e.g. paddle.layer.classification_cost("
             f"input={layer.name}, label=<label data layer>) or square_error_cost(...).",
             CostWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -36,6 +36,7 @@ from paddle_lite._src.feeder_items import (
     ids_of,
     item_converter,
 )
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.typing import Seq, Sparse
 
 
@@ -109,7 +110,7 @@ def _as_steps(v: Any, field: Field, i: int, j: int | None = None) -> Any:
                 "as a set: its steps come in the set's iteration order, without duplicates; "
                 "pass a list.",
                 DataWarning,
-                stacklevel=5,
+                stacklevel=user_stacklevel(),
             )
         return list(v)
     if j is None:

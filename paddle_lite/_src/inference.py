@@ -34,6 +34,7 @@ from paddle_lite._src.param_files import source_name
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.readers.minibatch import batch
 from paddle_lite._src.topology import Topology, load_inference_topology
+from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
 from paddle_lite._src.typing import Seq
 
 FIELDS = ("value", "id", "prob")
@@ -65,6 +66,7 @@ class Inference:
         ```
     """
 
+    @api_boundary
     def __init__(
         self,
         parameters: Parameters,
@@ -93,6 +95,7 @@ class Inference:
         self.load(parameters)
         self._forward = compile_mod.make_infer(self._needed(), config.get("precision", "float32"))
 
+    @api_boundary
     def load(self, parameters: Parameters) -> None:
         """Copy the values the outputs need from ``parameters`` (no recompilation), all as
         of one moment (a trainer training them in another thread: after one whole step)."""
@@ -117,6 +120,7 @@ class Inference:
             values = [trim(v, n, n) for v in self._forward(self._params, feeds)]
         return values
 
+    @api_boundary
     def iter_infer(
         self, input: Sequence[Any], feeding: Any = None
     ) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
@@ -129,6 +133,7 @@ class Inference:
             for layer, value in zip(self.outputs, values[:n], strict=True)
         ]
 
+    @api_boundary
     def iter_infer_field(self, field: Any, **kwargs: Any) -> Iterator[list[Any]]:
         """Like ``iter_infer``, yielding only ``field`` (``"value"``, ``"id"``, ``"prob"``
         or a list of them) of each output, batch by batch."""
@@ -137,6 +142,7 @@ class Inference:
             for each in result:
                 yield [_pick(each, f) for f in fields]
 
+    @api_boundary
     def infer(
         self,
         input: Sequence[Any],
@@ -167,7 +173,8 @@ class Inference:
             for items, f in zip(retv, fields, strict=True):
                 missing = _absent(items, self.outputs, f)
                 if missing:  # v2 returned None there too
-                    warnings.warn(f"infer(): {missing}; its entry is None.", DataWarning, 2)
+                    message = f"infer(): {missing}; its entry is None."
+                    warnings.warn(message, DataWarning, user_stacklevel())
         return retv[0] if len(retv) == 1 else retv
 
 
@@ -310,6 +317,7 @@ def _absent(items: list[Any], outputs: list[Layer], field: str) -> str | None:
     return None
 
 
+@api_boundary
 def infer(
     output_layer: Any = None,
     parameters: Parameters | None = None,

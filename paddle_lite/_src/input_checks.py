@@ -41,6 +41,7 @@ from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.length_checks import check_lengths, length_checks
 from paddle_lite._src.readers.decorator import ReaderTypeError, called
 from paddle_lite._src.topology import Topology
+from paddle_lite._src.tracebacks import user_stacklevel
 
 # Layer kinds whose value on a sequence of no steps is undefined.
 NEEDS_A_STEP = frozenset({"seqlastins", "seqfirstins", "max", "crf", "crf_decoding"})
@@ -117,7 +118,7 @@ def _empty(where: str, on_empty: str) -> None:
     )
     if on_empty == "raise":
         raise DataError(message)
-    warnings.warn(message, DataWarning, stacklevel=2)
+    warnings.warn(message, DataWarning, stacklevel=user_stacklevel())
 
 
 def numbered(convert: Callable[[Any], Any], where: str) -> Callable[[Any], Any]:

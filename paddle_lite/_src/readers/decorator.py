@@ -19,6 +19,7 @@ from typing import Any
 
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError
 from paddle_lite._src.readers.state import PassCounter, forward
+from paddle_lite._src.tracebacks import user_stacklevel
 
 Reader = Callable[[], Iterable[Any]]
 
@@ -65,7 +66,7 @@ def called(reader: Reader, where: str, arg: str = "reader") -> Any:
             f"reading what that reader returns. Pass the reader itself, e.g. `{arg}=imdb.train(d)` "
             "rather than `lambda: imdb.train(d)`.",
             DataWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
         result = result()
     return result

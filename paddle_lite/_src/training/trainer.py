@@ -32,6 +32,7 @@ from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology
+from paddle_lite._src.tracebacks import api_boundary
 from paddle_lite._src.training import checkpoints, folder_lock, steps
 from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.device_state import DeviceState
@@ -83,6 +84,7 @@ class SGD:
         ```
     """
 
+    @api_boundary
     def __init__(
         self,
         cost: Any,
@@ -138,6 +140,7 @@ class SGD:
         return self.__topology__.proto(specs)
 
     # training ---------------------------------------------------------------------
+    @api_boundary
     def train(
         self,
         reader: Callable[[], Iterable[Any]],
@@ -270,6 +273,7 @@ class SGD:
         return passes, Resume() if loaded is None else loaded.resume()
 
     # checkpoints --------------------------------------------------------------------
+    @api_boundary
     def save_checkpoint(self, dirname: str) -> None:
         """Write everything a resume needs into the folder ``dirname`` (atomically).
 
@@ -303,6 +307,7 @@ class SGD:
         )
         checkpoints.save(dirname, values, arrays, meta, owner=self)
 
+    @api_boundary
     def load_checkpoint(self, dirname: str, missing_ok: bool = False) -> bool:
         """Restore a checkpoint: ``dirname`` itself, or the newest one inside it.
 
@@ -351,6 +356,7 @@ class SGD:
         return merged
 
     # evaluation -------------------------------------------------------------------
+    @api_boundary
     def test(
         self, reader: Callable[[], Iterable[Any]], feeding: Any = None, reader_dict: Any = None
     ) -> events.TestResult:
@@ -386,6 +392,7 @@ class SGD:
             self._history.tested(result)
         return result
 
+    @api_boundary
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
         values = self._device.eval_params(averaged=True, on_mesh=False)
