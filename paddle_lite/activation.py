@@ -1,4 +1,5 @@
-"""Activations (v2 ``paddle.activation``)."""
+"""Activations (v2 ``paddle.activation``). ``Base`` is v2's name for the base class (v2
+cut the suffix off v1's ``BaseActivation``), which is also kept under that name."""
 
 from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.activations import (
@@ -21,10 +22,12 @@ from paddle_lite._src.activations import (
     STanh,
     Tanh,
 )
+from paddle_lite._src.activations import BaseActivation as Base
 
 __all__ = [
     "Abs",
     "BRelu",
+    "Base",
     "BaseActivation",
     "Exp",
     "Identity",

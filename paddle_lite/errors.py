@@ -20,6 +20,7 @@ from paddle_lite._src.errors import (
     CostWarning,
     DataError,
     DataWarning,
+    InstalledPaddleError,
     LayerConfigError,
     LayerConfigWarning,
     LayerTypeError,
@@ -33,6 +34,7 @@ from paddle_lite._src.errors import (
     TopologyError,
     TrainerBusyError,
     TrainingWarning,
+    V1ConfigError,
 )
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException
 from paddle_lite._src.lr_schedules import OptimizerConfigError
@@ -55,6 +57,7 @@ __all__ = [
     "DataWarning",
     "DatasetValueError",
     "DownloadError",
+    "InstalledPaddleError",
     "LayerConfigError",
     "LayerConfigWarning",
     "LayerTypeError",
@@ -74,6 +77,7 @@ __all__ = [
     "TrainerBusyError",
     "TrainingWarning",
     "UnsafePickleError",
+    "V1ConfigError",
 ]
 
 
