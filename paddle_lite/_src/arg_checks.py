@@ -3,7 +3,8 @@
 ``require_parameters`` (``parameters=None`` or a layer where ``Parameters`` belong),
 ``warn_unless_costs`` (a prediction passed as ``cost=``: v2 trained it, so this warns)
 ``frozen_names`` (``immutable_parameters`` given as parameter names, name prefixes,
-layer names or layers) and ``renamed`` (an argument given by the name the v2 of early 2017
+layer names or layers), ``not_their_network`` (parameters of another network given to
+``infer``) and ``renamed`` (an argument given by the name the v2 of early 2017
 had for it: ``reader_dict`` for ``feeding``, ``output`` for ``output_layer``).
 """
 
@@ -134,3 +135,19 @@ def frozen_names(
             raise _unmatched(entry, names, owners)
         frozen |= hits
     return frozenset(frozen)
+
+
+def not_their_network(topology: Any, parameters: Parameters, missing: list[str]) -> str:
+    """Why the parameters lack what the outputs need (a layer of another network), and
+    the two ways out."""
+    owners = sorted({n.name for n in topology.nodes if {s.name for s in n.params} & set(missing)})
+    theirs = parameters.names()
+    return (
+        f"the parameters lack {missing[:6]}{' ...' if len(missing) > 6 else ''} of layer(s) "
+        f"{owners}, which output_layer {[o.name for o in topology.outputs]} needs: those "
+        "layers are not in the network the parameters were created for (it has "
+        f"{theirs[:6]}{' ...' if len(theirs) > 6 else ''}). Infer a layer of that network "
+        "(the same layer objects, or the network built again with the same names: call "
+        "paddle.layer.reset_names() before building it again), or create parameters for "
+        "this one: paddle.parameters.create(output_layer) (untrained)."
+    )

@@ -16,7 +16,7 @@ from typing import Any
 
 from paddle_lite._src import buckets, distributed, precision
 from paddle_lite._src.errors import ConfigError, TrainingWarning, did_you_mean
-from paddle_lite._src.tracebacks import user_stacklevel
+from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
 from paddle_lite._src.v2_flags import BOOL, BUCKETS, FLAGS, FLOAT, INT, PRECISION
 
 _SETTINGS: dict[str, Any] = {}
@@ -123,6 +123,7 @@ def env_flags(environ: Mapping[str, str]) -> dict[str, Any]:
     return flags
 
 
+@api_boundary
 def init(**kwargs: Any) -> dict[str, Any]:
     """Configure paddle_lite (v2 ``paddle.init``); returns the settings in force.
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from paddle_lite._src import compile as compile_mod
 from paddle_lite._src import config, v2_inference_file
-from paddle_lite._src.arg_checks import renamed, require_parameters
+from paddle_lite._src.arg_checks import not_their_network, renamed, require_parameters
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.distributed import pad_rows
 from paddle_lite._src.errors import (
@@ -27,7 +27,7 @@ from paddle_lite._src.errors import (
     TopologyError,
 )
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.input_checks import feeder_for
+from paddle_lite._src.input_checks import explain_infer_input, feeder_for
 from paddle_lite._src.layers.beam_search import BeamResult
 from paddle_lite._src.layers.generation import beam_fields
 from paddle_lite._src.param_files import source_name
@@ -87,9 +87,7 @@ class Inference:
         self.outputs: list[Layer] = list(topology.outputs)
         missing = [n for n in topology.params if n not in parameters]
         if missing:
-            raise ParameterError(
-                f"parameters lacks {missing}, needed to infer {[o.name for o in self.outputs]}."
-            )
+            raise ParameterError(not_their_network(topology, parameters, missing))
         _check_shapes(topology, parameters)
         self._params: dict[str, Any] = {}
         self.load(parameters)
@@ -112,7 +110,10 @@ class Inference:
         (the added rows weigh 0, so batch statistics leave them out), or, where some
         output's rows do not split into samples, as it is (v2's batch)."""
         _check_samples(input)
-        feeds = feeder_for(self.topology, feeding).convert(input)
+        try:
+            feeds = feeder_for(self.topology, feeding).convert(input)
+        except DataError as err:
+            raise explain_infer_input(err, self.topology, feeding, input) from None
         n = len(input)
         total = pow2(n)
         values = [trim(v, n, total) for v in self._forward(self._params, pad_rows(feeds, total))]

@@ -183,7 +183,12 @@ class Topology:
             if other is not node:
                 raise TopologyError(
                     f"two different layers are named '{node.name}' ({other.kind}{_at(other)} and "
-                    f"{node.kind}{_at(node)}); layer names must be unique within a topology."
+                    f"{node.kind}{_at(node)}); layer names must be unique within a topology. "
+                    "Layers of two builds of a network meet here (a function that builds it, "
+                    "called again, or built again after paddle.layer.reset_names() or inside a "
+                    "paddle.layer.name_scope(), which restart the automatic names): build "
+                    "the network once and use that build's layers, or give one of the two "
+                    "another name=."
                 )
         self.params = collect_params(self.nodes)
 
