@@ -1,5 +1,4 @@
-"""Activations (v2 ``paddle.activation``). ``Base`` is v2's name for the base class (v2
-cut the suffix off v1's ``BaseActivation``), which is also kept under that name."""
+"""Activations (v2 ``paddle.activation``)."""
 
 from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.activations import (
@@ -22,12 +21,10 @@ from paddle_lite._src.activations import (
     STanh,
     Tanh,
 )
-from paddle_lite._src.activations import BaseActivation as Base
 
 __all__ = [
     "Abs",
     "BRelu",
-    "Base",
     "BaseActivation",
     "Exp",
     "Identity",

@@ -1,5 +1,6 @@
 """Input types of data layers (v2 ``paddle.data_type``)."""
 
+from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.data_types import (
     DataType,
     InputType,
@@ -20,9 +21,6 @@ from paddle_lite._src.data_types import (
     sparse_float_vector_sub_sequence,
     sparse_non_value_slot,
     sparse_value_slot,
-    sparse_vector,
-    sparse_vector_sequence,
-    sparse_vector_sub_sequence,
 )
 
 __all__ = [
@@ -45,7 +43,7 @@ __all__ = [
     "sparse_float_vector_sub_sequence",
     "sparse_non_value_slot",
     "sparse_value_slot",
-    "sparse_vector",
-    "sparse_vector_sequence",
-    "sparse_vector_sub_sequence",
 ]
+
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+__getattr__ = module_getattr("data_type")

@@ -1,7 +1,6 @@
-"""Pooling types (v2 ``paddle.pooling``). ``BasePool`` is v2's name for the base class
-(v2 cut seven letters, "Pooling", off v1's ``BasePoolingType``), which is also kept under
-that name."""
+"""Pooling types (v2 ``paddle.pooling``)."""
 
+from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.poolings import (
     Avg,
     BasePoolingType,
@@ -13,11 +12,9 @@ from paddle_lite._src.poolings import (
     SquareRootN,
     Sum,
 )
-from paddle_lite._src.poolings import BasePoolingType as BasePool
 
 __all__ = [
     "Avg",
-    "BasePool",
     "BasePoolingType",
     "CudnnAvg",
     "CudnnAvgInclPad",
@@ -27,3 +24,7 @@ __all__ = [
     "SquareRootN",
     "Sum",
 ]
+
+# "BasePool": v2's name for BasePoolingType (paddle/v2/pooling.py cut the seven letters of
+# "Pooling" off each v1 name, which for BasePoolingType left "BasePool").
+__getattr__ = module_getattr("pooling", {"BasePool": BasePoolingType})

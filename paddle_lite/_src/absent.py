@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from paddle_lite._src import early_names
 from paddle_lite._src.errors import did_you_mean
 
 _CLOUD = "a v2 feature tied to Paddle's own C++ runtime and cloud services"
@@ -69,7 +70,9 @@ def stub(entry: Absent) -> Callable[..., Any]:
 
 
 def module_getattr(module: str, aliases: dict[str, Any] | None = None) -> Callable[[str], Any]:
-    """A module ``__getattr__`` serving ``aliases`` and the absent names of ``module``.
+    """A module ``__getattr__`` serving ``aliases``, the renamed names of earlier v2
+    versions (``early_names``, with a ``DeprecationWarning``) and the absent names of
+    ``module``.
 
     Example:
         ```python
@@ -78,15 +81,18 @@ def module_getattr(module: str, aliases: dict[str, Any] | None = None) -> Callab
     """
     entries = _BY_MODULE.get(module, {})
     extra = dict(aliases or {})
+    renamed = early_names.BY_MODULE.get(module, {})
 
     def __getattr__(name: str) -> Any:
         if name in extra:
             return extra[name]
+        if name in renamed:
+            return early_names.resolve(renamed[name])
         if name in entries:
             return stub(entries[name])
         raise AttributeError(
             f"module 'paddle_lite.{module}' has no attribute {name!r}"
-            + did_you_mean(name, [*entries, *extra])
+            + did_you_mean(name, [*entries, *extra, *renamed])
         )
 
     return __getattr__

@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from paddle_lite._src import early_names
 from paddle_lite._src.errors import ArgumentTypeError, CostWarning, ParameterError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.parameters import Parameters
@@ -51,7 +52,8 @@ def require_parameters(value: Any, where: str) -> None:
 
 def renamed(new: Any, old: Any, names: tuple[str, str], where: str) -> Any:
     """``new``, or ``old`` where only that was given: the same argument under the name
-    ``names[1]`` it had in the v2 of early 2017 (``names[0]`` is today's name)."""
+    ``names[1]`` it had in the v2 of early 2017 (``names[0]`` is today's name), which
+    warns (``DeprecationWarning``)."""
     if old is None:
         return new
     same = new is old or (isinstance(new, (dict, list, tuple)) and new == old)
@@ -60,6 +62,9 @@ def renamed(new: Any, old: Any, names: tuple[str, str], where: str) -> Any:
             f"{where} received both {names[0]}= and {names[1]}= (its early-2017 name); "
             f"pass only {names[0]}=."
         )
+    early_names.warn_renamed(
+        f"{where}: {names[1]}=", f"{names[0]}=", early_names.ARGUMENTS[names[1]][1]
+    )
     return old
 
 

@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 from paddle_lite._src import compile as compile_mod
-from paddle_lite._src import config, v2_inference_file
+from paddle_lite._src import config, early_names, v2_inference_file
 from paddle_lite._src.arg_checks import not_their_network, renamed, require_parameters
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.distributed import pad_rows
@@ -384,6 +384,8 @@ def _early_arguments(
     if reader is not None:
         if input is not None:
             raise ArgumentTypeError(f"{where} received both input= and reader=; pass one.")
+        when = early_names.ARGUMENTS["reader"][1]
+        early_names.warn_renamed(f"{where}: reader=", "input=<a list of samples>", when)
         size = early.get("batch_size")
         batches = reader() if size is None else batch(reader, size)()
         input = [sample for minibatch in batches for sample in minibatch]

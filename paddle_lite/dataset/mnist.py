@@ -1,5 +1,6 @@
 """MNIST handwritten digits (v2 ``paddle.v2.dataset.mnist``)."""
 
+from paddle_lite._src.absent import module_getattr
 from paddle_lite._src.dataset.mnist import (
     convert,
     fetch,
@@ -15,3 +16,6 @@ __all__ = [
     "test",
     "train",
 ]
+
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+__getattr__ = module_getattr("dataset.mnist")

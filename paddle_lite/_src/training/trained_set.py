@@ -71,3 +71,14 @@ def extra_costs(topology: Topology, costs: list[Layer]) -> list[Layer]:
     return [
         node for node in topology.nodes if id(node) not in reached and get_kind(node.kind).is_cost
     ]
+
+
+def merged_values(parameters: Parameters, own: Parameters) -> Parameters:
+    """A copy of the user's parameters and the trainer's own ones (``own_parameters``),
+    as of now."""
+    merged = Parameters()
+    for held in (parameters, own):
+        values = held.values()
+        for spec in held.specs():
+            merged.append_spec(spec, values[spec.name])
+    return merged

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from paddle_lite import data_type
+from paddle_lite._src import early_names
 from paddle_lite._src.v2_imports.old_config import V1ConfigName
 
 MODULE = "paddle.trainer.PyDataProvider2"
@@ -46,8 +47,8 @@ __all__ = sorted([*data_type.__all__, *_ALIASES, *_V1_CONFIG_NAMES])
 
 
 def __getattr__(name: str) -> Any:
-    if name in data_type.__all__ or name in _ALIASES:
-        return getattr(data_type, _ALIASES.get(name, name))
+    if name in data_type.__all__ or name in _ALIASES or name in early_names.BY_MODULE["data_type"]:
+        return getattr(data_type, _ALIASES.get(name, name))  # an old name warns
     if name in _V1_CONFIG_NAMES:
         return _V1_CONFIG_NAMES[name]
     raise AttributeError(f"module {MODULE!r} has no attribute {name!r}")
