@@ -149,7 +149,7 @@ def converts(convert: Callable[[Any], Any], batch: Any) -> bool:
         warnings.simplefilter("ignore")
         try:
             convert(batch)
-        except (PaddleLiteError, ValueError, TypeError):
+        except Exception:  # noqa: BLE001 - any failure means: not what was meant
             return False
     return True
 
@@ -163,7 +163,10 @@ def explain_infer_input(
     """``err`` (``infer``'s samples did not convert) said as the mistake it most often is:
     ``input`` given as one sample, or one sample's value, in place of a list of samples;
     or a cost inferred without the labels it reads (infer the layer it scores instead)."""
-    convert = feeder_for(topology, feeding).convert
+    try:
+        convert = feeder_for(topology, feeding).convert
+    except DataError:  # the feeding itself: err says so
+        return err
     meanings = (
         ([input], "a single sample", "input=[sample]"),
         ([(input,)], "a single sample's value", "input=[(value,)]"),
@@ -176,15 +179,20 @@ def explain_infer_input(
                 f"infer(): input is {what}, {_show(input)}; input is a list of samples (one "
                 f"batch): write {write}, e.g. input=[(x,) for x in xs]."
             )
+    return _cost_without_labels(err, topology, feeding, input)
+
+
+def _cost_without_labels(err: DataError, topology: Topology, feeding: Any, input: Any) -> DataError:  # noqa: A002
+    """``err`` said as a cost inferred without its labels, where the samples do feed what
+    the cost scores (its input); else ``err``."""
     costs = [o for o in topology.outputs if get_kind(o.kind).is_cost]
     if not costs:
         return err
     scored = [c.inputs[0] for c in costs]
-    rest = [o for o in topology.outputs if o not in costs]
-    if not converts(feeder_for(Topology(rest + scored), feeding).convert, input):
+    predictions = Topology([o for o in topology.outputs if o not in costs] + scored)
+    if not converts(feeder_for(predictions, feeding).convert, input):
         return err
-    fed = set(Topology(rest + scored).data_layers())
-    labels = sorted(set(topology.data_layers()) - fed)
+    labels = sorted(set(topology.data_layers()) - set(predictions.data_layers()))
     names = ", ".join(f"'{c.name}' ({c.kind})" for c in costs)
     inputs = ", ".join(f"'{s.name}'" for s in scored)
     why = str(err).rstrip(".")
