@@ -20,10 +20,8 @@ from paddle_lite._src.data_types import (
     sparse_float_vector_sub_sequence,
     sparse_non_value_slot,
     sparse_value_slot,
-    sparse_vector,
-    sparse_vector_sequence,
-    sparse_vector_sub_sequence,
 )
+from paddle_lite._src.module_aliases import module_getattr
 
 __all__ = [
     "DataType",
@@ -45,7 +43,7 @@ __all__ = [
     "sparse_float_vector_sub_sequence",
     "sparse_non_value_slot",
     "sparse_value_slot",
-    "sparse_vector",
-    "sparse_vector_sequence",
-    "sparse_vector_sub_sequence",
 ]
+
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+__getattr__ = module_getattr("data_type")

@@ -20,6 +20,7 @@ from paddle_lite._src.errors import (
     CostWarning,
     DataError,
     DataWarning,
+    InstalledPaddleError,
     LayerConfigError,
     LayerConfigWarning,
     LayerTypeError,
@@ -34,6 +35,7 @@ from paddle_lite._src.errors import (
     TopologyError,
     TrainerBusyError,
     TrainingWarning,
+    V1ConfigError,
 )
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException
 from paddle_lite._src.lr_schedules import OptimizerConfigError
@@ -59,6 +61,7 @@ __all__ = [
     "DownloadError",
     "EtcdError",
     "EtcdUnavailable",
+    "InstalledPaddleError",
     "LayerConfigError",
     "LayerConfigWarning",
     "LayerTypeError",
@@ -79,4 +82,16 @@ __all__ = [
     "TrainerBusyError",
     "TrainingWarning",
     "UnsafePickleError",
+    "V1ConfigError",
 ]
+
+
+def _print_as_public() -> None:
+    """Give every class exported here the module users import it from, so an error prints
+    as ``paddle_lite.errors.DataError``, not under the private module that defines it
+    (pickle finds the classes here too)."""
+    for name in __all__:
+        globals()[name].__module__ = __name__
+
+
+_print_as_public()

@@ -11,7 +11,6 @@ from paddle_lite._src.layers.cost import (
     cross_entropy,
     cross_entropy_cost,
     cross_entropy_with_selfnorm_cost,
-    mse_cost,
     multi_binary_label_cross_entropy_cost,
     regression_cost,
     square_error_cost,
@@ -94,7 +93,6 @@ from paddle_lite._src.layers.sequence import (
 from paddle_lite._src.layers.sequence_reshape import expand, seq_concat, seq_reshape
 from paddle_lite._src.layers.sequence_select import (
     kmax_seq_score,
-    kmax_sequence_score,
     sub_nested_seq,
     sub_seq,
 )
@@ -104,25 +102,18 @@ from paddle_lite._src.printers import printer
 from paddle_lite._src.topology import get_layer, parse_network
 
 LayerOutput = Layer
-# the early-2017 names of the recurrent-group input markers (v2's layer.py until mid-2017)
-StaticInputV2 = StaticInput
-GeneratedInputV2 = GeneratedInput
-BaseGeneratedInputV2 = BaseGeneratedInput
 
 __all__ = [
     "AddToSealedMixedLayerException",
     "AggregateLevel",
     "BaseGeneratedInput",
-    "BaseGeneratedInputV2",
     "BeamInput",
     "ExpandLevel",
     "GeneratedInput",
-    "GeneratedInputV2",
     "Layer",
     "LayerOutput",
     "LayerType",
     "StaticInput",
-    "StaticInputV2",
     "SubsequenceInput",
     "addto",
     "batch_norm",
@@ -177,7 +168,6 @@ __all__ = [
     "img_pool3d",
     "interpolation",
     "kmax_seq_score",
-    "kmax_sequence_score",
     "l2_distance",
     "lambda_cost",
     "last_seq",
@@ -190,7 +180,6 @@ __all__ = [
     "maxout",
     "memory",
     "mixed",
-    "mse_cost",
     "multi_binary_label_cross_entropy_cost",
     "multibox_loss",
     "multiplex",
@@ -244,6 +233,6 @@ __all__ = [
     "warp_ctc",
 ]
 
-# v2 names served on access: "print" (the printer) and huber_cost (0.10's name of
-# huber_classification_cost), see _src/module_aliases.py.
-__getattr__ = module_getattr("layer", {"print": printer, "huber_cost": huber_classification_cost})
+# v2 names served on access: "print" (the printer) and the names of earlier v2 versions
+# (see _src/early_names.py and _src/module_aliases.py).
+__getattr__ = module_getattr("layer", {"print": printer})

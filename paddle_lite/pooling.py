@@ -1,5 +1,6 @@
 """Pooling types (v2 ``paddle.pooling``)."""
 
+from paddle_lite._src.module_aliases import module_getattr
 from paddle_lite._src.poolings import (
     Avg,
     BasePoolingType,
@@ -23,3 +24,7 @@ __all__ = [
     "SquareRootN",
     "Sum",
 ]
+
+# "BasePool": v2's name for BasePoolingType (paddle/v2/pooling.py cut the seven letters of
+# "Pooling" off each v1 name, which for BasePoolingType left "BasePool").
+__getattr__ = module_getattr("pooling", {"BasePool": BasePoolingType})

@@ -3,7 +3,8 @@
 ``require_parameters`` (``parameters=None`` or a layer where ``Parameters`` belong),
 ``warn_unless_costs`` (a prediction passed as ``cost=``: v2 trained it, so this warns)
 ``frozen_names`` (``immutable_parameters`` given as parameter names, name prefixes,
-layer names or layers) and ``renamed`` (an argument given by the name the v2 of early 2017
+layer names or layers), ``not_their_network`` (parameters of another network given to
+``infer``) and ``renamed`` (an argument given by the name the v2 of early 2017
 had for it: ``reader_dict`` for ``feeding``, ``output`` for ``output_layer``).
 """
 
@@ -14,9 +15,11 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from paddle_lite._src import early_names
 from paddle_lite._src.errors import ArgumentTypeError, CostWarning, ParameterError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.parameters import Parameters
+from paddle_lite._src.tracebacks import user_stacklevel
 
 _CREATE = "paddle.parameters.create(cost)"
 
@@ -49,7 +52,8 @@ def require_parameters(value: Any, where: str) -> None:
 
 def renamed(new: Any, old: Any, names: tuple[str, str], where: str) -> Any:
     """``new``, or ``old`` where only that was given: the same argument under the name
-    ``names[1]`` it had in the v2 of early 2017 (``names[0]`` is today's name)."""
+    ``names[1]`` it had in the v2 of early 2017 (``names[0]`` is today's name), which
+    warns (``DeprecationWarning``)."""
     if old is None:
         return new
     same = new is old or (isinstance(new, (dict, list, tuple)) and new == old)
@@ -58,6 +62,9 @@ def renamed(new: Any, old: Any, names: tuple[str, str], where: str) -> Any:
             f"{where} received both {names[0]}= and {names[1]}= (its early-2017 name); "
             f"pass only {names[0]}=."
         )
+    early_names.warn_renamed(
+        f"{where}: {names[1]}=", f"{names[0]}=", early_names.ARGUMENTS[names[1]][1]
+    )
     return old
 
 
@@ -82,7 +89,7 @@ def warn_unless_costs(costs: Sequence[Any]) -> None:
             f"{why}. Train a cost of it, e.g. paddle.layer.classification_cost("
             f"input={layer.name}, label=<label data layer>) or square_error_cost(...).",
             CostWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -133,3 +140,19 @@ def frozen_names(
             raise _unmatched(entry, names, owners)
         frozen |= hits
     return frozenset(frozen)
+
+
+def not_their_network(topology: Any, parameters: Parameters, missing: list[str]) -> str:
+    """Why the parameters lack what the outputs need (a layer of another network), and
+    the two ways out."""
+    owners = sorted({n.name for n in topology.nodes if {s.name for s in n.params} & set(missing)})
+    theirs = parameters.names()
+    return (
+        f"the parameters lack {missing[:6]}{' ...' if len(missing) > 6 else ''} of layer(s) "
+        f"{owners}, which output_layer {[o.name for o in topology.outputs]} needs: those "
+        "layers are not in the network the parameters were created for (it has "
+        f"{theirs[:6]}{' ...' if len(theirs) > 6 else ''}). Infer a layer of that network "
+        "(the same layer objects, or the network built again with the same names: call "
+        "paddle.layer.reset_names() before building it again), or create parameters for "
+        "this one: paddle.parameters.create(output_layer) (untrained)."
+    )

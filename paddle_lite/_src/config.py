@@ -16,6 +16,7 @@ from typing import Any
 
 from paddle_lite._src import buckets, distributed, precision
 from paddle_lite._src.errors import ConfigError, TrainingWarning, did_you_mean
+from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
 from paddle_lite._src.v2_flags import BOOL, BUCKETS, FLAGS, FLOAT, INT, PRECISION
 
 _SETTINGS: dict[str, Any] = {}
@@ -117,11 +118,12 @@ def env_flags(environ: Mapping[str, str]) -> dict[str, Any]:
                 warnings.warn(
                     f"environment variable {key}: parallel_nn has no effect in paddle_lite.",
                     TrainingWarning,
-                    stacklevel=3,
+                    stacklevel=user_stacklevel(),
                 )
     return flags
 
 
+@api_boundary
 def init(**kwargs: Any) -> dict[str, Any]:
     """Configure paddle_lite (v2 ``paddle.init``); returns the settings in force.
 
@@ -180,7 +182,7 @@ def _has_gpu() -> bool:
             f"{jax.default_backend()}), so paddle_lite computes on the CPU. Install jax "
             "with CUDA support to use a GPU.",
             TrainingWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         return False
 

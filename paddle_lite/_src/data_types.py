@@ -163,9 +163,3 @@ integer_sequence = integer_value_sequence
 # PyDataProvider2 name holding "value", "vector" or "array", these two included.
 sparse_non_value_slot = sparse_binary_vector
 sparse_value_slot = sparse_float_vector
-# The name PyDataProvider2 gave sparse float vectors before it called them
-# sparse_float_vector; 2017 v2 programs still use it (the CTR model's
-# ``paddle.data_type.sparse_vector(dim)``).
-sparse_vector = sparse_float_vector
-sparse_vector_sequence = sparse_float_vector_sequence
-sparse_vector_sub_sequence = sparse_float_vector_sub_sequence

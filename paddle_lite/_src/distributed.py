@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from paddle_lite._src.errors import ConfigError, TrainingWarning
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.typing import VALID
 
 HEARTBEAT_TIMEOUT_S = 10
@@ -101,7 +102,7 @@ def _local_devices(count: int, use_gpu: bool) -> list[Any]:
             "taken per device). On CPU, call paddle.init before any JAX work (or set "
             f"JAX_NUM_CPU_DEVICES={count}) for {count} devices.",
             TrainingWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     return devices[:count]
 

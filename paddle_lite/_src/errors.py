@@ -94,3 +94,15 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
 
 class NonFiniteError(PaddleLiteError, FloatingPointError):
     """A training step's cost, gradients or update were not finite (NaN or infinity)."""
+
+
+class V1ConfigError(PaddleLiteError, NotImplementedError):
+    """A name of PaddlePaddle's v1 config API (``paddle.trainer_config_helpers``,
+    ``paddle.trainer.PyDataProvider2``: ``settings``, ``outputs``, ``data_layer``,
+    ``@provider``, ...) that paddle.v2 programs had no use for: the message says what it
+    was and what a v2 program writes instead."""
+
+
+class InstalledPaddleError(PaddleLiteError, ImportError):
+    """``install_v2_imports`` (or ``python -m paddle_lite.v2``) found a real PaddlePaddle
+    importable as ``paddle``, which the v2 imports would hide; the message names both."""

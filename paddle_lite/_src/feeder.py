@@ -36,33 +36,9 @@ from paddle_lite._src.feeder_items import (
     ids_of,
     item_converter,
 )
+from paddle_lite._src.feeding import feeding_index
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.typing import Seq, Sparse
-
-
-def feeding_index(data_types: Sequence[tuple[str, InputType]], feeding: Any) -> dict[str, int]:
-    """``{data layer name: field index}`` from v2's ``feeding`` (None, list or dict)."""
-    names = [name for name, _ in data_types]
-    if feeding is None:
-        return {name: i for i, name in enumerate(names)}
-    if isinstance(feeding, Mapping):
-        index = dict(feeding)
-    elif isinstance(feeding, (list, tuple)):
-        index = {name: i for i, name in enumerate(feeding)}
-    else:
-        raise TypeError("Feeding should be dict or sequence or None.")
-    missing = [n for n in names if n not in index]
-    if missing:
-        raise DataError(
-            f"feeding {feeding!r} gives no field for data layer(s) {missing}; "
-            f"the network needs {names}."
-        )
-    return {name: _field_key(index[name]) for name in names}
-
-
-def _field_key(value: Any) -> Any:
-    """A field's index in a sample, or its key: v2 read ``sample[feeding[name]]``, so
-    ``{"image": "pixels"}`` read samples that are dicts."""
-    return value if isinstance(value, str) else int(value)
 
 
 def _pad_steps(flat: Any, lengths: list[int], t: int) -> Any:
@@ -109,7 +85,7 @@ def _as_steps(v: Any, field: Field, i: int, j: int | None = None) -> Any:
                 "as a set: its steps come in the set's iteration order, without duplicates; "
                 "pass a list.",
                 DataWarning,
-                stacklevel=5,
+                stacklevel=user_stacklevel(),
             )
         return list(v)
     if j is None:

@@ -27,6 +27,7 @@ from paddle_lite._src.aligned import (
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.data_types import DataType, InputType
 from paddle_lite._src.errors import DataError, DataWarning
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.typing import Sparse
 
 
@@ -73,7 +74,7 @@ class Field:
             f"declared {self.type!r}; accepted, as v2 did, because {self.why}. Declare the "
             "data layer with the range its ids really have to silence this.",
             DataWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
     def error(self, what: str, item: int | None = None) -> DataError:
@@ -222,7 +223,7 @@ def _check_sample_ndim(shape: tuple[int, ...], field: Field, first: Any, item: i
             f"{field.type.dim} values, as v2's DataFeeder did. Pass flat vectors to silence "
             "this (or declare a sequence type if the inner lists are steps).",
             DataWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -383,7 +384,7 @@ def _check_not_dense(rows: list[Any], ids: np.ndarray, field: Field) -> None:
                 "item lists the ids of its ones, [i for i, x in enumerate(row) if x]; it is "
                 "read as the ids 0 and 1 repeated, as v2 read it.",
                 DataWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             return
 

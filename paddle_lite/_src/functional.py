@@ -15,9 +15,11 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.optimizer_rules import Momentum
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology
+from paddle_lite._src.tracebacks import api_boundary
 from paddle_lite._src.training.trainer import SGD
 
 
+@api_boundary
 def train_fn(
     topology: Any,
     parameters: Parameters,
@@ -45,6 +47,7 @@ def train_fn(
     )
 
 
+@api_boundary
 def test_fn(
     topology: Any, parameters: Parameters, reader: Callable[[], Iterable[Any]], feeding: Any = None
 ) -> events.TestResult:

@@ -15,8 +15,8 @@ import jax
 import numpy as np
 
 from paddle_lite._src import compile as compile_mod
-from paddle_lite._src import config, v2_inference_file
-from paddle_lite._src.arg_checks import renamed, require_parameters
+from paddle_lite._src import config, early_names, v2_inference_file
+from paddle_lite._src.arg_checks import not_their_network, renamed, require_parameters
 from paddle_lite._src.buckets import pow2
 from paddle_lite._src.distributed import pad_rows
 from paddle_lite._src.errors import (
@@ -27,13 +27,14 @@ from paddle_lite._src.errors import (
     TopologyError,
 )
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.input_checks import feeder_for
+from paddle_lite._src.input_checks import explain_infer_input, feeder_for
 from paddle_lite._src.layers.beam_search import BeamResult
 from paddle_lite._src.layers.generation import beam_fields
 from paddle_lite._src.param_files import source_name
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.readers.minibatch import batch
 from paddle_lite._src.topology import Topology, load_inference_topology
+from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
 from paddle_lite._src.typing import Seq
 
 FIELDS = ("value", "id", "prob")
@@ -65,6 +66,7 @@ class Inference:
         ```
     """
 
+    @api_boundary
     def __init__(
         self,
         parameters: Parameters,
@@ -85,14 +87,13 @@ class Inference:
         self.outputs: list[Layer] = list(topology.outputs)
         missing = [n for n in topology.params if n not in parameters]
         if missing:
-            raise ParameterError(
-                f"parameters lacks {missing}, needed to infer {[o.name for o in self.outputs]}."
-            )
+            raise ParameterError(not_their_network(topology, parameters, missing))
         _check_shapes(topology, parameters)
         self._params: dict[str, Any] = {}
         self.load(parameters)
         self._forward = compile_mod.make_infer(self._needed(), config.get("precision", "float32"))
 
+    @api_boundary
     def load(self, parameters: Parameters) -> None:
         """Copy the values the outputs need from ``parameters`` (no recompilation), all as
         of one moment (a trainer training them in another thread: after one whole step)."""
@@ -109,7 +110,10 @@ class Inference:
         (the added rows weigh 0, so batch statistics leave them out), or, where some
         output's rows do not split into samples, as it is (v2's batch)."""
         _check_samples(input)
-        feeds = feeder_for(self.topology, feeding).convert(input)
+        try:
+            feeds = feeder_for(self.topology, feeding).convert(input)
+        except DataError as err:
+            raise explain_infer_input(err, self.topology, feeding, input) from None
         n = len(input)
         total = pow2(n)
         values = [trim(v, n, total) for v in self._forward(self._params, pad_rows(feeds, total))]
@@ -117,6 +121,7 @@ class Inference:
             values = [trim(v, n, n) for v in self._forward(self._params, feeds)]
         return values
 
+    @api_boundary
     def iter_infer(
         self, input: Sequence[Any], feeding: Any = None
     ) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
@@ -129,6 +134,7 @@ class Inference:
             for layer, value in zip(self.outputs, values[:n], strict=True)
         ]
 
+    @api_boundary
     def iter_infer_field(self, field: Any, **kwargs: Any) -> Iterator[list[Any]]:
         """Like ``iter_infer``, yielding only ``field`` (``"value"``, ``"id"``, ``"prob"``
         or a list of them) of each output, batch by batch."""
@@ -137,6 +143,7 @@ class Inference:
             for each in result:
                 yield [_pick(each, f) for f in fields]
 
+    @api_boundary
     def infer(
         self,
         input: Sequence[Any],
@@ -167,7 +174,8 @@ class Inference:
             for items, f in zip(retv, fields, strict=True):
                 missing = _absent(items, self.outputs, f)
                 if missing:  # v2 returned None there too
-                    warnings.warn(f"infer(): {missing}; its entry is None.", DataWarning, 2)
+                    message = f"infer(): {missing}; its entry is None."
+                    warnings.warn(message, DataWarning, user_stacklevel())
         return retv[0] if len(retv) == 1 else retv
 
 
@@ -310,6 +318,7 @@ def _absent(items: list[Any], outputs: list[Layer], field: str) -> str | None:
     return None
 
 
+@api_boundary
 def infer(
     output_layer: Any = None,
     parameters: Parameters | None = None,
@@ -375,6 +384,8 @@ def _early_arguments(
     if reader is not None:
         if input is not None:
             raise ArgumentTypeError(f"{where} received both input= and reader=; pass one.")
+        when = early_names.ARGUMENTS["reader"][1]
+        early_names.warn_renamed(f"{where}: reader=", "input=<a list of samples>", when)
         size = early.get("batch_size")
         batches = reader() if size is None else batch(reader, size)()
         input = [sample for minibatch in batches for sample in minibatch]

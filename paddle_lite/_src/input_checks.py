@@ -41,6 +41,7 @@ from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.length_checks import check_lengths, length_checks
 from paddle_lite._src.readers.decorator import ReaderTypeError, called
 from paddle_lite._src.topology import Topology
+from paddle_lite._src.tracebacks import user_stacklevel
 
 # Layer kinds whose value on a sequence of no steps is undefined.
 NEEDS_A_STEP = frozenset({"seqlastins", "seqfirstins", "max", "crf", "crf_decoding"})
@@ -117,7 +118,7 @@ def _empty(where: str, on_empty: str) -> None:
     )
     if on_empty == "raise":
         raise DataError(message)
-    warnings.warn(message, DataWarning, stacklevel=2)
+    warnings.warn(message, DataWarning, stacklevel=user_stacklevel())
 
 
 def numbered(convert: Callable[[Any], Any], where: str) -> Callable[[Any], Any]:
@@ -129,9 +130,79 @@ def numbered(convert: Callable[[Any], Any], where: str) -> Callable[[Any], Any]:
         try:
             return convert(batch)
         except DataError as err:
+            if converts(convert, [batch]):
+                raise DataError(
+                    f"{where}, batch {index}: the reader yielded a single sample, "
+                    f"{_show(batch)}, where a batch (a list of samples) belongs: wrap the "
+                    "reader of samples with paddle.batch, e.g. "
+                    "reader=paddle.batch(reader, batch_size=32)."
+                ) from None
             raise DataError(f"{where}, batch {index}: {err}") from None
 
     return convert_numbered
+
+
+def converts(convert: Callable[[Any], Any], batch: Any) -> bool:
+    """Whether ``convert(batch)`` succeeds: a probe, after a batch failed, of what the
+    user meant (its warnings are dropped)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            convert(batch)
+        except Exception:  # noqa: BLE001 - any failure means: not what was meant
+            return False
+    return True
+
+
+def explain_infer_input(
+    err: DataError,
+    topology: Topology,
+    feeding: Any,
+    input: Any,  # noqa: A002
+) -> DataError:
+    """``err`` (``infer``'s samples did not convert) said as the mistake it most often is:
+    ``input`` given as one sample, or one sample's value, in place of a list of samples;
+    or a cost inferred without the labels it reads (infer the layer it scores instead)."""
+    try:
+        convert = feeder_for(topology, feeding).convert
+    except DataError:  # the feeding itself: err says so
+        return err
+    meanings = (
+        ([input], "a single sample", "input=[sample]"),
+        ([(input,)], "a single sample's value", "input=[(value,)]"),
+    )
+    if isinstance(input, list) and converts(convert, [(sample,) for sample in input]):
+        return err  # samples given bare: err already says to wrap each one
+    for meant, what, write in meanings:
+        if converts(convert, meant):
+            return DataError(
+                f"infer(): input is {what}, {_show(input)}; input is a list of samples (one "
+                f"batch): write {write}, e.g. input=[(x,) for x in xs]."
+            )
+    return _cost_without_labels(err, topology, feeding, input)
+
+
+def _cost_without_labels(err: DataError, topology: Topology, feeding: Any, input: Any) -> DataError:  # noqa: A002
+    """``err`` said as a cost inferred without its labels, where the samples do feed what
+    the cost scores (its input); else ``err``."""
+    costs = [o for o in topology.outputs if get_kind(o.kind).is_cost]
+    if not costs:
+        return err
+    scored = [c.inputs[0] for c in costs]
+    predictions = Topology([o for o in topology.outputs if o not in costs] + scored)
+    if not converts(feeder_for(predictions, feeding).convert, input):
+        return err
+    labels = sorted(set(topology.data_layers()) - set(predictions.data_layers()))
+    names = ", ".join(f"'{c.name}' ({c.kind})" for c in costs)
+    inputs = ", ".join(f"'{s.name}'" for s in scored)
+    why = str(err).rstrip(".")
+    return DataError(
+        f"infer(): output_layer {names} is a cost: it reads the label data layer(s) {labels} "
+        f"too, which the samples do not feed ({why}). To predict, infer the layer the cost "
+        f"scores, its input {inputs} (the layer passed to the cost as input=): "
+        "paddle.infer(output_layer=prediction, ...); to compute the cost, give every sample "
+        "its label too."
+    )
 
 
 def nonempty_sequences(topology: Topology) -> frozenset[str]:

@@ -35,6 +35,7 @@ from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, did_you_mean
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.specs import InitSpec, Spec
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.typing import (
     Seq,
     data_of,
@@ -165,7 +166,7 @@ def suspicious(message: str) -> None:
     """Warn (naming the layer being built) about a configuration that v2 built and ran but
     that is very likely a mistake; the layer runs."""
     if not _NOTING:
-        warnings.warn(message, LayerConfigWarning, stacklevel=2)
+        warnings.warn(message, LayerConfigWarning, stacklevel=user_stacklevel())
         return
     _NOTING[-1].append((message, True))
 

@@ -15,6 +15,7 @@ import math
 import os
 import struct
 import tarfile
+import warnings
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -22,8 +23,9 @@ import numpy as np
 
 from paddle_lite._src import atomic, proto, tar_members
 from paddle_lite._src.distributed import is_writer
-from paddle_lite._src.errors import ParameterError
+from paddle_lite._src.errors import ParameterError, ParameterWarning
 from paddle_lite._src.specs import ParamSpec
+from paddle_lite._src.tracebacks import user_stacklevel
 
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
 _BLOCK = 512
@@ -207,11 +209,29 @@ def _config_spec(tar: tarfile.TarFile, member: tarfile.TarInfo, where: str) -> P
     return spec
 
 
+def _warn_unless_empty(members: dict[str, tarfile.TarInfo], where: str) -> None:
+    """A tar with files but no parameter is almost surely not a parameter tar; v2 read it
+    as an empty set all the same."""
+    if not members:
+        return
+    names = sorted(members)
+    shown = ", ".join(repr(n) for n in names[:5]) + (" ..." if len(names) > 5 else "")
+    warnings.warn(
+        f"the tar {where} holds no parameter (no '<name>.protobuf' member) but "
+        f"{len(names)} other file(s) ({shown}); it is read as an empty parameter set, as "
+        "v2 read it. Is it a parameter tar (written by Parameters.to_tar)?",
+        ParameterWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
 def read_parameter_tar(f: Any) -> list[tuple[ParamSpec, np.ndarray]]:
     """``(spec, values)`` of every parameter of a v2 tar (a path or a binary stream).
 
     The ``*.protobuf`` members give the specs, in member order; each parameter's values
-    come from the member of its name, its size checked against its header first.
+    come from the member of its name, its size checked against its header first. A whole
+    tar without parameters reads as none, as v2's ``Parameters.from_tar`` read it (one
+    with other files in it, with a ``ParameterWarning``); a damaged one is refused.
     """
     where = source_name(f)
     with _reading(f) as stream, tar_members.open_tar(stream, where) as tar:
@@ -222,10 +242,8 @@ def read_parameter_tar(f: Any) -> list[tuple[ParamSpec, np.ndarray]]:
             if name.endswith(".protobuf")
         ]
         if not specs:
-            raise ParameterError(
-                f"the tar {where} holds no parameter (no '<name>.protobuf' member); it is "
-                "empty, truncated, or not a parameter tar."
-            )
+            _warn_unless_empty(members, where)
+            return []
         out = []
         for spec in specs:
             if spec.name not in members:

@@ -49,10 +49,12 @@ from paddle_lite._src.param_files import (
 )
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.topology import Topology, collect_params
+from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
 
 SPECS_MEMBER = "__specs__"
 
 
+@api_boundary
 def create(layers: Any, seed: int | None = None) -> Parameters:
     """The parameters of one or several networks, initialised.
 
@@ -212,6 +214,7 @@ class Parameters:
         return len(self._specs)
 
     # specs -------------------------------------------------------------------------
+    @api_boundary
     def get_shape(self, key: str) -> tuple[int, ...]:
         """The shape of parameter ``key`` (``(1, size)`` for a config without dims)."""
         if not isinstance(key, str):
@@ -243,6 +246,7 @@ class Parameters:
         """
         return {name: proto.from_spec(spec) for name, spec in self._specs.items()}
 
+    @api_boundary
     def append_spec(self, spec: ParamSpec | proto.ParameterConfig, value: Any = None) -> None:
         """Add a parameter (v2 ``__append_config__``), initialised unless ``value`` is given.
 
@@ -269,6 +273,7 @@ class Parameters:
     __append_config__ = append_spec
 
     # values ------------------------------------------------------------------------
+    @api_boundary
     def get(self, parameter_name: str) -> np.ndarray:
         """A float32 copy of a parameter, of shape ``get_shape(parameter_name)``."""
         self.get_shape(parameter_name)
@@ -277,6 +282,7 @@ class Parameters:
     def __getitem__(self, key: str) -> np.ndarray:
         return self.get(key)
 
+    @api_boundary
     def get_grad(self, key: str) -> np.ndarray:
         """The gradient of the summed cost of the batch just trained with respect to
         parameter ``key``, inside an ``EndForwardBackward`` handler (v2 kept it there),
@@ -291,6 +297,7 @@ class Parameters:
         with None (the trainer sets it while an ``EndForwardBackward`` is handled)."""
         self._grad_source = source
 
+    @api_boundary
     def set(self, parameter_name: str, value: Any) -> None:
         """Replace a parameter by ``value`` (an ndarray of ``get_shape(parameter_name)``)."""
         self._write({parameter_name: self._checked(parameter_name, value)})
@@ -302,6 +309,7 @@ class Parameters:
         """``{name: float32 copy}`` of every parameter, in creation order."""
         return {name: value.copy() for name, value in self._snapshot().items()}
 
+    @api_boundary
     def update(self, values: Mapping[str, Any]) -> None:
         """:meth:`set` several parameters; nothing changes when one value is refused."""
         self._write({name: self._checked(name, value) for name, value in values.items()})
@@ -326,16 +334,19 @@ class Parameters:
         return array
 
     # v2 binary format --------------------------------------------------------------
+    @api_boundary
     def serialize(self, name: str, f: IO[bytes]) -> None:
         """Write parameter ``name`` as the 16-byte ``<IIQ`` header and float32 values."""
         self.get_shape(name)
         f.write(_member_bytes(self._snapshot()[name]))
 
+    @api_boundary
     def deserialize(self, name: str, f: IO[bytes]) -> None:
         """Read parameter ``name`` from the v2 binary format written by :meth:`serialize`."""
         self._write({name: _read_values(name, self.get_shape(name), f)})
 
     # tar ---------------------------------------------------------------------------
+    @api_boundary
     def to_tar(self, f: Any) -> None:
         """Write every parameter as a v2 tar (``f``: a binary file object or a path).
 
@@ -355,6 +366,7 @@ class Parameters:
         _write_output(f, write)
 
     @staticmethod
+    @api_boundary
     def from_tar(f: Any) -> Parameters:
         """The parameters of a v2 tar (plain or gzipped; a file object or a path).
 
@@ -372,6 +384,7 @@ class Parameters:
             params.append_spec(spec, values)
         return params
 
+    @api_boundary
     def init_from_tar(self, f: Any, exclude_params: Iterable[str] = ()) -> None:
         """Copy the values of the parameters present both here and in the tar ``f``.
 
@@ -389,7 +402,7 @@ class Parameters:
                 f"init_from_tar: the tar {source_name(f)} holds no value for {lacking}; "
                 "they keep their current values.",
                 ParameterWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         self._write(
             {
@@ -409,6 +422,7 @@ class Parameters:
         return value.reshape(shape).copy()
 
     # npz ---------------------------------------------------------------------------
+    @api_boundary
     def save_npz(self, f: Any) -> None:
         """Write the values and specs as an ``.npz`` (``f``: a binary file or a path)."""
         if SPECS_MEMBER in self._specs:
@@ -426,6 +440,7 @@ class Parameters:
         _write_output(f, write)
 
     @staticmethod
+    @api_boundary
     def load_npz(f: Any) -> Parameters:
         """The parameters saved by :meth:`save_npz`, read as data only: nothing is
         unpickled, and each array's header is checked against its spec and its byte

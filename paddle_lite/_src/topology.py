@@ -24,6 +24,7 @@ from paddle_lite._src.evaluator_base import Evaluator
 from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.topology_files import layers_from_json, read_json, write_text
+from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
 
 FORMAT = "paddle_lite.topology/1"
 INFERENCE_FORMAT = "paddle_lite.inference/1"
@@ -169,6 +170,7 @@ class Topology:
         ```
     """
 
+    @api_boundary
     def __init__(self, layers: Any, extra_layers: Any = None) -> None:
         outputs = _as_layer_list(layers, "layers")
         extras, self.evaluators = _split_extras(extra_layers)
@@ -181,7 +183,12 @@ class Topology:
             if other is not node:
                 raise TopologyError(
                     f"two different layers are named '{node.name}' ({other.kind}{_at(other)} and "
-                    f"{node.kind}{_at(node)}); layer names must be unique within a topology."
+                    f"{node.kind}{_at(node)}); layer names must be unique within a topology. "
+                    "Layers of two builds of a network meet here (a function that builds it, "
+                    "called again, or built again after paddle.layer.reset_names() or inside a "
+                    "paddle.layer.name_scope(), which restart the automatic names): build "
+                    "the network once and use that build's layers, or give one of the two "
+                    "another name=."
                 )
         self.params = collect_params(self.nodes)
 
@@ -189,6 +196,7 @@ class Topology:
         names = ", ".join(layer.name for layer in self.layers)
         return f"<Topology outputs=[{names}] layers={len(self.nodes)} params={len(self.params)}>"
 
+    @api_boundary
     def get_layer(self, name: str) -> Layer:
         """The layer named ``name`` (the same object that was built)."""
         try:
@@ -272,6 +280,7 @@ class Topology:
             "extras": [layer.name for layer in self.layers[len(self.outputs) :]],
         }
 
+    @api_boundary
     def serialize(self, stream: Any = None) -> str:
         """The topology as JSON; also written to ``stream`` when one is given (a text or
         binary stream, or a path, which is replaced atomically)."""
@@ -281,6 +290,7 @@ class Topology:
         return text
 
     @staticmethod
+    @api_boundary
     def from_json(obj: dict[str, Any], where: str = "the given JSON") -> Topology:
         """Rebuild a topology from :meth:`to_json` output, checking every layer's claims
         (see ``topology_files``); a malformed object is a :class:`TopologyError`."""
@@ -298,12 +308,14 @@ class Topology:
             raise TopologyError(f"topology {where}: {err}") from None
 
     @staticmethod
+    @api_boundary
     def deserialize(source: Any) -> Topology:
         """Rebuild a topology from :meth:`serialize` output: a str, bytes, a stream or a
         path (``os.PathLike``); the file is read as data only."""
         obj, where = read_json(source, "topology")
         return Topology.from_json(obj, where)
 
+    @api_boundary
     def serialize_for_inference(self, stream: Any) -> None:
         """Write what ``paddle.inference.Inference(fileobj=...)`` needs, as JSON, to a
         stream or (atomically) to a path."""
@@ -315,6 +327,7 @@ class Topology:
         write_text(stream, json.dumps(payload, sort_keys=True))
 
 
+@api_boundary
 def load_inference_topology(source: Any) -> Topology:
     """Read a stream or path written by :meth:`Topology.serialize_for_inference`."""
     payload, where = read_json(source, "inference topology")
@@ -337,6 +350,7 @@ def _node_json(n: Layer) -> dict[str, Any]:
     }
 
 
+@api_boundary
 def parse_network(output_layers: Any, *extra: Any, extra_layers: Any = None) -> SimpleNamespace:
     """v2 ``layer.parse_network``: the ModelConfig of ``output_layers`` (plus extras).
 
@@ -359,6 +373,6 @@ def get_layer(name: str) -> Layer | None:
             f"paddle.layer.get_layer: no layer named {name!r} exists in the current name "
             "scope; returning None, as v2 did." + did_you_mean(name, list(layers.keys())),
             LayerConfigWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return layer

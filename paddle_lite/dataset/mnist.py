@@ -7,6 +7,7 @@ from paddle_lite._src.dataset.mnist import (
     test,
     train,
 )
+from paddle_lite._src.module_aliases import module_getattr
 
 __all__ = [
     "convert",
@@ -15,3 +16,6 @@ __all__ = [
     "test",
     "train",
 ]
+
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+__getattr__ = module_getattr("dataset.mnist")

@@ -4,6 +4,7 @@ A reader is a no-argument callable returning an iterable of samples; a creator r
 reader; a decorator maps readers to a reader.
 """
 
+from paddle_lite._src.module_aliases import module_getattr
 from paddle_lite._src.readers.bucketing import bucket_by_length
 from paddle_lite._src.readers.sharding import shard
 from paddle_lite.reader import creator, decorator
@@ -12,7 +13,6 @@ from paddle_lite.reader.decorator import (
     Fake,
     PipeReader,
     ReaderProcessError,
-    batched,
     buffered,
     cache,
     chain,
@@ -29,7 +29,6 @@ __all__ = [
     "Fake",
     "PipeReader",
     "ReaderProcessError",
-    "batched",
     "bucket_by_length",
     "buffered",
     "cache",
@@ -44,3 +43,6 @@ __all__ = [
     "shuffle",
     "xmap_readers",
 ]
+
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+__getattr__ = module_getattr("reader")

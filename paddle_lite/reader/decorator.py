@@ -1,5 +1,6 @@
 """Reader decorators (v2 ``paddle.reader.decorator``)."""
 
+from paddle_lite._src.module_aliases import module_getattr
 from paddle_lite._src.readers.decorator import (
     ComposeNotAligned,
     Fake,
@@ -10,7 +11,6 @@ from paddle_lite._src.readers.decorator import (
     map_readers,
     shuffle,
 )
-from paddle_lite._src.readers.minibatch import batch
 from paddle_lite._src.readers.parallel import (
     ReaderProcessError,
     buffered,
@@ -19,15 +19,11 @@ from paddle_lite._src.readers.parallel import (
 )
 from paddle_lite._src.readers.pipe import PipeReader
 
-# The name of ``paddle.batch`` in the v2 of early 2017 (``paddle.reader.batched``).
-batched = batch
-
 __all__ = [
     "ComposeNotAligned",
     "Fake",
     "PipeReader",
     "ReaderProcessError",
-    "batched",
     "buffered",
     "cache",
     "chain",
@@ -38,3 +34,6 @@ __all__ = [
     "shuffle",
     "xmap_readers",
 ]
+
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+__getattr__ = module_getattr("reader.decorator")

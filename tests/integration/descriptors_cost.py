@@ -152,7 +152,6 @@ _BUILDERS = {
     "cross_entropy_with_selfnorm_cost": _selfnorm,
     "multi_binary_label_cross_entropy_cost": _multi_binary,
     "square_error_cost": _regression(C.square_error_cost, "se"),
-    "mse_cost": _regression(C.mse_cost, "mse"),
     "regression_cost": _regression(C.regression_cost, "reg"),
     "huber_regression_cost": _regression(H.huber_regression_cost, "hr"),
     "huber_classification_cost": _huber_classification,

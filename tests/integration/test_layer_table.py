@@ -45,10 +45,6 @@ NOT_LAYERS = {
     "printer",  # returns None: a debug printer declared in the scope, not a layer
     "LayerType",  # v1's table of layer type strings
     "layer_support",  # v1's decorator of config functions
-    "kmax_sequence_score",  # kmax_seq_score under its 2017 name (the same function)
-    "StaticInputV2",  # the early-2017 names of the markers above (the same classes)
-    "GeneratedInputV2",
-    "BaseGeneratedInputV2",
 }
 
 

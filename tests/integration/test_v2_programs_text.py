@@ -140,11 +140,14 @@ def test_the_early_2017_group_input_names_build_the_same_group():
         shared = [paddle.attr.Param(name="v2n_w0"), paddle.attr.Param(name="v2n_w1")]
         return L.fc(input=[y, c], size=2, act=A.Linear(), bias_attr=False, param_attr=shared)
 
-    outs = [
-        L.recurrent_group(step=step, input=[x, marker(input=ctx)])
-        for marker in (L.StaticInput, L.StaticInputV2)
+    with pytest.warns(DeprecationWarning, match="write now") as record:
+        markers = (L.StaticInput, L.StaticInputV2)
+        assert L.GeneratedInputV2 is L.GeneratedInput
+    assert [str(r.message).split(" is ")[0] for r in record] == [
+        "paddle.layer.StaticInputV2",
+        "paddle.layer.GeneratedInputV2",
     ]
-    assert L.GeneratedInputV2 is L.GeneratedInput
+    outs = [L.recurrent_group(step=step, input=[x, marker(input=ctx)]) for marker in markers]
     params = paddle.parameters.create(outs)
     rows = [[[[0.5, -1.0], [2.0, 0.25]], [1.0, 3.0]]]
     w0, w1 = params.get("v2n_w0"), params.get("v2n_w1")

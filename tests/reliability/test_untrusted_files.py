@@ -20,7 +20,7 @@ import v2_recordio_files as go
 import paddle_lite as paddle
 from paddle_lite._src import proto
 from paddle_lite._src.dataset.cifar import UnsafePickleError, load_batch
-from paddle_lite._src.errors import DataError, ParameterError, TopologyError
+from paddle_lite._src.errors import DataError, ParameterError, ParameterWarning, TopologyError
 from paddle_lite._src.param_files import HEADER
 from paddle_lite._src.readers import recordio, recordio_v2
 from paddle_lite._src.specs import InitSpec, ParamSpec
@@ -149,9 +149,18 @@ def test_gzip_garbage_and_empty_tar(tmp_path, fault):
     with pytest.raises(ParameterError, match="cannot read the parameter tar") as info:
         Parameters.from_tar(io.BytesIO(b"\x1f\x8b\x08\x00" + b"\x07" * 200))
     fault.observed(info.value)
-    fault.case("parameter tar", "a valid tar with no parameter", "ParameterError")
-    with pytest.raises(ParameterError, match="holds no parameter") as info:
-        Parameters.from_tar(io.BytesIO(_tar([({"name": "readme"}, b"hi")])))
+    fault.case(
+        "parameter tar",
+        "a valid tar with no parameter but another file",
+        "an empty set, as v2 read it, with a ParameterWarning",
+    )
+    with pytest.warns(ParameterWarning, match="holds no parameter.*'readme'") as record:
+        params = Parameters.from_tar(io.BytesIO(_tar([({"name": "readme"}, b"hi")])))
+    assert params.names() == []
+    fault.observed(f"empty set; ParameterWarning: {record[0].message}")
+    fault.case("parameter tar", "an empty file (0 bytes)", "ParameterError")
+    with pytest.raises(ParameterError, match="cannot read the parameter tar") as info:
+        Parameters.from_tar(io.BytesIO(b""))
     fault.observed(info.value)
 
 

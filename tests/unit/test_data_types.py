@@ -28,10 +28,6 @@ TYPE = dt.DataType
         (dt.integer_value_sequence, SEQ.SEQUENCE, TYPE.Index),
         (dt.integer_value_sub_sequence, SEQ.SUB_SEQUENCE, TYPE.Index),
         (dt.integer_sequence, SEQ.SEQUENCE, TYPE.Index),
-        # the older PyDataProvider2 names of the sparse float types (2017 v2 programs)
-        (dt.sparse_vector, SEQ.NO_SEQUENCE, TYPE.SparseValue),
-        (dt.sparse_vector_sequence, SEQ.SEQUENCE, TYPE.SparseValue),
-        (dt.sparse_vector_sub_sequence, SEQ.SUB_SEQUENCE, TYPE.SparseValue),
     ],
 )
 def test_constructors(ctor, seq, tp):
@@ -61,7 +57,8 @@ def test_bad_dims():
 
 
 def test_a_sparse_vector_input_feeds_an_fc_as_its_values_say():
-    x = paddle.layer.data(name="x", type=dt.sparse_vector(5))
+    with pytest.warns(DeprecationWarning, match="sparse_float_vector"):  # its 2017 name
+        x = paddle.layer.data(name="x", type=dt.sparse_vector(5))
     out = paddle.layer.fc(input=x, size=2, act=paddle.activation.Linear(), bias_attr=False)
     params = paddle.parameters.create(out)
     w = params.get("___fc_layer_0__.w0")

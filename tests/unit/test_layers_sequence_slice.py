@@ -70,7 +70,8 @@ def test_kmax_seq_score_matches_v2_on_sequences():
     np.testing.assert_array_equal(np.asarray(got)[3], [1, 4, 0])
     np.testing.assert_array_equal(np.asarray(got)[2], [-1, -1, -1])  # an empty sequence
     # kmax_sequence_score: the name 2017 programs use (v2's kmax_sequence_score_layer)
-    older = L.kmax_sequence_score(input=sf.seq_data("s", 1), beam_size=3)
+    with pytest.warns(DeprecationWarning, match="paddle.layer.kmax_seq_score"):
+        older = L.kmax_sequence_score(input=sf.seq_data("s", 1), beam_size=3)
     np.testing.assert_array_equal(np.asarray(sf.run(older, {"s": scores})[0]), np.asarray(got))
 
 

@@ -8,10 +8,12 @@ import math
 import os
 import struct
 import tarfile
+import warnings
 
 import numpy as np
 import pytest
 
+import paddle_lite as paddle
 from paddle_lite._src import config, proto, proto_wire
 from paddle_lite._src import parameters as P
 from paddle_lite._src.activations import Linear
@@ -488,3 +490,31 @@ def test_pruning_hook_survives_the_tar_round_trip():
     raw = proto.encode(proto.from_spec(spec))
     assert b"\x0a\x07pruning\x11" in raw
     assert proto.to_spec(proto.decode(raw)).sparsity_ratio == 0.75
+
+
+def test_a_tar_without_parameters_reads_as_an_empty_set_as_in_v2(tmp_path):
+    empty = io.BytesIO()
+    paddle.parameters.Parameters().to_tar(empty)
+    empty.seek(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert paddle.parameters.Parameters.from_tar(empty).names() == []
+    path = tmp_path / "other.tar"
+    with tarfile.open(path, "w") as tar:  # a tar of something else entirely
+        for name in ("README", "data/train.csv"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"hi"))
+    with pytest.warns(ParameterWarning, match=r"2 other file\(s\) \('README', 'data/train.csv'\)"):
+        assert paddle.parameters.Parameters.from_tar(str(path)).names() == []
+    x = paddle.layer.data(name="x", type=paddle.data_type.dense_vector(2))
+    params = paddle.parameters.create(paddle.layer.fc(input=x, size=1))
+    before = params.get("___fc_layer_0__.w0").copy()
+    empty.seek(0)
+    with pytest.warns(ParameterWarning, match="holds no value for"):
+        params.init_from_tar(empty)
+    np.testing.assert_array_equal(params.get("___fc_layer_0__.w0"), before)
+    with pytest.raises(ParameterError, match="cannot read the parameter tar"):
+        paddle.parameters.Parameters.from_tar(io.BytesIO(b""))
+    with pytest.raises(ParameterError, match="truncated or corrupt"):
+        paddle.parameters.Parameters.from_tar(io.BytesIO(path.read_bytes()[:700]))

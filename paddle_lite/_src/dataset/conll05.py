@@ -33,6 +33,7 @@ from paddle_lite._src.dataset.download import (
 )
 from paddle_lite._src.dataset.sources import corrupt, gunzip, read_member, reading
 from paddle_lite._src.errors import DataError
+from paddle_lite._src.tracebacks import user_stacklevel
 
 DATA_URL = "http://paddlemodels.bj.bcebos.com/conll05st/conll05st-tests.tar.gz"
 DATA_MD5 = "387719152ae52d60422c016e92a742fc"
@@ -241,7 +242,7 @@ def _word_dict() -> dict[str, int]:
             f"does not fit it. Add wordDict.txt (md5 {WORDDICT_MD5}) to that folder to use "
             "v2's dictionary.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         return built
 

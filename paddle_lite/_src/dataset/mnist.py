@@ -22,6 +22,7 @@ from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, existing_or_download, module_home
 from paddle_lite._src.dataset.sources import corrupt, gunzip, read_file
 from paddle_lite._src.readers import seekable as seek
+from paddle_lite._src.tracebacks import user_stacklevel
 
 URL_PREFIX = "https://dataset.bj.bcebos.com/mnist/"
 TEST_IMAGE_URL = URL_PREFIX + "t10k-images-idx3-ubyte.gz"
@@ -152,7 +153,7 @@ def _train_files() -> tuple[str, str, str, str]:
             "models will train on fewer images than v2's. Add train-images-idx3-ubyte.gz "
             f"(md5 {TRAIN_IMAGE_MD5}) to {home} to use the whole set.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         return sub_images, sub_labels, "", ""
     images = existing_or_download(TRAIN_IMAGE_URL, "mnist", TRAIN_IMAGE_MD5)

@@ -6,8 +6,6 @@ import copy
 import functools
 import inspect
 import numbers
-import os
-import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -19,11 +17,13 @@ from paddle_lite._src.errors import (
     LayerConfigError,
     LayerConfigWarning,
     LayerTypeError,
+    PaddleLiteError,
     did_you_mean,
 )
 from paddle_lite._src.graph import Layer, auto_name, qualified_name
 from paddle_lite._src.kinds import ParamDecl, get_kind
 from paddle_lite._src.specs import ParamSpec, Spec
+from paddle_lite._src.tracebacks import hide_library_frames, user_stacklevel
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -118,27 +118,37 @@ def rows_seq_level(inputs: Sequence[Spec], what: str) -> int:
 
 
 def layer_function(func: F) -> F:
-    """Check keyword arguments before calling ``func``; unknown ones list the valid ones."""
+    """Check keyword arguments before calling ``func``; unknown ones list the valid ones.
+    A paddle_lite error leaving it ends its traceback at the user's call
+    (``tracebacks.api_boundary``)."""
     sig = inspect.signature(func)
     valid = list(sig.parameters)
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        for key in kwargs:
-            if key not in sig.parameters:
-                raise LayerTypeError(
-                    f"{func.__name__}() got an unexpected keyword argument '{key}'. "
-                    f"Valid arguments: {', '.join(valid)}." + did_you_mean(key, valid)
-                )
         try:
-            sig.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise LayerTypeError(
-                f"{func.__name__}(): {exc}. Valid arguments: {', '.join(valid)}."
-            ) from None
-        return func(*args, **kwargs)
+            _check_arguments(func.__name__, sig, valid, args, kwargs)
+            return func(*args, **kwargs)
+        except PaddleLiteError as err:
+            hide_library_frames(err)
+            raise
 
     return wrapper  # type: ignore[return-value]
+
+
+def _check_arguments(
+    name: str, sig: inspect.Signature, valid: list[str], args: tuple, kwargs: dict
+) -> None:
+    for key in kwargs:
+        if key not in sig.parameters:
+            raise LayerTypeError(
+                f"{name}() got an unexpected keyword argument '{key}'. "
+                f"Valid arguments: {', '.join(valid)}." + did_you_mean(key, valid)
+            )
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise LayerTypeError(f"{name}(): {exc}. Valid arguments: {', '.join(valid)}.") from None
 
 
 def layer_name(name: Any, prefix: str) -> str:
@@ -287,17 +297,8 @@ def report_notes(name: str, kind_name: str, attrs: dict, notes: list[tuple[str, 
         warnings.warn(
             f"layer '{name}' ({kind_name}): {message}",
             LayerConfigWarning,
-            stacklevel=_user_stacklevel(),
+            stacklevel=user_stacklevel(),
         )
-
-
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning at the user code calling into paddle_lite."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _check_sequence_softmax(spec: Spec, act: Any) -> None:

@@ -376,7 +376,7 @@ for _kind in (SquareErrorKind(), SumCostKind()):
 def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
     """Sum of squared errors per sample, no 1/2: ``w * sum_j (y_j - t_j)^2``.
 
-    Aliases: ``mse_cost`` (v2 0.10) and ``regression_cost``. As in v2, ``coeff``
+    Alias: ``regression_cost`` (``mse_cost``, v2 0.10's name, warns). As in v2, ``coeff``
     scales only the gradient.
 
     Args:
@@ -406,7 +406,6 @@ def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_att
     )
 
 
-mse_cost = square_error_cost
 regression_cost = square_error_cost
 
 

@@ -24,6 +24,7 @@ from paddle_lite._src.layers.cost_base import (
     safe_log,
     v2_note,
 )
+from paddle_lite._src.tracebacks import user_stacklevel
 
 
 # binary judgements and pairwise ranking --------------------------------------------
@@ -259,7 +260,7 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=
             "never applied coeff, and paddle_lite gives v2's results. Scale the learning rate "
             "instead.",
             LayerConfigWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return build_cost(
         "rank_cost",

@@ -19,6 +19,7 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.typing import Seq, Sparse, data_of
 
 
@@ -306,7 +307,9 @@ def dotmul_operator(a=None, b=None, scale=1, **kwargs):
         )
     if kwargs:
         warnings.warn(
-            f"{fn}: x and y are deprecated; use a and b.", DeprecationWarning, stacklevel=2
+            f"{fn}: x and y are deprecated; use a and b.",
+            DeprecationWarning,
+            stacklevel=user_stacklevel(),
         )
     a, b = kwargs.get("x", a), kwargs.get("y", b)
     la = _base.as_layer(a, layer=fn, arg="a")

@@ -29,6 +29,7 @@ from paddle_lite._src.layers.recurrent_scan import (
     zero_state,
 )
 from paddle_lite._src.specs import Spec
+from paddle_lite._src.tracebacks import user_stacklevel
 
 
 # checks and builders shared by the three layers --------------------------------------
@@ -95,7 +96,7 @@ def _unapplied_drop_rate(attrs: dict[str, Any], name: str) -> dict[str, Any]:
             "never applied it, so neither does paddle_lite; put the dropout on the layer that "
             "reads this one (an fc, say) to have it.",
             LayerConfigWarning,
-            stacklevel=_base._user_stacklevel(),
+            stacklevel=user_stacklevel(),
         )
     return attrs
 

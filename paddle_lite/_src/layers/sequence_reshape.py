@@ -19,6 +19,7 @@ from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.sequence import ExpandLevel, bucket
 from paddle_lite._src.specs import Spec
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.typing import Seq, Sparse, data_of, step_mask, with_data
 
 
@@ -317,7 +318,7 @@ def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_
             "never passed it to its layer, so the output is linear, in v2 and here; apply "
             "the activation in the layer that reads this one.",
             LayerConfigWarning,
-            stacklevel=_base._user_stacklevel(),
+            stacklevel=user_stacklevel(),
         )
     attrs = {
         "reshape_size": _base.positive_int(reshape_size, layer=name, arg="reshape_size"),

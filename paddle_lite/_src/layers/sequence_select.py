@@ -141,11 +141,6 @@ def kmax_seq_score(input, name=None, beam_size=1):  # noqa: A002
     return _base.build("kmax_seq_score", name=name, inputs=[inp], attrs=attrs)
 
 
-# The name v2 gave this layer in 2017 (``kmax_sequence_score_layer``), which programs of
-# that time use (the globally normalized reader).
-kmax_sequence_score = kmax_seq_score
-
-
 # sub_nested_seq ----------------------------------------------------------------------
 class SubNestedSeqKind(Kind):
     name = "sub_nested_seq"

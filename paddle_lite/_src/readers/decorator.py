@@ -22,6 +22,7 @@ import numpy as np
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError
 from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.state import PassCounter, forward
+from paddle_lite._src.tracebacks import user_stacklevel
 
 Reader = Callable[[], Iterable[Any]]
 
@@ -68,7 +69,7 @@ def called(reader: Reader, where: str, arg: str = "reader") -> Any:
             f"reading what that reader returns. Pass the reader itself, e.g. `{arg}=imdb.train(d)` "
             "rather than `lambda: imdb.train(d)`.",
             DataWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
         result = result()
     return result

@@ -42,6 +42,7 @@ import numpy as np
 from paddle_lite._src import bounded_json
 from paddle_lite._src.distributed import is_writer, put_replicated
 from paddle_lite._src.errors import ParameterError, TrainingWarning
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.training import checkpoint_folders, folder_lock
 from paddle_lite._src.training.checkpoint_folders import CheckpointError, fsync_write
 
@@ -240,7 +241,7 @@ def pass_range(resume: Any, num_passes: int, folder: str | None) -> range:
             f"train(num_passes={num_passes}) trains nothing{where} (a call with the "
             "checkpoint_dir it was loaded from continues that run up to pass num_passes).",
             TrainingWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     return passes
 

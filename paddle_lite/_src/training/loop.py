@@ -28,6 +28,7 @@ from paddle_lite._src.errors import (
 )
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.readers.decorator import ReaderTypeError, show
+from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.chunks import RowPadding, device_batches
 from paddle_lite._src.training.emitter import Emitter, pass_length, results
@@ -82,7 +83,7 @@ def pass_count(num_passes: Any) -> int:
                 f"train(num_passes={num_passes!r}) trains {count} passes (the fraction is "
                 "dropped, as v2's xrange did).",
                 TrainingWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         return count
     raise ArgumentTypeError(

@@ -16,6 +16,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology, collect_params, traverse
+from paddle_lite._src.tracebacks import user_stacklevel
 
 
 def own_parameters(topology: Topology, parameters: Parameters) -> Parameters:
@@ -54,7 +55,7 @@ def warn_if_costs_need(
         + (f", and it holds {foreign[:6]}, which this network does not have" if foreign else "")
         + ". Create the parameters with paddle.parameters.create(cost).",
         ParameterWarning,
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -70,3 +71,14 @@ def extra_costs(topology: Topology, costs: list[Layer]) -> list[Layer]:
     return [
         node for node in topology.nodes if id(node) not in reached and get_kind(node.kind).is_cost
     ]
+
+
+def merged_values(parameters: Parameters, own: Parameters) -> Parameters:
+    """A copy of the user's parameters and the trainer's own ones (``own_parameters``),
+    as of now."""
+    merged = Parameters()
+    for held in (parameters, own):
+        values = held.values()
+        for spec in held.specs():
+            merged.append_spec(spec, values[spec.name])
+    return merged

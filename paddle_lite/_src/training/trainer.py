@@ -32,7 +32,8 @@ from paddle_lite._src.input_checks import checked, feeder_for
 from paddle_lite._src.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.training import checkpoints, folder_lock, steps
+from paddle_lite._src.tracebacks import api_boundary
+from paddle_lite._src.training import checkpoints, early_sgd, folder_lock, steps
 from paddle_lite._src.training.chunks import RowPadding, converted, device_batches
 from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
@@ -50,6 +51,7 @@ from paddle_lite._src.training.resume import Loaded, Position, Resume, position_
 from paddle_lite._src.training.signals import Preemption
 from paddle_lite._src.training.trained_set import (
     extra_costs,
+    merged_values,
     own_parameters,
     warn_if_costs_need,
 )
@@ -83,16 +85,20 @@ class SGD:
         ```
     """
 
+    @api_boundary
     def __init__(
         self,
-        cost: Any,
-        parameters: Parameters,
-        update_equation: Any,
+        cost: Any = None,
+        parameters: Parameters | None = None,
+        update_equation: Any = None,
         extra_layers: Any = None,
         is_local: bool = True,
         pserver_spec: Any = None,
         use_etcd: bool = True,
     ) -> None:
+        if cost is None and parameters is None:  # Feb 2017's SGD(update_equation=...)
+            early_sgd.defer(self, update_equation)
+            return
         require_parameters(parameters, "paddle.trainer.SGD")
         if not is_local or pserver_spec is not None:
             raise ConfigError("parameter servers are not supported: use is_local=True.")
@@ -129,6 +135,8 @@ class SGD:
         self._reader: Any = None  # the reader of the latest train() call
         self._call_end = 0  # the pass the latest train() call ends before
 
+    __getattr__ = early_sgd.missing  # only a trainer waiting for train()'s cost and parameters
+
     def get_topology_proto(self) -> Any:
         """The topology's ModelConfig with each parameter's update settings as the
         optimizer fills them in (v2: an ``l2_rate`` of 0 takes the global rate)."""
@@ -138,6 +146,7 @@ class SGD:
         return self.__topology__.proto(specs)
 
     # training ---------------------------------------------------------------------
+    @api_boundary
     def train(
         self,
         reader: Callable[[], Iterable[Any]],
@@ -151,6 +160,7 @@ class SGD:
         checkpoint_every: int | None = None,
         checkpoints_kept: int = 3,
         reader_dict: Any = None,
+        **early: Any,
     ) -> History:
         """Train for ``num_passes`` over ``reader`` (a reader of minibatches).
 
@@ -189,12 +199,14 @@ class SGD:
                 pass end and every ``checkpoint_every`` batches, keeping the newest
                 ``checkpoints_kept``.
             reader_dict: ``feeding``'s name in the v2 of early 2017.
+            **early: ``cost``, ``parameters``, ``batch_size``: Feb 2017's (``early_sgd``).
 
         Returns:
             A ``History``: per pass the mean cost, the metrics and the results of any
             ``trainer.test`` the handler ran (``history.cost``, ``history[-1].test``).
             v2 returned None; a program that ignores the result is unaffected.
         """
+        early_sgd.complete(self, early)
         call = object()  # this call's claim on the trainer (see _claim)
         try:
             self._claim(call)
@@ -270,6 +282,7 @@ class SGD:
         return passes, Resume() if loaded is None else loaded.resume()
 
     # checkpoints --------------------------------------------------------------------
+    @api_boundary
     def save_checkpoint(self, dirname: str) -> None:
         """Write everything a resume needs into the folder ``dirname`` (atomically).
 
@@ -289,7 +302,7 @@ class SGD:
         with self._device.guard.lock:  # the state, the position and the values of one step
             where = dataclasses.replace(self._position)
             snapshot = self._device.snapshot()
-            values = self._parameter_values()
+            values = merged_values(self._parameters, self._own)
             reader = self._reader
         if where.batch_id == 0:  # a pass's start: no totals to keep
             snapshot = dataclasses.replace(snapshot, totals=None)
@@ -303,6 +316,7 @@ class SGD:
         )
         checkpoints.save(dirname, values, arrays, meta, owner=self)
 
+    @api_boundary
     def load_checkpoint(self, dirname: str, missing_ok: bool = False) -> bool:
         """Restore a checkpoint: ``dirname`` itself, or the newest one inside it.
 
@@ -340,17 +354,8 @@ class SGD:
             self._resume, self._position = loaded, dataclasses.replace(loaded.position)
         return True
 
-    def _parameter_values(self) -> Parameters:
-        """A copy of the user's parameters and the trainer's own ones (see
-        ``own_parameters``), as of now."""
-        merged = Parameters()
-        for held in (self._parameters, self._own):
-            values = held.values()
-            for spec in held.specs():
-                merged.append_spec(spec, values[spec.name])
-        return merged
-
     # evaluation -------------------------------------------------------------------
+    @api_boundary
     def test(
         self, reader: Callable[[], Iterable[Any]], feeding: Any = None, reader_dict: Any = None
     ) -> events.TestResult:
@@ -386,6 +391,7 @@ class SGD:
             self._history.tested(result)
         return result
 
+    @api_boundary
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
         values = self._device.eval_params(averaged=True, on_mesh=False)
