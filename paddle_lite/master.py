@@ -1,7 +1,6 @@
 """v2 ``paddle.master``: the client of Paddle's Go master service, deliberately absent.
 
-``paddle.master.client(...)`` raises ``NotImplementedError`` naming the alternative (see
-``paddle_lite._src.absent``).
+``paddle.master.client(...)`` raises ``NotImplementedError`` naming the alternative.
 """
 
 from paddle_lite._src.absent import module_getattr

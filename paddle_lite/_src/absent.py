@@ -1,7 +1,7 @@
 """The v2 public names paddle_lite deliberately leaves out, each with the reason and what
 to use instead — the one place they are listed.
 
-Each public module resolves these names through :func:`module_getattr` (its module-level
+Each public module resolves these names through ``module_getattr`` (its module-level
 ``__getattr__``): reading ``paddle.layer.roi_pool`` gives a stub, and calling the stub
 raises ``NotImplementedError`` with the reason and the alternative, so a v2 program fails at
 the first use with a message rather than an ``AttributeError`` at import. The stubs are not

@@ -100,7 +100,7 @@ def submodel(model: Any) -> Iterator[Any]:
     """Define layers inside ``model``, a recurrent group's step (v2 sub-model).
 
     ``model`` has a ``name`` and a ``layers`` list: every layer created inside the
-    block is appended to it, and :func:`qualified_name` gives ``<name>@<model.name>``.
+    block is appended to it, and ``qualified_name`` gives ``<name>@<model.name>``.
     """
     scope = _scope_stack[-1]
     scope.submodels.append(model)
@@ -144,8 +144,8 @@ class Layer:
         kind: the registered kind that computes it (``"fc"``, ``"img_conv"`` ...).
         inputs: the input nodes, in order.
         attrs: static attributes, read-only.
-        spec: what it produces per sample (:class:`Spec`).
-        params: the parameters it owns (:class:`ParamSpec`), in declaration order.
+        spec: what it produces per sample (``Spec``).
+        params: the parameters it owns (``ParamSpec``), in declaration order.
         serial: creation order (v2 lists data layers in definition order).
         where: ``file:line`` of the user code that created it, for error messages.
     """

@@ -118,8 +118,10 @@ class Inference:
         return values
 
     def iter_infer(
-        self, input: Sequence[Any], feeding: Any = None
-    ) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
+        self,
+        input: Sequence[Any],  # noqa: A002
+        feeding: Any = None,
+    ) -> Iterator[list[dict[str, Any]]]:
         """Yield, for the (single) batch, one ``{field: array}`` per output layer."""
         values = self._run(input, feeding)
         n = len(self.outputs)
@@ -139,9 +141,9 @@ class Inference:
 
     def infer(
         self,
-        input: Sequence[Any],
+        input: Sequence[Any],  # noqa: A002
         field: Any = "value",
-        flatten_result: bool = True,  # noqa: A002
+        flatten_result: bool = True,
         feeding: Any = None,
     ) -> Any:
         """v2 ``infer``: per field, the outputs of all output layers concatenated on axis 0.
@@ -172,7 +174,7 @@ class Inference:
 
 
 def _check_samples(input: Any) -> None:  # noqa: A002
-    """Raise :class:`ArgumentTypeError` unless ``input`` is a list of samples (v2 took
+    """Raise ``ArgumentTypeError`` unless ``input`` is a list of samples (v2 took
     ``len(input)`` and made one batch of them)."""
     if not (hasattr(input, "__len__") and hasattr(input, "__getitem__")):
         raise ArgumentTypeError(
@@ -360,8 +362,11 @@ _EARLY = ("output", "reader", "batch_size", "reader_dict")
 
 
 def _early_arguments(
-    output_layer: Any, input: Any, feeding: Any, early: dict[str, Any]
-) -> tuple[Any, Any, Any]:  # noqa: A002
+    output_layer: Any,
+    input: Any,  # noqa: A002
+    feeding: Any,
+    early: dict[str, Any],
+) -> tuple[Any, Any, Any]:
     """``(output_layer, input, feeding)`` from today's arguments or early 2017's."""
     unknown = sorted(set(early) - set(_EARLY))
     if unknown:

@@ -16,6 +16,7 @@ import io
 import os
 import pickle
 from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 import numpy as np
 
@@ -69,13 +70,14 @@ class RestrictedUnpickler(pickle.Unpickler):
       source: the file or ``archive:member`` name, used in errors.
     """
 
-    def __init__(self, file, source: str = "<pickle>"):
+    def __init__(self, file: IO[bytes], source: str = "<pickle>"):
         super().__init__(file, encoding="bytes")
         self.source = source
         self._allowed = _allowed_globals()
 
-    def find_class(self, module: str, name: str):
-        """Return an allowed numpy helper, or raise :class:`UnsafePickleError`."""
+    def find_class(self, module: str, name: str) -> Any:
+        """Return an allowed numpy helper, or raise
+        [`UnsafePickleError`][paddle_lite.dataset.cifar.UnsafePickleError]."""
         found = self._allowed.get((module, name))
         if found is None:
             raise UnsafePickleError(
@@ -88,7 +90,8 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 
 def load_batch(content: bytes, source: str = "<pickle>") -> dict:
-    """Unpickle one CIFAR batch with :class:`RestrictedUnpickler` and normalise its keys.
+    """Unpickle one CIFAR batch with
+    [`RestrictedUnpickler`][paddle_lite.dataset.cifar.RestrictedUnpickler] and normalise its keys.
 
     Args:
       content: the pickled bytes.

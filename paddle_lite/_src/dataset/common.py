@@ -1,7 +1,7 @@
 """Helpers shared by the data sets: word dictionaries, and shard files written from readers.
 
-Shards written by :func:`convert` are paddle_lite record files (see
-``paddle_lite._src.readers.recordio``), read by :func:`converted_reader` and by
+Shards written by ``convert`` are paddle_lite record files (see
+``paddle_lite._src.readers.recordio``), read by ``converted_reader`` and by
 ``paddle.reader.creator.recordio``.
 """
 
@@ -66,7 +66,7 @@ def ranked_words(freq: Mapping[str, int], cutoff: int = 0) -> list[str]:
 
 
 def word_ids(freq: Mapping[str, int], cutoff: int) -> dict[str, int]:
-    """Number :func:`ranked_words` from 0 and give ``<unk>`` the last id.
+    """Number ``ranked_words`` from 0 and give ``<unk>`` the last id.
 
     Args:
       freq: word counts.
@@ -132,7 +132,8 @@ def cluster_files_reader(
     trainer_id: int,
     loader: Callable[[Any], Iterable[Any]] = pickle.load,
 ) -> Reader:
-    """Create a reader over this trainer's share of the files written by :func:`split`.
+    """Create a reader over this trainer's share of the files written by
+    [`split`][paddle_lite.dataset.common.split].
 
     The files matching ``files_pattern`` are sorted; trainer ``trainer_id`` reads file ``i``
     when ``i % trainer_count == trainer_id``. ``loader(binary_file)`` returns the samples of a
@@ -200,7 +201,7 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
 
 
 def _read_records(path: str) -> Iterator[Any]:
-    """Yield the samples of one shard written by :func:`convert`."""
+    """Yield the samples of one shard written by ``convert``."""
     try:
         yield from read_samples(path)
     except DataError as exc:
@@ -208,7 +209,7 @@ def _read_records(path: str) -> Iterator[Any]:
 
 
 def converted_reader(files_pattern: str | list[str]) -> Reader:
-    """Create a reader over shards written by :func:`convert`.
+    """Create a reader over shards written by [`convert`][paddle_lite.dataset.common.convert].
 
     Args:
       files_pattern: a glob pattern or an explicit list of shard paths.

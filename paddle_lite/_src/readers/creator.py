@@ -100,8 +100,8 @@ def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
 
     The files are read in the order given (each glob in sorted order); their paths are
     resolved on every pass. The format is paddle_lite's own (length-prefixed, checksummed
-    JSON records, see ``paddle_lite._src.readers.recordio``); v2 recordio files, whose records
-    are pickled, are refused rather than unpickled.
+    JSON records, as ``paddle.dataset.common.convert`` writes them); v2 recordio files,
+    whose records are pickled, are refused rather than unpickled.
 
     Args:
         paths: a str of comma-separated paths or glob patterns, or a list of paths.

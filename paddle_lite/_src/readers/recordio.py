@@ -97,7 +97,7 @@ def encode_sample(sample: Any) -> bytes:
 
 
 def decode_sample(payload: bytes) -> Any:
-    """Decode a record payload written by :func:`encode_sample`."""
+    """Decode a record payload written by ``encode_sample``."""
     return _from_json(bounded_json.loads(payload, "the record", ValueError))
 
 
@@ -166,7 +166,7 @@ def read_records(path: str) -> Iterator[bytes]:
 
 def read_samples(path: str) -> Iterator[Any]:
     """Yield the decoded samples of a record file; a record that does not decode is a
-    :class:`DataError` naming the file and the record."""
+    ``DataError`` naming the file and the record."""
     for index, payload in enumerate(read_records(path)):
         try:
             sample = decode_sample(payload)

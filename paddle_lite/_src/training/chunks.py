@@ -1,6 +1,6 @@
 """Reader batches as chunks: ``K >= 1`` batches of one signature, on the device ahead.
 
-``device_batches`` turns a reader's minibatches into :class:`Chunk` s: the feeds of
+``device_batches`` turns a reader's minibatches into ``Chunk`` s: the feeds of
 ``k`` consecutive batches of one signature (``trainer.train(steps_per_dispatch=k)``),
 one path for every ``k``; the step program stacks them itself when ``k > 1``. On an
 accelerator a background thread
@@ -9,7 +9,7 @@ chunks), so the copy overlaps the running step; on a CPU backend the work runs i
 because there XLA's own thread pool uses every core and a concurrent Python thread
 slowed each step more than the conversion costs (``bench/step_overhead.py``).
 
-With a :class:`RowPadding`, a batch shorter than the call's batch size (the short last
+With a ``RowPadding``, a batch shorter than the call's batch size (the short last
 batch of a pass) is padded to it with rows of weight 0, so it runs the full batches'
 compiled step instead of compiling its own.
 """
@@ -129,7 +129,7 @@ def device_batches(
     background: bool | None = None,
     padding: RowPadding | None = None,
 ) -> Iterator[Chunk]:
-    """Yield the :class:`Chunk` s of ``batches``, converted and put on the device ahead.
+    """Yield the ``Chunk`` s of ``batches``, converted and put on the device ahead.
 
     ``convert`` turns a batch into fresh numpy feeds (fresh arrays, so a reader that
     reuses its buffers cannot change a queued batch). An error in the reader or the
@@ -139,7 +139,7 @@ def device_batches(
     CPU device the numpy feeds go to the jitted step as they are: its C++ dispatch adopts
     them for less than ``jax.device_put`` costs in Python (``python -m bench``).
 
-    ``padding`` pads short batches (see :class:`RowPadding`); a chunk's ``sizes`` stay
+    ``padding`` pads short batches (see ``RowPadding``); a chunk's ``sizes`` stay
     the real sizes.
     """
     if background is None:
