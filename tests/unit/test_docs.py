@@ -302,3 +302,12 @@ def test_parameter_tables_list_each_argument_once(recwarn):
             if rows and rows != signature and sorted(rows) != sorted(signature):
                 wrong[f"{modname}.{name}"] = (rows, signature)
     assert wrong == {}, wrong
+
+
+def test_home_page_shows_install_and_the_readme_program():
+    """The home page shows the install command and the README's first program, as is."""
+    home = (ROOT / "docs" / "index.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    first = re.compile(r"```python\n(.*?)```", flags=re.S)
+    assert first.search(home).group(1) == first.search(readme).group(1)
+    assert "pip install -e ." in home and "![" in home
