@@ -51,7 +51,7 @@ class Momentum(Optimizer):
 class Adam(Optimizer):
     """Adam (v2 ``adam``); ignores the schedule and, without L1, the L2 decay.
 
-    Maths (``t`` = 1, 2, ...)::
+    Maths (``t`` = 1, 2, ...):
 
         m = b1*m + (1-b1)*g;  v = b2*v + (1-b2)*g**2
         w -= lr*sqrt(1-b2**t)/(1-b1**t) * m / (sqrt(v) + epsilon)

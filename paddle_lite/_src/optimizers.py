@@ -1,7 +1,7 @@
 """v2 optimizers (``paddle.optimizer``) as optax gradient transformations.
 
 An optimizer object holds v2's global settings; ``to_optax(specs, frozen)`` turns it
-into an ``optax.GradientTransformationExtraArgs`` for a dict of named parameters::
+into an ``optax.GradientTransformationExtraArgs`` for a dict of named parameters:
 
     chain(clip gradients, v2 update rule [+ L1/L2 regularizer], model average)
 
@@ -10,7 +10,7 @@ names in ``frozen`` get an update of exactly ``-0.0`` (``w + -0.0`` is ``w`` bit
 bit) and no optimizer state. ``update`` takes the extra keyword arguments
 ``batch_size`` (samples in this batch) and ``pass_id`` (traced int scalars).
 
-Per parameter (from its ``ParamSpec``; ``None`` or 0 means "use the global value")::
+Per parameter (from its ``ParamSpec``; ``None`` or 0 means "use the global value"):
 
     lr       = global lr * spec.learning_rate * schedule(n, pass_id)
     momentum = spec.momentum       or the optimizer's momentum (Momentum only; else 0)

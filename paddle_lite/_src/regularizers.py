@@ -11,7 +11,7 @@ v2 applies decay on the parameter, never through the cost. Without L1 the L2 dec
 is part of the update rule (``g + decay*w``, see ``optimizers``). With L1 (v2's
 ``OptimizerWithRegularizer``) the rule runs without decay and then, with
 ``eta = lr * lr_param`` (times the rule's per-element rate for AdaGrad, AdaDelta,
-RMSProp and DecayedAdaGrad)::
+RMSProp and DecayedAdaGrad):
 
     w = sign(w) * max(|w| - eta*l1, 0)     # apply_l1
     w = w / (1 + eta*l2)                   # apply_l2

@@ -154,14 +154,24 @@ def test_readme_first_example_runs_and_writes_nothing(tmp_path, monkeypatch):
 SPHINX_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|data|obj|exc|ref|math):(?:`|<code)")
 
 
+LITERAL_BLOCK = re.compile(r"[^:\s]::[ \t]*$", flags=re.M)  # reST's "text::" + indented block
+
+
 def test_no_sphinx_markup_in_the_sources():
-    """Cross-references are ``[`name`][paddle_lite.module.name]``, formulas ``$$ ... $$``."""
+    """Cross-references are ``[`name`][paddle_lite.module.name]``, formulas ``$$ ... $$``,
+    and a code block follows ``text:`` (indented, or fenced)."""
     found = {
-        str(p.relative_to(ROOT)): (len(SPHINX_ROLE.findall(text)), text.count(".. math::"))
+        str(p.relative_to(ROOT)): (
+            len(SPHINX_ROLE.findall(text)),
+            text.count(".. math::"),
+            len(LITERAL_BLOCK.findall(text)),
+        )
         for p in sorted((ROOT / "paddle_lite").rglob("*.py"))
-        if SPHINX_ROLE.search(text := p.read_text()) or ".. math::" in text
+        if SPHINX_ROLE.search(text := p.read_text())
+        or ".. math::" in text
+        or LITERAL_BLOCK.search(text)
     }
-    assert found == {}, f"files with Sphinx roles / .. math:: (counts): {found}"
+    assert found == {}, f"files with Sphinx roles / .. math:: / text:: (counts): {found}"
 
 
 @pytest.fixture(scope="module")

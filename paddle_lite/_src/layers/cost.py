@@ -287,7 +287,7 @@ def cross_entropy_with_selfnorm_cost(
 ) -> Layer:
     """Cross entropy of an unnormalised positive output, with a self-normalising penalty.
 
-    With ``Z = sum_j p_j`` (v2's CostLayer)::
+    With ``Z = sum_j p_j`` (v2's CostLayer):
 
         cost = -log(p[label] / Z) + alpha * log(Z)^2
 

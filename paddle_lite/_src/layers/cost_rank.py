@@ -235,7 +235,7 @@ def rank_cost(
     coeff: float = 1.0,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:
-    """Pairwise ranking cost (RankNet); with ``o = left - right``::
+    """Pairwise ranking cost (RankNet); with ``o = left - right``:
 
         cost = -P o + log(1 + exp(o))
 
@@ -283,7 +283,7 @@ def rank_cost(
 
 @_base.layer_function
 def less_than(left: Layer, right: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:
-    """Cost that ``left`` should score below ``right`` (v2 design doc)::
+    """Cost that ``left`` should score below ``right`` (v2 design doc):
 
         cost = log(1 + exp(left - right))
 

@@ -69,7 +69,7 @@ def huber_regression_cost(
     coeff: float = 1.0,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:
-    """Huber regression cost, summed over features; with ``r = |y - t|``::
+    """Huber regression cost, summed over features; with ``r = |y - t|``:
 
         cost = 0.5 r^2              if r <= delta
                delta (r - delta/2)  otherwise
@@ -114,7 +114,7 @@ def smooth_l1_cost(
     coeff: float = 1.0,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:
-    """Smooth L1 cost (Fast R-CNN's), summed over features; with ``d = y - t``::
+    """Smooth L1 cost (Fast R-CNN's), summed over features; with ``d = y - t``:
 
         cost = 0.5 d^2      if |d| < 1
                |d| - 0.5    otherwise
@@ -153,7 +153,7 @@ def huber_classification_cost(
     coeff: float = 1.0,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:
-    """Modified Huber loss of a binary classifier score ``f``, with ``y = 2*label - 1``::
+    """Modified Huber loss of a binary classifier score ``f``, with ``y = 2*label - 1``:
 
         cost = -4 y f            if y f < -1
                (1 - y f)^2       if -1 <= y f < 1

@@ -329,7 +329,7 @@ def mixed(
 ) -> Layer:
     """The sum of projections and operators: ``act(sum_i proj_i(x_i) + b)``.
 
-    Either pass ``input=[proj, ...]``, or fill it in a ``with`` block::
+    Either pass ``input=[proj, ...]``, or fill it in a ``with`` block:
 
         with paddle.layer.mixed(size=8) as m:
             m += paddle.layer.full_matrix_projection(input=x)
