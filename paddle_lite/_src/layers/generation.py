@@ -298,7 +298,7 @@ def beam_search(
 
     Args:
         step: the step function (the same one ``recurrent_group`` trained).
-        input: ``StaticInput``\\ s and exactly one ``GeneratedInput``; other items
+        input: ``StaticInput`` objects and exactly one ``GeneratedInput``; other items
             that are not layers reach ``step`` as they are, in their positions.
         bos_id: the id fed before the first word.
         eos_id: the id that ends a sequence.
