@@ -118,10 +118,8 @@ class Inference:
         return values
 
     def iter_infer(
-        self,
-        input: Sequence[Any],  # noqa: A002
-        feeding: Any = None,
-    ) -> Iterator[list[dict[str, Any]]]:
+        self, input: Sequence[Any], feeding: Any = None
+    ) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
         """Yield, for the (single) batch, one ``{field: array}`` per output layer."""
         values = self._run(input, feeding)
         n = len(self.outputs)
@@ -141,9 +139,9 @@ class Inference:
 
     def infer(
         self,
-        input: Sequence[Any],  # noqa: A002
+        input: Sequence[Any],
         field: Any = "value",
-        flatten_result: bool = True,
+        flatten_result: bool = True,  # noqa: A002
         feeding: Any = None,
     ) -> Any:
         """v2 ``infer``: per field, the outputs of all output layers concatenated on axis 0.
@@ -362,11 +360,8 @@ _EARLY = ("output", "reader", "batch_size", "reader_dict")
 
 
 def _early_arguments(
-    output_layer: Any,
-    input: Any,  # noqa: A002
-    feeding: Any,
-    early: dict[str, Any],
-) -> tuple[Any, Any, Any]:
+    output_layer: Any, input: Any, feeding: Any, early: dict[str, Any]
+) -> tuple[Any, Any, Any]:  # noqa: A002
     """``(output_layer, input, feeding)`` from today's arguments or early 2017's."""
     unknown = sorted(set(early) - set(_EARLY))
     if unknown:
