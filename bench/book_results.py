@@ -135,10 +135,11 @@ def run_chapter2(passes, limit, save_dir):
         }
         seconds += secs
         notes += more
-    accs = ", ".join(f"{n} {m['accuracy_percent']:.2f}%" for n, m in measured.items())
+    names = {"softmax": "softmax", "mlp": "MLP", "lenet": "LeNet-5"}
+    accs = ", ".join(f"{names[n]} {m['accuracy_percent']:.2f}%" for n, m in measured.items())
     return {
         "measured": measured,
-        "summary": f"accuracy (best pass by test cost): {accs}",
+        "summary": f"best pass by test cost: {accs}",
         "seconds": seconds,
         "notes": sorted(set(notes)),
         "data": f"MNIST: {_count(train)} training images, {_count(test)} test images",
@@ -252,7 +253,8 @@ def run_one(chapter, passes, limit, data):
         book_passes=CHAPTERS[chapter][2],
         book=CHAPTERS[chapter][3],
         machine=f"{platform.machine()}, {os.cpu_count()} CPU cores, jax {jax.__version__} "
-        f"({jax.default_backend()}, {len(jax.devices())} devices)",
+        f"({jax.default_backend()}, {len(jax.devices())} device"
+        f"{'s' if len(jax.devices()) > 1 else ''})",
         date=time.strftime("%Y-%m-%d"),
     )
     print("RESULT " + json.dumps(record))
@@ -276,19 +278,38 @@ def load_results() -> dict:
     return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
 
 
+def _text(value: str) -> str:
+    """A recorded summary as the pages print it (plurals made plain)."""
+    value = re.sub(r"\b1 pass\(es\)", "1 pass", value).replace("pass(es)", "passes")
+    return re.sub(r"\b1 devices\b", "1 device", value)
+
+
+def reproduce(record: dict) -> str:
+    """The command that measures the record again."""
+    cmd = f"python bench/book_results.py --chapters {record['chapter']}"
+    if record["passes"] != record["book_passes"]:
+        cmd += f" --passes {record['chapter']}={record['passes']}"
+    if record.get("limit"):
+        cmd += f" --limit {record['chapter']}={record['limit']}"
+    return f"`{cmd} --data DIR` (DIR: a data home holding the data set's files)"
+
+
 def render_table(record: dict) -> str:
-    limit = f", first {record['limit']:,} training samples" if record.get("limit") else ""
+    limit = f", the first {record['limit']:,} training samples" if record.get("limit") else ""
+    passes = record["passes"]
     lines = [
         "| item | result |",
         "| --- | --- |",
-        f"| published (book) | {record['book']} ({record['book_passes']} passes in the book) |",
-        f"| measured | {record['summary']} |",
-        f"| configuration | the chapter's `train.py`, {record['passes']} pass(es){limit} |",
+        f"| published (book) | {record['book']} |",
+        f"| paddle_lite | {_text(record['summary'])} |",
+        f"| passes | {passes} (the book: {record['book_passes']}){limit} |",
         f"| data | {record['data']} |",
-        f"| machine, time | {record['machine']}; {record['seconds']:.0f} s, {record['date']} |",
+        f"| machine | {_text(record['machine'])}; {record['seconds']:.0f} s on {record['date']} |",
+        f"| reproduce | {reproduce(record)} |",
     ]
     if record.get("seeds"):  # where one run is chaotic: the spread over seeds (kept on re-runs)
-        lines.insert(4, f"| measured over seeds | {record['seeds']} |")
+        lines[3] = f"| paddle_lite, one run (seed 0) | {_text(record['summary'])} |"
+        lines.insert(3, f"| paddle_lite, over seeds | {record['seeds']} |")
     for note in record.get("notes", []):
         lines.append(f"| warning printed | {note} |")
     return "\n".join(lines)
@@ -318,12 +339,12 @@ def render_docs(results: dict) -> None:
 def render_summary(results: dict) -> str:
     """One row per chapter: the book's figure, what was measured, and with how many passes."""
     rows = [
-        "| chapter | published (book) | measured here | passes (book) |",
+        "| chapter | published (book) | paddle_lite | passes (the book's) |",
         "| --- | --- | --- | --- |",
     ]
     for chapter, (folder, page, book_passes, book) in CHAPTERS.items():
         record = results.get(chapter)
-        measured = (record.get("seeds") or record["summary"]) if record else "not run"
+        measured = _text(record.get("seeds") or record["summary"]) if record else "not run"
         passes = f"{record['passes']} ({book_passes})" if record else f"- ({book_passes})"
         rows.append(f"| [{folder}]({page}) | {book} | {measured} | {passes} |")
     return "\n".join(rows)

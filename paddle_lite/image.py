@@ -1,6 +1,6 @@
 """Image helpers (v2 ``paddle.image``): OpenCV-style BGR, HWC ``uint8`` images.
 
-Decoding needs the ``image`` extra (Pillow); see ``paddle_lite._src.image``.
+Decoding needs the ``image`` extra (Pillow): ``pip install "paddle_lite[image]"``.
 """
 
 from paddle_lite._src.image import (

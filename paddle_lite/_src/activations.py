@@ -81,7 +81,7 @@ def _v2_sigmoid_jvp(primals, tangents):  # noqa: ANN001, ANN202
 
 
 class Sigmoid(BaseActivation):
-    """``1 / (1 + exp(-z))`` with ``z`` clipped to ``[-40, 13]`` as v2 did (:func:`v2_sigmoid`)."""
+    """``1 / (1 + exp(-z))`` with ``z`` clipped to ``[-40, 13]`` as v2 did (``v2_sigmoid``)."""
 
     name, support_hppl = "sigmoid", True
 
@@ -157,7 +157,7 @@ def floored_softmax(z, axis=-1, mask=None):  # noqa: ANN001, ANN201
 
 class Softmax(BaseActivation):
     """``exp(z_i) / sum_j exp(z_j)`` over the features of each sample, as v2 computes it:
-    ``z_i - max z`` is floored at -64 (see :func:`floored_softmax`).
+    ``z_i - max z`` is floored at -64 (see ``floored_softmax``).
 
     Computed in float32 at least (also under ``precision="bfloat16"``): probabilities
     rounded to bfloat16's 3 digits would make the cost's gradient noisy."""
@@ -171,12 +171,12 @@ class Softmax(BaseActivation):
 class SequenceSoftmax(BaseActivation):
     """Softmax over the steps of a sequence of width-1 items (``[batch, T, 1]``; for a
     nested sequence ``[batch, S, T, 1]``, over the steps of each sub-sequence), floored
-    as v2's softmax (:func:`floored_softmax`). Padding steps get 0 and no gradient, also
+    as v2's softmax (``floored_softmax``). Padding steps get 0 and no gradient, also
     in fully padded sub-sequences."""
 
     name = "sequence_softmax"
 
-    def apply(self, z, mask=None):
+    def apply(self, z: jax.Array, mask: jax.Array | None = None) -> jax.Array:
         """Softmax over the steps axis; padding steps (``mask`` False) get 0."""
         if mask is None:
             return floored_softmax(z, axis=-2)
@@ -207,7 +207,7 @@ v2_softrelu = hand_derivative(
 
 
 class SoftRelu(BaseActivation):
-    """``log(1 + exp(z))`` with ``z`` clipped to ``[-40, 40]`` as v2 did (:func:`v2_softrelu`)."""
+    """``log(1 + exp(z))`` with ``z`` clipped to ``[-40, 40]`` as v2 did (``v2_softrelu``)."""
 
     name = "softrelu"
 

@@ -1,7 +1,7 @@
 """Atomic file writes: a file the library writes is either the old one or the new one, whole.
 
 Every path the library writes (parameter tars and npz files, topologies, record files,
-plots, dataset downloads and caches) goes through :func:`atomic_write`: the bytes go to a
+plots, dataset downloads and caches) goes through ``atomic_write``: the bytes go to a
 temporary file in the same folder (``.<name>.<random>.tmp``), which is flushed and
 ``fsync``-ed, given the mode the target had (``0644`` for a new file) and renamed onto the
 target with ``os.replace``; then the folder is ``fsync``-ed so the rename survives a power
@@ -103,7 +103,7 @@ def naming_target(exc: OSError, target: str, tmp: str | None, what: str = "file"
 def temporary_path(path: str | os.PathLike[str], *, makedirs: bool = False) -> Iterator[str]:
     """A fresh temporary file name beside ``path``, deleted if still there at the end.
 
-    The block writes the file (by name) and calls :func:`commit` to move it onto
+    The block writes the file (by name) and calls ``commit`` to move it onto
     ``path``; an exception, or a block that does not commit, leaves ``path`` untouched.
 
     Args:

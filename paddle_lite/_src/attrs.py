@@ -130,8 +130,10 @@ class ParamAttr:
             return InitSpec(strategy="callable", fn=self.initializer)
         return default
 
-    def to_spec(self, name: str, shape: Shape, default: InitSpec, owner: str, role: str):
-        """Resolve into the :class:`ParamSpec` of a parameter of ``shape``."""
+    def to_spec(
+        self, name: str, shape: Shape, default: InitSpec, owner: str, role: str
+    ) -> ParamSpec:
+        """Resolve into the ``ParamSpec`` of a parameter of ``shape``."""
         static = self.is_static
         init = self.init_spec(default)
         if init.smart:

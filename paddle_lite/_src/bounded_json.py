@@ -1,7 +1,7 @@
 """JSON from untrusted bytes: nesting depth bounded before parsing, every failure typed.
 
 ``json.loads`` recurses once per nesting level, so a file of a million ``[`` raises a raw
-``RecursionError`` (and whatever reads the result recursively would too). :func:`loads`
+``RecursionError`` (and whatever reads the result recursively would too). ``loads``
 measures the depth first, without recursion (strings are removed by one regular
 expression, the brackets left are counted with numpy), and refuses anything deeper than
 ``MAX_DEPTH``; a text that is not UTF-8 JSON is the caller's typed error as well.

@@ -3,7 +3,7 @@
 Every layer sees and returns images flat in v2's CHW order, ``[batch, C*H*W]``. Inside
 ``compile.forward`` only, a run of ``img_conv`` / ``img_pool`` / ``batch_norm`` layers
 and the residual ``addto`` s between them passes its images
-as :class:`ChannelsLast` ``[batch, H, W, C]`` instead: XLA:CPU convolves and pools NHWC
+as ``ChannelsLast`` ``[batch, H, W, C]`` instead: XLA:CPU convolves and pools NHWC
 faster (LeNet-5's training step 1.2-1.3x in plain JAX on 2 cores, see
 ``bench/conv_layout.py``). The image is transposed once where the chain starts and once
 where a value leaves it (into ``fc``, any other layer, an output, a printer), so every
@@ -11,7 +11,7 @@ value a user, a parameter file or another layer sees keeps v2's order; parameter
 their shapes (filters OIHW, per-position biases in CHW order).
 
 A layer joins a chain only where the result is the same computation: its kind says so
-(:meth:`~paddle_lite._src.kinds.Kind.channels_last`), its activation is element-wise,
+(``channels_last``), its activation is element-wise,
 and it has no dropout, error clipping, printer tap or float32 override.
 """
 
@@ -62,7 +62,7 @@ class ChannelsLast(NamedTuple):
 
 
 def from_flat(x: Any, image: tuple[int, int, int]) -> ChannelsLast:
-    """``x`` ``[batch, C*H*W]`` (CHW order) as a :class:`ChannelsLast` image."""
+    """``x`` ``[batch, C*H*W]`` (CHW order) as a ``ChannelsLast`` image."""
     return ChannelsLast(x.reshape(-1, *image).transpose(0, 2, 3, 1))
 
 

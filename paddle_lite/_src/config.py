@@ -128,21 +128,25 @@ def init(**kwargs: Any) -> dict[str, Any]:
     """Configure paddle_lite (v2 ``paddle.init``); returns the settings in force.
 
     Args:
-        use_gpu: run on the GPU (on the CPU, with a ``TrainingWarning``, when JAX sees
-            none).
-        trainer_count: local devices to train on, data-parallel (default 1): GPUs, or
-            CPU host devices (then call ``init`` before any JAX work).
-        coordinator_address, num_processes, process_id: join a multi-process job
-            (also ``PADDLE_LITE_COORDINATOR_ADDRESS`` ... variables; see
-            ``paddle_lite._src.distributed``).
-        seed: default seed of ``parameters.create`` and of training randomness.
-        precision: ``"float32"`` (default; v2's numerics), ``"tf32"`` or ``"bfloat16"``
-            (mixed precision); see ``paddle_lite._src.precision``.
-        seq_buckets: how the sequence time axis is padded: ``"default"`` (a tight
-            ladder), ``"pow2"``, an int ``m`` (multiples of ``m``), a list of lengths or a
-            callable; see ``paddle_lite._src.buckets``.
-        **kwargs: any other v2 flag; ``PADDLE_INIT_<NAME>`` environment variables
-            supply flags too, and explicit keywords override them.
+        **kwargs: the flags below, or any other v2 flag; ``PADDLE_INIT_<NAME>``
+            environment variables supply flags too, and explicit keywords override them.
+
+    Other Parameters:
+        use_gpu (bool): run on the GPU (on the CPU, with a ``TrainingWarning``, when JAX
+            sees none). Default ``False``.
+        trainer_count (int): local devices to train on, data-parallel (default 1): GPUs,
+            or CPU host devices (then call ``init`` before any JAX work).
+        coordinator_address (str): join a multi-process job coordinated at this
+            ``host:port`` (also ``PADDLE_LITE_COORDINATOR_ADDRESS``; see the Scaling out
+            page).
+        num_processes (int): the number of processes in the job.
+        process_id (int): this process's rank in the job, from 0.
+        seed (int): default seed of ``parameters.create`` and of training randomness.
+        precision (str): ``"float32"`` (default; v2's numerics), ``"tf32"`` or
+            ``"bfloat16"`` (mixed precision).
+        seq_buckets (str | int | Sequence[int] | Callable): how the sequence time axis
+            is padded: ``"default"`` (a tight ladder), ``"pow2"``, an int ``m``
+            (multiples of ``m``), a list of lengths or a callable.
 
     Example:
         ```python

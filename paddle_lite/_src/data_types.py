@@ -76,7 +76,8 @@ class InputType:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> InputType:
-        """Rebuild an ``InputType`` from :meth:`to_json` output."""
+        """Rebuild an ``InputType`` from [`to_json`][paddle_lite.data_type.InputType.to_json]
+        output."""
         return cls(int(obj["dim"]), SequenceType(obj["seq_type"]), DataType(obj["type"]))
 
 

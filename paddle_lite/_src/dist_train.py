@@ -119,12 +119,13 @@ def dist_train(
         topology, parameters: the cost layer(s) and their ``Parameters``.
         trainer: a ``paddle.trainer.SGD`` to train with (default: ``paddle.train``'s
             cached trainer, with ``update_equation``).
-        reader, num_passes, event_handler, feeding: as for ``train``.
+        reader, num_passes, event_handler, feeding, update_equation: as for ``train``.
         num_workers: pods (processes) in the job.
         image: the container image holding this script (at ``workdir``) and paddle_lite.
         k8s_job: the job's name (a DNS label); also the Service's.
         manifest_path: where to write the manifest (default ``<k8s_job>.k8s.json``).
         gpus_per_worker: GPUs each pod asks for.
+        workdir: the pods' working directory, where the image holds this script.
 
     Returns:
         Outside the cluster, the manifest's path (train with ``kubectl apply -f``);

@@ -225,7 +225,7 @@ def _pad_rows(feeds: Any, n: int) -> Any:
 
 class LocalRows(NamedTuple):
     """This process's rows of a global batch of ``total`` rows: rows ``p * total / P`` to
-    ``(p + 1) * total / P`` of the batch padded for the mesh (what :func:`put_batch`
+    ``(p + 1) * total / P`` of the batch padded for the mesh (what ``put_batch``
     keeps of a whole batch), read and converted by this process alone."""
 
     feeds: Any
@@ -234,7 +234,7 @@ class LocalRows(NamedTuple):
 
 def put_batch(feeds: Any) -> Any:
     """A batch's numpy feeds on the device: whole on one device, or split along the
-    data axis (this process's rows only, given a whole batch or :class:`LocalRows`)."""
+    data axis (this process's rows only, given a whole batch or ``LocalRows``)."""
     import jax
     from jax.sharding import NamedSharding, PartitionSpec
 

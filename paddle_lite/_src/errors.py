@@ -62,7 +62,7 @@ class MasterError(PaddleLiteError, RuntimeError):
 class LayerConfigWarning(UserWarning):
     """A layer v2 built but could not run (e.g. ``block_expand`` with its default
     ``block_y=0``): it is built and parsed as in v2, and compiling or running it raises
-    :class:`LayerConfigError`."""
+    [`LayerConfigError`][paddle_lite.errors.LayerConfigError]."""
 
 
 class DataWarning(UserWarning):

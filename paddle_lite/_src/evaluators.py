@@ -146,10 +146,19 @@ def _classification_error(  # noqa: PLR0913
 
 
 @_base.layer_function
-def classification_error(input, label, name=None, weight=None, top_k=None, threshold=None):  # noqa: A002
+def classification_error(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    weight: Layer | None = None,
+    top_k: int | None = None,
+    threshold: float | None = None,
+) -> Evaluator:
     """Classification error rate: the (weighted) fraction of wrong predictions.
 
-    .. math:: error = \\sum_i w_i [pred_i \\ne label_i] / \\sum_i w_i
+    $$
+    error = \\sum_i w_i [pred_i \\ne label_i] / \\sum_i w_i
+    $$
 
     ``pred`` is the arg-max class; with ``top_k=k`` a row is wrong when its label is
     not among the ``k`` largest scores. A size-1 input predicts class
@@ -172,7 +181,7 @@ def classification_error(input, label, name=None, weight=None, top_k=None, thres
         threshold: decision threshold of a size-1 input and of multi-label columns.
 
     Returns:
-        The declared :class:`Evaluator`; metric ``{name: error rate}``.
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metric ``{name: error rate}``.
 
     Example:
         ```python
@@ -207,7 +216,7 @@ def auto_evaluators(layer: Layer) -> list[Evaluator]:
     ``precision_recall_evaluator``.
 
     Returns:
-        A list of :class:`Evaluator` (empty for layers that attach none).
+        A list of ``Evaluator`` (empty for layers that attach none).
 
     Example:
         ```python

@@ -26,6 +26,7 @@ from paddle_lite._src.evaluator_base import (
     evaluator_name,
     where_of,
 )
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers import detection_boxes as boxes
 
@@ -145,14 +146,14 @@ def _input(input: Any, where: str) -> Any:  # noqa: A002
 
 @_base.layer_function
 def detection_map(
-    input,  # noqa: A002
-    label,
-    overlap_threshold=0.5,
-    background_id=0,
-    evaluate_difficult=False,
-    ap_type="11point",
-    name=None,
-):
+    input: Layer,  # noqa: A002
+    label: Layer,
+    overlap_threshold: float = 0.5,
+    background_id: int = 0,
+    evaluate_difficult: bool = False,
+    ap_type: str = "11point",
+    name: str | None = None,
+) -> Evaluator:
     """Mean average precision of detections (v2 ``detection_map``), in percent.
 
     Per image and class, detections in descending score order are true positives when
@@ -175,7 +176,7 @@ def detection_map(
         name: the metric key (default ``__detection_map_evaluator_<n>__``).
 
     Returns:
-        The declared :class:`Evaluator`; metric ``name``.
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metric ``name``.
 
     Example:
         ```python

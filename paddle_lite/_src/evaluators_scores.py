@@ -1,6 +1,6 @@
 """Evaluators of scores and values: auc, precision_recall, pnpair, sum, column_sum.
 
-Each follows the contract of :class:`paddle_lite._src.evaluator_base.Evaluator`: additive
+Each follows the contract of ``Evaluator``: additive
 per-batch statistics in pure jax, metrics from their sums on the host.
 """
 
@@ -83,7 +83,12 @@ def make_auc(input, label, name, weight, paired=False) -> Evaluator:  # noqa: A0
 
 
 @_base.layer_function
-def auc(input, label, name=None, weight=None):  # noqa: A002
+def auc(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    weight: Layer | None = None,
+) -> Evaluator:
     """Area under the ROC curve of a binary classifier (v2 ``last-column-auc``).
 
     The score is the last column of ``input`` (the positive-class probability of a
@@ -103,7 +108,7 @@ def auc(input, label, name=None, weight=None):  # noqa: A002
         weight: optional size-1 layer of per-sample weights.
 
     Returns:
-        The declared :class:`Evaluator`; metric ``{name: auc}``.
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metric ``{name: auc}``.
 
     Example:
         ```python
@@ -224,11 +229,19 @@ def make_precision_recall(  # noqa: PLR0913
 
 
 @_base.layer_function
-def precision_recall(input, label, positive_label=None, weight=None, name=None):  # noqa: A002
+def precision_recall(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    positive_label: int | None = None,
+    weight: Layer | None = None,
+    name: str | None = None,
+) -> Evaluator:
     """Precision, recall and F1 of the arg-max prediction (v2 ``precision_recall``).
 
-    .. math:: P_c = TP_c / (TP_c + FP_c), \\quad R_c = TP_c / (TP_c + FN_c),
-              \\quad F1 = 2PR / (P + R)
+    $$
+    P_c = TP_c / (TP_c + FP_c), \\quad R_c = TP_c / (TP_c + FN_c),
+    \\quad F1 = 2PR / (P + R)
+    $$
 
     (a ratio with a zero denominator is 1, F1 of P = R = 0 is 0). With
     ``positive_label=c`` the keys ``name.precision``, ``name.recal`` (v2's spelling)
@@ -252,8 +265,8 @@ def precision_recall(input, label, positive_label=None, weight=None, name=None):
         name: the key prefix (default ``__precision_recall_evaluator_<n>__``).
 
     Returns:
-        The declared :class:`Evaluator`; 3 metrics (one class) or 7 (macro/micro; 9 with
-        a sparse label).
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; 3 metrics (one class) or 7
+        (macro/micro; 9 with a sparse label).
 
     Example:
         ```python
@@ -303,7 +316,14 @@ def _pnpair(input, label, query_id, weight, name) -> Evaluator:  # noqa: A002
 
 
 @_base.layer_function
-def pnpair(input, label, query_id=None, weight=None, name=None, info=None):  # noqa: A002
+def pnpair(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    query_id: Layer | None = None,
+    weight: Layer | None = None,
+    name: str | None = None,
+    info: Layer | None = None,
+) -> Evaluator:
     """Positive-negative pair ratio of a ranking score (v2 ``pnpair``).
 
     Over every pair of rows with the same ``query_id`` and different labels, a pair
@@ -311,7 +331,9 @@ def pnpair(input, label, query_id=None, weight=None, name=None, info=None):  # n
     and negative when they order it the other way (equal scores count neither). The
     pair weight is the mean of the two rows' weights.
 
-    .. math:: pnpair = \\sum_{pos} w / \\sum_{neg} w \\quad (\\text{denominator 1 when 0})
+    $$
+    pnpair = \\sum_{pos} w / \\sum_{neg} w \\quad (\\text{denominator 1 when 0})
+    $$
 
     Pairs are formed **within each batch** (so the statistics stay additive and
     O(batch²) on the device); v2 buffered the whole pass on the host and also paired
@@ -321,13 +343,13 @@ def pnpair(input, label, query_id=None, weight=None, name=None, info=None):  # n
     Args:
         input: the score layer (last column used).
         label: relevance ids (or a size-1 dense relevance).
-        query_id: an ``integer_value`` layer: the query each row belongs to
-            (``info=`` is v2 0.10's name for it).
+        query_id: an ``integer_value`` layer: the query each row belongs to.
         weight: optional size-1 layer of per-sample weights.
         name: the metric key (default ``__pnpair_evaluator_<n>__``).
+        info: v2 0.10's name for ``query_id`` (give one of the two).
 
     Returns:
-        The declared :class:`Evaluator`; metric ``{name: pos / neg}``.
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metric ``{name: pos / neg}``.
 
     Example:
         ```python
@@ -380,10 +402,12 @@ def _sum(cls: type[Sum], input, name, weight, last_column: bool) -> Evaluator:  
 
 
 @_base.layer_function
-def sum(input, name=None, weight=None):  # noqa: A001, A002
+def sum(input: Layer, name: str | None = None, weight: Layer | None = None) -> Evaluator:  # noqa: A001, A002
     """Sum of the input values per sample, v2 ``sum`` (e.g. a token-error rate).
 
-    .. math:: value = \\sum_i w_i \\sum_j x_{ij} / \\sum_i w_i
+    $$
+    value = \\sum_i w_i \\sum_j x_{ij} / \\sum_i w_i
+    $$
 
     Like v2 it reports the (weighted) sum divided by the number of samples (the total
     weight when weighted; the number of valid steps for sequences), so summing a
@@ -395,7 +419,8 @@ def sum(input, name=None, weight=None):  # noqa: A001, A002
         weight: optional size-1 layer of per-sample weights.
 
     Returns:
-        The declared :class:`Evaluator`; metric ``{name: sum / samples}``.
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metric ``{name: sum /
+        samples}``.
 
     Example:
         ```python
@@ -407,10 +432,12 @@ def sum(input, name=None, weight=None):  # noqa: A001, A002
 
 
 @_base.layer_function
-def column_sum(input, name=None, weight=None):  # noqa: A002
+def column_sum(input: Layer, name: str | None = None, weight: Layer | None = None) -> Evaluator:  # noqa: A002
     """The last column of the input summed over samples (v2 ``last-column-sum``).
 
-    .. math:: value = \\sum_i w_i x_{i, size-1} / \\sum_i w_i
+    $$
+    value = \\sum_i w_i x_{i, size-1} / \\sum_i w_i
+    $$
 
     As in v2 the sum is divided by the number of samples (the total weight when
     weighted; valid steps for sequences).
@@ -421,7 +448,8 @@ def column_sum(input, name=None, weight=None):  # noqa: A002
         weight: optional size-1 layer of per-sample weights.
 
     Returns:
-        The declared :class:`Evaluator`; metric ``{name: last-column sum / samples}``.
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metric ``{name: last-column sum
+        / samples}``.
 
     Example:
         ```python

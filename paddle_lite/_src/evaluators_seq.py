@@ -7,7 +7,7 @@ a ``lax.scan`` over label positions with a vectorised row update.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax
@@ -152,7 +152,14 @@ def _sequence(layer: Layer, where: str, arg: str) -> None:
 
 
 @_base.layer_function
-def chunk(input, label, chunk_scheme, num_chunk_types, name=None, excluded_chunk_types=None):  # noqa: A002
+def chunk(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    chunk_scheme: str,
+    num_chunk_types: int,
+    name: str | None = None,
+    excluded_chunk_types: Sequence[int] | None = None,
+) -> Evaluator:
     """Chunk detection precision, recall and F1 of a sequence tagger (v2 ``chunk``).
 
     A tag id encodes ``chunk_type * n_tags + tag`` with per-scheme tags (IOB: B0 I1;
@@ -160,8 +167,10 @@ def chunk(input, label, chunk_scheme, num_chunk_types, name=None, excluded_chunk
     ``num_chunk_types * n_tags``. Chunks are decoded from ``input`` and ``label`` with
     v2's begin/end rules; a chunk is correct when its start, end and type all match.
 
-    .. math:: P = correct / inferred, \\quad R = correct / labelled, \\quad
-              F1 = 2PR / (P + R)
+    $$
+    P = correct / inferred, \\quad R = correct / labelled, \\quad
+    F1 = 2PR / (P + R)
+    $$
 
     (0 when a count is 0). Chunks whose type is in ``excluded_chunk_types`` count
     nowhere. Ids of a type beyond ``num_chunk_types`` are read as "O".
@@ -176,8 +185,8 @@ def chunk(input, label, chunk_scheme, num_chunk_types, name=None, excluded_chunk
         excluded_chunk_types: chunk types to leave out.
 
     Returns:
-        The declared :class:`Evaluator`; metrics ``name.precision``, ``name.recall``,
-        ``name.F1-score``.
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metrics ``name.precision``,
+        ``name.recall``, ``name.F1-score``.
 
     Example:
         ```python
@@ -264,14 +273,16 @@ class CtcError(Evaluator):
 
 
 @_base.layer_function
-def ctc_error(input, label, name=None):  # noqa: A002
+def ctc_error(input: Layer, label: Layer, name: str | None = None) -> Evaluator:  # noqa: A002
     """Edit distance of the CTC best-path decode to the label (v2 ``ctc_edit_distance``).
 
     The decode takes the arg-max class per step, collapses repeats and drops the
     blank (the last class, ``input.size - 1``). Per sequence, with Levenshtein
     distance ``d``, label length ``n`` and decode length ``m``:
 
-    .. math:: error = d / \\max(n, m)
+    $$
+    error = d / \\max(n, m)
+    $$
 
     averaged over sequences (0 when both are empty). Like v2's backtrace, the split
     reports ``deletion = max(n-m, 0)``, ``insertion = max(m-n, 0)`` and
@@ -284,7 +295,7 @@ def ctc_error(input, label, name=None):  # noqa: A002
         name: the key prefix (default ``__ctc_error_evaluator_<n>__``).
 
     Returns:
-        The declared :class:`Evaluator`; metrics ``name.error``,
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metrics ``name.error``,
         ``name.deletion_error``, ``name.insertion_error``, ``name.substitution_error``,
         ``name.sequence_error``.
 

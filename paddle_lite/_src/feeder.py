@@ -2,7 +2,7 @@
 
 A v2 minibatch is a list of samples, each a tuple of fields; ``feeding`` says which
 field feeds which data layer. Dense fields become float32 ``[batch, dim]``, ids int32
-``[batch]``, sparse fields :class:`Sparse`, sequences :class:`Seq` padded to a length
+``[batch]``, sparse fields ``Sparse``, sequences ``Seq`` padded to a length
 bucket (``paddle.init(seq_buckets=...)``, see ``buckets``) so a pass over ragged data
 compiles a handful of times.
 
@@ -75,7 +75,7 @@ def _as_steps(v: Any, field: Field, i: int, j: int | None = None) -> Any:
     """The steps of sample ``i`` (its sub-sequence ``j``) as a list: any iterable but a
     string or a dict (v2 took a ``range``, a ``deque``, an ``array.array``; a ``map`` was
     a list in Python 2); a set is named in a ``DataWarning`` (its steps come in its
-    iteration order); anything else is a :class:`DataError`."""
+    iteration order); anything else is a ``DataError``."""
     if isinstance(v, _STEPS):
         return v
     if isinstance(v, Iterable) and not isinstance(v, _NOT_STEPS):
@@ -362,7 +362,7 @@ def _bare_array_hint(err: DataError, sample: Any) -> DataError:
 
 
 def _field_of(sample: Any, i: int, name: str, index: Any) -> Any:
-    """Field ``index`` of sample ``i``, or a :class:`DataError` saying what the sample is."""
+    """Field ``index`` of sample ``i``, or a ``DataError`` saying what the sample is."""
     try:
         return sample[index]
     except (IndexError, TypeError, KeyError):

@@ -1,8 +1,8 @@
 """One field of a minibatch, item by item: dense rows, ids and sparse rows (v2 feeder).
 
 Each converter takes the field's values for the batch (one per sample, or one per step
-of a sequence) and returns a numpy array (:class:`~paddle_lite._src.typing.Sparse` for
-sparse fields); a bad value raises a :class:`DataError` naming the data layer, the field,
+of a sequence) and returns a numpy array (``Sparse`` for
+sparse fields); a bad value raises a ``DataError`` naming the data layer, the field,
 the sample (and the step or entry) with what was received and what was declared.
 """
 
@@ -257,7 +257,7 @@ def ids_of(values: list[Any], field: Field) -> np.ndarray:
 
 
 def _int_array(values: Any, field: Field) -> np.ndarray:
-    """``values`` as a 1-D integer array, or a :class:`DataError` naming the first bad one."""
+    """``values`` as a 1-D integer array, or a ``DataError`` naming the first bad one."""
     try:
         arr = np.asarray(values)
     except ValueError:  # ragged: some item is a list

@@ -3,7 +3,7 @@
 v2 passed its C++ GradientMachine to ``EndForwardBackward``, ``EndIteration`` and
 ``EndPass`` (``event.gm``); programs called ``event.gm.getLayerOutputs(name)`` to read
 the values some layers had for the batch just trained (book chapter 6's score diffs,
-the recommender's feature layers). :class:`GradientMachine` gives that call its v2
+the recommender's feature layers). ``GradientMachine`` gives that call its v2
 result, and costs nothing until it is called: the trainer runs no extra device work
 for it. When called, it runs one jitted forward pass (compiled once per set of
 names) of those layers on that batch, in training mode with the PRNG key the step
@@ -13,7 +13,7 @@ The parameters it reads are the trainer's parameters right after that batch's
 update (after the whole dispatch under ``steps_per_dispatch``): the step's own
 parameters are donated to the update and gone. v2 read the values its forward pass
 left, computed with the parameters from before the update; the two differ by one
-update. :meth:`GradientMachine.gradient` (behind ``parameters.get_grad`` in an
+update. ``GradientMachine.gradient`` (behind ``parameters.get_grad`` in an
 ``EndForwardBackward`` handler) is computed the same way: the gradient of the batch's
 summed cost (and of the ``extra_layers`` costs the step trains), at those parameters.
 """

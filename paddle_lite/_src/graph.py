@@ -100,7 +100,7 @@ def submodel(model: Any) -> Iterator[Any]:
     """Define layers inside ``model``, a recurrent group's step (v2 sub-model).
 
     ``model`` has a ``name`` and a ``layers`` list: every layer created inside the
-    block is appended to it, and :func:`qualified_name` gives ``<name>@<model.name>``.
+    block is appended to it, and ``qualified_name`` gives ``<name>@<model.name>``.
     """
     scope = _scope_stack[-1]
     scope.submodels.append(model)
@@ -137,19 +137,21 @@ def _user_site() -> str:
 
 
 class Layer:
-    """An immutable layer node (v2 ``LayerOutput``).
+    """What every layer function returns: an immutable node of the network (v2
+    ``LayerOutput``).
 
-    Attributes:
-        name: the layer's name (auto ``__<prefix>_<n>__`` when not given).
-        kind: the registered kind that computes it (``"fc"``, ``"img_conv"`` ...).
-        inputs: the input nodes, in order.
-        attrs: static attributes, read-only.
-        spec: what it produces per sample (:class:`Spec`).
-        params: the parameters it owns (:class:`ParamSpec`), in declaration order.
-        serial: creation order (v2 lists data layers in definition order).
-        where: ``file:line`` of the user code that created it, for error messages.
+    A program reads ``name`` (``__<prefix>_<n>__`` when none was given), ``size`` (the
+    output width per sample, ``C*H*W`` for an image), ``num_filters``, ``height`` and
+    ``width`` (of an image output, else None), ``activation``, ``parents`` (the input
+    layers), ``layer_type`` (``"fc"``, ``"img_conv"`` ...) and ``data_type`` (the
+    ``InputType`` of a data layer). ``+``, ``-`` and ``*`` combine layers (see
+    ``paddle.op``).
     """
 
+    # name; kind: the registered kind that computes it; inputs: the input nodes; attrs:
+    # static attributes, read-only; spec: what it produces per sample; params: the
+    # ParamSpecs it owns, in declaration order; serial: creation order (v2 lists data
+    # layers in definition order); where: ``file:line`` of the user code that created it
     __slots__ = (
         "name",
         "kind",

@@ -22,6 +22,7 @@ import io
 import os
 import pickle
 import tarfile
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,7 +58,7 @@ def _decode(source: Any, is_color: bool) -> np.ndarray:
     return ((4899 * r + 9617 * g + 1868 * b + 8192) >> 14).astype(np.uint8)
 
 
-def load_image_bytes(bytes, is_color=True):  # noqa: A002
+def load_image_bytes(bytes: bytes, is_color: bool = True) -> np.ndarray:  # noqa: A002
     """Decode an encoded image (JPEG, PNG ...) from bytes.
 
     Returns:
@@ -71,7 +72,7 @@ def load_image_bytes(bytes, is_color=True):  # noqa: A002
     return _decode(io.BytesIO(bytes), bool(is_color))
 
 
-def load_image(file, is_color=True):  # noqa: A002
+def load_image(file: str | os.PathLike[str], is_color: bool = True) -> np.ndarray:  # noqa: A002
     """Read an image file (as OpenCV's ``imread``: BGR, HWC, uint8).
 
     Example:
@@ -112,7 +113,7 @@ def cubic_resize(im: np.ndarray, height: int, width: int) -> np.ndarray:
     return out.astype(np.asarray(im).dtype)
 
 
-def resize_short(im, size):
+def resize_short(im: np.ndarray, size: int) -> np.ndarray:
     """Resize so that the short edge is ``size`` (v2's call, quirk included).
 
     For an ``h x w`` image with ``h > w`` the result is ``size x (size*h//w)``; otherwise
@@ -135,7 +136,7 @@ def resize_short(im, size):
     return cubic_resize(im, w_new, h_new)  # OpenCV took (h_new, w_new) as (width, height)
 
 
-def to_chw(im, order=(2, 0, 1)):
+def to_chw(im: np.ndarray, order: tuple[int, int, int] = (2, 0, 1)) -> np.ndarray:
     """Transpose an HWC image to CHW (or any ``order``).
 
     Example:
@@ -154,7 +155,7 @@ def _crop(im: np.ndarray, size: int, top: int, left: int, is_color: bool) -> np.
     return im[top : top + size, left : left + size]
 
 
-def center_crop(im, size, is_color=True):
+def center_crop(im: np.ndarray, size: int, is_color: bool = True) -> np.ndarray:
     """The central ``size x size`` square (offsets ``(h - size) // 2``, ``(w - size) // 2``).
 
     Example:
@@ -166,7 +167,7 @@ def center_crop(im, size, is_color=True):
     return _crop(im, size, (h - size) // 2, (w - size) // 2, is_color)
 
 
-def random_crop(im, size, is_color=True):
+def random_crop(im: np.ndarray, size: int, is_color: bool = True) -> np.ndarray:
     """A ``size x size`` square at a random position (``numpy.random``, as v2).
 
     Example:
@@ -180,7 +181,7 @@ def random_crop(im, size, is_color=True):
     return _crop(im, size, top, left, is_color)
 
 
-def left_right_flip(im, is_color=True):
+def left_right_flip(im: np.ndarray, is_color: bool = True) -> np.ndarray:
     """Mirror the image horizontally (``im[:, ::-1]``).
 
     Example:
@@ -191,7 +192,14 @@ def left_right_flip(im, is_color=True):
     return im[:, ::-1, :] if is_color and im.ndim == 3 else im[:, ::-1]
 
 
-def simple_transform(im, resize_size, crop_size, is_train, is_color=True, mean=None):
+def simple_transform(
+    im: np.ndarray,
+    resize_size: int,
+    crop_size: int,
+    is_train: bool,
+    is_color: bool = True,
+    mean: np.ndarray | Sequence[float] | None = None,
+) -> np.ndarray:
     """v2's standard pipeline: resize the short edge, crop, (flip), CHW float32, minus mean.
 
     In training: a random crop and, with probability 1/2 (``numpy.random``), a flip;
@@ -227,7 +235,14 @@ def simple_transform(im, resize_size, crop_size, is_train, is_color=True, mean=N
     return im
 
 
-def load_and_transform(filename, resize_size, crop_size, is_train, is_color=True, mean=None):
+def load_and_transform(
+    filename: str,
+    resize_size: int,
+    crop_size: int,
+    is_train: bool,
+    is_color: bool = True,
+    mean: np.ndarray | Sequence[float] | None = None,
+) -> np.ndarray:
     """``simple_transform(load_image(filename, is_color), ...)``.
 
     Example:
@@ -247,7 +262,9 @@ def _dump_atomic(obj: Any, path: str) -> None:
     os.replace(tmp, path)
 
 
-def batch_images_from_tar(data_file, dataset_name, img2label, num_per_batch=1024):
+def batch_images_from_tar(
+    data_file: str, dataset_name: str, img2label: Mapping[str, int], num_per_batch: int = 1024
+) -> str:
     """Split the images of a tar into pickled batches ``{'label': [...], 'data': [bytes]}``.
 
     Members named in ``img2label`` are read in tar order and written, ``num_per_batch``

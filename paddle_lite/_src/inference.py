@@ -180,7 +180,7 @@ class Inference:
 
 
 def _check_samples(input: Any) -> None:  # noqa: A002
-    """Raise :class:`ArgumentTypeError` unless ``input`` is a list of samples (v2 took
+    """Raise ``ArgumentTypeError`` unless ``input`` is a list of samples (v2 took
     ``len(input)`` and made one batch of them)."""
     if not (hasattr(input, "__len__") and hasattr(input, "__getitem__")):
         raise ArgumentTypeError(

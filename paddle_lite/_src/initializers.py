@@ -1,8 +1,8 @@
 """Parameter initializers, selectable by name (SINGA's ``RegisterParamGenerator``).
 
 An initializer function has the signature ``fn(key, shape, dtype, **kwargs) -> array``.
-:func:`register_initializer` adds one under a name; ``Param(initializer="name")`` or
-an :class:`Initializer` object (``msra()``, ``constant(0.5)`` ... build the built-in
+``register_initializer`` adds one under a name; ``Param(initializer="name")`` or
+an ``Initializer`` object (``msra()``, ``constant(0.5)`` ... build the built-in
 ones) selects it. Fan-in / fan-out follow the parameter
 layout: ``[in, out]`` for matrices and ``[out, in, kh, kw]`` for convolution filters.
 """

@@ -3,17 +3,17 @@
 The feeder checks each field of each sample; this module checks the edges around it, so an
 error says which pass and batch it came from and never surfaces as a tracer message:
 
-- :func:`reader_batches` iterates ``reader()``: a reader that is not callable or returns a
-  non-iterable is a :class:`ReaderTypeError`; a batch that is not a non-empty sized
-  collection of samples a :class:`DataError`; a reader that raises a :class:`ReaderError`
+- ``reader_batches`` iterates ``reader()``: a reader that is not callable or returns a
+  non-iterable is a ``ReaderTypeError``; a batch that is not a non-empty sized
+  collection of samples a ``DataError``; a reader that raises a ``ReaderError``
   naming the call and the batch, with the reader's own exception (and traceback) as its
   ``__cause__``; a reader that yields nothing warns or raises.
-- :func:`numbered` adds the batch number to the feeder's :class:`DataError`.
-- :func:`nonempty_sequences` lists the sequence data layers an empty sequence must not feed:
+- ``numbered`` adds the batch number to the feeder's ``DataError``.
+- ``nonempty_sequences`` lists the sequence data layers an empty sequence must not feed:
   those reaching a layer that picks or compares steps (``last_seq``, ``first_seq``, max
   pooling, CRF), where a sequence of no steps has no defined value.
-- :func:`image_inputs` gives the image each image layer reads a dense data layer as.
-- :func:`id_limits` gives the range of the ids of each data layer whose readers bound them
+- ``image_inputs`` gives the image each image layer reads a dense data layer as.
+- ``id_limits`` gives the range of the ids of each data layer whose readers bound them
   otherwise than by the declared dim (a cost's label indexes its input's columns).
 
 Example:
@@ -80,12 +80,12 @@ def check_batch(batch: Any, index: int, where: str) -> None:
 
 
 def reader_batches(reader: Any, where: str, on_empty: str = "warn") -> Iterator[Any]:
-    """The batches of ``reader()``, checked; the reader's failures become :class:`ReaderError`.
+    """The batches of ``reader()``, checked; the reader's failures become ``ReaderError``.
 
     Args:
         reader: the user's batch reader.
         where: the call reading it, for messages (``"train() pass 2"``).
-        on_empty: ``"warn"`` (a :class:`DataWarning`) or ``"raise"`` (a :class:`DataError`)
+        on_empty: ``"warn"`` (a ``DataWarning``) or ``"raise"`` (a ``DataError``)
             when the reader yields no batch at all.
 
     Yields:
@@ -206,7 +206,7 @@ def _cost_without_labels(err: DataError, topology: Topology, feeding: Any, input
 
 
 def nonempty_sequences(topology: Topology) -> frozenset[str]:
-    """The sequence data layers that reach a layer in :data:`NEEDS_A_STEP`."""
+    """The sequence data layers that reach a layer in ``NEEDS_A_STEP``."""
     sources: dict[int, frozenset[str]] = {}  # node -> the sequence data layers it reads
     found: set[str] = set()
     for node in topology.nodes:  # inputs come before their users
@@ -277,7 +277,7 @@ def image_inputs(topology: Topology) -> dict[str, tuple[tuple[int, int, int], st
 def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
     """The feeder of ``topology``'s data layers, refusing empty sequences where needed and
     bounding ids by the declared dim unless the layers reading them bound them otherwise
-    (:func:`id_limits`), and checking that the inputs of each recurrent group, and of
+    (``id_limits``), and checking that the inputs of each recurrent group, and of
     each layer that pairs rows, have the same lengths (``length_checks``)."""
     checks = length_checks(topology.nodes)
     return DataFeeder(
@@ -293,5 +293,5 @@ def feeder_for(topology: Topology, feeding: Any = None) -> DataFeeder:
 def checked(
     reader: Any, convert: Callable[[Any], Any], where: str, on_empty: str = "warn"
 ) -> tuple[Iterable[Any], Callable[[Any], Any]]:
-    """``(batches, convert)`` for ``prefetch``: :func:`reader_batches` and :func:`numbered`."""
+    """``(batches, convert)`` for ``prefetch``: ``reader_batches`` and ``numbered``."""
     return reader_batches(reader, where, on_empty), numbered(convert, where)

@@ -3,7 +3,7 @@
 A kind computes one family of layers. It defines exactly three things:
 
 - ``infer_spec(inputs, attrs) -> Spec``: the output spec from the input specs,
-  raising :class:`LayerConfigError` on a mismatch;
+  raising ``LayerConfigError`` on a mismatch;
 - ``param_specs(inputs, attrs) -> list[ParamDecl]``: the parameters it owns
   (role, shape, which user attribute configures it, default init);
 - ``apply(params, inputs, attrs, *, key, mode)``: the output from the input values
@@ -11,12 +11,12 @@ A kind computes one family of layers. It defines exactly three things:
   ``"train"`` or ``"test"``; ``key`` a PRNG key or None. A kind with ``stateful =
   True`` returns ``(value, {role: new_value})`` to update static state (batch-norm
   moving statistics) in training mode. A kind with ``uses_row_weights = True`` also
-  receives ``row_weights``: see :class:`Kind`.
+  receives ``row_weights``: see ``Kind``.
 
 The layer's activation, ``ExtraAttr(drop_rate)`` and ``ExtraAttr(error_clipping_threshold)``
-are applied after ``apply`` by :func:`run`, so kinds compute the pre-activation value
+are applied after ``apply`` by ``run``, so kinds compute the pre-activation value
 (bias included).
-Users may register their own kinds with :func:`register_kind`.
+Users may register their own kinds with ``register_kind``.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ class Kind:
         raise NotImplementedError
 
     def channels_last(self, attrs: Mapping[str, Any], input_is_channels_last: bool) -> bool:
-        """Whether ``apply`` takes and returns a :class:`ChannelsLast` image here (see
+        """Whether ``apply`` takes and returns a ``ChannelsLast`` image here (see
         ``channels_last``); such a kind's ``apply`` still takes flat values too."""
         return False
 
@@ -153,9 +153,9 @@ def cannot_run(message: str) -> None:
     """Note that the layer being built is one v2 built but could not run.
 
     Inside a layer's build (``_base.build``) the layer is still built (and parsed, as v2
-    did); the message is kept in its ``unrunnable`` attribute, a :class:`LayerConfigWarning`
-    says so at once, and compiling or running the layer raises :class:`LayerConfigError`
-    with it. Outside a build (no :func:`noting`) the message is raised at once.
+    did); the message is kept in its ``unrunnable`` attribute, a ``LayerConfigWarning``
+    says so at once, and compiling or running the layer raises ``LayerConfigError``
+    with it. Outside a build (no ``noting``) the message is raised at once.
     """
     if not _NOTING:
         raise LayerConfigError(message)

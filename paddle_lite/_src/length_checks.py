@@ -17,7 +17,7 @@ over nested sequences, the outer in-link's). Inputs that trace to no data layer 
 lengths are computed on the device, as a ``seq_concat``'s) are not checked on the host;
 the group or the row-pairing layer checks them on the device: it makes its outputs NaN
 for the samples whose inputs differ in length, and training's non-finite check, once it
-stops there, raises the error that :func:`device_mismatch` words.
+stops there, raises the error that ``device_mismatch`` words.
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def _mismatch(check: LengthCheck, i: int, first: np.ndarray, other: np.ndarray) 
 
 
 def check_lengths(checks: tuple[LengthCheck, ...], feeds: dict[str, Any]) -> None:
-    """Raise :class:`DataError` when inputs that must agree differ in length in ``feeds``."""
+    """Raise ``DataError`` when inputs that must agree differ in length in ``feeds``."""
     for check in checks:
         if check.one_row or check.recut:
             (_check_recut if check.recut else _check_one_row)(check, feeds)

@@ -110,7 +110,7 @@ def make_schedule(name: str, lr: float, a: float, b: float, args: str = "") -> S
     """Build the v2 schedule ``name`` as a pure jax function ``(n, pass_id) -> lr``.
 
     Args:
-        name: one of :data:`SCHEDULES`.
+        name: one of ``SCHEDULES``.
         lr: the base (global) learning rate.
         a, b: ``learning_rate_decay_a`` and ``learning_rate_decay_b``.
         args: ``learning_rate_args`` for ``manual`` / ``pass_manual``.

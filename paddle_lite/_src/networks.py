@@ -2,38 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from paddle_lite._src.activations import Linear, Relu, Softmax
-from paddle_lite._src.attrs import ExtraAttr
+from paddle_lite._src.activations import BaseActivation, Linear, Relu, Softmax
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers._base import layer_name
 from paddle_lite._src.layers.conv import img_conv
 from paddle_lite._src.layers.core import dropout, fc
 from paddle_lite._src.layers.norm import batch_norm
 from paddle_lite._src.layers.pool import img_pool
-from paddle_lite._src.poolings import Max
+from paddle_lite._src.poolings import BasePoolingType, Max
 
 
 def simple_img_conv_pool(
-    input,
-    filter_size,
-    num_filters,
-    pool_size,
-    name=None,
-    pool_type=None,  # noqa: A002
-    act=None,
-    groups=1,
-    conv_stride=1,
-    conv_padding=0,
-    bias_attr=None,
-    num_channel=None,
-    param_attr=None,
-    shared_bias=True,
-    conv_layer_attr=None,
-    pool_stride=1,
-    pool_padding=0,
-    pool_layer_attr=None,
+    input: Layer,  # noqa: A002
+    filter_size: int | Sequence[int],
+    num_filters: int,
+    pool_size: int | Sequence[int],
+    name: str | None = None,
+    pool_type: BasePoolingType | None = None,
+    act: BaseActivation | None = None,
+    groups: int = 1,
+    conv_stride: int | Sequence[int] = 1,
+    conv_padding: int | Sequence[int] = 0,
+    bias_attr: ParamAttr | bool | None = None,
+    num_channel: int | None = None,
+    param_attr: ParamAttr | None = None,
+    shared_bias: bool = True,
+    conv_layer_attr: ExtraAttr | None = None,
+    pool_stride: int | Sequence[int] = 1,
+    pool_padding: int | Sequence[int] = 0,
+    pool_layer_attr: ExtraAttr | None = None,
 ) -> Layer:
     """A convolution then a pooling: ``out = pool(act(conv(x) + b))``.
 
@@ -43,7 +44,7 @@ def simple_img_conv_pool(
     Args:
         input: an image layer, or a flat layer with ``num_channel`` (shaped as in v2).
         filter_size, num_filters, groups, act, param_attr, bias_attr: the
-            convolution's (see :func:`~paddle_lite.layer.img_conv`; ``act`` default Relu).
+            convolution's (see [`img_conv`][paddle_lite.layer.img_conv]; ``act`` default Relu).
         pool_size: the pooling window.
         name: the prefix of the two layer names (default ``__conv_pool_<n>__``).
         pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()``.
@@ -92,27 +93,27 @@ def simple_img_conv_pool(
 
 
 def img_conv_bn_pool(
-    input,
-    filter_size,
-    num_filters,
-    pool_size,
-    name=None,
-    pool_type=None,  # noqa: A002
-    act=None,
-    groups=1,
-    conv_stride=1,
-    conv_padding=0,
-    conv_bias_attr=None,
-    num_channel=None,
-    conv_param_attr=None,
-    shared_bias=True,
-    conv_layer_attr=None,
-    bn_param_attr=None,
-    bn_bias_attr=None,
-    bn_layer_attr=None,
-    pool_stride=1,
-    pool_padding=0,
-    pool_layer_attr=None,
+    input: Layer,  # noqa: A002
+    filter_size: int | Sequence[int],
+    num_filters: int,
+    pool_size: int | Sequence[int],
+    name: str | None = None,
+    pool_type: BasePoolingType | None = None,
+    act: BaseActivation | None = None,
+    groups: int = 1,
+    conv_stride: int | Sequence[int] = 1,
+    conv_padding: int | Sequence[int] = 0,
+    conv_bias_attr: ParamAttr | bool | None = None,
+    num_channel: int | None = None,
+    conv_param_attr: ParamAttr | None = None,
+    shared_bias: bool = True,
+    conv_layer_attr: ExtraAttr | None = None,
+    bn_param_attr: ParamAttr | None = None,
+    bn_bias_attr: ParamAttr | bool | None = None,
+    bn_layer_attr: ExtraAttr | None = None,
+    pool_stride: int | Sequence[int] = 1,
+    pool_padding: int | Sequence[int] = 0,
+    pool_layer_attr: ExtraAttr | None = None,
 ) -> Layer:
     """A convolution, batch normalisation, then a pooling:
     ``out = pool(act(BN(conv(x) + b)))``.
@@ -185,18 +186,18 @@ def _per_conv(value: Any, n: int) -> list[Any]:
 
 
 def img_conv_group(
-    input,
-    conv_num_filter,
-    pool_size,
-    num_channels=None,
-    conv_padding=1,  # noqa: A002
-    conv_filter_size=3,
-    conv_act=None,
-    conv_with_batchnorm=False,
-    conv_batchnorm_drop_rate=0,
-    pool_stride=1,
-    pool_type=None,
-    param_attr=None,
+    input: Layer,  # noqa: A002
+    conv_num_filter: Sequence[int],
+    pool_size: int,
+    num_channels: int | None = None,
+    conv_padding: int | Sequence[int] = 1,
+    conv_filter_size: int | Sequence[int] = 3,
+    conv_act: BaseActivation | None = None,
+    conv_with_batchnorm: bool | Sequence[bool] = False,
+    conv_batchnorm_drop_rate: float | Sequence[float] = 0,
+    pool_stride: int = 1,
+    pool_type: BasePoolingType | None = None,
+    param_attr: ParamAttr | None = None,
 ) -> Layer:
     """A VGG block: ``len(conv_num_filter)`` convolutions, then one pooling.
 
@@ -276,14 +277,14 @@ def _vgg_block(
     )
 
 
-def small_vgg(input_image, num_channels, num_classes) -> Layer:
+def small_vgg(input_image: Layer, num_channels: int, num_classes: int) -> Layer:
     """v2's small VGG for 32×32 images (its CIFAR network).
 
-    Four :func:`img_conv_group` blocks of 64, 128, 256 and 512 filters: 2, 2, 3 and 3
-    batch-normed 3×3 convolutions with Relu (each batch norm but the block's last
-    with dropout, 0.3 in the first block and 0.4 in the others), then a 2×2 max
-    pooling of stride 2. Then one more such pooling, dropout 0.5, fc 512 (linear,
-    dropout 0.5), batch norm (Relu) and an fc softmax of ``num_classes``.
+    Four [`img_conv_group`][paddle_lite.networks.img_conv_group] blocks of 64, 128, 256 and 512
+    filters: 2, 2, 3 and 3 batch-normed 3×3 convolutions with Relu (each batch norm but the block's
+    last with dropout, 0.3 in the first block and 0.4 in the others), then a 2×2 max pooling of
+    stride 2. Then one more such pooling, dropout 0.5, fc 512 (linear, dropout 0.5), batch norm
+    (Relu) and an fc softmax of ``num_classes``.
 
     Args:
         input_image: an image layer, or a flat layer with ``num_channels`` (shaped
@@ -313,12 +314,12 @@ def small_vgg(input_image, num_channels, num_classes) -> Layer:
     return fc(input=tmp, size=num_classes, act=Softmax())
 
 
-def vgg_16_network(input_image, num_channels, num_classes=1000) -> Layer:
+def vgg_16_network(input_image: Layer, num_channels: int, num_classes: int = 1000) -> Layer:
     """VGG-16: thirteen 3×3 convolutions, two fc 4096 and a softmax.
 
-    Five :func:`img_conv_group` blocks of 2, 2, 3, 3 and 3 convolutions (64, 128, 256,
-    512 and 512 filters, padding 1, Relu, no batch norm), each ending in a 2×2 max
-    pooling of stride 2; then two fc 4096 (Relu, dropout 0.5) and an fc softmax of
+    Five [`img_conv_group`][paddle_lite.networks.img_conv_group] blocks of 2, 2, 3, 3 and 3
+    convolutions (64, 128, 256, 512 and 512 filters, padding 1, Relu, no batch norm), each ending in
+    a 2×2 max pooling of stride 2; then two fc 4096 (Relu, dropout 0.5) and an fc softmax of
     ``num_classes``.
 
     Args:

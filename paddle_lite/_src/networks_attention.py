@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from paddle_lite._src.activations import SequenceSoftmax, Tanh
+from paddle_lite._src.activations import BaseActivation, SequenceSoftmax, Tanh
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
@@ -36,30 +37,30 @@ def _directions(name, fw, bw, return_seq, last_seq_attr, first_seq_attr, concat_
 
 @_base.layer_function
 def bidirectional_lstm(
-    input,  # noqa: A002
-    size,
-    name=None,
-    return_seq=False,
-    fwd_mat_param_attr=None,
-    fwd_bias_param_attr=None,
-    fwd_inner_param_attr=None,
-    fwd_act=None,
-    fwd_gate_act=None,
-    fwd_state_act=None,
-    fwd_mixed_layer_attr=None,
-    fwd_lstm_cell_attr=None,
-    bwd_mat_param_attr=None,
-    bwd_bias_param_attr=None,
-    bwd_inner_param_attr=None,
-    bwd_act=None,
-    bwd_gate_act=None,
-    bwd_state_act=None,
-    bwd_mixed_layer_attr=None,
-    bwd_lstm_cell_attr=None,
-    last_seq_attr=None,
-    first_seq_attr=None,
-    concat_attr=None,
-    concat_act=None,
+    input: Layer,  # noqa: A002
+    size: int,
+    name: str | None = None,
+    return_seq: bool = False,
+    fwd_mat_param_attr: ParamAttr | None = None,
+    fwd_bias_param_attr: ParamAttr | bool | None = None,
+    fwd_inner_param_attr: ParamAttr | None = None,
+    fwd_act: BaseActivation | None = None,
+    fwd_gate_act: BaseActivation | None = None,
+    fwd_state_act: BaseActivation | None = None,
+    fwd_mixed_layer_attr: ExtraAttr | None = None,
+    fwd_lstm_cell_attr: ExtraAttr | None = None,
+    bwd_mat_param_attr: ParamAttr | None = None,
+    bwd_bias_param_attr: ParamAttr | bool | None = None,
+    bwd_inner_param_attr: ParamAttr | None = None,
+    bwd_act: BaseActivation | None = None,
+    bwd_gate_act: BaseActivation | None = None,
+    bwd_state_act: BaseActivation | None = None,
+    bwd_mixed_layer_attr: ExtraAttr | None = None,
+    bwd_lstm_cell_attr: ExtraAttr | None = None,
+    last_seq_attr: ExtraAttr | None = None,
+    first_seq_attr: ExtraAttr | None = None,
+    concat_attr: ExtraAttr | None = None,
+    concat_act: BaseActivation | None = None,
 ) -> Layer:
     """A forward ``simple_lstm`` ``<name>_fw`` and a reversed one ``<name>_bw``, joined:
     ``out_t = [fw_t, bw_t]`` with ``return_seq``, else ``out = [fw_{len-1}, bw_0]``.
@@ -73,8 +74,8 @@ def bidirectional_lstm(
         name: the output's name and the prefix of the others (default
             ``__bidirectional_lstm_<n>__``).
         return_seq: return the whole sequences instead of their ends.
-        fwd_*: the forward :func:`simple_lstm`'s arguments, prefixed: ``fwd_`` +
-            ``mat_param_attr``, ``bias_param_attr``, ``inner_param_attr``, ``act``,
+        fwd_*: the forward [`simple_lstm`][paddle_lite.networks.simple_lstm]'s arguments, prefixed:
+            ``fwd_`` + ``mat_param_attr``, ``bias_param_attr``, ``inner_param_attr``, ``act``,
             ``gate_act``, ``state_act``, ``mixed_layer_attr``, ``lstm_cell_attr``.
         bwd_*: the same for the backward one.
         last_seq_attr, first_seq_attr: ``Extra`` of the two ends.
@@ -125,34 +126,34 @@ def bidirectional_lstm(
 
 @_base.layer_function
 def bidirectional_gru(
-    input,  # noqa: A002
-    size,
-    name=None,
-    return_seq=False,
-    fwd_mixed_param_attr=None,
-    fwd_mixed_bias_attr=None,
-    fwd_gru_param_attr=None,
-    fwd_gru_bias_attr=None,
-    fwd_act=None,
-    fwd_gate_act=None,
-    fwd_mixed_layer_attr=None,
-    fwd_gru_cell_attr=None,
-    bwd_mixed_param_attr=None,
-    bwd_mixed_bias_attr=None,
-    bwd_gru_param_attr=None,
-    bwd_gru_bias_attr=None,
-    bwd_act=None,
-    bwd_gate_act=None,
-    bwd_mixed_layer_attr=None,
-    bwd_gru_cell_attr=None,
-    last_seq_attr=None,
-    first_seq_attr=None,
-    concat_attr=None,
-    concat_act=None,
+    input: Layer,  # noqa: A002
+    size: int,
+    name: str | None = None,
+    return_seq: bool = False,
+    fwd_mixed_param_attr: ParamAttr | None = None,
+    fwd_mixed_bias_attr: ParamAttr | bool | None = None,
+    fwd_gru_param_attr: ParamAttr | None = None,
+    fwd_gru_bias_attr: ParamAttr | bool | None = None,
+    fwd_act: BaseActivation | None = None,
+    fwd_gate_act: BaseActivation | None = None,
+    fwd_mixed_layer_attr: ExtraAttr | None = None,
+    fwd_gru_cell_attr: ExtraAttr | None = None,
+    bwd_mixed_param_attr: ParamAttr | None = None,
+    bwd_mixed_bias_attr: ParamAttr | bool | None = None,
+    bwd_gru_param_attr: ParamAttr | None = None,
+    bwd_gru_bias_attr: ParamAttr | bool | None = None,
+    bwd_act: BaseActivation | None = None,
+    bwd_gate_act: BaseActivation | None = None,
+    bwd_mixed_layer_attr: ExtraAttr | None = None,
+    bwd_gru_cell_attr: ExtraAttr | None = None,
+    last_seq_attr: ExtraAttr | None = None,
+    first_seq_attr: ExtraAttr | None = None,
+    concat_attr: ExtraAttr | None = None,
+    concat_act: BaseActivation | None = None,
 ) -> Layer:
     """A forward ``simple_gru2`` ``<name>_fw`` and a reversed one ``<name>_bw``, joined:
     ``out_t = [fw_t, bw_t]`` with ``return_seq``, else ``out = [fw_{len-1}, bw_0]``
-    (as :func:`bidirectional_lstm`, with GRUs).
+    (as [`bidirectional_lstm`][paddle_lite.networks.bidirectional_lstm], with GRUs).
 
     Args:
         input: a dense sequence layer.
@@ -160,10 +161,9 @@ def bidirectional_gru(
         name: the output's name and the prefix of the others (default
             ``__bidirectional_gru_<n>__``).
         return_seq: return the whole sequences instead of their ends.
-        fwd_*: the forward :func:`simple_gru2`'s arguments, prefixed: ``fwd_`` +
-            ``mixed_param_attr``, ``mixed_bias_attr``, ``gru_param_attr``,
-            ``gru_bias_attr``, ``act``, ``gate_act``, ``mixed_layer_attr``,
-            ``gru_cell_attr``.
+        fwd_*: the forward [`simple_gru2`][paddle_lite.networks.simple_gru2]'s arguments, prefixed:
+            ``fwd_`` + ``mixed_param_attr``, ``mixed_bias_attr``, ``gru_param_attr``,
+            ``gru_bias_attr``, ``act``, ``gate_act``, ``mixed_layer_attr``, ``gru_cell_attr``.
         bwd_*: the same for the backward one.
         last_seq_attr, first_seq_attr: ``Extra`` of the two ends.
         concat_attr, concat_act: ``Extra`` and activation (default Linear) of the
@@ -227,20 +227,22 @@ def _attend(name: str, scores: Layer, values: Layer, softmax_param_attr: Any) ->
 
 @_base.layer_function
 def simple_attention(
-    encoded_sequence,
-    encoded_proj,
-    decoder_state,
-    transform_param_attr=None,
-    softmax_param_attr=None,
-    weight_act=None,
-    name=None,
+    encoded_sequence: Layer,
+    encoded_proj: Layer,
+    decoder_state: Layer,
+    transform_param_attr: ParamAttr | None = None,
+    softmax_param_attr: ParamAttr | None = None,
+    weight_act: BaseActivation | None = None,
+    name: str | None = None,
 ) -> Layer:
     """Bahdanau attention: a context vector over the encoder's sequence.
 
-    .. math::
-
-        e_j &= v^T f(W s_{t-1} + U h_j), \\qquad a_j = \\frac{\\exp e_j}{\\sum_k \\exp e_k} \\\\
-        c_t &= \\sum_j a_j h_j
+    $$
+    \\begin{aligned}
+    e_j &= v^T f(W s_{t-1} + U h_j), \\qquad a_j = \\frac{\\exp e_j}{\\sum_k \\exp e_k} \\\\
+    c_t &= \\sum_j a_j h_j
+    \\end{aligned}
+    $$
 
     ``h_j`` are the steps of ``encoded_sequence``, ``U h_j`` those of ``encoded_proj``
     (computed once, outside the step), ``s_{t-1}`` is ``decoder_state``, ``f`` is

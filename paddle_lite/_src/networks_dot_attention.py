@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from paddle_lite._src.activations import SequenceSoftmax, Tanh
+from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
@@ -42,14 +43,18 @@ def _weighted_sum(scores: Layer, values: Layer, attr: Any, prefix: str, tail: st
 
 @_base.layer_function
 def dot_product_attention(
-    encoded_sequence, attended_sequence, transformed_state, softmax_param_attr=None, name=None
-):
+    encoded_sequence: Layer,
+    attended_sequence: Layer,
+    transformed_state: Layer,
+    softmax_param_attr: ParamAttr | None = None,
+    name: str | None = None,
+) -> Layer:
     """Attention whose scores are dot products with the decoder state.
 
-    .. math::
-
-        e_j = v \\, (s^T h_j), \\qquad a_j = \\frac{\\exp e_j}{\\sum_k \\exp e_k}, \\qquad
-        c = \\sum_j a_j g_j
+    $$
+    e_j = v \\, (s^T h_j), \\qquad a_j = \\frac{\\exp e_j}{\\sum_k \\exp e_k}, \\qquad
+    c = \\sum_j a_j g_j
+    $$
 
     ``h_j`` are the steps of ``encoded_sequence``, ``g_j`` those of ``attended_sequence``,
     ``s`` is ``transformed_state`` and ``v`` the one weight of ``<name>_softmax`` (no bias).
@@ -110,23 +115,23 @@ def _scores(q: Layer, k: Layer, attention_type: str, name: str, head: int) -> La
 
 @_base.layer_function
 def multi_head_attention(
-    query,
-    key,
-    value,
-    key_proj_size,
-    value_proj_size,
-    head_num,
-    attention_type,
-    softmax_param_attr=None,
-    name=None,
-):
+    query: Layer,
+    key: Layer,
+    value: Layer,
+    key_proj_size: int,
+    value_proj_size: int,
+    head_num: int,
+    attention_type: str,
+    softmax_param_attr: ParamAttr | None = None,
+    name: str | None = None,
+) -> Layer:
     """Multi-head attention (Attention Is All You Need), the heads concatenated.
 
-    .. math::
-
-        Q = q W_q,\\; K_j = k_j W_k,\\; V_j = v_j W_v; \\quad
-        e^{(i)}_j = w_i \\, \\mathrm{score}(Q^{(i)}, K^{(i)}_j), \\quad
-        \\mathrm{head}_i = \\sum_j \\mathrm{softmax}_j(e^{(i)}) V^{(i)}_j
+    $$
+    Q = q W_q,\\; K_j = k_j W_k,\\; V_j = v_j W_v; \\quad
+    e^{(i)}_j = w_i \\, \\mathrm{score}(Q^{(i)}, K^{(i)}_j), \\quad
+    \\mathrm{head}_i = \\sum_j \\mathrm{softmax}_j(e^{(i)}) V^{(i)}_j
+    $$
 
     ``score`` is ``Q·K / sqrt(key_proj_size)`` (``"dot-product attention"``) or
     ``tanh(Q + K)`` summed by the softmax fc (``"additive attention"``); ``X^{(i)}`` is

@@ -1,13 +1,15 @@
 """GRU encoders of v2's ``paddle.networks``: simple_gru and simple_gru2.
 
 Each is a projection ``<name>_transform`` (a mixed layer) followed by a GRU over the
-projected sequence: a :func:`gru_group` for ``simple_gru``, one ``grumemory`` for
+projected sequence: a ``gru_group`` for ``simple_gru``, one ``grumemory`` for
 ``simple_gru2``. Built only from public layer functions, with v2's layer names
 (``<name>_transform``, ``<name>``) so parameter names, and v2 model tars, line up.
 """
 
 from __future__ import annotations
 
+from paddle_lite._src.activations import BaseActivation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.mixed import mixed
@@ -18,22 +20,22 @@ from paddle_lite._src.networks_rnn import gru_group
 
 @_base.layer_function
 def simple_gru(
-    input,  # noqa: A002
-    size,
-    name=None,
-    reverse=False,
-    mixed_param_attr=None,
-    mixed_bias_param_attr=None,
-    mixed_layer_attr=None,
-    gru_bias_attr=None,
-    gru_param_attr=None,
-    act=None,
-    gate_act=None,
-    gru_layer_attr=None,
-    naive=False,
+    input: Layer,  # noqa: A002
+    size: int,
+    name: str | None = None,
+    reverse: bool = False,
+    mixed_param_attr: ParamAttr | None = None,
+    mixed_bias_param_attr: ParamAttr | bool | None = None,
+    mixed_layer_attr: ExtraAttr | None = None,
+    gru_bias_attr: ParamAttr | bool | None = None,
+    gru_param_attr: ParamAttr | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    gru_layer_attr: ExtraAttr | None = None,
+    naive: bool = False,
 ) -> Layer:
-    """A projection ``<name>_transform`` and a :func:`gru_group` (v2's ``simple_gru``;
-    chapter 8's encoder).
+    """A projection ``<name>_transform`` and a [`gru_group`][paddle_lite.networks.gru_group] (v2's
+    ``simple_gru``; chapter 8's encoder).
 
     ``x'_t = x_t W (+ b)``, ``h = gru_group(x')``, with ``W`` ``[input.size, 3·size]``
     (a mixed layer, no bias by default).
@@ -49,7 +51,7 @@ def simple_gru(
             none).
         mixed_layer_attr: ``Extra`` of the projection.
         gru_bias_attr, gru_param_attr, act, gate_act, gru_layer_attr, naive: as
-            :func:`gru_unit`.
+            [`gru_unit`][paddle_lite.networks.gru_unit].
 
     Returns:
         The GRU's output sequence (size ``size``).
@@ -82,21 +84,21 @@ def simple_gru(
 
 @_base.layer_function
 def simple_gru2(
-    input,  # noqa: A002
-    size,
-    name=None,
-    reverse=False,
-    mixed_param_attr=None,
-    mixed_bias_attr=None,
-    gru_param_attr=None,
-    gru_bias_attr=None,
-    act=None,
-    gate_act=None,
-    mixed_layer_attr=None,
-    gru_cell_attr=None,
+    input: Layer,  # noqa: A002
+    size: int,
+    name: str | None = None,
+    reverse: bool = False,
+    mixed_param_attr: ParamAttr | None = None,
+    mixed_bias_attr: ParamAttr | bool | None = None,
+    gru_param_attr: ParamAttr | None = None,
+    gru_bias_attr: ParamAttr | bool | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    mixed_layer_attr: ExtraAttr | None = None,
+    gru_cell_attr: ExtraAttr | None = None,
 ) -> Layer:
-    """:func:`simple_gru` with ``grumemory`` instead of a group (v2's ``simple_gru2``):
-    the same maths, one fused layer.
+    """[`simple_gru`][paddle_lite.networks.simple_gru] with ``grumemory`` instead of a group (v2's
+    ``simple_gru2``): the same maths, one fused layer.
 
     ``x'_t = x_t W (+ b)``, ``h = grumemory(x')``.
 

@@ -9,7 +9,8 @@ model tars, line up.
 
 from __future__ import annotations
 
-from paddle_lite._src.activations import Linear
+from paddle_lite._src.activations import BaseActivation, Linear
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
@@ -34,18 +35,18 @@ def _unit_size(input, size, multiple: int, name: str) -> int:  # noqa: A002, ANN
 
 @_base.layer_function
 def lstmemory_unit(
-    input,  # noqa: A002
-    out_memory=None,
-    name=None,
-    size=None,
-    param_attr=None,
-    act=None,
-    gate_act=None,
-    state_act=None,
-    input_proj_bias_attr=None,
-    input_proj_layer_attr=None,
-    lstm_bias_attr=None,
-    lstm_layer_attr=None,
+    input: Layer,  # noqa: A002
+    out_memory: Layer | None = None,
+    name: str | None = None,
+    size: int | None = None,
+    param_attr: ParamAttr | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    state_act: BaseActivation | None = None,
+    input_proj_bias_attr: ParamAttr | bool | None = None,
+    input_proj_layer_attr: ExtraAttr | None = None,
+    lstm_bias_attr: ParamAttr | bool | None = None,
+    lstm_layer_attr: ExtraAttr | None = None,
 ) -> Layer:
     """One LSTM step for use inside a recurrent group (v2's ``lstmemory_unit``).
 
@@ -53,9 +54,9 @@ def lstmemory_unit(
     ``<name>_input_recurrent`` = ``x_t + h_{t-1} U`` (``U``: ``[H, 4H]``, its ``.w1``);
     then ``lstm_step`` ``<name>`` and ``get_output`` ``<name>_state``:
 
-    .. math::
-
-        [a, i, f, o] = x_t + h_{t-1} U, \\qquad (h_t, c_t) = lstm\\_step([a, i, f, o], c_{t-1})
+    $$
+    [a, i, f, o] = x_t + h_{t-1} U, \\qquad (h_t, c_t) = lstm\\_step([a, i, f, o], c_{t-1})
+    $$
 
     Args:
         input: the step's input, already projected to ``4H`` (``W x_t``).
@@ -110,21 +111,22 @@ def lstmemory_unit(
 
 @_base.layer_function
 def lstmemory_group(
-    input,  # noqa: A002
-    size=None,
-    name=None,
-    out_memory=None,
-    reverse=False,
-    param_attr=None,
-    act=None,
-    gate_act=None,
-    state_act=None,
-    input_proj_bias_attr=None,
-    input_proj_layer_attr=None,
-    lstm_bias_attr=None,
-    lstm_layer_attr=None,
+    input: Layer,  # noqa: A002
+    size: int | None = None,
+    name: str | None = None,
+    out_memory: Layer | None = None,
+    reverse: bool = False,
+    param_attr: ParamAttr | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    state_act: BaseActivation | None = None,
+    input_proj_bias_attr: ParamAttr | bool | None = None,
+    input_proj_layer_attr: ExtraAttr | None = None,
+    lstm_bias_attr: ParamAttr | bool | None = None,
+    lstm_layer_attr: ExtraAttr | None = None,
 ) -> Layer:
-    """An LSTM as a recurrent group of :func:`lstmemory_unit` (v2's ``lstmemory_group``).
+    """An LSTM as a recurrent group of [`lstmemory_unit`][paddle_lite.networks.lstmemory_unit] (v2's
+    ``lstmemory_group``).
 
     Computes what ``lstmemory`` computes (the gate bias comes from
     ``input_proj_bias_attr``; ``lstm_bias_attr`` holds the three peepholes), with every
@@ -135,8 +137,14 @@ def lstmemory_group(
         input: a sequence projected to ``4H``.
         size: ``H`` (default ``input.size / 4``).
         name: default ``__lstm_group_<n>__``.
+        out_memory: a memory to use for ``h_{t-1}`` instead of ``<name>``.
         reverse: run each sequence backwards.
-        The other arguments are those of :func:`lstmemory_unit`.
+        param_attr: as for [`lstmemory_unit`][paddle_lite.networks.lstmemory_unit].
+        act, gate_act, state_act: as for [`lstmemory_unit`][paddle_lite.networks.lstmemory_unit].
+        input_proj_bias_attr, input_proj_layer_attr: as for
+            [`lstmemory_unit`][paddle_lite.networks.lstmemory_unit].
+        lstm_bias_attr, lstm_layer_attr: as for
+            [`lstmemory_unit`][paddle_lite.networks.lstmemory_unit].
 
     Returns:
         The sequence of ``h_t`` (size ``H``), named ``<name>``.
@@ -170,27 +178,29 @@ def lstmemory_group(
 
 @_base.layer_function
 def gru_unit(
-    input,  # noqa: A002
-    memory_boot=None,
-    size=None,
-    name=None,
-    gru_bias_attr=None,
-    gru_param_attr=None,
-    act=None,
-    gate_act=None,
-    gru_layer_attr=None,
-    naive=False,
+    input: Layer,  # noqa: A002
+    memory_boot: Layer | None = None,
+    size: int | None = None,
+    name: str | None = None,
+    gru_bias_attr: ParamAttr | bool | None = None,
+    gru_param_attr: ParamAttr | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    gru_layer_attr: ExtraAttr | None = None,
+    naive: bool = False,
 ) -> Layer:
     """One GRU step for use inside a recurrent group (v2's ``gru_unit``).
 
     A memory ``<name>`` of ``h_{t-1}`` (booted from ``memory_boot`` when given) and a
     ``gru_step`` ``<name>`` (``gru_step_naive`` when ``naive``):
 
-    .. math::
-
-        [z, r] &= gate([x^z, x^r] + b_{zr} + h_{t-1} U_g) \\\\
-        \\tilde h &= act(x^c + b_c + (r \\odot h_{t-1}) U_c) \\\\
-        h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h
+    $$
+    \\begin{aligned}
+    [z, r] &= gate([x^z, x^r] + b_{zr} + h_{t-1} U_g) \\\\
+    \\tilde h &= act(x^c + b_c + (r \\odot h_{t-1}) U_c) \\\\
+    h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h
+    \\end{aligned}
+    $$
 
     Args:
         input: the step's input, already projected to ``3H`` (``[x^z, x^r, x^c]``).
@@ -198,7 +208,7 @@ def gru_unit(
         size: ``H`` (default ``input.size / 3``).
         name: the layer and memory name (default ``__gru_unit_<n>__``).
         gru_bias_attr, gru_param_attr: the bias and recurrent weight of the step
-            (see :func:`~paddle_lite.layer.gru_step`).
+            (see [`gru_step`][paddle_lite.layer.gru_step]).
         act, gate_act: the candidate and gate activations (Tanh, Sigmoid).
         gru_layer_attr: ``Extra`` of the step.
         naive: build the step from mixed layers (``gru_step_naive``).
@@ -233,23 +243,24 @@ def gru_unit(
 
 @_base.layer_function
 def gru_group(
-    input,  # noqa: A002
-    memory_boot=None,
-    size=None,
-    name=None,
-    reverse=False,
-    gru_bias_attr=None,
-    gru_param_attr=None,
-    act=None,
-    gate_act=None,
-    gru_layer_attr=None,
-    naive=False,
+    input: Layer,  # noqa: A002
+    memory_boot: Layer | None = None,
+    size: int | None = None,
+    name: str | None = None,
+    reverse: bool = False,
+    gru_bias_attr: ParamAttr | bool | None = None,
+    gru_param_attr: ParamAttr | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    gru_layer_attr: ExtraAttr | None = None,
+    naive: bool = False,
 ) -> Layer:
-    """A GRU as a recurrent group of :func:`gru_unit` (v2's ``gru_group``).
+    """A GRU as a recurrent group of [`gru_unit`][paddle_lite.networks.gru_unit] (v2's
+    ``gru_group``).
 
-    It computes what ``grumemory`` computes (see :func:`gru_unit` for the step), with
-    every step's layers inside the group ``<name>_recurrent_group``; ``grumemory``
-    is the faster choice when nothing inside the step is needed.
+    It computes what ``grumemory`` computes (see [`gru_unit`][paddle_lite.networks.gru_unit] for the
+    step), with every step's layers inside the group ``<name>_recurrent_group``; ``grumemory`` is
+    the faster choice when nothing inside the step is needed.
 
     Args:
         input: a sequence already projected to ``3H``.
@@ -258,7 +269,7 @@ def gru_group(
         name: the output's name (default ``__gru_group_<n>__``).
         reverse: run each sequence backwards.
         gru_bias_attr, gru_param_attr, act, gate_act, gru_layer_attr, naive: as
-            :func:`gru_unit`.
+            [`gru_unit`][paddle_lite.networks.gru_unit].
 
     Returns:
         The sequence of ``h_t`` (size ``H``), named ``<name>``.

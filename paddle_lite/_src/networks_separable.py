@@ -4,33 +4,37 @@ added to v2's networks in 2018. Built only from public layer functions, with v2'
 
 from __future__ import annotations
 
-from paddle_lite._src.activations import Linear
+from collections.abc import Sequence
+
+from paddle_lite._src.activations import BaseActivation, Linear
+from paddle_lite._src.attrs import ParamAttr
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.conv import img_conv
 
 
 @_base.layer_function
 def img_separable_conv(
-    input,  # noqa: A002
-    num_channels,
-    num_out_channels,
-    filter_size,
-    stride=1,
-    padding=0,
-    depth_multiplier=1,
-    act=None,
-    bias_attr=None,
-    param_attr=None,
-    shared_bias=True,
-    layer_type="exconv",
-    name=None,
-):
+    input: Layer,  # noqa: A002
+    num_channels: int,
+    num_out_channels: int,
+    filter_size: int | Sequence[int],
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    depth_multiplier: int = 1,
+    act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    shared_bias: bool = True,
+    layer_type: str = "exconv",
+    name: str | None = None,
+) -> Layer:
     """A depthwise convolution then a pointwise (1×1) one that mixes the channels.
 
-    .. math::
-
-        d_{c m} = k_{c m} * x_c \\;(\\text{per channel } c,\\ m < \\text{depth\\_multiplier}),
-        \\qquad y_o = \\mathrm{act}\\Big(\\sum_{c m} w_{o, c m}\\, d_{c m} + b_o\\Big)
+    $$
+    d_{c m} = k_{c m} * x_c \\;(\\text{per channel } c,\\ m < \\text{depth\\_multiplier}),
+    \\qquad y_o = \\mathrm{act}\\Big(\\sum_{c m} w_{o, c m}\\, d_{c m} + b_o\\Big)
+    $$
 
     Layers: ``<name>_depthwise_conv`` (``groups=num_channels``,
     ``num_channels · depth_multiplier`` filters, linear, ``layer_type``) and

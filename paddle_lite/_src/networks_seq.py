@@ -3,7 +3,8 @@ functions."""
 
 from __future__ import annotations
 
-from paddle_lite._src.activations import Linear
+from paddle_lite._src.activations import BaseActivation, Linear
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.core import fc
@@ -11,31 +12,32 @@ from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import context_projection, full_matrix_projection
 from paddle_lite._src.layers.recurrent import lstmemory
 from paddle_lite._src.layers.sequence import pooling
+from paddle_lite._src.poolings import BasePoolingType
 
 
 @_base.layer_function
 def simple_lstm(
-    input,  # noqa: A002
-    size,
-    name=None,
-    reverse=False,
-    mat_param_attr=None,
-    bias_param_attr=None,
-    inner_param_attr=None,
-    act=None,
-    gate_act=None,
-    state_act=None,
-    mixed_layer_attr=None,
-    lstm_cell_attr=None,
+    input: Layer,  # noqa: A002
+    size: int,
+    name: str | None = None,
+    reverse: bool = False,
+    mat_param_attr: ParamAttr | None = None,
+    bias_param_attr: ParamAttr | bool | None = None,
+    inner_param_attr: ParamAttr | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    state_act: BaseActivation | None = None,
+    mixed_layer_attr: ExtraAttr | None = None,
+    lstm_cell_attr: ExtraAttr | None = None,
 ) -> Layer:
     """An input projection to 4·size followed by ``lstmemory`` (v2's simple LSTM).
 
-    .. math::
+    $$
+    x'_t = x_t W_x \\quad (\\text{mixed layer } lstm\\_transform\\_<name>,
+    \\text{ no bias}), \\qquad h = lstmemory(x')
+    $$
 
-        x'_t = x_t W_x \\quad (\\text{mixed layer } lstm\\_transform\\_<name>,
-        \\text{ no bias}), \\qquad h = lstmemory(x')
-
-    See :func:`paddle_lite._src.layers.recurrent.lstmemory` for the cell equations
+    See [`lstmemory`][paddle_lite.layer.lstmemory] for the cell equations
     (peepholes included).
 
     Args:
@@ -82,29 +84,29 @@ def simple_lstm(
 
 @_base.layer_function
 def sequence_conv_pool(
-    input,  # noqa: A002
-    context_len,
-    hidden_size,
-    name=None,
-    context_start=None,
-    pool_type=None,
-    context_proj_layer_name=None,
-    context_proj_param_attr=False,
-    fc_layer_name=None,
-    fc_param_attr=None,
-    fc_bias_attr=None,
-    fc_act=None,
-    pool_bias_attr=None,
-    fc_attr=None,
-    context_attr=None,
-    pool_attr=None,
+    input: Layer,  # noqa: A002
+    context_len: int,
+    hidden_size: int,
+    name: str | None = None,
+    context_start: int | None = None,
+    pool_type: BasePoolingType | None = None,
+    context_proj_layer_name: str | None = None,
+    context_proj_param_attr: ParamAttr | None = False,
+    fc_layer_name: str | None = None,
+    fc_param_attr: ParamAttr | None = None,
+    fc_bias_attr: ParamAttr | bool | None = None,
+    fc_act: BaseActivation | None = None,
+    pool_bias_attr: ParamAttr | bool | None = None,
+    fc_attr: ExtraAttr | None = None,
+    context_attr: ExtraAttr | None = None,
+    pool_attr: ExtraAttr | None = None,
 ) -> Layer:
     """A text convolution: context projection → fc → pooling over time (v2's
     ``sequence_conv_pool``, alias ``text_conv_pool``).
 
     ``h_t = fc_act([x_{t+s}, ..., x_{t+s+len-1}] W + b)``, ``out = pool_t h_t``, with
     ``s = context_start`` and ``len = context_len`` (see
-    :func:`~paddle_lite.layer.context_projection` for the window and its padding).
+    [`context_projection`][paddle_lite.layer.context_projection] for the window and its padding).
     Layers: ``<name>_conv_proj`` (a mixed layer of size ``input.size * context_len``
     holding the ``context_projection``), ``<name>_conv_fc`` (an ``fc`` of
     ``hidden_size``) and ``<name>`` (a sequence ``pooling``).

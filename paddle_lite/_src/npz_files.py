@@ -1,10 +1,10 @@
 """Reading ``.npz`` parameter files as data only: sizes checked before any allocation.
 
 ``numpy.load`` trusts a member's header: a corrupt or hostile ``.npy`` header announcing a
-huge shape makes it allocate that array before reading a byte. :class:`NpzReader` parses the
+huge shape makes it allocate that array before reading a byte. ``NpzReader`` parses the
 header itself, refuses object arrays (pickles), checks the declared shape against what the
 caller expects and the member's byte count against the header, and only then reads. Every
-failure is a :class:`ParameterError` naming the member and the file.
+failure is a ``ParameterError`` naming the member and the file.
 
 Example:
     ```python
@@ -157,8 +157,8 @@ class NpzReader:
 
 
 def spec_from_json(text: str, where: str, member: str) -> ParamSpec:
-    """A :class:`ParamSpec` from one JSON entry of the ``member`` array, any malformation a
-    :class:`ParameterError`."""
+    """A ``ParamSpec`` from one JSON entry of the ``member`` array, any malformation a
+    ``ParameterError``."""
     try:
         spec = ParamSpec.from_json(bounded_json.loads(text, where, ParameterError))
         if not isinstance(spec.name, str) or not all(

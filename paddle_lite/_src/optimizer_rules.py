@@ -1,6 +1,6 @@
 """The concrete v2 update rules: Momentum, Adam, Adamax, AdaGrad, DecayedAdaGrad, RMSProp, AdaDelta.
 
-Each is an :class:`~paddle_lite._src.optimizers.Optimizer` that only states its
+Each is an ``Optimizer`` that only states its
 rule: its slot arrays and either ``precondition`` (a per-element rate inside the
 shared momentum form ``v = momentum*v - lr*r*(g + l2*w)``) or ``direct`` (the whole
 step, for Adam and Adamax); the base class builds the optax transformation.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.optimizers import Optimizer
@@ -32,10 +33,7 @@ class Momentum(Optimizer):
         sparse: v2 ``sparse_momentum``: dense momentum evaluated lazily, so even
             ``sparse_update`` parameters then move every row as dense momentum does
             (see ``sparse_rows``).
-        **settings: the shared settings (see :class:`Optimizer`).
-
-    Returns:
-        The update equation.
+        **settings: the shared settings (see [`Optimizer`][paddle_lite.optimizer.Optimizer]).
 
     Example:
         >>> opt = Momentum(momentum=0.9, learning_rate=0.1 / 128)
@@ -53,17 +51,14 @@ class Momentum(Optimizer):
 class Adam(Optimizer):
     """Adam (v2 ``adam``); ignores the schedule and, without L1, the L2 decay.
 
-    Maths (``t`` = 1, 2, ...)::
+    Maths (``t`` = 1, 2, ...):
 
         m = b1*m + (1-b1)*g;  v = b2*v + (1-b2)*g**2
         w -= lr*sqrt(1-b2**t)/(1-b1**t) * m / (sqrt(v) + epsilon)
 
     Args:
         beta1, beta2, epsilon: as above.
-        **settings: the shared settings (see :class:`Optimizer`).
-
-    Returns:
-        The update equation.
+        **settings: the shared settings (see [`Optimizer`][paddle_lite.optimizer.Optimizer]).
 
     Example:
         >>> opt = Adam(learning_rate=1e-3, beta1=0.9)
@@ -81,7 +76,9 @@ class Adam(Optimizer):
         self.beta2 = usual("Adam", "beta2", number("Adam", "beta2", beta2), 0.0, 1.0, _BIAS)
         self.epsilon = number("Adam", "epsilon", epsilon)
 
-    def direct(self, g, slots, step, lr):
+    def direct(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array, lr: jax.Array
+    ) -> tuple[jax.Array, dict[str, jax.Array]]:
         t = (step + 1).astype(jnp.float32)
         alpha = lr * jnp.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
         m = self.beta1 * slots["moment1"] + (1.0 - self.beta1) * g
@@ -97,10 +94,7 @@ class Adamax(Optimizer):
 
     Args:
         beta1, beta2: as above.
-        **settings: the shared settings (see :class:`Optimizer`).
-
-    Returns:
-        The update equation.
+        **settings: the shared settings (see [`Optimizer`][paddle_lite.optimizer.Optimizer]).
 
     Example:
         >>> opt = Adamax(beta1=0.9, beta2=0.999)
@@ -115,7 +109,9 @@ class Adamax(Optimizer):
         self.beta1 = usual("Adamax", "beta1", number("Adamax", "beta1", beta1), 0.0, 1.0, _BIAS)
         self.beta2 = number("Adamax", "beta2", beta2)
 
-    def direct(self, g, slots, step, lr):
+    def direct(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array, lr: jax.Array
+    ) -> tuple[jax.Array, dict[str, jax.Array]]:
         t = (step + 1).astype(jnp.float32)
         m = self.beta1 * slots["moment"] + (1.0 - self.beta1) * g
         u = jnp.maximum(self.beta2 * slots["norm"], jnp.abs(g))
@@ -130,10 +126,7 @@ class AdaGrad(Optimizer):
     w += v``.
 
     Args:
-        **settings: the shared settings (see :class:`Optimizer`).
-
-    Returns:
-        The update equation.
+        **settings: the shared settings (see [`Optimizer`][paddle_lite.optimizer.Optimizer]).
 
     Example:
         >>> opt = AdaGrad(learning_rate=3e-3, regularization=regularizers.L2Regularization(8e-4))
@@ -145,11 +138,13 @@ class AdaGrad(Optimizer):
     sparse_rows = True
     epsilon = 1e-6
 
-    def precondition(self, g, slots, step):
+    def precondition(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array
+    ) -> tuple[jax.Array | None, dict[str, jax.Array]]:
         total = slots["sum_sq"] + g * g
         return 1.0 / jnp.sqrt(total + self.epsilon), {"sum_sq": total}
 
-    def current_rate(self, slots):
+    def current_rate(self, slots: dict[str, jax.Array]) -> jax.Array:
         """The per-element rate of the last update (v2's learning-rate vector)."""
         return 1.0 / jnp.sqrt(slots["sum_sq"] + self.epsilon)
 
@@ -178,10 +173,7 @@ class DecayedAdaGrad(_Decayed):
 
     Args:
         rho, epsilon: as above.
-        **settings: the shared settings (see :class:`Optimizer`).
-
-    Returns:
-        The update equation.
+        **settings: the shared settings (see [`Optimizer`][paddle_lite.optimizer.Optimizer]).
 
     Example:
         >>> opt = DecayedAdaGrad(rho=0.95, epsilon=1e-6)
@@ -191,11 +183,13 @@ class DecayedAdaGrad(_Decayed):
     sparse_rows = True
     decayed_slots = ("mean_sq",)
 
-    def precondition(self, g, slots, step):
+    def precondition(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array
+    ) -> tuple[jax.Array | None, dict[str, jax.Array]]:
         mean_sq = self._mean_sq(slots["mean_sq"], g, step)
         return self.current_rate({"mean_sq": mean_sq}), {"mean_sq": mean_sq}
 
-    def current_rate(self, slots):
+    def current_rate(self, slots: dict[str, jax.Array]) -> jax.Array:
         """The per-element rate of the last update (v2's learning-rate vector)."""
         return 1.0 / jnp.sqrt(slots["mean_sq"] + self.epsilon)
 
@@ -209,10 +203,7 @@ class RMSProp(_Decayed):
 
     Args:
         rho, epsilon: as above.
-        **settings: the shared settings (see :class:`Optimizer`).
-
-    Returns:
-        The update equation.
+        **settings: the shared settings (see [`Optimizer`][paddle_lite.optimizer.Optimizer]).
 
     Example:
         >>> opt = RMSProp(learning_rate=1e-3, rho=0.95)
@@ -222,14 +213,16 @@ class RMSProp(_Decayed):
     sparse_rows = True
     decayed_slots = ("mean_sq", "mean")
 
-    def precondition(self, g, slots, step):
+    def precondition(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array
+    ) -> tuple[jax.Array | None, dict[str, jax.Array]]:
         new = {
             "mean_sq": self._mean_sq(slots["mean_sq"], g, step),
             "mean": self.rho * slots["mean"] + (1.0 - self.rho) * g,
         }
         return self.current_rate(new), new
 
-    def current_rate(self, slots):
+    def current_rate(self, slots: dict[str, jax.Array]) -> jax.Array:
         """The per-element rate of the last update (v2's learning-rate vector)."""
         return 1.0 / jnp.sqrt(slots["mean_sq"] - slots["mean"] ** 2 + self.epsilon)
 
@@ -242,10 +235,7 @@ class AdaDelta(_Decayed):
 
     Args:
         rho, epsilon: as above.
-        **settings: the shared settings (see :class:`Optimizer`).
-
-    Returns:
-        The update equation.
+        **settings: the shared settings (see [`Optimizer`][paddle_lite.optimizer.Optimizer]).
 
     Example:
         >>> opt = AdaDelta(learning_rate=1.0, rho=0.95)
@@ -253,7 +243,9 @@ class AdaDelta(_Decayed):
 
     slot_names = ("mean_sq", "mean_sq_delta")
 
-    def precondition(self, g, slots, step):
+    def precondition(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array
+    ) -> tuple[jax.Array | None, dict[str, jax.Array]]:
         mean_sq = self.rho * slots["mean_sq"] + (1.0 - self.rho) * g * g
         rate = jnp.sqrt((slots["mean_sq_delta"] + self.epsilon) / (mean_sq + self.epsilon))
         step_sq = (g * rate) ** 2

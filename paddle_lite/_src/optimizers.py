@@ -1,7 +1,7 @@
 """v2 optimizers (``paddle.optimizer``) as optax gradient transformations.
 
 An optimizer object holds v2's global settings; ``to_optax(specs, frozen)`` turns it
-into an ``optax.GradientTransformationExtraArgs`` for a dict of named parameters::
+into an ``optax.GradientTransformationExtraArgs`` for a dict of named parameters:
 
     chain(clip gradients, v2 update rule [+ L1/L2 regularizer], model average)
 
@@ -10,7 +10,7 @@ names in ``frozen`` get an update of exactly ``-0.0`` (``w + -0.0`` is ``w`` bit
 bit) and no optimizer state. ``update`` takes the extra keyword arguments
 ``batch_size`` (samples in this batch) and ``pass_id`` (traced int scalars).
 
-Per parameter (from its ``ParamSpec``; ``None`` or 0 means "use the global value")::
+Per parameter (from its ``ParamSpec``; ``None`` or 0 means "use the global value"):
 
     lr       = global lr * spec.learning_rate * schedule(n, pass_id)
     momentum = spec.momentum       or the optimizer's momentum (Momentum only; else 0)
@@ -25,7 +25,7 @@ Adam and Adamax ignore the schedule (constant ``learning_rate``); Adam and Adama
 ignore L2 decay unless L1 is also set (then both act through the regularizer). As v2
 did, a parameter with both momentum and L1 decay is refused (``OptimizerConfigError``).
 
-This module holds the :class:`Optimizer` base and the shared machinery; the concrete
+This module holds the ``Optimizer`` base and the shared machinery; the concrete
 rules (``Momentum``, ``Adam`` ...) are in ``optimizer_rules``.
 """
 
@@ -37,6 +37,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+import jax
 import jax.numpy as jnp
 import optax
 
@@ -95,20 +96,27 @@ class Optimizer:
     """Base of the v2 optimizers; holds the v1 ``settings`` shared by all of them.
 
     Args:
-        learning_rate: global learning rate (v2 default 1e-3).
-        learning_rate_decay_a: the schedule's ``a`` (see ``lr_schedules``).
-        learning_rate_decay_b: the schedule's ``b``.
-        learning_rate_schedule: the schedule's name (``"constant"``, ``"discexp"`` ...).
-        learning_rate_args: the ``"manual"`` / ``"pass_manual"`` schedule's segments.
-        regularization: ``L2Regularization``/``L1Regularization`` or a list of them.
-        model_average: a ``ModelAverage``.
-        gradient_clipping_threshold: global elementwise gradient clip (None/0: off).
-        is_async, async_lagged_grad_discard_ratio: accepted; training is local.
-        batch_size: accepted and ignored, as in v2.
+        **settings: the settings below, by keyword.
 
-    Returns:
-        An update equation for ``paddle.trainer.SGD``; ``to_optax`` builds the
-        transformation, ``average_params`` reads the model average.
+    Other Parameters:
+        learning_rate (float): global learning rate (v2 default 1e-3).
+        learning_rate_decay_a (float): the schedule's ``a`` (default 0).
+        learning_rate_decay_b (float): the schedule's ``b`` (default 0).
+        learning_rate_schedule (str): the schedule's name: ``"poly"`` (default),
+            ``"caffe_poly"``, ``"constant"``, ``"exp"``, ``"discexp"``, ``"linear"``,
+            ``"manual"`` or ``"pass_manual"``.
+        learning_rate_args (str): the ``"manual"`` / ``"pass_manual"`` schedule's
+            segments.
+        regularization (L2Regularization | L1Regularization | list): weight decay.
+        model_average (ModelAverage): averaged parameters for testing and inference.
+        gradient_clipping_threshold (float): global elementwise gradient clip (None/0:
+            off).
+        is_async (bool): accepted; training is local.
+        async_lagged_grad_discard_ratio (float): accepted; training is local.
+        batch_size (int): accepted and ignored, as in v2.
+
+    An optimizer is the ``update_equation`` of ``paddle.trainer.SGD``; ``to_optax``
+    builds its transformation, ``average_params`` reads the model average.
     """
 
     slot_names: tuple[str, ...] = ()
@@ -238,7 +246,8 @@ class Optimizer:
 
     @property
     def averages(self) -> bool:
-        """Whether :meth:`average_params` averages (a ``ModelAverage`` with a window)."""
+        """Whether [`average_params`][paddle_lite.optimizer.Optimizer.average_params] averages (a
+        ``ModelAverage`` with a window)."""
         return self.model_average is not None and self.model_average.average_window > 0
 
     def average_params(self, state: Any, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -293,15 +302,27 @@ class Optimizer:
         velocity = ("velocity",) if self.momentum_form and hyper.momentum != 0 else ()
         return self.slot_names + velocity
 
-    def precondition(self, g, slots, step):
+    def precondition(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array
+    ) -> tuple[jax.Array | None, dict[str, jax.Array]]:
         """Per-element rate ``r`` of ``v = momentum*v - lr*r*(g + l2*w)``; None is 1."""
         return None, {}
 
-    def direct(self, g, slots, step, lr):
+    def direct(
+        self, g: jax.Array, slots: dict[str, jax.Array], step: jax.Array, lr: jax.Array
+    ) -> tuple[jax.Array, dict[str, jax.Array]]:
         """The whole step of rules outside the momentum form (Adam, Adamax)."""
         raise NotImplementedError
 
-    def param_update(self, g, w, slots, lr, h: ParamHyper, step):
+    def param_update(
+        self,
+        g: jax.Array,
+        w: jax.Array,
+        slots: dict[str, jax.Array],
+        lr: jax.Array,
+        h: ParamHyper,
+        step: jax.Array,
+    ) -> tuple[jax.Array, dict[str, jax.Array]]:
         """One parameter's delta and new slots (v2 rule, then the L1 regularizer)."""
         decay = 0.0 if h.l1 > 0 else h.l2
         rate = None

@@ -1,7 +1,7 @@
 """Parameter sets: ``create`` over topologies, the v2 ``Parameters`` API, tar and npz I/O.
 
-A :class:`Parameters` maps parameter names (in creation order) to float32 arrays
-and keeps the :class:`ParamSpec` of each. :func:`create` derives one from one or
+A ``Parameters`` maps parameter names (in creation order) to float32 arrays
+and keeps the ``ParamSpec`` of each. ``create`` derives one from one or
 more topologies: equal names share one array, conflicting declarations are an
 error naming both layers, and values are initialised at once, deterministically
 from a seed and the parameter's name (so building layers in another order gives
@@ -59,14 +59,15 @@ def create(layers: Any, seed: int | None = None) -> Parameters:
     """The parameters of one or several networks, initialised.
 
     Args:
-        layers: an output layer, a :class:`Topology`, or a list of layers and/or
-            topologies (several networks, e.g. a GAN's generator and discriminator,
-            whose layers share parameters by ``Param(name=...)``).
+        layers: an output layer, a [`Topology`][paddle_lite.topology.Topology], or a list of layers
+            and/or topologies (several networks, e.g. a GAN's generator and discriminator, whose
+            layers share parameters by ``Param(name=...)``).
         seed: the initialisation seed (default: ``paddle.init(seed=...)``, else 0).
             Each value depends only on the seed and the parameter's name.
 
     Returns:
-        A :class:`Parameters` holding every parameter in creation order.
+        A [`Parameters`][paddle_lite.parameters.Parameters] holding every parameter in creation
+        order.
 
     Example:
         ```python
@@ -145,7 +146,8 @@ class Parameters:
 
     def attach(self, pull: Callable[[], None]) -> None:
         """A trainer now holds newer values on the device: ``pull()`` (which stores them
-        here with :meth:`receive`) runs before every read of this set."""
+        here with [`receive`][paddle_lite.parameters.Parameters.receive]) runs before every read of
+        this set."""
         self._pull = pull
 
     def detach(self) -> None:
@@ -172,7 +174,8 @@ class Parameters:
 
     def receive(self, values: Mapping[str, np.ndarray]) -> None:
         """Store values the holder pulled from the device (not a host-side write:
-        :attr:`version` does not change). The arrays are kept as given."""
+        [`version`][paddle_lite.parameters.Parameters.version] does not change). The arrays are kept
+        as given."""
         self._values.update(values)
 
     def cache(self, what: str) -> dict[Any, Any]:
@@ -229,12 +232,12 @@ class Parameters:
         return tuple(self._specs[key].shape)
 
     def spec(self, name: str) -> ParamSpec:
-        """The :class:`ParamSpec` of parameter ``name``."""
+        """The ``ParamSpec`` of parameter ``name``."""
         self.get_shape(name)
         return self._specs[name]
 
     def specs(self) -> list[ParamSpec]:
-        """Every :class:`ParamSpec`, in creation order."""
+        """Every ``ParamSpec``, in creation order."""
         return list(self._specs.values())
 
     @property
@@ -251,7 +254,7 @@ class Parameters:
         """Add a parameter (v2 ``__append_config__``), initialised unless ``value`` is given.
 
         Args:
-            spec: its :class:`ParamSpec` (or a decoded ``ParameterConfig``).
+            spec: its ``ParamSpec`` (or a decoded ``ParameterConfig``).
             value: an ndarray of ``spec.shape``; ``None`` initialises it from the seed.
         """
         if isinstance(spec, proto.ParameterConfig):
@@ -293,8 +296,9 @@ class Parameters:
         return np.zeros(shape, np.float32) if grad is None else np.array(grad).reshape(shape)
 
     def gradients_from(self, source: Callable[[str], Any] | None) -> None:
-        """``source(name)`` (an array, or None) answers :meth:`get_grad` until reset
-        with None (the trainer sets it while an ``EndForwardBackward`` is handled)."""
+        """``source(name)`` (an array, or None) answers
+        [`get_grad`][paddle_lite.parameters.Parameters.get_grad] until reset with None (the trainer
+        sets it while an ``EndForwardBackward`` is handled)."""
         self._grad_source = source
 
     @api_boundary
@@ -311,7 +315,8 @@ class Parameters:
 
     @api_boundary
     def update(self, values: Mapping[str, Any]) -> None:
-        """:meth:`set` several parameters; nothing changes when one value is refused."""
+        """[`set`][paddle_lite.parameters.Parameters.set] several parameters; nothing changes when
+        one value is refused."""
         self._write({name: self._checked(name, value) for name, value in values.items()})
 
     def _checked(self, key: str, value: Any) -> np.ndarray:
@@ -342,7 +347,8 @@ class Parameters:
 
     @api_boundary
     def deserialize(self, name: str, f: IO[bytes]) -> None:
-        """Read parameter ``name`` from the v2 binary format written by :meth:`serialize`."""
+        """Read parameter ``name`` from the v2 binary format written by
+        [`serialize`][paddle_lite.parameters.Parameters.serialize]."""
         self._write({name: _read_values(name, self.get_shape(name), f)})
 
     # tar ---------------------------------------------------------------------------
@@ -350,8 +356,9 @@ class Parameters:
     def to_tar(self, f: Any) -> None:
         """Write every parameter as a v2 tar (``f``: a binary file object or a path).
 
-        Per parameter, in order: a member ``<name>`` (:meth:`serialize` bytes) and a
-        member ``<name>.protobuf`` (its ``ParameterConfig``); PaddlePaddle v2 reads it.
+        Per parameter, in order: a member ``<name>``
+        ([`serialize`][paddle_lite.parameters.Parameters.serialize] bytes) and a member
+        ``<name>.protobuf`` (its ``ParameterConfig``); PaddlePaddle v2 reads it.
         """
 
         values = self._snapshot()
@@ -442,9 +449,9 @@ class Parameters:
     @staticmethod
     @api_boundary
     def load_npz(f: Any) -> Parameters:
-        """The parameters saved by :meth:`save_npz`, read as data only: nothing is
-        unpickled, and each array's header is checked against its spec and its byte
-        count before the array is allocated."""
+        """The parameters saved by [`save_npz`][paddle_lite.parameters.Parameters.save_npz], read as
+        data only: nothing is unpickled, and each array's header is checked against its spec and its
+        byte count before the array is allocated."""
         params = Parameters()
         with NpzReader(f) as npz:
             if SPECS_MEMBER not in npz.names():
@@ -462,5 +469,5 @@ class Parameters:
 
 
 def _member_bytes(value: np.ndarray) -> bytes:
-    """A parameter's :meth:`Parameters.serialize` bytes: the 16-byte header and values."""
+    """A parameter's ``Parameters.serialize`` bytes: the 16-byte header and values."""
     return HEADER.pack(0, 4, value.size) + value.astype("<f4").tobytes()

@@ -3,7 +3,7 @@
 The C unpickler trusts the numbers in its input: ``LONG_BINPUT`` with index ``2**27``
 grows the memo to that many slots (about 2 GB for a 9-byte file), a ``GET`` of an index
 never stored raises a raw ``KeyError``, and extension codes or persistent ids reach
-machinery a data file has no business with. :func:`check_opcodes` walks the opcodes with
+machinery a data file has no business with. ``check_opcodes`` walks the opcodes with
 ``pickletools``' opcode table and argument readers (which parse, never execute, and read no
 more bytes than are present; a protocol-0 ``STRING`` is read as raw bytes, since
 ``pickletools.genops`` fails on the escaped binary data Python 2 wrote there) and refuses,

@@ -173,7 +173,7 @@ class Ploter:
 
 def live(event_handler: Any, every: int = 10, redraw: int = 100, title: str = "Train cost"):
     """``event_handler`` wrapped to also draw the training cost live and show a progress
-    bar (:func:`paddle.event.progress`): the cost of every ``every``-th batch joins the
+    bar ([`progress`][paddle_lite.event.progress]): the cost of every ``every``-th batch joins the
     line ``title``, the figure is redrawn every ``redraw`` batches and at each pass end
     (in Jupyter in place; elsewhere into a temporary PNG, see ``Ploter``), then
     ``event_handler`` sees the event.

@@ -26,7 +26,7 @@ _MATMUL = {"float32": "highest", "tf32": "default", "bfloat16": "default"}
 
 
 def check(precision: Any) -> str:
-    """``precision`` if it is one of :data:`PRECISIONS`, else a :class:`ConfigError`."""
+    """``precision`` if it is one of ``PRECISIONS``, else a ``ConfigError``."""
     if precision not in PRECISIONS:
         raise ConfigError(
             f"precision must be one of {list(PRECISIONS)}; received {precision!r}. "

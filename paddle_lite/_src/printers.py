@@ -1,6 +1,6 @@
 """Debug printers: v2's ``paddle.layer.printer`` and the ``paddle.evaluator`` printers.
 
-A printer is an :class:`~paddle_lite._src.evaluators.Evaluator` with no metric: it is
+A printer is an ``Evaluator`` with no metric: it is
 declared in the current naming scope (as v2 added a print layer or printer evaluator
 to its global config), a trainer picks it up when all its inputs are in the trained
 topology, and every training or test batch it prints the values of its inputs to
@@ -104,7 +104,11 @@ def _render_print(ev: Printer, rows: list[np.ndarray]) -> str:
 
 
 @_base.layer_function
-def printer(input, format=None, name=None):  # noqa: A002
+def printer(
+    input: Layer | Sequence[Layer],  # noqa: A002
+    format: str | None = None,  # noqa: A002
+    name: str | None = None,
+) -> None:
     """Print the values of ``input`` (a layer or a list) every batch, for debugging.
 
     As in v2 the printer is not a layer: it returns None, cannot feed other layers,
@@ -144,7 +148,7 @@ def _render_value(ev: Printer, rows: list[np.ndarray]) -> str:
     )
 
 
-def value_printer(input, name=None):  # noqa: A002
+def value_printer(input: Layer, name: str | None = None) -> Evaluator:  # noqa: A002
     """Print the values of ``input`` (a layer or a list) every batch (v2's
     ``value_printer_evaluator``).
 
@@ -164,7 +168,11 @@ def _render_maxid(ev: Printer, rows: list[np.ndarray]) -> str:
     return "\n".join(lines)
 
 
-def maxid_printer(input, num_results=None, name=None):  # noqa: A002
+def maxid_printer(
+    input: Layer,  # noqa: A002
+    num_results: int | None = None,
+    name: str | None = None,
+) -> Evaluator:
     """Print, per row, the ids of the ``num_results`` largest values (default 1).
 
     Example:
@@ -176,7 +184,11 @@ def maxid_printer(input, num_results=None, name=None):  # noqa: A002
     _declare(name, inputs, _render_maxid, num_results=k)
 
 
-def maxframe_printer(input, num_results=None, name=None):  # noqa: A002
+def maxframe_printer(
+    input: Layer,  # noqa: A002
+    num_results: int | None = None,
+    name: str | None = None,
+) -> Evaluator:
     """Print, per sequence of a size-1 sequence layer, the positions of its
     ``num_results`` largest frames (default 1).
 
@@ -205,7 +217,12 @@ def _render_error(ev: Printer, rows: list[np.ndarray]) -> str:
     return f"{ev.name}: errors=\n{wrong}"
 
 
-def classification_error_printer(input, label, threshold=0.5, name=None):  # noqa: A002
+def classification_error_printer(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    threshold: float = 0.5,
+    name: str | None = None,
+) -> Evaluator:
     """Print, per row, 1 where the prediction (argmax, or ``value > threshold`` for a
     size-1 input) differs from ``label`` and 0 where it agrees.
 
@@ -265,7 +282,14 @@ def _token(words: tuple[str, ...], token: int, ev: Printer) -> str:
     return words[token]
 
 
-def seqtext_printer(input, result_file, id_input=None, dict_file=None, delimited=None, name=None):  # noqa: A002
+def seqtext_printer(
+    input: Layer,  # noqa: A002
+    result_file: str,
+    id_input: Layer | None = None,
+    dict_file: str | None = None,
+    delimited: bool | None = None,
+    name: str | None = None,
+) -> Evaluator:
     """Write id sequences as text to ``result_file`` every batch (v2's
     ``seqtext_printer_evaluator``), e.g. the words a model predicts.
 
@@ -371,7 +395,7 @@ def _matrix(rows: np.ndarray) -> str:
     return np.array2string(rows.reshape(len(rows), -1), threshold=1 << 30)
 
 
-def gradient_printer(input, name=None):  # noqa: A002
+def gradient_printer(input: Layer, name: str | None = None) -> Evaluator:  # noqa: A002
     """Print, every training batch, the gradient of the cost with respect to the
     output of each layer in ``input`` (v2's ``gradient_printer_evaluator``): one row
     per sample, or per step of a sequence (then also the sequences' start positions).

@@ -2,7 +2,7 @@
 
 Every parameter of a v2 tar has a ``<name>.protobuf`` member holding a serialized
 ``ParameterConfig`` (Paddle's ``ParameterConfig.proto``). This module encodes and
-decodes that message by hand and converts it to and from :class:`ParamSpec`.
+decodes that message by hand and converts it to and from ``ParamSpec``.
 
 The wire format itself is in ``proto_wire``. Decoding skips unknown fields of any
 wire type (groups included); encoding writes the set fields in field-number order, as
@@ -88,7 +88,7 @@ class ParameterConfig:
 
     ``dims`` is the repeated ``dims`` field and ``update_hooks`` the raw bytes of
     each ``ParameterUpdaterHookConfig`` sub-message (kept, not interpreted).
-    Use :meth:`value` to read a field with proto2's default filled in.
+    Use ``value`` to read a field with proto2's default filled in.
     """
 
     name: str | None = None
@@ -176,7 +176,7 @@ def decode(data: bytes) -> ParameterConfig:
         data: the message bytes (a ``<name>.protobuf`` tar member).
 
     Returns:
-        The :class:`ParameterConfig`; raises :class:`ParameterError` when the bytes
+        The ``ParameterConfig``; raises ``ParameterError`` when the bytes
         are malformed or the required ``name``/``size`` are missing.
     """
     reader = WireReader(data)
@@ -280,7 +280,7 @@ def _unset_if_zero(value: float | None) -> float | None:
 
 
 def to_spec(config: ParameterConfig) -> ParamSpec:
-    """The :class:`ParamSpec` a ``ParameterConfig`` describes (owner and role empty).
+    """The ``ParamSpec`` a ``ParameterConfig`` describes (owner and role empty).
 
     The shape is ``dims``, or ``(1, size)`` when there are none; 0 for momentum,
     decay rates and clipping threshold means "unset" (``None``), as in v2.

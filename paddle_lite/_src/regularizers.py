@@ -11,7 +11,7 @@ v2 applies decay on the parameter, never through the cost. Without L1 the L2 dec
 is part of the update rule (``g + decay*w``, see ``optimizers``). With L1 (v2's
 ``OptimizerWithRegularizer``) the rule runs without decay and then, with
 ``eta = lr * lr_param`` (times the rule's per-element rate for AdaGrad, AdaDelta,
-RMSProp and DecayedAdaGrad)::
+RMSProp and DecayedAdaGrad):
 
     w = sign(w) * max(|w| - eta*l1, 0)     # apply_l1
     w = w / (1 + eta*l2)                   # apply_l2
@@ -58,7 +58,7 @@ def number(owner: str, name: str, value: Any, minimum: float | None = None) -> f
 def usual(
     owner: str, name: str, value: float, low: float, high: float, why: str, stacklevel: int = 3
 ) -> float:
-    """``value``; an :class:`OptimizerWarning` when it is outside ``[low, high)`` (v2
+    """``value``; an ``OptimizerWarning`` when it is outside ``[low, high)`` (v2
     accepted any number; ``why`` says what such a value does)."""
     if not low <= value < high:
         warnings.warn(
@@ -80,8 +80,7 @@ class L2Regularization:
     Args:
         rate: decay per batch relative to the learning rate (``>= 0``).
 
-    Returns:
-        A settings object passed as ``regularization=`` to an optimizer.
+    Pass it to an optimizer as ``regularization=``.
 
     Example:
         >>> reg = L2Regularization(rate=8e-4)
@@ -107,8 +106,7 @@ class L1Regularization:
     Args:
         rate: threshold per batch relative to the learning rate (``>= 0``).
 
-    Returns:
-        A settings object passed as ``regularization=`` to an optimizer.
+    Pass it to an optimizer as ``regularization=``.
 
     Example:
         >>> L1Regularization(rate=1e-5).decay_rate_l1
@@ -167,9 +165,8 @@ class ModelAverage:
         max_average_window: largest window in batches (default: the last pass's).
         do_average_in_cpu: accepted for v2 compatibility; ignored.
 
-    Returns:
-        A settings object passed as ``model_average=`` to an optimizer; read the
-        averages with ``optimizer.average_params(state, params)``.
+    Pass it to an optimizer as ``model_average=``; read the averages with
+    ``optimizer.average_params(state, params)``.
 
     Example:
         >>> ModelAverage(average_window=0.5, max_average_window=10000).average_window
@@ -203,7 +200,7 @@ class ModelAverage:
 
 
 class ModelAverageState(NamedTuple):
-    """Counters (int32 scalars) and per-parameter sums of :func:`model_average`."""
+    """Counters (int32 scalars) and per-parameter sums of ``model_average``."""
 
     num_updates: jnp.ndarray
     num_accumulates: jnp.ndarray
@@ -240,7 +237,7 @@ def _window_full(state: ModelAverageState, average_window: float) -> jnp.ndarray
 
 
 def model_average(average: ModelAverage) -> optax.GradientTransformationExtraArgs:
-    """The optax transformation behind :class:`ModelAverage`.
+    """The optax transformation behind ``ModelAverage``.
 
     It passes ``updates`` through unchanged and adds ``params + updates`` (the new
     values) to its sums; put it last in a chain. ``update`` takes the extra keyword
@@ -251,7 +248,7 @@ def model_average(average: ModelAverage) -> optax.GradientTransformationExtraArg
 
     Returns:
         An ``optax.GradientTransformationExtraArgs`` whose state is a
-        :class:`ModelAverageState`.
+        ``ModelAverageState``.
 
     Example:
         >>> tx = model_average(ModelAverage(0.5))
@@ -304,7 +301,7 @@ def averaged_params(state: ModelAverageState, params: dict[str, Any]) -> dict[st
     update, keep their current values. Pure jax (jit-able).
 
     Args:
-        state: a :class:`ModelAverageState`.
+        state: a ``ModelAverageState``.
         params: the current parameters, ``{name: array}``.
 
     Returns:

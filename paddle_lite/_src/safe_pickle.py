@@ -3,9 +3,9 @@
 v2's Python 2 stored data as pickles: CIFAR batches, ``dataset.common.convert``'s RecordIO
 records (``cPickle.dumps(sample)``, protocol 0) and whatever a program wrote with protocol 2.
 Loading a pickle can call any importable function, so paddle_lite never calls
-``pickle.loads`` on a file. :func:`load_plain` first walks the opcodes
+``pickle.loads`` on a file. ``load_plain`` first walks the opcodes
 (``pickle_check.check_opcodes``: protocols 0-2 only, memo indexes within the input), then
-unpickles with :class:`RestrictedUnpickler`, whose ``find_class`` serves only the helpers
+unpickles with ``RestrictedUnpickler``, whose ``find_class`` serves only the helpers
 numpy's own pickles name (``numpy.core.multiarray._reconstruct`` and ``scalar``,
 ``numpy.ndarray``, ``numpy.dtype`` for bool and numeric dtypes, and ``_codecs.encode``, which
 Python 3 uses for bytes in protocol 2). Tuples, lists, dicts, numbers, bool, None and strings
@@ -15,7 +15,7 @@ A Python 2 ``str`` is a byte string: it reads back as ``bytes`` (a ``unicode`` r
 ``str``), as the CIFAR and inference-file readers read them. The bytes are kept exactly, so
 ``value.decode("utf-8")`` recovers text that v2 stored as UTF-8.
 
-:func:`dumps_plain` writes the other way: a protocol-2 pickle of plain values and numeric
+``dumps_plain`` writes the other way: a protocol-2 pickle of plain values and numeric
 numpy arrays in the form Python 2's numpy wrote them (``numpy.core.multiarray._reconstruct``,
 a byte-string dtype and data), so that v2's own readers load it too; Python 3's pickler
 would name ``numpy._core``, which Python 2's numpy cannot import. ``str`` is written as a
@@ -67,7 +67,7 @@ def numpy_globals() -> dict[tuple[str, str], object]:
 
 
 class RefusedGlobal(pickle.UnpicklingError):
-    """A pickle named a global outside :func:`numpy_globals`."""
+    """A pickle named a global outside ``numpy_globals``."""
 
 
 class RestrictedUnpickler(pickle.Unpickler):
@@ -85,7 +85,7 @@ class RestrictedUnpickler(pickle.Unpickler):
         self._allowed = numpy_globals()
 
     def find_class(self, module: str, name: str) -> Any:
-        """The allowed numpy helper, or :meth:`refusal` raised."""
+        """The allowed numpy helper, or ``refusal`` raised."""
         found = self._allowed.get((module, name))
         if found is None:
             raise self.refusal(module, name)
@@ -207,7 +207,7 @@ def _plain(value: Any, where: str) -> bytes:
 
 
 def dumps_plain(value: Any, where: str = "the sample") -> bytes:
-    """A protocol-2 pickle of ``value`` that Python 2 (v2) and :func:`load_plain` both read.
+    """A protocol-2 pickle of ``value`` that Python 2 (v2) and ``load_plain`` both read.
 
     Args:
       value: None, bool, int, float, str, bytes, lists, tuples, dicts and bool or numeric

@@ -2,9 +2,9 @@
 
 ``recurrent_group`` and ``beam_search`` call the user's step function once, when the
 network is defined, with placeholder layers. What the step builds is a
-:class:`StepGraph`: the inner layers in topological order, which placeholder stands
+``StepGraph``: the inner layers in topological order, which placeholder stands
 for which group input, which memory holds the previous value of which inner layer,
-and which inner layers are the step's outputs. :func:`run_step` computes one time
+and which inner layers are the step's outputs. ``run_step`` computes one time
 step of it; the group kinds wrap that in a ``lax.scan`` or a ``lax.while_loop``.
 
 Placeholders are layers of kind ``scatter_agent`` (one step of a sequence input),

@@ -4,7 +4,7 @@ A step layer that no memory depends on does not have to run inside the loop. If 
 only reads per-step values (an in-link's step, or an inner layer's output at that
 step) and treats each sample alike (a per-row layer, no randomness, no batch
 statistics), it gives the same values when it runs once, after the scan, over every
-step's values stacked on the batch axis. That is what :func:`tail_nodes` picks.
+step's values stacked on the batch axis. That is what ``tail_nodes`` picks.
 
 Running it there turns ``T`` small products inside the loop into one large one, and,
 above all, its parameter's gradient into one product instead of ``T`` updates of a
@@ -53,7 +53,7 @@ def tail_nodes(graph: StepGraph) -> frozenset[str]:
     """The step layers that can run after the scan (see the module docstring).
 
     A layer is in the tail when no memory depends on it, its kind is in
-    :data:`PER_ROW` without dropout, it and its inputs are one vector per sample, its
+    ``PER_ROW`` without dropout, it and its inputs are one vector per sample, its
     inputs are in-links or inner layers, and every layer reading it is in the tail too.
     """
     placeholders = set(graph.inlinks) | set(graph.statics) | {m.name for m in graph.memories}
@@ -90,7 +90,7 @@ def run_tail(
     steps_batch: tuple[int, int],
 ) -> dict[str, Any]:
     """The tail layers' values ``[T, B, ...]``; ``stacked`` holds the per-step values
-    ``[T, B, ...]`` of the in-links and of the :func:`boundary` layers."""
+    ``[T, B, ...]`` of the in-links and of the ``boundary`` layers."""
     flat: dict[str, Any] = {}
 
     def value(name: str) -> Any:

@@ -292,8 +292,9 @@ class Topology:
     @staticmethod
     @api_boundary
     def from_json(obj: dict[str, Any], where: str = "the given JSON") -> Topology:
-        """Rebuild a topology from :meth:`to_json` output, checking every layer's claims
-        (see ``topology_files``); a malformed object is a :class:`TopologyError`."""
+        """Rebuild a topology from ``to_json`` output,
+        checking every layer's claims (see ``topology_files``); a malformed object is a
+        [`TopologyError`][paddle_lite.errors.TopologyError]."""
         fmt = obj.get("format") if isinstance(obj, dict) else None
         if fmt != FORMAT:
             raise TopologyError(
@@ -310,8 +311,8 @@ class Topology:
     @staticmethod
     @api_boundary
     def deserialize(source: Any) -> Topology:
-        """Rebuild a topology from :meth:`serialize` output: a str, bytes, a stream or a
-        path (``os.PathLike``); the file is read as data only."""
+        """Rebuild a topology from [`serialize`][paddle_lite.topology.Topology.serialize] output: a
+        str, bytes, a stream or a path (``os.PathLike``); the file is read as data only."""
         obj, where = read_json(source, "topology")
         return Topology.from_json(obj, where)
 
@@ -329,7 +330,7 @@ class Topology:
 
 @api_boundary
 def load_inference_topology(source: Any) -> Topology:
-    """Read a stream or path written by :meth:`Topology.serialize_for_inference`."""
+    """Read a stream or path written by ``Topology.serialize_for_inference``."""
     payload, where = read_json(source, "inference topology")
     fmt = payload.get("format") if isinstance(payload, dict) else None
     if fmt != INFERENCE_FORMAT:
@@ -365,7 +366,8 @@ def parse_network(output_layers: Any, *extra: Any, extra_layers: Any = None) -> 
 
 def get_layer(name: str) -> Layer | None:
     """v2 ``layer.get_layer``: the live layer called ``name`` in the current name scope,
-    or None (with a :class:`LayerConfigWarning` naming the closest names) as in v2."""
+    or None (with a [`LayerConfigWarning`][paddle_lite.errors.LayerConfigWarning] naming the closest
+    names) as in v2."""
     layers = current_scope().layers
     layer = layers.get(name)
     if layer is None:

@@ -4,7 +4,7 @@ A serialized topology names layer kinds, attributes, specs and parameter shapes.
 one builds nothing the file does not describe exactly: every layer's kind must be
 registered, its inputs defined before it, and the spec and parameter shapes it claims must
 be what its kind computes from its inputs and attributes, so a corrupt or hostile file fails
-here, with a :class:`TopologyError` naming the file and the layer, rather than later inside
+here, with a ``TopologyError`` naming the file and the layer, rather than later inside
 a traced program. Nothing is imported, evaluated or unpickled.
 
 Example:

@@ -3,8 +3,8 @@
 A paddle_lite error says in its message what went wrong, where (layer, data field, file)
 and the fix; the dozen library frames between the user's call and the ``raise`` only
 hide the line that matters. As JAX cuts its own frames from the tracebacks of errors
-leaving its API (``jax_traceback_filtering``), :func:`api_boundary` cuts paddle_lite's
-frames from the traceback of a :class:`PaddleLiteError` as it leaves a public entry point
+leaving its API (``jax_traceback_filtering``), ``api_boundary`` cuts paddle_lite's
+frames from the traceback of a ``PaddleLiteError`` as it leaves a public entry point
 (the layer functions, ``parameters.create``, ``SGD``, ``train``, ``test``, ``infer``, the
 tar files). What stays is every frame of code outside the package: the program's own
 lines, and those of its readers and event handlers when the error came up inside them.
@@ -15,7 +15,7 @@ Only paddle_lite's own errors are cut, and only their traceback: the type, messa
 ``PADDLE_LITE_TRACEBACK=full`` in the environment keeps every frame (read at each error,
 so it can be set from a running notebook).
 
-:func:`user_stacklevel` is the warnings' counterpart: the ``stacklevel`` that attributes
+``user_stacklevel`` is the warnings' counterpart: the ``stacklevel`` that attributes
 a warning to the first frame outside the package.
 """
 

@@ -1,7 +1,7 @@
 """Decode v2's ``ModelConfig`` protobuf (``proto/ModelConfig.proto``) without protobuf.
 
 Only the fields paddle_lite rebuilds layers from are declared; every other field is skipped
-(its wire format tells its length). A decoded message is a :class:`Msg`: a mapping from field
+(its wire format tells its length). A decoded message is a ``Msg``: a mapping from field
 name to value, a list for repeated fields, nested messages decoded in turn. Absent scalars
 read as the proto2 default given in the schema (``Msg.get``).
 
@@ -200,7 +200,7 @@ def _value(kind: str, wire: int, raw: Any) -> list[Any]:
 
 
 def decode_message(name: str, data: bytes) -> Msg:
-    """Decode ``data`` as the message ``name`` of :data:`SCHEMA`."""
+    """Decode ``data`` as the message ``name`` of ``SCHEMA``."""
     fields, out, reader = SCHEMA[name], Msg(), WireReader(data)
     while not reader.done():
         num, wire, raw = reader.field()

@@ -40,7 +40,7 @@ def options() -> dict[str, Any]:
 
 
 def jit(fun: Any, **kwargs: Any) -> Any:
-    """``jax.jit(fun, **kwargs)`` compiled with :func:`options`. JAX takes compiler
+    """``jax.jit(fun, **kwargs)`` compiled with ``options``. JAX takes compiler
     options on a top-level jit only: read the program's jaxpr with ``.trace(...)``, not
     by tracing it inside another function."""
     chosen = options()

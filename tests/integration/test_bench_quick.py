@@ -51,7 +51,7 @@ def test_every_side_reports_positive_numbers(result):
 
 def test_markdown_and_json(result, tmp_path):
     text = report.markdown(result)
-    assert text.startswith("# Benchmarks\n\nDevice: ")
+    assert text.startswith("# Benchmarks\n\n") and "\nDevice: " in text
     assert report.SPEED_HEADER.splitlines()[0] in text
     assert report.COST_HEADER.splitlines()[0] in text
     # a speed row, a cost row and a configuration row

@@ -43,8 +43,8 @@ class UnsafePickleError(CorruptFileError):
 
 
 class RestrictedUnpickler(safe_pickle.RestrictedUnpickler):
-    """Unpickler that rebuilds numpy arrays and plain containers and refuses everything else
-    (see ``paddle_lite._src.safe_pickle``), with :class:`UnsafePickleError` for a refused global.
+    """Unpickler that rebuilds numpy arrays and plain containers and refuses everything else,
+    with ``UnsafePickleError`` for a refused global.
 
     Args:
       file: a binary file object.
@@ -52,7 +52,7 @@ class RestrictedUnpickler(safe_pickle.RestrictedUnpickler):
     """
 
     def refusal(self, module: str, name: str) -> Exception:
-        """The :class:`UnsafePickleError` naming the refused object and the file."""
+        """The ``UnsafePickleError`` naming the refused object and the file."""
         return UnsafePickleError(
             f"Refusing to unpickle {self.source}: it references the Python object "
             f"{module}.{name}, but a data batch may only contain numpy arrays, lists, dicts, "
@@ -62,7 +62,8 @@ class RestrictedUnpickler(safe_pickle.RestrictedUnpickler):
 
 
 def load_batch(content: bytes, source: str = "<pickle>") -> dict:
-    """Unpickle one CIFAR batch with :class:`RestrictedUnpickler` and normalise its keys.
+    """Unpickle one CIFAR batch with
+    [`RestrictedUnpickler`][paddle_lite.dataset.cifar.RestrictedUnpickler] and normalise its keys.
 
     Args:
       content: the pickled bytes.

@@ -1,9 +1,9 @@
 """Helpers shared by the data sets: word dictionaries, and shard files written from readers.
 
-Shards written by :func:`convert` are v2 RecordIO files of pickled samples, as v2's
+Shards written by ``convert`` are v2 RecordIO files of pickled samples, as v2's
 ``convert`` wrote them (see ``paddle_lite._src.readers.recordio_v2``): v2 itself,
-:func:`converted_reader`, ``paddle.reader.creator.recordio`` and ``cloud_reader`` (whose
-master splits them into tasks by chunk) read them. :func:`converted_reader` also reads the
+``converted_reader``, ``paddle.reader.creator.recordio`` and ``cloud_reader`` (whose
+master splits them into tasks by chunk) read them. ``converted_reader`` also reads the
 paddle_lite record files earlier versions of ``convert`` wrote.
 """
 
@@ -68,7 +68,7 @@ def ranked_words(freq: Mapping[str, int], cutoff: int = 0) -> list[str]:
 
 
 def word_ids(freq: Mapping[str, int], cutoff: int) -> dict[str, int]:
-    """Number :func:`ranked_words` from 0 and give ``<unk>`` the last id.
+    """Number ``ranked_words`` from 0 and give ``<unk>`` the last id.
 
     Args:
       freq: word counts.
@@ -134,7 +134,8 @@ def cluster_files_reader(
     trainer_id: int,
     loader: Callable[[Any], Iterable[Any]] = pickle.load,
 ) -> Reader:
-    """Create a reader over this trainer's share of the files written by :func:`split`.
+    """Create a reader over this trainer's share of the files written by
+    [`split`][paddle_lite.dataset.common.split].
 
     The files matching ``files_pattern`` are sorted; trainer ``trainer_id`` reads file ``i``
     when ``i % trainer_count == trainer_id``. ``loader(binary_file)`` returns the samples of a
@@ -203,7 +204,7 @@ def convert(output_path: str, reader: Reader, line_count: int, name_prefix: str)
 
 
 def _read_records(path: str) -> Iterator[Any]:
-    """Yield the samples of one shard written by :func:`convert`."""
+    """Yield the samples of one shard written by ``convert``."""
     try:
         yield from read_any_samples(path)
     except DataError as exc:
@@ -211,7 +212,7 @@ def _read_records(path: str) -> Iterator[Any]:
 
 
 def converted_reader(files_pattern: str | list[str]) -> Reader:
-    """Create a reader over shards written by :func:`convert`.
+    """Create a reader over shards written by [`convert`][paddle_lite.dataset.common.convert].
 
     Args:
       files_pattern: a glob pattern or an explicit list of shard paths.

@@ -22,7 +22,7 @@ import collections
 import os
 import struct
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import (
@@ -186,7 +186,7 @@ def _context(sentence: list[str], labels: list[str], where: str):
 
 
 def reader_creator(corpus, word_dict, predicate_dict, label_dict):
-    """Turn a :func:`corpus_reader` into the 9-sequence SRL samples.
+    """Turn a ``corpus_reader`` into the 9-sequence SRL samples.
 
     Args:
       corpus: a corpus reader.
@@ -305,7 +305,7 @@ def get_embedding() -> str:
     return path
 
 
-def test():
+def test() -> Callable[[], Iterator[tuple[list[int], ...]]]:
     """Create the WSJ test-set reader (5,267 samples), the set the v2 book trains on.
 
     Returns:

@@ -36,9 +36,9 @@ class DownloadError(PaddleLiteError, RuntimeError):
 
     def __init__(self, message: str, url: str = "", path: str = "", md5sum: str = ""):
         super().__init__(message)
-        self.url = url
-        self.path = path
-        self.md5sum = md5sum
+        self.url: str = url
+        self.path: str = path
+        self.md5sum: str = md5sum
 
 
 def data_home() -> str:
@@ -177,7 +177,7 @@ def download(url: str, module_name: str, md5sum: str, save_name: str | None = No
       url: where to download the file from.
       module_name: the data set module; names the sub-folder of the data home.
       md5sum: the expected md5 of the file.
-      save_name: file name to save as; defaults to :func:`url_file_name` of ``url``.
+      save_name: file name to save as; defaults to ``url_file_name`` of ``url``.
 
     Returns:
       The path of the verified file.
@@ -215,20 +215,20 @@ def download(url: str, module_name: str, md5sum: str, save_name: str | None = No
 def download_or_explain(
     url: str, module_name: str, md5sum: str, save_name: str | None = None, alternative: str = ""
 ) -> str:
-    """Like :func:`download`, but add to the error what local files would do instead.
+    """Like ``download``, but add to the error what local files would do instead.
 
     Args:
       url: where to download the file from.
       module_name: the data set module.
       md5sum: the expected md5 of the file.
-      save_name: file name to save as; defaults to :func:`url_file_name` of ``url``.
+      save_name: file name to save as; defaults to ``url_file_name`` of ``url``.
       alternative: a sentence naming extracted files the module also accepts.
 
     Returns:
       The path of the verified file.
 
     Raises:
-      DownloadError: as :func:`download`, with ``alternative`` appended to the message.
+      DownloadError: as ``download``, with ``alternative`` appended to the message.
     """
     try:
         return download(url, module_name, md5sum, save_name)

@@ -93,17 +93,23 @@ def reader_creator(
     return map_readers(mapper, raw)
 
 
-def train(mapper=train_mapper, buffered_size=1024, use_xmap=True):
+def train(
+    mapper: Callable[[Any], Any] = train_mapper, buffered_size: int = 1024, use_xmap: bool = True
+) -> Callable[[], Iterator[Any]]:
     """The ``tstid`` images (6,149): a reader of ``(float32[150528], label 0..101)``."""
     return reader_creator(TRAIN_FLAG, mapper, buffered_size, use_xmap)
 
 
-def test(mapper=test_mapper, buffered_size=1024, use_xmap=True):
+def test(
+    mapper: Callable[[Any], Any] = test_mapper, buffered_size: int = 1024, use_xmap: bool = True
+) -> Callable[[], Iterator[Any]]:
     """The ``trnid`` images (1,020), center-cropped."""
     return reader_creator(TEST_FLAG, mapper, buffered_size, use_xmap)
 
 
-def valid(mapper=test_mapper, buffered_size=1024, use_xmap=True):
+def valid(
+    mapper: Callable[[Any], Any] = test_mapper, buffered_size: int = 1024, use_xmap: bool = True
+) -> Callable[[], Iterator[Any]]:
     """The ``valid`` images (1,020), center-cropped."""
     return reader_creator(VALID_FLAG, mapper, buffered_size, use_xmap)
 

@@ -162,7 +162,8 @@ def train(word_idx: dict[str, int]) -> Callable[[], Iterator[Sample]]:
     """Create the training reader (25,000 reviews with the full data).
 
     Args:
-      word_idx: dictionary from :func:`word_dict` or :func:`build_dict`.
+      word_idx: dictionary from [`word_dict`][paddle_lite.dataset.imdb.word_dict] or
+          [`build_dict`][paddle_lite.dataset.imdb.build_dict].
 
     Returns:
       A reader yielding ``([word ids], label)``, label 0 = positive, 1 = negative.
@@ -171,7 +172,8 @@ def train(word_idx: dict[str, int]) -> Callable[[], Iterator[Sample]]:
 
 
 def test(word_idx: dict[str, int]) -> Callable[[], Iterator[Sample]]:
-    """Create the test reader (25,000 reviews with the full data); see :func:`train`."""
+    """Create the test reader (25,000 reviews with the full data); see
+    [`train`][paddle_lite.dataset.imdb.train]."""
     return reader_creator(TEST_POS_PATTERN, TEST_NEG_PATTERN, word_idx)
 
 

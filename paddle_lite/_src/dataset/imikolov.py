@@ -4,7 +4,7 @@
 Sources, in order: the extracted folder ``<data home>/imikolov/simple-examples/``, the archive
 ``<data home>/imikolov/simple-examples.tgz`` (any tar with those members), then a download.
 
-Dictionary (:func:`build_dict`): word counts over ``ptb.train.txt`` and ``ptb.valid.txt``, with
+Dictionary (``build_dict``): word counts over ``ptb.train.txt`` and ``ptb.valid.txt``, with
 ``<s>`` and ``<e>`` counted once per line; the corpus's own ``<unk>`` is dropped; words with
 count ``> min_word_freq`` are sorted by ``(-count, word)`` and numbered from 0; ``<unk>`` gets the
 last id. With the real files and ``min_word_freq=50`` the dictionary has 2,073 entries.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import collections
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.common import DatasetValueError
@@ -29,7 +29,8 @@ TEST_MEMBER = "simple-examples/data/ptb.valid.txt"
 
 
 class DataType:
-    """How :func:`train`/:func:`test` cut lines into samples."""
+    """How [`train`][paddle_lite.dataset.imikolov.train]/[`test`][paddle_lite.dataset.imikolov.test]
+    cut lines into samples."""
 
     NGRAM = 1
     SEQ = 2
@@ -99,7 +100,7 @@ def reader_creator(member: str, word_idx: dict[str, int], n: int, data_type: int
 
     Args:
       member: ``simple-examples/data/ptb.train.txt`` or ``ptb.valid.txt``.
-      word_idx: dictionary from :func:`build_dict`; must contain ``<unk>`` (and ``<s>``/``<e>``).
+      word_idx: dictionary from ``build_dict``; must contain ``<unk>`` (and ``<s>``/``<e>``).
       n: n-gram length (NGRAM), or the maximum source length (SEQ; ``n <= 0`` keeps all).
       data_type: ``DataType.NGRAM`` or ``DataType.SEQ``.
 
@@ -139,11 +140,13 @@ def reader_creator(member: str, word_idx: dict[str, int], n: int, data_type: int
     return reader
 
 
-def train(word_idx: dict[str, int], n: int, data_type: int = DataType.NGRAM):
+def train(
+    word_idx: dict[str, int], n: int, data_type: int = DataType.NGRAM
+) -> Callable[[], Iterator[tuple[int, ...]]]:
     """Create the training reader over ``ptb.train.txt``.
 
     Args:
-      word_idx: dictionary from :func:`build_dict`.
+      word_idx: dictionary from [`build_dict`][paddle_lite.dataset.imikolov.build_dict].
       n: n-gram length (NGRAM) or maximum sequence length (SEQ, ``<= 0`` for no limit).
       data_type: ``DataType.NGRAM`` (default) or ``DataType.SEQ``.
 
@@ -153,8 +156,11 @@ def train(word_idx: dict[str, int], n: int, data_type: int = DataType.NGRAM):
     return reader_creator(TRAIN_MEMBER, word_idx, n, data_type)
 
 
-def test(word_idx: dict[str, int], n: int, data_type: int = DataType.NGRAM):
-    """Create the test reader over ``ptb.valid.txt`` (same samples as :func:`train`)."""
+def test(
+    word_idx: dict[str, int], n: int, data_type: int = DataType.NGRAM
+) -> Callable[[], Iterator[tuple[int, ...]]]:
+    """Create the test reader over ``ptb.valid.txt`` (same samples as
+    [`train`][paddle_lite.dataset.imikolov.train])."""
     return reader_creator(TEST_MEMBER, word_idx, n, data_type)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, download_or_explain, module_home
@@ -33,7 +33,14 @@ _TITLE = re.compile(r"^(.*)\((\d+)\)$")
 class MovieInfo:
     """One movie: id, genre names and title (without the year)."""
 
-    def __init__(self, index, categories, title, categories_dict=None, title_dict=None):
+    def __init__(
+        self,
+        index: int,
+        categories: Sequence[str],
+        title: str,
+        categories_dict: Mapping[str, int] | None = None,
+        title_dict: Mapping[str, int] | None = None,
+    ):
         self.index = int(index)
         self.categories = categories
         self.title = title
@@ -55,7 +62,7 @@ class MovieInfo:
 class UserInfo:
     """One user: id, gender, age bucket and occupation id."""
 
-    def __init__(self, index, gender, age, job_id):
+    def __init__(self, index: int, gender: str, age: int, job_id: int):
         self.index = int(index)
         self.is_male = gender == "M"
         self.age = age_table.index(int(age))
@@ -153,7 +160,8 @@ def train(rand_seed: int = 0, test_ratio: float = 0.1) -> Callable[[], Iterator[
 
 
 def test(rand_seed: int = 0, test_ratio: float = 0.1) -> Callable[[], Iterator[list]]:
-    """Create the test reader: the complement of :func:`train` for the same arguments."""
+    """Create the test reader: the complement of [`train`][paddle_lite.dataset.movielens.train] for
+    the same arguments."""
     return _reader_creator(rand_seed=rand_seed, test_ratio=test_ratio, is_test=True)
 
 

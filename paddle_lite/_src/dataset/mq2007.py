@@ -131,7 +131,11 @@ def _reader(name: str, format: str, shuffle: bool, fill_missing: Any) -> Iterato
         yield from _samples(docs, format)
 
 
-def train(format="pairwise", shuffle=True, fill_missing=-1):  # noqa: A002
+def train(
+    format: str = "pairwise",  # noqa: A002
+    shuffle: bool = True,
+    fill_missing: float = -1,
+) -> Iterator[tuple[Any, ...]]:
     """Generate the samples of ``Fold1/train.txt`` in ``format`` (see the module docstring).
 
     ``shuffle`` shuffles the order of the queries (``numpy.random``); ``fill_missing`` is
@@ -145,8 +149,13 @@ def train(format="pairwise", shuffle=True, fill_missing=-1):  # noqa: A002
     return _reader("train.txt", format, shuffle, fill_missing)
 
 
-def test(format="pairwise", shuffle=True, fill_missing=-1):  # noqa: A002
-    """Generate the samples of ``Fold1/test.txt`` in ``format``; see :func:`train`.
+def test(
+    format: str = "pairwise",  # noqa: A002
+    shuffle: bool = True,
+    fill_missing: float = -1,
+) -> Iterator[tuple[Any, ...]]:
+    """Generate the samples of ``Fold1/test.txt`` in ``format``; see
+    [`train`][paddle_lite.dataset.mq2007.train].
 
     As in v2 (both are ``functools.partial`` of one reader), the queries are shuffled
     unless ``shuffle=False``.

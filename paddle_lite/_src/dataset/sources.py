@@ -42,8 +42,8 @@ class CorruptFileError(DataError):
 
     def __init__(self, message: str, path: str = "", md5sum: str = ""):
         super().__init__(message)
-        self.path = path
-        self.md5sum = md5sum
+        self.path: str = path
+        self.md5sum: str = md5sum
 
 
 def corrupt(path: str, problem: str, md5sum: str = "") -> CorruptFileError:
@@ -55,7 +55,7 @@ def corrupt(path: str, problem: str, md5sum: str = "") -> CorruptFileError:
       md5sum: the md5 of the official file, if known.
 
     Returns:
-      A :class:`CorruptFileError` whose message names the file, the problem, the md5 and the fix.
+      A ``CorruptFileError`` whose message names the file, the problem, the md5 and the fix.
     """
     message = f"Data file {path} is corrupted, truncated or in the wrong format: {problem}."
     if md5sum:
@@ -66,7 +66,7 @@ def corrupt(path: str, problem: str, md5sum: str = "") -> CorruptFileError:
 
 @contextlib.contextmanager
 def reading(path: str, md5sum: str = "") -> Iterator[None]:
-    """Turn low-level decoding errors raised inside the block into :class:`CorruptFileError`.
+    """Turn low-level decoding errors raised inside the block into ``CorruptFileError``.
 
     Args:
       path: the file being read (named in the error).

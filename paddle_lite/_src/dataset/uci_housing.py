@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, module_home
 from paddle_lite._src.dataset.sources import corrupt
 from paddle_lite._src.readers import seekable as seek
+
+if TYPE_CHECKING:
+    from paddle_lite._src.parameters import Parameters
 
 URL = "http://paddlemodels.bj.bcebos.com/uci_housing/housing.data"
 MD5 = "d4accdce7a25600298819f8e28e8d593"
@@ -58,7 +62,9 @@ def data_file() -> str:
     return local if os.path.isfile(local) else _EMBEDDED
 
 
-def load_data(filename: str, feature_num: int = FEATURE_NUM, ratio: float = TRAIN_RATIO):
+def load_data(
+    filename: str, feature_num: int = FEATURE_NUM, ratio: float = TRAIN_RATIO
+) -> tuple[np.ndarray, np.ndarray]:
     """Load, normalise and split the housing rows.
 
     Args:
@@ -122,7 +128,7 @@ def test() -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
     return _reader_creator(1)
 
 
-def model():
+def model() -> Parameters:
     """The pre-trained chapter 1 parameters (``fit_a_line.tar``, written by v2).
 
     Read from ``<data home>/uci_housing/fit_a_line.tar`` when present, else downloaded.

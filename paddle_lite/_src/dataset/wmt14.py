@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, download_or_explain, module_home
 from paddle_lite._src.dataset.sources import corrupt, iter_members
+
+if TYPE_CHECKING:
+    from paddle_lite._src.parameters import Parameters
 
 URL_TRAIN = "http://paddlemodels.bj.bcebos.com/wmt/wmt14.tgz"
 MD5_TRAIN = "0791583d57d5beb693b9414c5b36798c"
@@ -135,7 +139,7 @@ def gen(dict_size: int) -> Callable[[], Iterator[Sample]]:
     return reader_creator(_source(), "gen/gen", dict_size)
 
 
-def get_dict(dict_size: int, reverse: bool = True):
+def get_dict(dict_size: int, reverse: bool = True) -> tuple[dict, dict]:
     """Return ``(src_dict, trg_dict)``.
 
     Args:
@@ -152,7 +156,7 @@ def get_dict(dict_size: int, reverse: bool = True):
     return src_dict, trg_dict
 
 
-def model():
+def model() -> Parameters:
     """The pre-trained chapter 8 parameters (``wmt14_model.tar.gz``, BLEU 26.92 in v2's book).
 
     Read from ``<data home>/wmt14/wmt14_model.tar.gz`` when present, else downloaded.

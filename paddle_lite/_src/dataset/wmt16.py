@@ -6,7 +6,7 @@ extracted files ``wmt16/wmt16/{train,val,test}``, the raw corpus ``multi30k_task
 (``{train,val,test_2016_flickr}.{en,de}.gz``, one untokenised sentence per line), then a
 download of the archive.
 
-Raw sentences are split by :func:`tokenize`, a regular expression that approximates the Moses
+Raw sentences are split by ``tokenize``, a regular expression that approximates the Moses
 ``tokenizer.perl`` used for Paddle's archive (punctuation split off, hyphenated words and
 decimal numbers kept whole, no escaping), so dictionaries built from the raw corpus are close
 to, but not identical with, Paddle's (11,246 vs 11,250 English and 19,151 vs 19,220 German
@@ -24,7 +24,7 @@ import collections
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from paddle_lite._src import atomic
 from paddle_lite._src.dataset import common
@@ -212,7 +212,9 @@ def reader_creator(split: str, src_dict_size: int, trg_dict_size: int, src_lang:
     return reader
 
 
-def train(src_dict_size: int, trg_dict_size: int, src_lang: str = "en"):
+def train(
+    src_dict_size: int, trg_dict_size: int, src_lang: str = "en"
+) -> Callable[[], Iterator[Sample]]:
     """Create the training reader (29,000 pairs).
 
     Args:
@@ -226,13 +228,19 @@ def train(src_dict_size: int, trg_dict_size: int, src_lang: str = "en"):
     return reader_creator("train", src_dict_size, trg_dict_size, src_lang)
 
 
-def test(src_dict_size: int, trg_dict_size: int, src_lang: str = "en"):
-    """Create the test reader (1,000 pairs); arguments as :func:`train`."""
+def test(
+    src_dict_size: int, trg_dict_size: int, src_lang: str = "en"
+) -> Callable[[], Iterator[Sample]]:
+    """Create the test reader (1,000 pairs); arguments as
+    [`train`][paddle_lite.dataset.wmt16.train]."""
     return reader_creator("test", src_dict_size, trg_dict_size, src_lang)
 
 
-def validation(src_dict_size: int, trg_dict_size: int, src_lang: str = "en"):
-    """Create the validation reader (1,014 pairs); arguments as :func:`train`."""
+def validation(
+    src_dict_size: int, trg_dict_size: int, src_lang: str = "en"
+) -> Callable[[], Iterator[Sample]]:
+    """Create the validation reader (1,014 pairs); arguments as
+    [`train`][paddle_lite.dataset.wmt16.train]."""
     return reader_creator("val", src_dict_size, trg_dict_size, src_lang)
 
 

@@ -65,7 +65,7 @@ def expect(
     Args:
         spec: the input's spec, or a list of them (then named ``"<arg> <i>"``).
         arg: how the message names the input (``"input"``, ``"label"`` ...).
-        mode: one of :data:`INPUT_MODES`.
+        mode: one of ``INPUT_MODES``.
         size: the required size, if any; ``why`` explains it in the message.
 
     Raises:

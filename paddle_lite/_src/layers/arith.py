@@ -84,31 +84,214 @@ def mul(a: Layer, other: Any) -> Layer:
 
 
 # unary ops (v2 ``paddle.op``) -----------------------------------------------------
-def _unary(op_name: str, act: type[acts.BaseActivation], maths: str):  # noqa: ANN202
-    def op(input, name=None):  # noqa: A002
-        name = _base.layer_name(name, op_name)
-        return mixed(input=[identity_projection(input=input)], name=name, act=act())
-
-    op.__name__ = op.__qualname__ = op_name
-    op.__doc__ = (
-        f"``y = {maths}`` elementwise: a mixed layer of one identity projection with the "
-        f"{act.__name__} activation.\n\n    Returns:\n        A layer of the input's size "
-        f"(auto name ``__{op_name}_<n>__``).\n\n    Example:\n        ```python\n"
-        f"        y = paddle.op.{op_name}(input=x)\n        ```\n    "
-    )
-    return _base.layer_function(op)
+def _unary(
+    op_name: str,
+    act: type[acts.BaseActivation],
+    input: Layer,  # noqa: A002
+    name: str | None,
+) -> Layer:
+    name = _base.layer_name(name, op_name)
+    return mixed(input=[identity_projection(input=input)], name=name, act=act())
 
 
-exp = _unary("exp", acts.Exp, "exp(x)")
-log = _unary("log", acts.Log, "log(x)")
-abs = _unary("abs", acts.Abs, "|x|")  # noqa: A001
-sigmoid = _unary("sigmoid", acts.Sigmoid, "1 / (1 + exp(-x))")
-tanh = _unary("tanh", acts.Tanh, "tanh(x)")
-square = _unary("square", acts.Square, "x²")
-relu = _unary("relu", acts.Relu, "max(x, 0)")
-sqrt = _unary("sqrt", acts.Sqrt, "sqrt(x)")
-reciprocal = _unary("reciprocal", acts.Reciprocal, "1 / x")
-softmax = _unary("softmax", acts.Softmax, "exp(x_i) / sum_j exp(x_j)")
+@_base.layer_function
+def exp(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = exp(x)`` elementwise: a mixed layer of one identity projection with the
+    ``Exp`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__exp_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.exp(input=x)
+        ```
+    """
+    return _unary("exp", acts.Exp, input, name)
+
+
+@_base.layer_function
+def log(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = log(x)`` elementwise: a mixed layer of one identity projection with the
+    ``Log`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__log_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.log(input=x)
+        ```
+    """
+    return _unary("log", acts.Log, input, name)
+
+
+@_base.layer_function
+def abs(input: Layer, name: str | None = None) -> Layer:  # noqa: A002, A001
+    """``y = |x|`` elementwise: a mixed layer of one identity projection with the
+    ``Abs`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__abs_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.abs(input=x)
+        ```
+    """
+    return _unary("abs", acts.Abs, input, name)
+
+
+@_base.layer_function
+def sigmoid(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = 1 / (1 + exp(-x))`` elementwise: a mixed layer of one identity projection with the
+    ``Sigmoid`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__sigmoid_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.sigmoid(input=x)
+        ```
+    """
+    return _unary("sigmoid", acts.Sigmoid, input, name)
+
+
+@_base.layer_function
+def tanh(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = tanh(x)`` elementwise: a mixed layer of one identity projection with the
+    ``Tanh`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__tanh_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.tanh(input=x)
+        ```
+    """
+    return _unary("tanh", acts.Tanh, input, name)
+
+
+@_base.layer_function
+def square(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = x²`` elementwise: a mixed layer of one identity projection with the
+    ``Square`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__square_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.square(input=x)
+        ```
+    """
+    return _unary("square", acts.Square, input, name)
+
+
+@_base.layer_function
+def relu(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = max(x, 0)`` elementwise: a mixed layer of one identity projection with the
+    ``Relu`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__relu_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.relu(input=x)
+        ```
+    """
+    return _unary("relu", acts.Relu, input, name)
+
+
+@_base.layer_function
+def sqrt(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = sqrt(x)`` elementwise: a mixed layer of one identity projection with the
+    ``Sqrt`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__sqrt_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.sqrt(input=x)
+        ```
+    """
+    return _unary("sqrt", acts.Sqrt, input, name)
+
+
+@_base.layer_function
+def reciprocal(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y = 1 / x`` elementwise: a mixed layer of one identity projection with the
+    ``Reciprocal`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__reciprocal_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.reciprocal(input=x)
+        ```
+    """
+    return _unary("reciprocal", acts.Reciprocal, input, name)
+
+
+@_base.layer_function
+def softmax(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+    """``y_i = exp(x_i) / sum_j exp(x_j)`` over each row: a mixed layer of one identity
+    projection with the ``Softmax`` activation.
+
+    Args:
+        input: a dense layer (or sequence).
+        name: the layer's name (default ``__softmax_<n>__``).
+
+    Returns:
+        A layer of the input's size.
+
+    Example:
+        ```python
+        y = paddle.op.softmax(input=x)
+        ```
+    """
+    return _unary("softmax", acts.Softmax, input, name)
 
 
 register_operators(add=add, sub=sub, neg=neg, mul=mul)

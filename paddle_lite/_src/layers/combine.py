@@ -6,8 +6,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Linear, as_activation
+from paddle_lite._src.activations import BaseActivation, Linear, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
@@ -47,7 +49,9 @@ register_kind(ConvShiftKind())
 
 
 @_base.layer_function
-def conv_shift(a, b, name=None, layer_attr=None):
+def conv_shift(
+    a: Layer, b: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None
+) -> Layer:
     """Circular convolution of ``a`` (size M) with ``b`` (odd size N), row by row.
 
     ``c[i] = sum_{j=0}^{N-1} a[(i + j - (N-1)/2) mod M] * b[j]``: ``b[(N-1)/2]``
@@ -99,7 +103,13 @@ register_kind(LinearCombKind())
 
 
 @_base.layer_function
-def linear_comb(weights, vectors, size=None, name=None, layer_attr=None):
+def linear_comb(
+    weights: Layer,
+    vectors: Layer,
+    size: int | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """A weighted sum of vectors: ``z = xᵀ Y``, i.e. ``z[i] = sum_j x[j] * y[i + N*j]``.
 
     Alias ``convex_comb``. ``vectors`` holds M vectors of size N one after the other.
@@ -171,16 +181,26 @@ register_kind(TensorKind())
 
 
 @_base.layer_function
-def tensor(a, b, size, act=None, name=None, param_attr=None, bias_attr=None, layer_attr=None):
+def tensor(
+    a: Layer,
+    b: Layer,
+    size: int,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    param_attr: ParamAttr | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """A bilinear form per output: ``y_k = act(a W_k bᵀ + b_k)``, ``k = 0 .. size-1``.
 
     Args:
-        a: a dense layer of size M; b: a dense layer of size N, of ``a``'s sequence
-            level (a sequence: each step is a row, as in v2).
+        a: a dense layer of size M (a sequence: each step is a row, as in v2).
+        b: a dense layer of size N, of ``a``'s sequence level.
         size: the number of outputs K.
         act: activation (default ``Linear``).
         name: the layer name (default ``__tensor_layer_<n>__``).
-        param_attr: for ``W``; bias_attr: ``None``/``True`` zero bias, ``False`` none.
+        param_attr: for ``W``.
+        bias_attr: ``None``/``True`` zero bias, ``False`` none.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
 
     Returns:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -17,9 +18,11 @@ import jax.numpy as jnp
 from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Relu, as_activation
+from paddle_lite._src.activations import BaseActivation, Relu, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import input_image, int_at_least, output_image, pair
@@ -56,7 +59,7 @@ PATCH_BYTES = 256 * 2**20  # and whose patches take at most this much memory
 
 
 def _as_patches(x, w, attrs) -> bool:  # noqa: ANN001
-    """Whether an NHWC convolution runs as :func:`_patches_conv`: on a CPU, over at most
+    """Whether an NHWC convolution runs as ``_patches_conv``: on a CPU, over at most
     ``PATCH_CHANNELS`` input channels (a grey or RGB image's first layer), where
     XLA:CPU's own convolution, its filter gradient above all, ran 1.8-5.8 times slower
     (``python -m bench.conv_patches``; over more channels patches ranged from faster to
@@ -206,28 +209,28 @@ def _conv_layer_type(layer_type: Any, trans: bool, *, layer: str) -> Any:
 
 @_base.layer_function
 def img_conv(
-    input,
-    filter_size,
-    num_filters,
-    name=None,
-    num_channels=None,
-    act=None,  # noqa: A002
-    groups=1,
-    stride=1,
-    padding=0,
-    dilation=1,
-    bias_attr=None,
-    param_attr=None,
-    shared_biases=True,
-    layer_attr=None,
-    filter_size_y=None,
-    stride_y=None,
-    padding_y=None,
-    dilation_y=None,
-    trans=False,
-    layer_type=None,
-    parameter_name=None,
-):
+    input: Layer,  # noqa: A002
+    filter_size: int | Sequence[int],
+    num_filters: int,
+    name: str | None = None,
+    num_channels: int | None = None,
+    act: BaseActivation | None = None,
+    groups: int = 1,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    shared_biases: bool = True,
+    layer_attr: ExtraAttr | None = None,
+    filter_size_y: int | None = None,
+    stride_y: int | None = None,
+    padding_y: int | None = None,
+    dilation_y: int | None = None,
+    trans: bool = False,
+    layer_type: str | None = None,
+    parameter_name: str | None = None,
+) -> Layer:
     """2-D convolution (or, with ``trans=True``, transposed convolution) of an NCHW image.
 
     ``out[f, y, x] = act(b[f] + sum_{c, i, j} W[f, c, i, j] * in[c, y*s_y - p_y + i*d_y,
@@ -237,9 +240,11 @@ def img_conv(
 
     Args:
         input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
-        filter_size, stride, padding, dilation: an int or an ``(x, y)`` pair; the
-            ``*_y`` arguments give the height setting separately.
+        filter_size, stride, padding, dilation: an int or an ``(x, y)`` pair.
+        filter_size_y, stride_y, padding_y, dilation_y: the height setting, when it
+            differs from the width's.
         num_filters: output channels.
+        name: the layer name (default ``__conv_<n>__``).
         num_channels: input channels (default: the input image's channels).
         act: activation (default ``Relu``).
         groups: channel groups; must divide the input channels and ``num_filters``.

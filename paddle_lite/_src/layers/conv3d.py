@@ -9,6 +9,7 @@ for pooling unless ``ceil_mode=False``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -17,14 +18,17 @@ from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import poolings
-from paddle_lite._src.activations import Relu, as_activation
+from paddle_lite._src.activations import BaseActivation, Relu, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, get_kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.conv import conv_output_size
 from paddle_lite._src.layers.image3d import input_volume, output_volume, triple, volume_spec
 from paddle_lite._src.layers.image_geometry import int_at_least
 from paddle_lite._src.layers.pool import pool_output_size
+from paddle_lite._src.poolings import BasePoolingType
 from paddle_lite._src.specs import InitSpec
 
 DIMS = ("NCDHW", "OIDHW", "NCDHW")
@@ -131,22 +135,22 @@ def _conv3d_type(layer_type: Any, trans: bool, *, layer: str) -> str:
 
 @_base.layer_function
 def img_conv3d(
-    input,
-    filter_size,
-    num_filters,
-    name=None,
-    num_channels=None,
-    act=None,  # noqa: A002
-    groups=1,
-    stride=1,
-    padding=0,
-    bias_attr=None,
-    param_attr=None,
-    shared_biases=True,
-    layer_attr=None,
-    trans=False,
-    layer_type=None,
-):
+    input: Layer,  # noqa: A002
+    filter_size: int | Sequence[int],
+    num_filters: int,
+    name: str | None = None,
+    num_channels: int | None = None,
+    act: BaseActivation | None = None,
+    groups: int = 1,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    shared_biases: bool = True,
+    layer_attr: ExtraAttr | None = None,
+    trans: bool = False,
+    layer_type: str | None = None,
+) -> Layer:
     """3-D convolution (``trans=True``: v2's deconv3d) of an NCDHW volume.
 
     ``out[f, z, y, x] = act(b[f] + sum_{c, i, j, k} W[f, c, i, j, k] *
@@ -161,6 +165,7 @@ def img_conv3d(
             layer's output.
         filter_size, stride, padding: an int for all axes or an ``(x, y, z)`` list.
         num_filters: output channels.
+        name: the layer name (default ``__conv3d_<n>__``).
         num_channels: input channels (default: the input's).
         act: activation (default ``Relu``).
         groups: channel groups; must divide the channels and ``num_filters``.
@@ -312,22 +317,22 @@ def _v2_triples(pool_size, stride, padding, padding_z, name):  # noqa: ANN001, A
 
 @_base.layer_function
 def img_pool3d(
-    input,
-    pool_size,
-    name=None,
-    num_channels=None,
-    pool_type=None,
-    stride=1,  # noqa: A002
-    padding=0,
-    layer_attr=None,
-    pool_size_y=None,
-    stride_y=None,
-    padding_y=None,
-    pool_size_z=None,
-    stride_z=None,
-    padding_z=None,
-    ceil_mode=True,
-):
+    input: Layer,  # noqa: A002
+    pool_size: int | Sequence[int],
+    name: str | None = None,
+    num_channels: int | None = None,
+    pool_type: BasePoolingType | None = None,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    layer_attr: ExtraAttr | None = None,
+    pool_size_y: int | None = None,
+    stride_y: int | None = None,
+    padding_y: int | None = None,
+    pool_size_z: int | None = None,
+    stride_z: int | None = None,
+    padding_z: int | None = None,
+    ceil_mode: bool = True,
+) -> Layer:
     """3-D max or average pooling of an NCDHW volume, per channel.
 
     ``out[c, z, y, x]`` = max (or mean) of ``in[c, z*s_z - p_z + i, y*s_y - p_y + j,
@@ -343,6 +348,9 @@ def img_pool3d(
         input: a volume (a data layer with ``height``, ``width``, ``depth``, or a 3-D
             layer's output).
         pool_size, stride, padding: an int or an ``(x, y, z)`` list.
+        pool_size_y, stride_y, padding_y: the height setting, when it differs.
+        pool_size_z, stride_z, padding_z: the depth setting, when it differs.
+        name: the layer name (default ``__pool3d_<n>__``).
         num_channels: input channels (default: the input's).
         pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()``.
         ceil_mode: round output sizes up (default) or down.

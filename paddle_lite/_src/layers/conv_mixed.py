@@ -13,13 +13,16 @@ output channel, ``[1, F]``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.conv import _conv, _conv_transpose, conv_output_size
 from paddle_lite._src.layers.image_geometry import input_image, int_at_least, pair
@@ -77,19 +80,19 @@ def _geometry(
 
 @_base.layer_function
 def conv_projection(
-    input,  # noqa: A002
-    filter_size,
-    num_filters,
-    num_channels=None,
-    stride=1,
-    padding=0,
-    filter_size_y=None,
-    stride_y=None,
-    padding_y=None,
-    groups=1,
-    param_attr=None,
-    trans=False,
-):
+    input: Layer,  # noqa: A002
+    filter_size: int | Sequence[int],
+    num_filters: int,
+    num_channels: int | None = None,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    filter_size_y: int | None = None,
+    stride_y: int | None = None,
+    padding_y: int | None = None,
+    groups: int = 1,
+    param_attr: ParamAttr | None = None,
+    trans: bool = False,
+) -> Projection:
     """A convolution with a learned filter, as an input of ``mixed`` (or ``concat``).
 
     ``out[f] = sum_c W[f, c] * in[c]`` (2-D cross-correlation, caffe-mode output size
@@ -97,8 +100,8 @@ def conv_projection(
 
     Args:
         input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
-        filter_size, stride, padding: an int or an ``(x, y)`` pair; ``*_y`` give the
-            height setting separately.
+        filter_size, stride, padding: an int or an ``(x, y)`` pair.
+        filter_size_y, stride_y, padding_y: the height setting, when it differs.
         num_filters: output channels ``F``.
         num_channels: input channels ``C`` (default: the input image's channels).
         groups: channel groups.
@@ -107,7 +110,7 @@ def conv_projection(
         trans: transposed convolution.
 
     Returns:
-        A projection of width ``F * outH * outW`` for :func:`mixed`.
+        A projection of width ``F * outH * outW`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> proj = paddle.layer.conv_projection(input=img, filter_size=3, num_filters=8,
@@ -137,18 +140,18 @@ def conv_projection(
 
 @_base.layer_function
 def conv_operator(
-    img,
-    filter,  # noqa: A002
-    filter_size,
-    num_filters,
-    num_channels=None,
-    stride=1,
-    padding=0,
-    filter_size_y=None,
-    stride_y=None,
-    padding_y=None,
-    trans=False,
-):
+    img: Layer,
+    filter: Layer,  # noqa: A002
+    filter_size: int | Sequence[int],
+    num_filters: int,
+    num_channels: int | None = None,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    filter_size_y: int | None = None,
+    stride_y: int | None = None,
+    padding_y: int | None = None,
+    trans: bool = False,
+) -> Projection:
     """Convolve each sample's image with that sample's own filter (no parameter).
 
     ``out_b[f] = sum_c K_b[f, c] * img_b[c]`` (2-D cross-correlation, caffe-mode output
@@ -159,13 +162,14 @@ def conv_operator(
     Args:
         img: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         filter: a dense layer of size ``num_filters * C * ky * kx``.
-        filter_size, stride, padding (and ``*_y``): as ``conv_projection``.
+        filter_size, stride, padding: an int or an ``(x, y)`` pair.
+        filter_size_y, stride_y, padding_y: the height setting, when it differs.
         num_filters: output channels ``F``.
         num_channels: input channels ``C`` (default: the image's channels).
         trans: transposed convolution.
 
     Returns:
-        An operator of width ``F * outH * outW`` for :func:`mixed`.
+        An operator of width ``F * outH * outW`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> kernels = paddle.layer.fc(input=x, size=4 * 1 * 3 * 3,

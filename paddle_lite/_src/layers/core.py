@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Linear, Tanh, as_activation
+from paddle_lite._src.activations import BaseActivation, Linear, Tanh, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.data_types import DataType, InputType
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base, mixed
-from paddle_lite._src.layers.projections import project
+from paddle_lite._src.layers.projections import Projection, project
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import data_of, with_data
 
@@ -49,13 +52,21 @@ register_kind(DataKind())
 
 
 @_base.layer_function
-def data(name, type, height=None, width=None, depth=None, layer_attr=None):  # noqa: A002
+def data(
+    name: str,
+    type: InputType,  # noqa: A002
+    height: int | None = None,
+    width: int | None = None,
+    depth: int | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """A data layer: where one field of each sample enters the network.
 
     Args:
         name: the layer name, used by ``feeding``.
         type: a ``paddle.data_type`` InputType; the layer size is ``type.dim``.
         height, width, depth: image geometry of a dense input (channels inferred).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of size ``type.dim``.
@@ -106,21 +117,22 @@ register_kind(FcKind())
 
 @_base.layer_function
 def fc(
-    input,
-    size,
-    act=None,
-    name=None,
-    param_attr=None,
-    bias_attr=None,
-    layer_attr=None,
-    parameter_name=None,
-):  # noqa: A002
+    input: Layer | Sequence[Layer],  # noqa: A002
+    size: int,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    param_attr: ParamAttr | Sequence[ParamAttr] | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    layer_attr: ExtraAttr | None = None,
+    parameter_name: str | None = None,
+) -> Layer:
     """Fully connected: ``act(sum_i x_i W_i + b)``; a list input has one weight per input.
 
     Args:
         input: a layer or a list of layers (dense, sparse, or sequences of them).
         size: output width.
         act: activation (default ``Tanh``).
+        name: the layer name (default ``__fc_layer_<n>__``).
         param_attr: a ``Param`` or a list of them, one per input.
         bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
@@ -180,7 +192,14 @@ register_kind(EmbeddingKind())
 
 
 @_base.layer_function
-def embedding(input, size, name=None, param_attr=None, layer_attr=None, parameter_name=None):  # noqa: A002
+def embedding(
+    input: Layer,  # noqa: A002
+    size: int,
+    name: str | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+    parameter_name: str | None = None,
+) -> Layer:
     """Look up a learned vector for each id: ``out = W[id]``.
 
     ``W`` is a ``[vocab, size]`` table with ``vocab = input.size`` (the range of the
@@ -245,7 +264,13 @@ register_kind(ConcatKind())
 
 
 @_base.layer_function
-def concat(input, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa: A002
+def concat(
+    input: Sequence[Layer] | Sequence[Projection],  # noqa: A002
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+) -> Layer:
     """Concatenate features side by side: ``act([x_1, x_2, ..., x_n])``.
 
     The inputs are all layers, or all projections (v2's concat of projections:
@@ -331,7 +356,13 @@ register_kind(AddtoKind())
 
 
 @_base.layer_function
-def addto(input, act=None, name=None, bias_attr=None, layer_attr=None):  # noqa: A002
+def addto(
+    input: Layer | Sequence[Layer],  # noqa: A002
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Sum layers of equal size: ``act(sum_i x_i + b)``, with no weights.
 
     Args:
@@ -361,7 +392,7 @@ def addto(input, act=None, name=None, bias_attr=None, layer_attr=None):  # noqa:
 
 
 @_base.layer_function
-def dropout(input, dropout_rate, name=None):  # noqa: A002
+def dropout(input: Layer, dropout_rate: float, name: str | None = None) -> Layer:  # noqa: A002
     """Dropout, not inverted (v2's): random zeros in training, a fixed scale in test.
 
     Training: ``out_j = m_j x_j`` with ``m_j ~ Bernoulli(1 - rate)``; test:

@@ -16,13 +16,16 @@ about 85.2 instead of ``inf`` and its gradient stays finite.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src.activations import Sigmoid, Softmax
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.evaluator_base import Evaluator
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import (
@@ -154,8 +157,14 @@ def _evaluator_names(evaluator: Any, *, layer: str) -> tuple[str, ...]:
 
 @_base.layer_function
 def classification_cost(
-    input, label, weight=None, name=None, evaluator=None, layer_attr=None, coeff=1.0
-):  # noqa: A002
+    input: Layer,  # noqa: A002
+    label: Layer,
+    weight: Layer | None = None,
+    name: str | None = None,
+    evaluator: Callable[..., Evaluator] | Sequence[Callable[..., Evaluator]] | None = None,
+    layer_attr: ExtraAttr | None = None,
+    coeff: float = 1.0,
+) -> Layer:
     """Multi-class cross entropy of a softmax output: ``w * -log(p[label])``.
 
     Attaches v2's ``classification_error_evaluator`` (attr ``evaluators``). As in v2,
@@ -165,7 +174,9 @@ def classification_cost(
         input: a layer with a Softmax activation (or a sequence of them).
         label: an ``integer_value(input.size)`` layer (an id sequence for sequences).
         weight: optional size-1 layer, a per-sample weight.
+        name: the layer name (default ``__cost_<n>__``).
         evaluator: evaluators to attach (default: classification error).
+        layer_attr: ``Extra(device=...)`` only.
         coeff: the gradient's multiplier.
 
     Returns:
@@ -195,7 +206,14 @@ def classification_cost(
 
 
 @_base.layer_function
-def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_attr=None):  # noqa: A002
+def cross_entropy_cost(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    coeff: float = 1.0,
+    weight: Layer | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Multi-class cross entropy ``w * -log(p[label])`` of a probability vector.
 
     As in v2, ``coeff`` scales only the gradient.
@@ -203,7 +221,10 @@ def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_at
     Args:
         input: probabilities (any activation; no softmax check).
         label: an ``integer_value(input.size)`` layer.
-        coeff: the gradient's multiplier. weight: optional size-1 per-sample weight.
+        name: the layer name (default ``__cross_entropy_<n>__``).
+        coeff: the gradient's multiplier.
+        weight: optional size-1 per-sample weight.
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A size-1 cost layer, ``[batch, 1]`` (sequences: summed over steps).
@@ -223,7 +244,7 @@ def cross_entropy_cost(input, label, name=None, coeff=1.0, weight=None, layer_at
 
 
 @_base.layer_function
-def cross_entropy(input, label, name=None, coeff=1.0):  # noqa: A002
+def cross_entropy(input: Layer, label: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:  # noqa: A002
     """The design doc's cross entropy, with a class id or a distribution as label.
 
     ``cost = -log p[label]`` for an id label, ``cost = -sum_j q_j log p_j`` for a label
@@ -257,11 +278,16 @@ def cross_entropy(input, label, name=None, coeff=1.0):  # noqa: A002
 
 @_base.layer_function
 def cross_entropy_with_selfnorm_cost(
-    input, label, name=None, coeff=1.0, softmax_selfnorm_alpha=0.1, layer_attr=None
-):  # noqa: A002
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    coeff: float = 1.0,
+    softmax_selfnorm_alpha: float = 0.1,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Cross entropy of an unnormalised positive output, with a self-normalising penalty.
 
-    With ``Z = sum_j p_j`` (v2's CostLayer)::
+    With ``Z = sum_j p_j`` (v2's CostLayer):
 
         cost = -log(p[label] / Z) + alpha * log(Z)^2
 
@@ -296,7 +322,13 @@ def cross_entropy_with_selfnorm_cost(
 
 
 @_base.layer_function
-def multi_binary_label_cross_entropy_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
+def multi_binary_label_cross_entropy_cost(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    coeff: float = 1.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Independent binary cross entropies: ``-sum_j [t_j log p_j + (1-t_j) log(1-p_j)]``.
 
     One yes/no decision per class (multi-label classification). Logs a warning when
@@ -373,16 +405,24 @@ for _kind in (SquareErrorKind(), SumCostKind()):
 
 
 @_base.layer_function
-def square_error_cost(input, label, weight=None, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
+def square_error_cost(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    weight: Layer | None = None,
+    name: str | None = None,
+    coeff: float = 1.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Sum of squared errors per sample, no 1/2: ``w * sum_j (y_j - t_j)^2``.
 
     Alias: ``regression_cost`` (``mse_cost``, v2 0.10's name, warns). As in v2, ``coeff``
     scales only the gradient.
 
     Args:
-        input: predictions ``y``. label: targets ``t`` of ``input.size``: dense, or a
-            ``sparse_binary_vector`` / ``sparse_float_vector`` (zero where unlisted;
-            a class listed twice counts twice, as in v2).
+        input: predictions ``y``.
+        label: targets ``t`` of ``input.size``: dense, or a ``sparse_binary_vector`` /
+            ``sparse_float_vector`` (zero where unlisted; a class listed twice counts
+            twice, as in v2).
         weight: optional size-1 per-sample weight ``w``.
         name: the layer name (default ``__square_error_cost_<n>__``).
         coeff: the gradient's multiplier.
@@ -410,7 +450,7 @@ regression_cost = square_error_cost
 
 
 @_base.layer_function
-def sum_cost(input, name=None, layer_attr=None):  # noqa: A002
+def sum_cost(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:  # noqa: A002
     """Use a layer's values as the cost: ``cost = sum_j x_j`` per sample.
 
     Args:

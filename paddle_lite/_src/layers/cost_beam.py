@@ -163,7 +163,10 @@ register_kind(CrossEntropyOverBeamKind())
 
 
 @_base.layer_function
-def cross_entropy_over_beam(input, name=None):  # noqa: A002
+def cross_entropy_over_beam(
+    input: BeamInput | Sequence[BeamInput],  # noqa: A002
+    name: str | None = None,
+) -> Layer:
     """The cross entropy of the gold path over all paths of a multi-step beam search.
 
     ``cost = log sum_{p in paths} exp(score_p) - score_gold``, where a path's score is

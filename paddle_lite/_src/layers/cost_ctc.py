@@ -22,7 +22,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import safe_log, v2_note
@@ -121,12 +123,19 @@ def _build(kind: str, prefix: str, input, label, size, name, blank, norm_by_time
 
 
 @_base.layer_function
-def ctc(input, label, size=None, name=None, norm_by_times=False, layer_attr=None):  # noqa: A002
+def ctc(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    size: int | None = None,
+    name: str | None = None,
+    norm_by_times: bool = False,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """CTC cost over class *probabilities*; the blank is the last class (v2's ``ctc``).
 
-    .. math::
-
-        cost = -\\log \\sum_{\\pi:\\, B(\\pi) = label} \\prod_t p_t(\\pi_t)
+    $$
+    cost = -\\log \\sum_{\\pi:\\, B(\\pi) = label} \\prod_t p_t(\\pi_t)
+    $$
 
     per sequence, where the frame paths ``pi`` run over ``size`` classes of which
     ``size - 1`` is the blank and ``B`` merges repeats, then drops blanks. A sequence
@@ -153,12 +162,20 @@ def ctc(input, label, size=None, name=None, norm_by_times=False, layer_attr=None
 
 
 @_base.layer_function
-def warp_ctc(input, label, size=None, name=None, blank=0, norm_by_times=False, layer_attr=None):  # noqa: A002
+def warp_ctc(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    size: int | None = None,
+    name: str | None = None,
+    blank: int = 0,
+    norm_by_times: bool = False,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """CTC cost over unnormalised *scores* with a softmax inside (v2's ``warp_ctc``).
 
-    .. math::
-
-        cost = -\\log \\sum_{\\pi:\\, B(\\pi) = label} \\prod_t softmax(x_t)_{\\pi_t}
+    $$
+    cost = -\\log \\sum_{\\pi:\\, B(\\pi) = label} \\prod_t softmax(x_t)_{\\pi_t}
+    $$
 
     per sequence (``B`` merges repeats, then drops the blank ``blank``); a sequence
     with too few frames for its label costs 0, with no gradient (as in v2).

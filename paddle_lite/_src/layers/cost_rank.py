@@ -1,6 +1,6 @@
 """Cost layers: ranking (rank, less_than, LambdaRank) and binary judgements.
 
-Same contract as :mod:`paddle_lite._src.layers.cost`: every cost outputs float32
+Same contract as ``cost``: every cost outputs float32
 ``[batch, 1]``, the per-sample cost (times ``weight`` where v2 has one), summed over
 the valid steps of a sequence; ``coeff`` scales only the gradient.
 """
@@ -13,7 +13,9 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import (
@@ -181,7 +183,7 @@ for _kind in (
 
 # public functions ------------------------------------------------------------------
 @_base.layer_function
-def should_be_true(input, name=None, coeff=1.0):  # noqa: A002
+def should_be_true(input: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:  # noqa: A002
     """Cost ``-log(p)`` pushing a size-1 probability ``p`` towards 1 (v2 design doc).
 
     As in every cost, a zero ``p`` costs about 85.2 (``log`` of ``max(p, 1e-37)``).
@@ -203,7 +205,7 @@ def should_be_true(input, name=None, coeff=1.0):  # noqa: A002
 
 
 @_base.layer_function
-def should_be_false(input, name=None, coeff=1.0):  # noqa: A002
+def should_be_false(input: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:  # noqa: A002
     """Cost ``-log(1 - p)`` pushing a size-1 probability ``p`` towards 0 (v2 design doc).
 
     As in every cost, ``p = 1`` costs about 85.2 (``log`` of ``max(1 - p, 1e-37)``).
@@ -225,8 +227,16 @@ def should_be_false(input, name=None, coeff=1.0):  # noqa: A002
 
 
 @_base.layer_function
-def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=None):
-    """Pairwise ranking cost (RankNet); with ``o = left - right``::
+def rank_cost(
+    left: Layer,
+    right: Layer,
+    label: Layer,
+    weight: Layer | None = None,
+    name: str | None = None,
+    coeff: float = 1.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
+    """Pairwise ranking cost (RankNet); with ``o = left - right``:
 
         cost = -P o + log(1 + exp(o))
 
@@ -273,8 +283,8 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0, layer_attr=
 
 
 @_base.layer_function
-def less_than(left, right, name=None, coeff=1.0):
-    """Cost that ``left`` should score below ``right`` (v2 design doc)::
+def less_than(left: Layer, right: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:
+    """Cost that ``left`` should score below ``right`` (v2 design doc):
 
         cost = log(1 + exp(left - right))
 
@@ -298,7 +308,14 @@ def less_than(left, right, name=None, coeff=1.0):
 
 
 @_base.layer_function
-def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1, layer_attr=None):  # noqa: A002, N803
+def lambda_cost(
+    input: Layer,  # noqa: A002
+    score: Layer,
+    name: str | None = None,
+    NDCG_num: int = 5,  # noqa: N803
+    max_sort_size: int = -1,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """LambdaRank over each sequence (one query's documents).
 
     The value is ``1 - NDCG@NDCG_num`` of the ranking by the model scores ``o`` with

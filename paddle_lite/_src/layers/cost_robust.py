@@ -1,6 +1,6 @@
 """Cost layers: robust regression (Huber, smooth L1) and margin classification (modified Huber).
 
-Same contract as :mod:`paddle_lite._src.layers.cost`: every cost outputs float32
+Same contract as ``cost``: every cost outputs float32
 ``[batch, 1]``, the per-sample cost, summed over the valid steps of a sequence;
 ``coeff`` scales only the gradient.
 """
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import CostKind, as_target, build_cost, check_same_size
@@ -59,8 +61,15 @@ for _kind in (HuberRegressionKind(), SmoothL1Kind(), HuberClassificationKind()):
 
 # public functions ------------------------------------------------------------------
 @_base.layer_function
-def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_attr=None):  # noqa: A002
-    """Huber regression cost, summed over features; with ``r = |y - t|``::
+def huber_regression_cost(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    delta: float = 1.0,
+    coeff: float = 1.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
+    """Huber regression cost, summed over features; with ``r = |y - t|``:
 
         cost = 0.5 r^2              if r <= delta
                delta (r - delta/2)  otherwise
@@ -69,7 +78,8 @@ def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_a
     than the squared error.
 
     Args:
-        input: predictions ``y``. label: dense targets ``t`` of ``input.size``.
+        input: predictions ``y``.
+        label: dense targets ``t`` of ``input.size``.
         name: the layer name (default ``__huber_regression_cost_<n>__``).
         delta: where the cost turns from quadratic to linear (> 0).
         coeff: the gradient's multiplier (the reported cost is unscaled).
@@ -97,8 +107,14 @@ def huber_regression_cost(input, label, name=None, delta=1.0, coeff=1.0, layer_a
 
 
 @_base.layer_function
-def smooth_l1_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
-    """Smooth L1 cost (Fast R-CNN's), summed over features; with ``d = y - t``::
+def smooth_l1_cost(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    coeff: float = 1.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
+    """Smooth L1 cost (Fast R-CNN's), summed over features; with ``d = y - t``:
 
         cost = 0.5 d^2      if |d| < 1
                |d| - 0.5    otherwise
@@ -106,7 +122,8 @@ def smooth_l1_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa
     This is ``huber_regression_cost`` with ``delta = 1``.
 
     Args:
-        input: predictions ``y``. label: dense targets ``t`` of ``input.size``.
+        input: predictions ``y``.
+        label: dense targets ``t`` of ``input.size``.
         name: the layer name (default ``__smooth_l1_cost_<n>__``).
         coeff: the gradient's multiplier (the reported cost is unscaled).
         layer_attr: ``Extra(device=...)`` only.
@@ -129,8 +146,14 @@ def smooth_l1_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa
 
 
 @_base.layer_function
-def huber_classification_cost(input, label, name=None, coeff=1.0, layer_attr=None):  # noqa: A002
-    """Modified Huber loss of a binary classifier score ``f``, with ``y = 2*label - 1``::
+def huber_classification_cost(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    name: str | None = None,
+    coeff: float = 1.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
+    """Modified Huber loss of a binary classifier score ``f``, with ``y = 2*label - 1``:
 
         cost = -4 y f            if y f < -1
                (1 - y f)^2       if -1 <= y f < 1

@@ -9,8 +9,10 @@ gives one cost per step, summed per sequence).
 **nce.** With ``k = num_neg_samples``, noise distribution ``q`` (uniform by default)
 and ``o_c = sigmoid(b_c + sum_i x_i . w_i[c])``, a sample with label ``t`` costs
 
-.. math:: -\\log \\frac{o_t}{o_t + k q_t}
-          - \\sum_{j=1}^{k} \\log \\frac{k q_{n_j}}{o_{n_j} + k q_{n_j}}
+$$
+-\\log \\frac{o_t}{o_t + k q_t}
+- \\sum_{j=1}^{k} \\log \\frac{k q_{n_j}}{o_{n_j} + k q_{n_j}}
+$$
 
 where training draws the ``k`` noise classes ``n_j`` from ``q`` (with replacement, the
 label may be drawn, as in v2). In test mode the layer is deterministic: the noise
@@ -30,6 +32,7 @@ log 2`` (a constant, with no gradient).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -38,7 +41,9 @@ import numpy as np
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import v2_sigmoid
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import clip_value_only, per_sample, safe_log
@@ -210,24 +215,26 @@ def _neg_distribution(dist: Any, num_classes: int, *, layer: str) -> tuple[float
 
 @_base.layer_function
 def nce(
-    input,  # noqa: A002
-    label,
-    num_classes=None,
-    param_attr=None,
-    weight=None,
-    num_neg_samples=10,
-    neg_distribution=None,
-    name=None,
-    bias_attr=None,
-    layer_attr=None,
-):
+    input: Layer | Sequence[Layer],  # noqa: A002
+    label: Layer,
+    num_classes: int | None = None,
+    param_attr: ParamAttr | None = None,
+    weight: Layer | None = None,
+    num_neg_samples: int = 10,
+    neg_distribution: Sequence[float] | None = None,
+    name: str | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Noise-contrastive estimation: a cost for many classes that scores only a few.
 
     With ``k = num_neg_samples``, noise distribution ``q`` and
     ``o_c = sigmoid(b_c + sum_i x_i . w_i[c])``, a sample of label ``t`` costs
 
-    .. math:: -\\log \\frac{o_t}{o_t + k q_t}
-              - \\sum_{j=1}^{k} \\log \\frac{k q_{n_j}}{o_{n_j} + k q_{n_j}}
+    $$
+    -\\log \\frac{o_t}{o_t + k q_t}
+    - \\sum_{j=1}^{k} \\log \\frac{k q_{n_j}}{o_{n_j} + k q_{n_j}}
+    $$
 
     where training draws the ``k`` noise classes ``n_j`` from ``q`` (with replacement;
     the label may be drawn, as in v2). In test mode the noise sum is its expectation
@@ -325,14 +332,14 @@ register_kind(HsigmoidKind())
 
 @_base.layer_function
 def hsigmoid(
-    input,  # noqa: A002
-    label,
-    num_classes=None,
-    name=None,
-    bias_attr=None,
-    param_attr=None,
-    layer_attr=None,
-):
+    input: Layer | Sequence[Layer],  # noqa: A002
+    label: Layer,
+    num_classes: int | None = None,
+    name: str | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Hierarchical sigmoid: a cost for many classes as binary decisions down a tree.
 
     The ``num_classes - 1`` inner nodes each hold a weight row and a bias. Class ``c``
@@ -340,7 +347,9 @@ def hsigmoid(
     between the children of node ``(code >> (j+1)) - 1`` (v2's SimpleCode). With
     ``z_j = clip(b_node + sum_i x_i . w_i[node], -40, 40)``:
 
-    .. math:: cost = \\sum_j \\log(1 + e^{z_j}) - \\sum_{j:\\, bit_j = 1} z_j
+    $$
+    cost = \\sum_j \\log(1 + e^{z_j}) - \\sum_{j:\\, bit_j = 1} z_j
+    $$
 
     the sum of ``-log sigmoid(+-z_j)`` along the path. As in v2, the gradient by the
     unclipped score is ``sigmoid(z_j) - bit_j`` beyond the clip too. As in v2 every sample is

@@ -7,8 +7,10 @@ the start weights ``a``, row 1 the end weights ``b`` and rows ``2..`` the matrix
 The input ``x`` is a sequence of unnormalised emission scores (a linear activation).
 A tag path ``y`` of a length-``L`` sequence scores
 
-.. math:: s(y) = a_{y_0} + x_{0, y_0} + \\sum_{t=1}^{L-1} (w_{y_{t-1}, y_t} + x_{t, y_t})
-          + b_{y_{L-1}}
+$$
+s(y) = a_{y_0} + x_{0, y_0} + \\sum_{t=1}^{L-1} (w_{y_{t-1}, y_t} + x_{t, y_t})
++ b_{y_{L-1}}
+$$
 
 The forward algorithm (a ``lax.scan`` in log space) gives ``log Z = logsumexp_y s(y)``;
 Viterbi (a max-scan plus a backtrace scan) gives ``argmax_y s(y)``, ties going to the
@@ -25,7 +27,9 @@ import jax.numpy as jnp
 from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.cost_base import CostKind, per_sample, v2_note
@@ -195,27 +199,31 @@ register_kind(CrfKind())
 
 @_base.layer_function
 def crf(
-    input,
-    label,
-    size=None,
-    weight=None,
-    param_attr=None,
-    name=None,
-    coeff=1.0,
-    layer_attr=None,
-):  # noqa: A002
+    input: Layer,  # noqa: A002
+    label: Layer,
+    size: int | None = None,
+    weight: Layer | None = None,
+    param_attr: ParamAttr | None = None,
+    name: str | None = None,
+    coeff: float = 1.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Linear-chain CRF cost: the negative log-likelihood of the label path.
 
     A tag path ``y`` of a length-``L`` sequence of emissions ``x`` scores
 
-    .. math:: s(y) = a_{y_0} + x_{0, y_0} + \\sum_{t=1}^{L-1} (w_{y_{t-1}, y_t} + x_{t, y_t})
-              + b_{y_{L-1}}
+    $$
+    s(y) = a_{y_0} + x_{0, y_0} + \\sum_{t=1}^{L-1} (w_{y_{t-1}, y_t} + x_{t, y_t})
+    + b_{y_{L-1}}
+    $$
 
     with start weights ``a`` (row 0 of the transition parameter), end weights ``b``
     (row 1) and transitions ``w`` (rows ``2..``: ``w[i, j]`` scores tag ``i`` followed
     by tag ``j``). The cost of a sequence is
 
-    .. math:: cost = \\log Z - s(y), \\quad \\log Z = \\log \\sum_{y'} \\exp s(y')
+    $$
+    cost = \\log Z - s(y), \\quad \\log Z = \\log \\sum_{y'} \\exp s(y')
+    $$
 
     times the optional ``weight``; a length-0 sequence costs 0. As in v2, ``coeff``
     scales only the gradient. Label ids outside ``[0, size)`` are clipped into it (v2
@@ -297,15 +305,24 @@ register_kind(CrfDecodingKind())
 
 
 @_base.layer_function
-def crf_decoding(input, size, label=None, param_attr=None, name=None, layer_attr=None):  # noqa: A002
+def crf_decoding(
+    input: Layer,  # noqa: A002
+    size: int,
+    label: Layer | None = None,
+    param_attr: ParamAttr | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Viterbi decoding of a linear-chain CRF: the best tag path of each sequence.
 
-    .. math:: \\hat y = \\arg\\max_y s(y)
+    $$
+    \\hat y = \\arg\\max_y s(y)
+    $$
 
-    with ``s`` the path score of :func:`crf` (ties go to the lower tag id, as in v2).
-    Without ``label`` the output is the tag ids; with ``label`` it is 1.0 at each step
-    where ``\\hat y_t \\ne label_t`` and 0.0 where they agree (feed it to
-    ``paddle.evaluator.sum`` to count errors). The layer has no gradient.
+    with ``s`` the path score of [`crf`][paddle_lite.layer.crf] (ties go to the lower tag id, as in
+    v2). Without ``label`` the output is the tag ids; with ``label`` it is 1.0 at each step where
+    ``\\hat y_t \\ne label_t`` and 0.0 where they agree (feed it to ``paddle.evaluator.sum`` to
+    count errors). The layer has no gradient.
 
     Args:
         input: a dense sequence of emission scores of size ``size``.

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -11,7 +12,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
@@ -108,7 +111,15 @@ def _image_hw(layer, *, name: str, arg: str) -> tuple[int, int]:  # noqa: ANN001
 
 
 @_base.layer_function
-def priorbox(input, image, aspect_ratio, variance, min_size, max_size=[], name=None):  # noqa: A002, B006
+def priorbox(
+    input: Layer,  # noqa: A002
+    image: Layer,
+    aspect_ratio: Sequence[float],
+    variance: Sequence[float],
+    min_size: Sequence[int],
+    max_size: Sequence[int] = [],  # noqa: B006
+    name: str | None = None,
+) -> Layer:
     """The SSD prior (default) boxes of a feature map, with their variances (v2 ``priorbox``).
 
     At each pixel ``(h, w)`` of ``input`` (``H x W``), centred at
@@ -126,6 +137,7 @@ def priorbox(input, image, aspect_ratio, variance, min_size, max_size=[], name=N
         variance: the four variances stored with every prior.
         min_size: the minimum box sides in pixels (a list of ints).
         max_size: the maximum box sides (a list of ints, empty or one per min size).
+        name: the layer name (default ``__priorbox_<n>__``).
 
     Returns:
         A layer of ``priors = len(min_size) * (1 + 2 * ratios) + len(max_size)`` priors per
@@ -218,18 +230,25 @@ register_kind(CrossChannelNormKind())
 
 
 @_base.layer_function
-def cross_channel_norm(input, name=None, param_attr=None):  # noqa: A002
+def cross_channel_norm(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    param_attr: ParamAttr | None = None,
+) -> Layer:
     """L2 normalisation across the channels of each pixel, with a learned scale per channel
     (v2 ``cross_channel_norm``, SSD's conv4_3 norm).
 
-    .. math:: out[c, p] = scale[c] \\cdot x[c, p] / n_p, \\quad
-              n_p = \\sqrt{\\sum_{c'} x[c', p]^2 + 10^{-6}}
+    $$
+    out[c, p] = scale[c] \\cdot x[c, p] / n_p, \\quad
+    n_p = \\sqrt{\\sum_{c'} x[c', p]^2 + 10^{-6}}
+    $$
 
     The input gradient is v2's, ``scale[c] (g - x \\langle x, g \\rangle / n^2) / n``,
     which is the exact gradient when all scales are equal.
 
     Args:
         input: an image layer of ``C`` channels.
+        name: the layer name (default ``__cross_channel_norm_<n>__``).
         param_attr: the scale's ``paddle.attr.Param`` (SSD sets ``initial_mean=20``,
             ``initial_std=0``); default v2's smart init ``N(0, 1/sqrt(C))``.
 

@@ -8,12 +8,14 @@ each image), so the cost compiles once per batch shape.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers import detection_boxes as boxes
@@ -188,17 +190,17 @@ def class_attrs(num_classes: Any, background_id: Any, *, name: str) -> dict[str,
 
 @_base.layer_function
 def multibox_loss(
-    input_loc,
-    input_conf,
-    priorbox,
-    label,
-    num_classes,
-    overlap_threshold=0.5,
-    neg_pos_ratio=3.0,
-    neg_overlap=0.5,
-    background_id=0,
-    name=None,
-):
+    input_loc: Layer | Sequence[Layer],
+    input_conf: Layer | Sequence[Layer],
+    priorbox: Layer,
+    label: Layer,
+    num_classes: int,
+    overlap_threshold: float = 0.5,
+    neg_pos_ratio: float = 3.0,
+    neg_overlap: float = 0.5,
+    background_id: int = 0,
+    name: str | None = None,
+) -> Layer:
     """The SSD cost: localisation and confidence losses of matched priors (v2 ``multibox_loss``).
 
     Per image, priors are matched to its ground-truth boxes (bipartite first, then each
@@ -207,8 +209,10 @@ def multibox_loss(
     ``matched * int(neg_pos_ratio)`` with the highest best-object probability are the
     negatives. With ``N`` matches in the batch:
 
-    .. math:: loss = \\frac{1}{N} \\Big(\\sum_{matched} smoothL1(loc - encode(gt, prior))
-              + \\sum_{matched \\cup negatives} -\\log softmax(conf)[class]\\Big)
+    $$
+    loss = \\frac{1}{N} \\Big(\\sum_{matched} smoothL1(loc - encode(gt, prior))
+    + \\sum_{matched \\cup negatives} -\\log softmax(conf)[class]\\Big)
+    $$
 
     (class: the box's label, background for negatives; ``encode`` uses the prior's
     variances). Every row of the output holds the batch's loss, as in v2; training
@@ -222,6 +226,7 @@ def multibox_loss(
             rows (``paddle.data_type.dense_vector_sequence(6)``).
         num_classes: classes including the background.
         overlap_threshold, neg_pos_ratio, neg_overlap, background_id: as above.
+        name: the layer name (default ``__multibox_loss_<n>__``).
 
     Returns:
         A cost layer of size 1.

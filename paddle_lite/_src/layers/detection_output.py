@@ -12,12 +12,14 @@ detections. Its valid rows, image after image, are v2's matrix; that is what
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers import detection_boxes as boxes
@@ -115,17 +117,17 @@ register_kind(DetectionOutputKind())
 
 @_base.layer_function
 def detection_output(
-    input_loc,
-    input_conf,
-    priorbox,
-    num_classes,
-    nms_threshold=0.45,
-    nms_top_k=400,
-    keep_top_k=200,
-    confidence_threshold=0.01,
-    background_id=0,
-    name=None,
-):
+    input_loc: Layer | Sequence[Layer],
+    input_conf: Layer | Sequence[Layer],
+    priorbox: Layer,
+    num_classes: int,
+    nms_threshold: float = 0.45,
+    nms_top_k: int = 400,
+    keep_top_k: int = 200,
+    confidence_threshold: float = 0.01,
+    background_id: int = 0,
+    name: str | None = None,
+) -> Layer:
     """The SSD detections: decoded boxes after per-class NMS (v2 ``detection_output``).
 
     Per image: the class scores go through a softmax and the location predictions are
@@ -143,6 +145,7 @@ def detection_output(
         num_classes: classes including the background.
         nms_threshold, nms_top_k, keep_top_k, confidence_threshold, background_id: as
             above (``nms_top_k <= 0`` / ``keep_top_k <= 0``: no limit).
+        name: the layer name (default ``__detection_output_<n>__``).
 
     Returns:
         A sequence per image of rows ``[image_id, label, score, xmin, ymin, xmax, ymax]``

@@ -6,18 +6,19 @@ name uses the trained parameters), adding v2's generation layers around it: a me
 ``__beam_search_predict__`` of the previous word (booted with ``bos_id``), its
 embedding through the shared table ``embedding_name``, and a ``max_id`` of the
 step's first output named ``__beam_search_predict__``. The search itself
-(:mod:`~paddle_lite._src.layers.beam_search`) is one ``lax.while_loop``.
+(``beam_search``) is one ``lax.while_loop``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from paddle_lite._src.attrs import ParamAttr
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, qualified_name
 from paddle_lite._src.initializers import name_key
@@ -25,7 +26,7 @@ from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.beam_search import BeamResult, search
 from paddle_lite._src.layers.core import embedding
-from paddle_lite._src.layers.group_step import base_name, define_step, memory
+from paddle_lite._src.layers.group_step import StaticInput, base_name, define_step, memory
 from paddle_lite._src.layers.math import max_id
 from paddle_lite._src.layers.recurrent_group import (
     StepGraphKind,
@@ -131,7 +132,12 @@ register_kind(SamplingIdKind())
 
 
 @_base.layer_function
-def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
+def eos(
+    input: Layer,  # noqa: A002
+    eos_id: int,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Mark the end-of-sequence ids: ``out = [id == eos_id]`` (v2's ``eos_layer``).
 
     ``beam_search`` adds one, ``__<group>_eos_layer__``, after its step (as v2 did).
@@ -163,7 +169,11 @@ def eos(input, eos_id, name=None, layer_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
+def sampling_id(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """An id drawn from each row's distribution: ``id ~ Categorical(p)``,
     ``P(id = j) = p_j``.
 
@@ -198,7 +208,7 @@ def sampling_id(input, name=None, layer_attr=None):  # noqa: A002
 
 # beam_search ----------------------------------------------------------------------
 class BeamSearchKind(StepGraphKind):
-    """The generating group: its value is a :class:`BeamResult`."""
+    """The generating group: its value is a ``BeamResult``."""
 
     name = "beam_search"
 
@@ -267,15 +277,15 @@ def _search_spec(graph, group, beam_size, eos_id, max_length, num_results) -> di
 
 @_base.layer_function
 def beam_search(
-    step,
-    input,  # noqa: A002
-    bos_id,
-    eos_id,
-    beam_size,
-    max_length=500,
-    name=None,
-    num_results_per_sample=None,
-):
+    step: Callable[..., Layer | Sequence[Layer]],
+    input: Sequence[StaticInput | BaseGeneratedInput],  # noqa: A002
+    bos_id: int,
+    eos_id: int,
+    beam_size: int,
+    max_length: int = 500,
+    name: str | None = None,
+    num_results_per_sample: int | None = None,
+) -> Layer:
     """Generate sequences with ``step`` by beam search (v2's ``beam_search``).
 
     ``step`` is the training decoder's step function: it receives the
@@ -288,7 +298,7 @@ def beam_search(
 
     Args:
         step: the step function (the same one ``recurrent_group`` trained).
-        input: ``StaticInput``\\ s and exactly one ``GeneratedInput``; other items
+        input: ``StaticInput`` objects and exactly one ``GeneratedInput``; other items
             that are not layers reach ``step`` as they are, in their positions.
         bos_id: the id fed before the first word.
         eos_id: the id that ends a sequence.

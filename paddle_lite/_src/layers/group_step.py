@@ -1,12 +1,12 @@
 """Defining a recurrent group's step: placeholders, ``memory`` and ``StaticInput``.
 
-:func:`define_step` calls the user's step function once, inside a v2 sub-model:
+``define_step`` calls the user's step function once, inside a v2 sub-model:
 every layer it creates is recorded and named ``<name>@<group>`` (so its parameters
 are ``_<name>@<group>.w0``, as in v2). Each sequence input reaches the step as a
 ``scatter_agent`` placeholder (one time step of it), each ``StaticInput`` as a
 ``static_agent`` (the whole value), and each ``memory`` is a placeholder holding
 the previous step's value of the layer it names. The result is a
-:class:`~paddle_lite._src.step_graph.StepGraph`.
+``StepGraph``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import as_activation
+from paddle_lite._src.activations import BaseActivation, as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
 from paddle_lite._src.graph import Layer, auto_name, current_submodel, qualified_name, submodel
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -171,20 +171,20 @@ def _boot(boot_layer, boot_bias, boot_with_const_id, name) -> tuple[str, Any, An
 
 @_base.layer_function
 def memory(
-    name,
-    size,
-    memory_name=None,
-    is_seq=False,
-    boot_layer=None,
-    boot_bias=None,
-    boot_bias_active_type=None,
-    boot_with_const_id=None,
-):
+    name: str,
+    size: int,
+    memory_name: str | None = None,
+    is_seq: bool = False,
+    boot_layer: Layer | None = None,
+    boot_bias: float | None = None,
+    boot_bias_active_type: BaseActivation | None = None,
+    boot_with_const_id: int | None = None,
+) -> Layer:
     """The value the layer called ``name`` had at the previous step of the group.
 
-    .. math::
-
-        mem_t = out^{(name)}_{t-1}, \\qquad mem_0 = boot
+    $$
+    mem_t = out^{(name)}_{t-1}, \\qquad mem_0 = boot
+    $$
 
     ``boot`` is the ``boot_layer``'s value, else ``boot_bias_active_type(b)`` with a
     learned bias ``b`` (``_<memory>@<group>.wbias``, ``[1, size]``), else the constant
@@ -247,7 +247,7 @@ def define_step(
 
     Returns:
         ``(graph, group inputs, step outputs)``; the group inputs follow
-        :class:`StepGraph`'s order.
+        ``StepGraph``'s order.
     """
     model = StepModel(group)
     inlinks: list[tuple[Layer, Layer]] = []

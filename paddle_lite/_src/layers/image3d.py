@@ -31,7 +31,7 @@ def depth_of(layer: Layer) -> int:
 def input_volume(layer: Layer, num_channels: Any, *, name: str) -> Volume:
     """``(C, D, H, W)`` of ``layer``'s output, as v2's ``get_img3d_size`` reads it.
 
-    Height and width come from the input image, the depth from :func:`depth_of`, and
+    Height and width come from the input image, the depth from ``depth_of``, and
     the channels from ``num_channels`` (else the image's channels divided by the depth);
     ``C*D*H*W`` must equal the input size.
     """

@@ -64,7 +64,7 @@ def flat_image(size: int, channels: int) -> tuple[int, int, int] | None:
 
 def input_image(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, int, int]:
     """``(C, H, W)`` of an input: its image spec, or v2's image of ``num_channels``
-    (see :func:`flat_image`)."""
+    (see ``flat_image``)."""
     plain_dense(spec, layer=layer)
     if num_channels is None:
         if spec.image is None:

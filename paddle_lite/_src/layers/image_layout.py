@@ -9,13 +9,16 @@ matrix into rows of ``size`` values.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
-from paddle_lite._src.activations import Linear, as_activation
+from paddle_lite._src.activations import BaseActivation, Linear, as_activation
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import checked_image, input_image, int_at_least
@@ -39,7 +42,13 @@ register_kind(SwitchOrderKind())
 
 
 @_base.layer_function
-def switch_order(input, name=None, reshape_axis=None, act=None, layer_attr=None):  # noqa: A002
+def switch_order(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    reshape_axis: int | None = None,
+    act: BaseActivation | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Switch an image from NCHW to NHWC order, then cut it into rows at ``reshape_axis``.
 
     ``out[n, y, x, c] = in[n, c, y, x]``; the NHWC dims ``[N, H, W, C]`` before
@@ -51,6 +60,7 @@ def switch_order(input, name=None, reshape_axis=None, act=None, layer_attr=None)
 
     Args:
         input: an image layer.
+        name: the layer name (default ``__switch_order_<n>__``).
         reshape_axis: 1, 2 or 3 (required).
         act: kept for v2's signature; not applied (default ``Linear``).
         layer_attr: ``Extra(device=...)`` only.
@@ -143,7 +153,14 @@ def _crop_target(image, axis: int, shape: Any, reference: Any, *, layer: str):  
 
 
 @_base.layer_function
-def crop(input, offset, axis=2, shape=None, name=None, layer_attr=None):  # noqa: A002
+def crop(
+    input: Layer | Sequence[Layer],  # noqa: A002
+    offset: int | Sequence[int],
+    axis: int = 2,
+    shape: Sequence[int] | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Crop an NCHW image at ``offset`` to a reference image's size or to ``shape``.
 
     ``out[c, y, x] = in[c + oc, y + oh, x + ow]``. Axes ``axis .. 3`` of ``[N, C, H, W]``
@@ -156,6 +173,7 @@ def crop(input, offset, axis=2, shape=None, name=None, layer_attr=None):  # noqa
         offset: the crop corner, one int or one per cropped axis.
         axis: the first cropped axis, 1 (channels), 2 (height, default) or 3 (width).
         shape: ``[N, C, H, W]`` target when there is no reference.
+        name: the layer name (default ``__crop_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
@@ -219,7 +237,7 @@ register_kind(ResizeKind())
 
 
 @_base.layer_function
-def resize(input, size, name=None):  # noqa: A002
+def resize(input: Layer, size: int, name: str | None = None) -> Layer:  # noqa: A002
     """Re-cut the batch matrix ``[N, D]`` into rows of ``size`` values: ``[N*D/size, size]``.
 
     The values keep their row-major order; ``N*D`` must be a multiple of ``size`` when
@@ -228,6 +246,7 @@ def resize(input, size, name=None):  # noqa: A002
     Args:
         input: a dense non-sequence layer.
         size: the output row width.
+        name: the layer name (default ``__resize_<n>__``).
 
     Returns:
         A layer of size ``size`` with ``N*D/size`` rows (auto name ``__resize_<n>__``).
@@ -275,7 +294,7 @@ register_kind(ScaleSubRegionKind())
 
 
 @_base.layer_function
-def scale_sub_region(input, indices, value, name=None):  # noqa: A002
+def scale_sub_region(input: Layer, indices: Layer, value: float, name: str | None = None) -> Layer:  # noqa: A002
     """Multiply a box of each image by ``value``; the box comes per sample from ``indices``.
 
     Row ``n`` of ``indices`` is ``[C_start, C_end, H_start, H_end, W_start, W_end]``,
@@ -286,6 +305,7 @@ def scale_sub_region(input, indices, value, name=None):  # noqa: A002
         input: an image layer.
         indices: a dense layer of size 6.
         value: the factor (a number).
+        name: the layer name (default ``__scale_sub_region_<n>__``).
 
     Returns:
         An image layer of the input's shape (auto name ``__scale_sub_region_<n>__``).

@@ -9,6 +9,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from paddle_lite._src.attrs import ExtraAttr
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import (
@@ -59,7 +61,13 @@ register_kind(BilinearInterpKind())
 
 
 @_base.layer_function
-def bilinear_interp(input, out_size_x=None, out_size_y=None, name=None, layer_attr=None):  # noqa: A002
+def bilinear_interp(
+    input: Layer,  # noqa: A002
+    out_size_x: int | None = None,
+    out_size_y: int | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Resize each channel of an image by bilinear interpolation (corners aligned).
 
     ``out[c, i, j]`` interpolates ``in[c]`` at ``(i * (H-1)/(outH-1), j * (W-1)/(outW-1))``
@@ -68,6 +76,7 @@ def bilinear_interp(input, out_size_x=None, out_size_y=None, name=None, layer_at
     Args:
         input: an image layer (v2 expects a conv output with a linear activation).
         out_size_x, out_size_y: the output width and height (both required, > 0).
+        name: the layer name (default ``__bilinear_interp_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:
@@ -117,7 +126,13 @@ register_kind(RotateKind())
 
 
 @_base.layer_function
-def rotate(input, height, width, name=None, layer_attr=None):  # noqa: A002
+def rotate(
+    input: Layer,  # noqa: A002
+    height: int,
+    width: int,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Rotate every ``height x width`` feature map 90° clockwise.
 
     ``out[c, j, height-1-i] = in[c, i, j]``; the input holds ``size / (height*width)``
@@ -235,17 +250,17 @@ def _block_image(spec, num_channels, name):  # noqa: ANN001, ANN202
 
 @_base.layer_function
 def block_expand(
-    input,  # noqa: A002
-    block_x=0,
-    block_y=0,
-    stride_x=0,
-    stride_y=0,
-    padding_x=0,
-    padding_y=0,
-    num_channels=None,
-    name=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    block_x: int = 0,
+    block_y: int = 0,
+    stride_x: int = 0,
+    stride_y: int = 0,
+    padding_x: int = 0,
+    padding_y: int = 0,
+    num_channels: int | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Cut an image into blocks and emit them as a sequence (v2's ``im2col``).
 
     The zero-padded image is covered by ``outH x outW`` blocks of ``block_y x block_x``
@@ -260,6 +275,7 @@ def block_expand(
             ``LayerConfigWarning``, and running it raises ``LayerConfigError``).
         padding_x, padding_y: zero padding on each side.
         num_channels: input channels (default: the input image's channels).
+        name: the layer name (default ``__block_expand_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
     Returns:

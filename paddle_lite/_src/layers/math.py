@@ -3,11 +3,14 @@ trans, repeat. Arithmetic on layers and the unary ops are in ``arith``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import activations as acts
+from paddle_lite._src.activations import BaseActivation
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
@@ -67,7 +70,14 @@ register_kind(CosSimKind())
 
 
 @_base.layer_function
-def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
+def cos_sim(
+    a: Layer,
+    b: Layer,
+    scale: float = 1,
+    size: int = 1,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Scaled cosine similarity: ``scale * a·b / (|a| |b|)``.
 
     With ``size = N > 1``, ``b`` holds N vectors of ``a.size`` and the output is the N
@@ -119,7 +129,7 @@ register_kind(MaxIdKind())
 
 
 @_base.layer_function
-def max_id(input, name=None, layer_attr=None):  # noqa: A002
+def max_id(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:  # noqa: A002
     """The index of the largest value of each row: ``argmax_j x_j`` (int32 ids).
 
     As in v2 the layer size is the input size: it is the range of the ids, so an
@@ -127,6 +137,8 @@ def max_id(input, name=None, layer_attr=None):  # noqa: A002
 
     Args:
         input: a dense layer (or sequence), e.g. a softmax output.
+        name: the layer name (default ``__maxid_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         An integer-id layer (one id per sample or step) of range ``input.size``.
@@ -206,11 +218,21 @@ register_kind(InterpolationKind())
 
 
 @_base.layer_function
-def slope_intercept(input, name=None, slope=1.0, intercept=0.0, layer_attr=None):  # noqa: A002
+def slope_intercept(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    slope: float = 1.0,
+    intercept: float = 0.0,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """``y = slope * x + intercept``, elementwise.
 
     Args:
-        input: a dense layer (or sequence); slope, intercept: numbers.
+        input: a dense layer (or sequence).
+        name: the layer name (default ``__slope_intercept_layer_<n>__``).
+        slope: the factor.
+        intercept: the offset.
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of the input's size.
@@ -231,9 +253,9 @@ def slope_intercept(input, name=None, slope=1.0, intercept=0.0, layer_attr=None)
 def _weighted(
     kind: str,
     prefix: str,
-    input: Any,
+    input: Any,  # noqa: A002
     weight: Any,
-    name: Any,  # noqa: A002
+    name: Any,
     layer_attr: Any,
 ) -> Layer:
     name = _base.layer_name(name, prefix)
@@ -243,11 +265,17 @@ def _weighted(
 
 
 @_base.layer_function
-def scaling(input, weight, name=None, layer_attr=None):  # noqa: A002
+def scaling(
+    input: Layer,  # noqa: A002
+    weight: Layer,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """``y = w * x``: each row of ``input`` times the size-1 ``weight`` of that row.
 
     Args:
-        input: a dense layer; weight: a dense layer of size 1 (same sequence level).
+        input: a dense layer.
+        weight: a dense layer of size 1 (of the input's sequence level).
         name: the layer name (default ``__scaling_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
@@ -261,11 +289,17 @@ def scaling(input, weight, name=None, layer_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def power(input, weight, name=None, layer_attr=None):  # noqa: A002
+def power(
+    input: Layer,  # noqa: A002
+    weight: Layer,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """``y = x ** w`` elementwise, with the size-1 ``weight`` of each row as exponent.
 
     Args:
-        input: a dense layer; weight: a dense layer of size 1 (same sequence level).
+        input: a dense layer.
+        weight: a dense layer of size 1 (of the input's sequence level).
         name: the layer name (default ``__power_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
@@ -279,12 +313,18 @@ def power(input, weight, name=None, layer_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def interpolation(input, weight, name=None, layer_attr=None):  # noqa: A002
+def interpolation(
+    input: Sequence[Layer],  # noqa: A002
+    weight: Layer,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """``y = w * x1 + (1 - w) * x2`` for ``input = [x1, x2]`` and a size-1 ``weight``.
 
     Args:
-        input: ``[x1, x2]``, dense layers of equal size; weight: a layer of size 1
-            (e.g. a Sigmoid output), of the inputs' sequence level.
+        input: ``[x1, x2]``, dense layers of equal size.
+        weight: a layer of size 1 (e.g. a Sigmoid output), of the inputs' sequence
+            level.
         name: the layer name (default ``__interpolation_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 
@@ -341,7 +381,7 @@ register_kind(RepeatKind())
 
 
 @_base.layer_function
-def trans(input, name=None, layer_attr=None):  # noqa: A002
+def trans(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:  # noqa: A002
     """Transpose the minibatch matrix: ``[batch, N] -> [N, batch]``.
 
     The declared size is ``N`` (v2); the output has ``batch`` columns, so the value
@@ -349,6 +389,8 @@ def trans(input, name=None, layer_attr=None):  # noqa: A002
 
     Args:
         input: a dense, non-sequence layer.
+        name: the layer name (default ``__trans_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of declared size ``input.size``.
@@ -360,12 +402,25 @@ def trans(input, name=None, layer_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def repeat(input, num_repeats, as_row_vector=True, act=None, name=None, layer_attr=None):  # noqa: A002
+def repeat(
+    input: Layer,  # noqa: A002
+    num_repeats: int,
+    as_row_vector: bool = True,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Repeat each row ``num_repeats`` times: ``[x, x, ..., x]`` (row vector), or
     each element in turn ``[x1, x1, ..., x2, x2, ...]`` when ``as_row_vector=False``.
 
     Args:
-        input: a dense layer; num_repeats: a positive int; act: default ``Linear``.
+        input: a dense layer.
+        num_repeats: how many times, a positive int.
+        as_row_vector: repeat the whole row (``[x, x, ...]``); ``False`` repeats each
+            value in place (``[x1, x1, ..., x2, x2, ...]``).
+        act: activation (default ``Linear``).
+        name: the layer name (default ``__repeat_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         A layer of size ``input.size * num_repeats``.

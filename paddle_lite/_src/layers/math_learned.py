@@ -5,13 +5,16 @@ keeping ranges of an image's channels)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Linear, Sigmoid, as_activation
+from paddle_lite._src.activations import BaseActivation, Linear, Sigmoid, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.core import fc
@@ -55,13 +58,13 @@ register_kind(FactorizationMachineKind())
 
 @_base.layer_function
 def factorization_machine(
-    input,  # noqa: A002
-    factor_size,
-    act=None,
-    name=None,
-    param_attr=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    factor_size: int,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """The second-order term of a factorization machine:
     ``y = sum_{i<j} <v_i, v_j> x_i x_j``, computed as
     ``0.5 * sum_f ((x V)_f^2 - (x^2 V^2)_f)``.
@@ -149,7 +152,14 @@ register_kind(RowConvKind())
 
 
 @_base.layer_function
-def row_conv(input, context_len, act=None, name=None, param_attr=None, layer_attr=None):  # noqa: A002
+def row_conv(
+    input: Layer,  # noqa: A002
+    context_len: int,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Lookahead (row) convolution over a sequence (Deep Speech 2):
     ``y_t = act(sum_{k=0}^{K-1} w_k ⊙ x_{t+k})``, ``K = context_len``.
 
@@ -192,18 +202,18 @@ def row_conv(input, context_len, act=None, name=None, param_attr=None, layer_att
 # gated_unit --------------------------------------------------------------------------
 @_base.layer_function
 def gated_unit(
-    input,  # noqa: A002
-    size,
-    act=None,
-    name=None,
-    gate_attr=None,
-    gate_param_attr=None,
-    gate_bias_attr=True,
-    inproj_attr=None,
-    inproj_param_attr=None,
-    inproj_bias_attr=True,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    size: int,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    gate_attr: ExtraAttr | None = None,
+    gate_param_attr: ParamAttr | None = None,
+    gate_bias_attr: ParamAttr | bool | None = True,
+    inproj_attr: ExtraAttr | None = None,
+    inproj_param_attr: ParamAttr | None = None,
+    inproj_bias_attr: ParamAttr | bool | None = True,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """A gated linear unit: ``y = act(x W + b) ⊙ sigmoid(x V + c)``.
 
     Built as v2 builds it, from three layers: ``<name>_input_proj`` (an fc of ``act``),
@@ -275,7 +285,7 @@ def _slices(slices: Any, fn: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def slice_projection(input, slices):  # noqa: A002
+def slice_projection(input: Layer, slices: Sequence[tuple[int, int]]) -> Projection:  # noqa: A002
     """Keep ranges of an image's channels, side by side:
     ``out = [x[s_0:e_0], x[s_1:e_1], ...]`` (a projection for ``mixed``).
 
@@ -288,7 +298,7 @@ def slice_projection(input, slices):  # noqa: A002
         slices: ``[(start, end), ...]``, ordered and not overlapping.
 
     Returns:
-        A projection of width ``sum (e - s) * H * W`` for :func:`mixed`.
+        A projection of width ``sum (e - s) * H * W`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> proj = paddle.layer.slice_projection(input=conv, slices=[(0, 1), (2, 4)])

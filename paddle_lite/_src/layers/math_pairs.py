@@ -7,9 +7,13 @@ padding steps are masked where a value there could be NaN (a zero distance's gra
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import jax.numpy as jnp
 
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
@@ -69,7 +73,11 @@ register_kind(MultiplexKind())
 
 
 @_base.layer_function
-def multiplex(input, name=None, layer_attr=None):  # noqa: A002
+def multiplex(
+    input: Sequence[Layer],  # noqa: A002
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Pick each row from one of several layers: ``y_i = x_{k_i + 1, i}``, ``k_i`` the
     i-th id of the first input.
 
@@ -135,7 +143,9 @@ register_kind(L2DistanceKind())
 
 
 @_base.layer_function
-def dot_prod(input1, input2, name=None, layer_attr=None):
+def dot_prod(
+    input1: Layer, input2: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None
+) -> Layer:
     """The dot product of two vectors, row by row: ``y = sum_j a_j b_j``.
 
     Args:
@@ -156,7 +166,9 @@ def dot_prod(input1, input2, name=None, layer_attr=None):
 
 
 @_base.layer_function
-def l2_distance(x, y, name=None, layer_attr=None):
+def l2_distance(
+    x: Layer, y: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None
+) -> Layer:
     """The Euclidean distance of two vectors, row by row: ``sqrt(sum_j (x_j - y_j)^2)``.
 
     As in v2 the gradient of a zero distance is NaN (``(x - y) / 0``).
@@ -198,12 +210,15 @@ register_kind(OutProdKind())
 
 
 @_base.layer_function
-def out_prod(input1, input2, name=None, layer_attr=None):
+def out_prod(
+    input1: Layer, input2: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None
+) -> Layer:
     """The outer product of two vectors, row by row, flattened row-major:
     ``y[i * N + j] = a_i b_j`` for ``a`` of size M and ``b`` of size N.
 
     Args:
-        input1: a dense layer of size M; input2: a dense layer of size N.
+        input1: a dense layer of size M.
+        input2: a dense layer of size N.
         name: the layer name (default ``__out_prod_layer_<n>__``).
         layer_attr: ``Extra(device=...)`` only.
 

@@ -7,7 +7,9 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.math_pairs import valid_rows
@@ -42,7 +44,11 @@ register_kind(RowL2NormKind())
 
 
 @_base.layer_function
-def row_l2_norm(input, name=None, layer_attr=None):  # noqa: A002
+def row_l2_norm(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Divide each row by its L2 norm: ``y_j = x_j / sqrt(sum_k x_k^2)``.
 
     As in v2 a zero row has no norm (the result is NaN).
@@ -90,7 +96,7 @@ register_kind(ClipKind())
 
 
 @_base.layer_function
-def clip(input, min, max, name=None):  # noqa: A002
+def clip(input: Layer, min: float, max: float, name: str | None = None) -> Layer:  # noqa: A002
     """Clip every value into ``[min, max]``: ``y = min(max(x, min), max)``.
 
     The gradient passes where ``min <= x <= max`` and is 0 elsewhere (v2's).
@@ -142,7 +148,12 @@ register_kind(ScaleShiftKind())
 
 
 @_base.layer_function
-def scale_shift(input, name=None, param_attr=None, bias_attr=None):  # noqa: A002
+def scale_shift(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    param_attr: ParamAttr | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+) -> Layer:
     """``y = w x + b`` elementwise, with one learned scalar ``w`` and one learned ``b``.
 
     Like ``slope_intercept``, but ``w`` and ``b`` are trained.
@@ -216,14 +227,14 @@ def _partial_sum(inp, partial_sum, channel_shared, num_channels, name: str) -> i
 
 @_base.layer_function
 def prelu(
-    input,  # noqa: A002
-    name=None,
-    partial_sum=1,
-    channel_shared=None,
-    num_channels=None,
-    param_attr=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    partial_sum: int = 1,
+    channel_shared: bool | None = None,
+    num_channels: int | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Parametric relu: ``y_i = x_i`` if ``x_i > 0``, else ``a_{i // partial_sum} x_i``.
 
     Each group of ``partial_sum`` consecutive values shares one learned slope ``a``:

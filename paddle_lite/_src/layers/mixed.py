@@ -10,12 +10,14 @@ parameter ``w{i}`` (default name ``_<mixed name>.w{i}``, v2's ``___mixed_0__.w0`
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import as_activation
+from paddle_lite._src.activations import BaseActivation, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -317,10 +319,17 @@ class MixedLayer(Layer):
 
 
 @_base.layer_function
-def mixed(size=0, input=None, name=None, act=None, bias_attr=False, layer_attr=None):  # noqa: A002
+def mixed(
+    size: int = 0,
+    input: Projection | Sequence[Projection] | None = None,  # noqa: A002
+    name: str | None = None,
+    act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = False,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """The sum of projections and operators: ``act(sum_i proj_i(x_i) + b)``.
 
-    Either pass ``input=[proj, ...]``, or fill it in a ``with`` block::
+    Either pass ``input=[proj, ...]``, or fill it in a ``with`` block:
 
         with paddle.layer.mixed(size=8) as m:
             m += paddle.layer.full_matrix_projection(input=x)
@@ -332,6 +341,7 @@ def mixed(size=0, input=None, name=None, act=None, bias_attr=False, layer_attr=N
     Args:
         size: output width; 0 infers it from the projections (all must agree).
         input: a projection/operator or a list of them; None for the ``with`` form.
+        name: the layer name (default ``__mixed_<n>__``).
         act: activation (default ``Linear``).
         bias_attr: ``False`` (default) no bias; ``True`` or a ``Param`` adds one.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.

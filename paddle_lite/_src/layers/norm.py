@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 from jax import lax
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Relu, as_activation
+from paddle_lite._src.activations import BaseActivation, Relu, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image3d import input_volume
@@ -188,20 +191,20 @@ def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None
 
 @_base.layer_function
 def batch_norm(
-    input,
-    act=None,
-    name=None,
-    img3D=False,
-    num_channels=None,  # noqa: A002, N803
-    bias_attr=None,
-    param_attr=None,
-    layer_attr=None,
-    batch_norm_type=None,
-    epsilon=1e-5,
-    moving_average_fraction=0.9,
-    use_global_stats=None,
-    mean_var_names=None,
-):
+    input: Layer,  # noqa: A002
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    img3D: bool = False,  # noqa: N803
+    num_channels: int | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+    batch_norm_type: str | None = None,
+    epsilon: float = 1e-5,
+    moving_average_fraction: float = 0.9,
+    use_global_stats: bool | None = None,
+    mean_var_names: Sequence[str] | None = None,
+) -> Layer:
     """Batch normalisation per channel: ``act(gamma * (x - mean) / sqrt(var + eps) + beta)``.
 
     Statistics run over the batch (and H, W of images; for a sequence, over all the
@@ -217,14 +220,20 @@ def batch_norm(
         input: a layer; channels are ``num_channels``, else the image's channels,
             else the input size (one channel per feature).
         act: activation (default ``Relu``).
+        name: the layer name (default ``__batch_norm_<n>__``).
         img3D: the input is a volume (NCDHW, see ``img_conv3d``): statistics per channel
             over the batch and ``D*H*W``; channels ``num_channels``, else the input's.
+        num_channels: the channels ``C`` (default: the image's channels, else the input
+            size).
         bias_attr: β: ``None``/``True`` zero init, ``False`` none, or a ``Param``.
         param_attr: γ; default ``Param(initial_mean=1.0, initial_std=0.0)``.
         layer_attr: ``Extra(drop_rate=..., error_clipping_threshold=...)``.
         batch_norm_type: ``None``, ``"batch_norm"``, ``"cudnn_batch_norm"`` or
             ``"mkldnn_batch_norm"`` (same numerics).
         epsilon: added to the variance; at least ``1e-5``, as v2 required.
+        moving_average_fraction: ``f`` of the moving statistics' update.
+        use_global_stats: ``None``/``True`` test with the moving statistics, ``False``
+            with the test batch's own.
         mean_var_names: ``(mean_name, var_name)`` naming the moving statistics
             (to share them).
 
@@ -295,14 +304,14 @@ register_kind(CmrNormKind())
 
 @_base.layer_function
 def img_cmrnorm(
-    input,
-    size,
-    scale=0.0128,
-    power=0.75,
-    name=None,
-    num_channels=None,  # noqa: A002
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    size: int,
+    scale: float = 0.0128,
+    power: float = 0.75,
+    name: str | None = None,
+    num_channels: int | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Local response normalisation across channels (cross-map LRN).
 
     ``out[c] = x[c] / (1 + scale/size * sum_{c'} x[c']**2) ** power`` with ``c'`` over
@@ -313,7 +322,9 @@ def img_cmrnorm(
         input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
         size: channels in the window.
         scale, power: as in the formula.
+        name: the layer name (default ``__crmnorm_<n>__``).
         num_channels: input channels (default: the input image's channels).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         An image layer of the input's shape.
@@ -355,7 +366,11 @@ register_kind(SumToOneNormKind())
 
 
 @_base.layer_function
-def sum_to_one_norm(input, name=None, layer_attr=None):  # noqa: A002
+def sum_to_one_norm(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Scale each row to sum to one: ``out_i = x_i / sum_k x_k``.
 
     v2 requires positive sums (e.g. after a ``Sigmoid`` or ``Exp`` activation); a zero

@@ -7,13 +7,16 @@ flatten their output back; none has parameters.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 
 from paddle_lite._src import poolings
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image_geometry import (
@@ -24,6 +27,7 @@ from paddle_lite._src.layers.image_geometry import (
     pair,
 )
 from paddle_lite._src.layers.pool_windows import pool_windows
+from paddle_lite._src.poolings import BasePoolingType
 from paddle_lite._src.specs import Spec
 
 
@@ -101,20 +105,20 @@ def _img_pool_type(pool_type: Any, *, layer: str) -> Any:
 
 @_base.layer_function
 def img_pool(
-    input,
-    pool_size,
-    name=None,
-    num_channels=None,
-    pool_type=None,
-    stride=1,  # noqa: A002
-    padding=0,
-    layer_attr=None,
-    pool_size_y=None,
-    stride_y=None,
-    padding_y=None,
-    ceil_mode=True,
-    exclude_mode=None,
-):
+    input: Layer,  # noqa: A002
+    pool_size: int | Sequence[int],
+    name: str | None = None,
+    num_channels: int | None = None,
+    pool_type: BasePoolingType | None = None,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    layer_attr: ExtraAttr | None = None,
+    pool_size_y: int | None = None,
+    stride_y: int | None = None,
+    padding_y: int | None = None,
+    ceil_mode: bool = True,
+    exclude_mode: bool | None = None,
+) -> Layer:
     """Spatial max or average pooling of an NCHW image, per channel.
 
     ``out[c, y, x] = max`` (or mean) of ``in[c, y*s_y - p_y + i, x*s_x - p_x + j]`` over the
@@ -128,10 +132,12 @@ def img_pool(
 
     Args:
         input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
-        pool_size, stride, padding: an int or an ``(x, y)`` pair; ``*_y`` give the height
-            setting separately.
+        pool_size, stride, padding: an int or an ``(x, y)`` pair.
+        pool_size_y, stride_y, padding_y: the height setting, when it differs.
+        name: the layer name (default ``__pool_<n>__``).
         num_channels: input channels (default: the input image's channels).
         pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()``.
+        layer_attr: ``Extra(device=...)`` only.
         ceil_mode: round the output size up (v2 default) or down.
         exclude_mode: ``None``/``True`` exclude padding from the average, ``False`` count it.
 
@@ -186,7 +192,13 @@ register_kind(MaxoutKind())
 
 
 @_base.layer_function
-def maxout(input, groups, num_channels=None, name=None, layer_attr=None):  # noqa: A002
+def maxout(
+    input: Layer,  # noqa: A002
+    groups: int,
+    num_channels: int | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Maxout over groups of consecutive channels.
 
     ``out[j, y, x] = max_{g < groups} in[j*groups + g, y, x]`` (v2's grouping: output
@@ -197,6 +209,8 @@ def maxout(input, groups, num_channels=None, name=None, layer_attr=None):  # noq
         input: an image layer (use a linear activation on it, as v2 asks).
         groups: channels per group; must divide the input channels.
         num_channels: input channels (default: the input image's channels).
+        name: the layer name (default ``__maxout_layer_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         An image layer ``(C/groups, H, W)`` of size ``C*H*W/groups``.
@@ -243,7 +257,14 @@ def _pad_pair(value: Any, *, layer: str, arg: str) -> tuple[int, int]:
 
 
 @_base.layer_function
-def pad(input, pad_c=None, pad_h=None, pad_w=None, name=None, layer_attr=None):  # noqa: A002
+def pad(
+    input: Layer,  # noqa: A002
+    pad_c: Sequence[int] | None = None,
+    pad_h: Sequence[int] | None = None,
+    pad_w: Sequence[int] | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Zero-pad an NCHW image along channels, height and width.
 
     ``out[c + pc0, y + ph0, x + pw0] = in[c, y, x]``; every other value is 0.
@@ -251,6 +272,8 @@ def pad(input, pad_c=None, pad_h=None, pad_w=None, name=None, layer_attr=None): 
     Args:
         input: an image layer.
         pad_c, pad_h, pad_w: ``[before, after]`` zero counts (``None``: no padding).
+        name: the layer name (default ``__pad_<n>__``).
+        layer_attr: ``Extra(device=...)`` only.
 
     Returns:
         An image layer ``(C + pc0 + pc1, H + ph0 + ph1, W + pw0 + pw1)``.
@@ -315,7 +338,14 @@ register_kind(SppKind())
 
 
 @_base.layer_function
-def spp(input, name=None, num_channels=None, pool_type=None, pyramid_height=None, layer_attr=None):  # noqa: A002
+def spp(
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    num_channels: int | None = None,
+    pool_type: BasePoolingType | None = None,
+    pyramid_height: int | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Spatial pyramid pooling: level ``l`` pools each channel into ``2**l x 2**l`` bins.
 
     Level ``l`` uses windows and strides of ``ceil(H / 2**l)`` (and likewise for W),
@@ -325,6 +355,7 @@ def spp(input, name=None, num_channels=None, pool_type=None, pyramid_height=None
 
     Args:
         input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
+        name: the layer name (default ``__spp_<n>__``).
         num_channels: input channels (default: the input image's channels).
         pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()`` (padding excluded).
         pyramid_height: the number of levels (required).

@@ -2,7 +2,7 @@
 
 A projection maps one input layer to the mixed layer's width (``x W``, a table row,
 a copy, ``x * w`` ...); an operator combines several inputs without parameters.
-Projections are not layers: they are small immutable :class:`Projection` objects
+Projections are not layers: they are small immutable ``Projection`` objects
 that only feed ``mixed`` (and ``concat``); the functions here build them.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
+from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import _base
@@ -100,14 +101,20 @@ def project(x: Any, w: Any) -> Any:
 
 # projections ----------------------------------------------------------------------
 @_base.layer_function
-def full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
+def full_matrix_projection(
+    input: Layer,  # noqa: A002
+    size: int = 0,
+    param_attr: ParamAttr | None = None,
+) -> Projection:
     """``out += x W`` with ``W`` of shape ``[input.size, size]`` (dense or sparse ``x``).
 
     Args:
-        input: a layer; size: output width (0: the mixed layer's); param_attr: for ``W``.
+        input: a layer.
+        size: output width (0: the mixed layer's).
+        param_attr: for ``W``.
 
     Returns:
-        A projection of width ``size`` for :func:`mixed`.
+        A projection of width ``size`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> m = paddle.layer.mixed(size=8, input=[paddle.layer.full_matrix_projection(input=x)])
@@ -116,15 +123,21 @@ def full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def trans_full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
+def trans_full_matrix_projection(
+    input: Layer,  # noqa: A002
+    size: int = 0,
+    param_attr: ParamAttr | None = None,
+) -> Projection:
     """``out += x Wᵀ`` with ``W`` of shape ``[size, input.size]`` (share it with a
     ``full_matrix_projection`` of the opposite direction through ``param_attr``).
 
     Args:
-        input: a dense layer; size: output width (0: the mixed layer's); param_attr: for ``W``.
+        input: a dense layer.
+        size: output width (0: the mixed layer's).
+        param_attr: for ``W``.
 
     Returns:
-        A projection of width ``size`` for :func:`mixed`.
+        A projection of width ``size`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> proj = paddle.layer.trans_full_matrix_projection(input=x, size=8)
@@ -133,18 +146,24 @@ def trans_full_matrix_projection(input, size=0, param_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def table_projection(input, size=0, param_attr=None):  # noqa: A002
+def table_projection(
+    input: Layer,  # noqa: A002
+    size: int = 0,
+    param_attr: ParamAttr | None = None,
+) -> Projection:
     """``out += W[id]``: the row of the ``[vocab, size]`` table for each integer id.
 
     ``vocab = input.size`` (the range of the ids); an id sequence picks a row per step.
     ``embedding`` is this projection alone in a layer.
 
     Args:
-        input: an integer-id layer (``vocab = input.size``); size: row width (0: the mixed
-            layer's); param_attr: for the table.
+        input: an integer-id layer (``vocab = input.size``).
+        size: row width (0: the mixed layer's).
+        param_attr: for the table.
 
     Returns:
-        A projection of width ``size`` for :func:`mixed`; table ``[input.size, size]``.
+        A projection of width ``size`` for [`mixed`][paddle_lite.layer.mixed]; table ``[input.size,
+        size]``.
 
     Example:
         >>> proj = paddle.layer.table_projection(input=word, size=32)
@@ -156,7 +175,11 @@ def table_projection(input, size=0, param_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def identity_projection(input, offset=None, size=None):  # noqa: A002
+def identity_projection(
+    input: Layer,  # noqa: A002
+    offset: int | None = None,
+    size: int | None = None,
+) -> Projection:
     """``out += x``, or with ``offset`` the slice ``out += x[offset : offset + size]``.
 
     Args:
@@ -170,7 +193,7 @@ def identity_projection(input, offset=None, size=None):  # noqa: A002
 
     Returns:
         A parameterless projection of width ``input.size`` (or ``size``) for
-        :func:`mixed`.
+        [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> proj = paddle.layer.identity_projection(input=x, offset=2, size=3)
@@ -194,7 +217,7 @@ def identity_projection(input, offset=None, size=None):  # noqa: A002
 
 
 @_base.layer_function
-def dotmul_projection(input, param_attr=None):  # noqa: A002
+def dotmul_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:  # noqa: A002
     """``out += x ⊙ w``: an elementwise product with a learned ``w`` of shape
     ``[1, input.size]``.
 
@@ -203,7 +226,7 @@ def dotmul_projection(input, param_attr=None):  # noqa: A002
         param_attr: a ``Param`` for ``w``.
 
     Returns:
-        A projection of width ``input.size`` for :func:`mixed`.
+        A projection of width ``input.size`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> proj = paddle.layer.dotmul_projection(input=x)
@@ -214,7 +237,7 @@ def dotmul_projection(input, param_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def scaling_projection(input, param_attr=None):  # noqa: A002
+def scaling_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:  # noqa: A002
     """``out += w x`` with one learned scalar ``w`` (shape ``[1, 1]``).
 
     Args:
@@ -222,7 +245,7 @@ def scaling_projection(input, param_attr=None):  # noqa: A002
         param_attr: a ``Param`` for ``w``.
 
     Returns:
-        A projection of width ``input.size`` for :func:`mixed`.
+        A projection of width ``input.size`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> proj = paddle.layer.scaling_projection(input=x)
@@ -233,7 +256,12 @@ def scaling_projection(input, param_attr=None):  # noqa: A002
 
 
 @_base.layer_function
-def context_projection(input, context_len, context_start=None, padding_attr=None):  # noqa: A002
+def context_projection(
+    input: Layer,  # noqa: A002
+    context_len: int,
+    context_start: int | None = None,
+    padding_attr: ParamAttr | None = None,
+) -> Projection:
     """The window of ``context_len`` steps around each step, side by side:
     ``out_t = [x_{t+s}, x_{t+s+1}, ..., x_{t+s+context_len-1}]`` with ``s = context_start``.
 
@@ -254,7 +282,7 @@ def context_projection(input, context_len, context_start=None, padding_attr=None
             starting at zero) or a ``Param``.
 
     Returns:
-        A projection of width ``input.size * context_len`` for :func:`mixed`.
+        A projection of width ``input.size * context_len`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> m = paddle.layer.mixed(input=paddle.layer.context_projection(input=emb, context_len=3))
@@ -282,16 +310,19 @@ def context_projection(input, context_len, context_start=None, padding_attr=None
     )
 
 
-def dotmul_operator(a=None, b=None, scale=1, **kwargs):
+def dotmul_operator(
+    a: Layer | None = None, b: Layer | None = None, scale: float = 1, **kwargs: Any
+) -> Projection:
     """``out += scale * (a ⊙ b)``: the elementwise product of two layers; no parameters.
 
     Args:
-        a, b: dense layers of equal size (``x=`` and ``y=`` are deprecated spellings,
-            which warn).
+        a, b: dense layers of equal size.
         scale: a number multiplying the product (default 1).
+        **kwargs: ``x=`` and ``y=``, the deprecated spellings of ``a`` and ``b`` (they
+            warn).
 
     Returns:
-        An operator of width ``a.size`` for :func:`mixed`.
+        An operator of width ``a.size`` for [`mixed`][paddle_lite.layer.mixed].
 
     Example:
         >>> op = paddle.layer.dotmul_operator(a=x, b=y, scale=0.5)

@@ -18,8 +18,16 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Sigmoid, Tanh, as_activation, cell_activation
+from paddle_lite._src.activations import (
+    BaseActivation,
+    Sigmoid,
+    Tanh,
+    as_activation,
+    cell_activation,
+)
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.recurrent_scan import (
@@ -38,7 +46,7 @@ def _sequence_input(spec: Spec, multiple: int) -> int:
 
     A non-sequence input counts as a batch of one-step sequences (v2's rule for
     sequence layers). Like v2's config parser, only the size is checked when the layer
-    is built: integer ids are refused when the network runs (:func:`as_sequence`).
+    is built: integer ids are refused when the network runs (``as_sequence``).
     """
     if spec.seq_level not in (0, 1, 2):
         raise LayerConfigError(
@@ -145,19 +153,19 @@ register_kind(RecurrentKind())
 
 @_base.layer_function
 def recurrent(
-    input,  # noqa: A002
-    act=None,
-    bias_attr=None,
-    param_attr=None,
-    name=None,
-    reverse=False,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    name: str | None = None,
+    reverse: bool = False,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """A simple recurrent layer over a sequence whose input is already projected.
 
-    .. math::
-
-        out_t = act(in_t + out_{t-1} W + b), \\quad out_{-1} = 0
+    $$
+    out_t = act(in_t + out_{t-1} W + b), \\quad out_{-1} = 0
+    $$
 
     (with ``reverse=True`` the recurrence runs from each sequence's last step).
 
@@ -166,6 +174,7 @@ def recurrent(
         act: activation inside the recurrence (default ``Tanh``).
         bias_attr: ``None``/``True`` zero bias, ``False`` none, or a ``Param``.
         param_attr: a ``Param`` for the recurrent weight ``W``.
+        name: the layer name (default ``__recurrent_layer_<n>__``).
         reverse: run each sequence backwards.
         layer_attr: ``Extra(device=...)`` only.
 
@@ -228,17 +237,17 @@ register_kind(LstmKind())
 
 @_base.layer_function
 def lstmemory(
-    input,  # noqa: A002
-    name=None,
-    size=None,
-    reverse=False,
-    act=None,
-    gate_act=None,
-    state_act=None,
-    bias_attr=None,
-    param_attr=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    size: int | None = None,
+    reverse: bool = False,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    state_act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """An LSTM with peephole connections over a sequence already projected to 4·H.
 
     The input step holds ``[a, i, f, o]`` pre-activations (candidate, input gate,
@@ -246,16 +255,19 @@ def lstmemory(
     recurrent weight, ``b`` the first 4·H bias values and ``c_i, c_f, c_o`` the three
     peephole vectors that follow them:
 
-    .. math::
-
-        [a, i, f, o] &= x_t + h_{t-1} W + b \\\\
-        i_t &= gate(i + c_{t-1} \\odot c_i), \\quad f_t = gate(f + c_{t-1} \\odot c_f) \\\\
-        c_t &= act(a) \\odot i_t + c_{t-1} \\odot f_t \\\\
-        h_t &= gate(o + c_t \\odot c_o) \\odot state\\_act(c_t)
+    $$
+    \\begin{aligned}
+    [a, i, f, o] &= x_t + h_{t-1} W + b \\\\
+    i_t &= gate(i + c_{t-1} \\odot c_i), \\quad f_t = gate(f + c_{t-1} \\odot c_f) \\\\
+    c_t &= act(a) \\odot i_t + c_{t-1} \\odot f_t \\\\
+    h_t &= gate(o + c_t \\odot c_o) \\odot state\\_act(c_t)
+    \\end{aligned}
+    $$
 
     Args:
         input: a dense sequence layer of size ``4·H`` (e.g. a mixed layer with a
             ``full_matrix_projection``).
+        name: the layer name (default ``__lstmemory_<n>__``).
         size: deprecated; when given it must equal ``input.size / 4``.
         reverse: run each sequence backwards.
         act: candidate activation (default ``Tanh``).
@@ -328,31 +340,34 @@ register_kind(GruKind())
 
 @_base.layer_function
 def grumemory(
-    input,  # noqa: A002
-    size=None,
-    name=None,
-    reverse=False,
-    act=None,
-    gate_act=None,
-    bias_attr=None,
-    param_attr=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    size: int | None = None,
+    name: str | None = None,
+    reverse: bool = False,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """A GRU over a sequence already projected to 3·H.
 
     The input step holds ``[z, r, c]`` pre-activations (update gate, reset gate,
     candidate; v2's order). ``W_g`` ``[H, 2H]`` and ``W_c`` ``[H, H]`` are the two
     parts of the recurrent weight, ``b`` the ``3H`` bias:
 
-    .. math::
-
-        [z, r] &= gate([x^z_t, x^r_t] + b_{zr} + h_{t-1} W_g) \\\\
-        \\tilde h_t &= act(x^c_t + b_c + (r \\odot h_{t-1}) W_c) \\\\
-        h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h_t
+    $$
+    \\begin{aligned}
+    [z, r] &= gate([x^z_t, x^r_t] + b_{zr} + h_{t-1} W_g) \\\\
+    \\tilde h_t &= act(x^c_t + b_c + (r \\odot h_{t-1}) W_c) \\\\
+    h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h_t
+    \\end{aligned}
+    $$
 
     Args:
         input: a dense sequence layer of size ``3·H``.
         size: optional; when given it must equal ``input.size / 3``.
+        name: the layer name (default ``__gru_<n>__``).
         reverse: run each sequence backwards.
         act: candidate activation (default ``Tanh``).
         gate_act: gate activation (default ``Sigmoid``).

@@ -1,12 +1,12 @@
 """``recurrent_group``: a step function run over the time steps of sequences.
 
-The step is defined once (:func:`~paddle_lite._src.layers.group_step.define_step`)
+The step is defined once (``define_step``)
 and compiled into the body of one ``lax.scan`` over the padded time axis. At a padded
 step (``t >= length``) the memories keep their values and the outputs are 0; with
 ``reverse=True`` every sequence runs from its own last step back to its first. A
 nested-sequence input runs the group over its sub-sequences: each step sees one
 whole sub-sequence. Step layers that no memory needs (an output softmax, say) run once
-after the scan, over all steps at once (:mod:`~paddle_lite._src.step_tail`).
+after the scan, over all steps at once (``step_tail``).
 
 The group is one layer (v2 type ``recurrent_layer_group``) that owns the parameters
 of every layer of its step; each step output comes out of it through a
@@ -15,6 +15,7 @@ of every layer of its step; each step output comes out of it through a
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -26,7 +27,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, freeze, qualified_name
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.group_step import base_name, define_step
+from paddle_lite._src.layers.group_step import StaticInput, SubsequenceInput, base_name, define_step
 from paddle_lite._src.layers.recurrent_scan import reverse_within_length
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph, next_memory, run_step
@@ -295,7 +296,16 @@ def _check_levels(group: str, graph: StepGraph, inlinks: list[Layer]) -> None:
 
 
 @_base.layer_function
-def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  # noqa: A002, N803
+def recurrent_group(
+    step: Callable[..., Layer | Sequence[Layer]],
+    input: Layer  # noqa: A002
+    | StaticInput
+    | SubsequenceInput
+    | Sequence[Layer | StaticInput | SubsequenceInput],
+    reverse: bool = False,
+    name: str | None = None,
+    targetInlink: Layer | None = None,  # noqa: N803
+) -> Layer | list[Layer]:
     """Run ``step`` at every time step of the input sequences (v2's recurrent group).
 
     ``step`` is called once, when the network is defined, with one placeholder per
@@ -304,9 +314,9 @@ def recurrent_group(step, input, reverse=False, name=None, targetInlink=None):  
     reads the previous step's value of a named layer. What ``step`` returns, gathered
     over time, is the group's output:
 
-    .. math::
-
-        (out_t, state_t) = step(x_t, state_{t-1}), \\quad t = 0 .. len - 1
+    $$
+    (out_t, state_t) = step(x_t, state_{t-1}), \\quad t = 0 .. len - 1
+    $$
 
     Layers built in the step are named ``<name>@<group>`` and own the parameters
     ``_<name>@<group>.w0`` (v2's names); parameters named with ``paddle.attr.Param``

@@ -14,7 +14,8 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Sigmoid, Tanh, cell_activation
+from paddle_lite._src.activations import BaseActivation, Sigmoid, Tanh, cell_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer, qualified_name
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -115,26 +116,28 @@ class _StepLayer(Layer):
 
 @_base.layer_function
 def lstm_step(
-    input,  # noqa: A002
-    state,
-    size=None,
-    act=None,
-    name=None,
-    gate_act=None,
-    state_act=None,
-    bias_attr=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    state: Layer,
+    size: int | None = None,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    gate_act: BaseActivation | None = None,
+    state_act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """One LSTM step inside a recurrent group (v2's ``lstm_step_layer``).
 
     ``input`` holds ``[a, i, f, o] = W x_t + U h_{t-1} (+ b)`` (computed by a mixed
     layer), ``state`` is a memory of ``c_{t-1}``; ``c_i, c_f, c_o`` are the peepholes:
 
-    .. math::
-
-        i_t &= gate(i + c_{t-1} \\odot c_i), \\quad f_t = gate(f + c_{t-1} \\odot c_f) \\\\
-        c_t &= act(a) \\odot i_t + c_{t-1} \\odot f_t \\\\
-        h_t &= gate(o + c_t \\odot c_o) \\odot state\\_act(c_t)
+    $$
+    \\begin{aligned}
+    i_t &= gate(i + c_{t-1} \\odot c_i), \\quad f_t = gate(f + c_{t-1} \\odot c_f) \\\\
+    c_t &= act(a) \\odot i_t + c_{t-1} \\odot f_t \\\\
+    h_t &= gate(o + c_t \\odot c_o) \\odot state\\_act(c_t)
+    \\end{aligned}
+    $$
 
     Args:
         input: a dense layer of size ``4·H``.
@@ -182,7 +185,12 @@ def lstm_step(
 
 
 @_base.layer_function
-def get_output(input, arg_name, name=None, layer_attr=None):  # noqa: A002
+def get_output(
+    input: Layer,  # noqa: A002
+    arg_name: str,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """One named output of a layer with several (v2's ``get_output_layer``).
 
     Only ``lstm_step`` has a second output, ``'state'`` (its cell state ``c_t``);

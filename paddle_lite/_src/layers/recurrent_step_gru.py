@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Linear, Sigmoid, Tanh, as_activation, cell_activation
+from paddle_lite._src.activations import (
+    BaseActivation,
+    Linear,
+    Sigmoid,
+    Tanh,
+    as_activation,
+    cell_activation,
+)
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
@@ -77,26 +85,28 @@ def _gru_args(input, output_mem, size, name):  # noqa: A002, ANN001, ANN202
 
 @_base.layer_function
 def gru_step(
-    input,  # noqa: A002
-    output_mem,
-    size=None,
-    act=None,
-    name=None,
-    gate_act=None,
-    bias_attr=None,
-    param_attr=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    output_mem: Layer,
+    size: int | None = None,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    gate_act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """One GRU step inside a recurrent group (v2's ``gru_step_layer``).
 
     ``input`` holds ``[z, r, c]`` pre-activations ``W x_t`` (size ``3H``),
     ``output_mem`` a memory of ``h_{t-1}``:
 
-    .. math::
-
-        [z, r] &= gate([x^z, x^r] + b_{zr} + h_{t-1} U_g) \\\\
-        \\tilde h &= act(x^c + b_c + (r \\odot h_{t-1}) U_c) \\\\
-        h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h
+    $$
+    \\begin{aligned}
+    [z, r] &= gate([x^z, x^r] + b_{zr} + h_{t-1} U_g) \\\\
+    \\tilde h &= act(x^c + b_c + (r \\odot h_{t-1}) U_c) \\\\
+    h_t &= (1 - z) \\odot h_{t-1} + z \\odot \\tilde h
+    \\end{aligned}
+    $$
 
     Args:
         input: a dense layer of size ``3H``.
@@ -140,25 +150,26 @@ def gru_step(
 
 @_base.layer_function
 def gru_step_naive(
-    input,  # noqa: A002
-    output_mem,
-    size=None,
-    name=None,
-    act=None,
-    gate_act=None,
-    bias_attr=None,
-    param_attr=None,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    output_mem: Layer,
+    size: int | None = None,
+    name: str | None = None,
+    act: BaseActivation | None = None,
+    gate_act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    param_attr: ParamAttr | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """``gru_step`` built from mixed layers, so it takes ``drop_rate`` and
     ``error_clipping_threshold`` (v2's ``gru_step_naive_layer``).
 
     Layers ``<name>_update``, ``<name>_reset`` (gates), ``<name>_reset_output``,
-    ``<name>_output_candidate`` and ``<name>``; same maths as :func:`gru_step`, with
-    ``U_g`` split by gate and each part's own bias.
+    ``<name>_output_candidate`` and ``<name>``; same maths as
+    [`gru_step`][paddle_lite.layer.gru_step], with ``U_g`` split by gate and each part's own bias.
 
     Args:
-        input, output_mem, size, act, gate_act: as :func:`gru_step`.
+        input, output_mem, size, act, gate_act: as [`gru_step`][paddle_lite.layer.gru_step].
+        name: the layer name (default ``__gru_step_naive_<n>__``).
         bias_attr: the biases of the gate and candidate layers (default on); a named
             ``Param`` makes the three share one bias (v2 refused a name here).
         param_attr: ``Param`` of the three recurrent matrices (one name shares them).

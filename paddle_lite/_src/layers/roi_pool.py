@@ -6,6 +6,7 @@ per region of interest; ``upsample`` puts each value back where a max pooling fo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -13,7 +14,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.image3d import depth_of
@@ -78,7 +81,15 @@ register_kind(RoiPoolKind())
 
 
 @_base.layer_function
-def roi_pool(input, rois, pooled_width, pooled_height, spatial_scale, num_channels=None, name=None):  # noqa: A002
+def roi_pool(
+    input: Layer,  # noqa: A002
+    rois: Layer,
+    pooled_width: int,
+    pooled_height: int,
+    spatial_scale: float,
+    num_channels: int | None = None,
+    name: str | None = None,
+) -> Layer:
     """Fast R-CNN region-of-interest max pooling: one output row per region.
 
     Row ``r`` of ``rois`` is ``[batch_index, x1, y1, x2, y2, ...]`` in image coordinates.
@@ -94,6 +105,7 @@ def roi_pool(input, rois, pooled_width, pooled_height, spatial_scale, num_channe
         pooled_width, pooled_height: bins per region.
         spatial_scale: feature-map pixels per image pixel (e.g. ``1/16``).
         num_channels: the feature map's channels (default: the image's).
+        name: the layer name (default ``__roi_pool_<n>__``).
 
     Returns:
         An image layer ``(C, pooled_height, pooled_width)`` with one row per region
@@ -195,16 +207,16 @@ def _upsample_hw(image, scale, upsample_size, upsample_size_y, pad_out, name):  
 
 @_base.layer_function
 def upsample(
-    input,  # noqa: A002
-    name=None,
-    scale=None,
-    scale_y=None,
-    upsample_size=None,
-    upsample_size_y=None,
-    pad_out_x=False,
-    pad_out_y=False,
-    layer_attr=None,
-):
+    input: Sequence[Layer],  # noqa: A002
+    name: str | None = None,
+    scale: float | None = None,
+    scale_y: float | None = None,
+    upsample_size: int | None = None,
+    upsample_size_y: int | None = None,
+    pad_out_x: bool = False,
+    pad_out_y: bool = False,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Max unpooling: put each value back where a max pooling found its maximum.
 
     ``input = [values, pool]``: ``pool`` is a max ``img_pool`` (v2:
@@ -219,6 +231,7 @@ def upsample(
 
     Args:
         input: ``[values, pool]``.
+        name: the layer name (default ``__upsample_<n>__``).
         scale, scale_y: the size factor (an int).
         upsample_size, upsample_size_y: the output width and height.
         pad_out_x, pad_out_y: one pixel less in x / y.

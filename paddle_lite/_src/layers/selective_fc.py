@@ -4,13 +4,22 @@ transposed (``[size, input.size]``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Softmax, Tanh, as_activation, floored_softmax
+from paddle_lite._src.activations import (
+    BaseActivation,
+    Softmax,
+    Tanh,
+    as_activation,
+    floored_softmax,
+)
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.projections import project
@@ -79,18 +88,18 @@ def _select_layer(select: Any, has_selected_colums: Any, name: str) -> tuple[lis
 
 @_base.layer_function
 def selective_fc(
-    input,  # noqa: A002
-    size,
-    select=None,
-    act=None,
-    name=None,
-    pass_generation=False,
-    has_selected_colums=True,
-    mul_ratio=0.02,
-    param_attr=None,
-    bias_attr=None,
-    layer_attr=None,
-):
+    input: Layer | Sequence[Layer],  # noqa: A002
+    size: int,
+    select: Layer | None = None,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    pass_generation: bool = False,
+    has_selected_colums: bool = True,
+    mul_ratio: float = 0.02,
+    param_attr: ParamAttr | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """A fully connected layer computing only selected output columns:
     ``y = act(sum_i x_i W_iᵀ + b)`` on the columns ``select`` names, 0 elsewhere.
 

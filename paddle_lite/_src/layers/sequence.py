@@ -16,9 +16,12 @@ import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import poolings
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base, sequence_maxindex
+from paddle_lite._src.poolings import BasePoolingType
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
 
@@ -220,14 +223,14 @@ def _pooling_type(pooling_type: Any, layer: str) -> poolings.BasePoolingType:
 
 @_base.layer_function
 def pooling(
-    input,  # noqa: A002
-    pooling_type=None,
-    name=None,
-    bias_attr=None,
-    agg_level=AggregateLevel.TO_NO_SEQUENCE,
-    stride=-1,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    pooling_type: BasePoolingType | None = None,
+    name: str | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    agg_level: str = AggregateLevel.TO_NO_SEQUENCE,
+    stride: int = -1,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Pool a sequence over its valid steps: ``out = pool_{t < len} x_t + b``.
 
     ``Max`` takes the elementwise maximum, ``Avg()`` the mean ``sum_t x_t / len``,
@@ -241,6 +244,7 @@ def pooling(
             feature, the index of the first step holding the maximum, counted over
             the batch's steps laid end to end (v2's packed instances), as a float; no
             bias is added, and training through it raises (v2 has no gradient for it).
+        name: the layer name (default ``__seq_pooling_<n>__``).
         bias_attr: ``None`` (default) or ``False`` no bias; ``True`` or a ``Param`` adds one.
         agg_level: ``AggregateLevel.TO_NO_SEQUENCE`` one vector per sample;
             ``TO_SEQUENCE`` one per sub-sequence of a nested sequence.
@@ -309,12 +313,12 @@ def _instance(kind: str, prefix: str, input, name, agg_level, stride, layer_attr
 
 @_base.layer_function
 def last_seq(
-    input,  # noqa: A002
-    name=None,
-    agg_level=AggregateLevel.TO_NO_SEQUENCE,
-    stride=-1,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    agg_level: str = AggregateLevel.TO_NO_SEQUENCE,
+    stride: int = -1,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """The last valid step of each sequence: ``out = x_{len - 1}``.
 
     Args:
@@ -342,12 +346,12 @@ def last_seq(
 
 @_base.layer_function
 def first_seq(
-    input,  # noqa: A002
-    name=None,
-    agg_level=AggregateLevel.TO_NO_SEQUENCE,
-    stride=-1,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    name: str | None = None,
+    agg_level: str = AggregateLevel.TO_NO_SEQUENCE,
+    stride: int = -1,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """The first valid step of each sequence: ``out = x_0``.
 
     Args:

@@ -1,7 +1,7 @@
 """Sequence reshaping: concatenation in time, expansion over steps, reshaping of steps,
 and the sliding context window of ``context_projection``.
 
-As in :mod:`sequence`, only the valid steps are read (the padding may hold anything)
+As in ``sequence``, only the valid steps are read (the padding may hold anything)
 and a non-sequence input counts as a batch of one-step sequences.
 """
 
@@ -13,8 +13,10 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import Linear, as_activation
+from paddle_lite._src.activations import BaseActivation, Linear, as_activation
+from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.sequence import ExpandLevel, bucket
@@ -25,7 +27,7 @@ from paddle_lite._src.typing import Seq, Sparse, data_of, step_mask, with_data
 
 def as_steps(value: Any) -> Seq:
     """A plain sequence: a non-sequence ``[B, D]`` becomes one-step sequences, a nested
-    one its outer sequences (:func:`outer_steps`)."""
+    one its outer sequences (``outer_steps``)."""
     if isinstance(value, Seq):
         return value if value.sub_lengths is None else outer_steps(value)[0]
     return Seq(value[:, None, :], jnp.ones(value.shape[:1], jnp.int32))
@@ -49,7 +51,7 @@ def outer_steps(seq: Seq) -> tuple[Seq, Any]:
 
     Returns:
         ``(plain, slots)``: ``slots`` ``[B, S*T]`` is the plain position of each nested
-        step (``S*T`` for padding); :func:`from_outer_steps` puts a result back.
+        step (``S*T`` for padding); ``from_outer_steps`` puts a result back.
     """
     b, s, t = seq.data.shape[:3]
     feat = seq.data.shape[3:]
@@ -63,7 +65,7 @@ def outer_steps(seq: Seq) -> tuple[Seq, Any]:
 
 
 def from_outer_steps(data: Any, slots: Any, nested: Seq) -> Any:
-    """``data`` ``[B, S*T, ...]`` over :func:`outer_steps`' plain sequence, back in the
+    """``data`` ``[B, S*T, ...]`` over ``outer_steps``' plain sequence, back in the
     nested layout ``[B, S, T, ...]`` of ``nested`` (zero at its padding)."""
     b, s, t = nested.data.shape[:3]
     data = jnp.concatenate([data, jnp.zeros_like(data[:, :1])], axis=1)
@@ -103,7 +105,14 @@ register_kind(SeqConcatKind())
 
 
 @_base.layer_function
-def seq_concat(a, b, act=None, name=None, layer_attr=None, bias_attr=None):
+def seq_concat(
+    a: Layer,
+    b: Layer,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+) -> Layer:
     """Concatenate two sequences in time: the valid steps of ``a``, then those of ``b``.
 
     ``out_b = act([a_b,0 .. a_b,la-1, b_b,0 .. b_b,lb-1] + bias)``, of length
@@ -198,13 +207,13 @@ register_kind(ExpandKind())
 
 @_base.layer_function
 def expand(
-    input,  # noqa: A002
-    expand_as,
-    name=None,
-    bias_attr=False,
-    expand_level=ExpandLevel.FROM_NO_SEQUENCE,
-    layer_attr=None,
-):
+    input: Layer,  # noqa: A002
+    expand_as: Layer,
+    name: str | None = None,
+    bias_attr: ParamAttr | bool | None = False,
+    expand_level: str = ExpandLevel.FROM_NO_SEQUENCE,
+    layer_attr: ExtraAttr | None = None,
+) -> Layer:
     """Repeat a vector over the steps of another layer: ``out_{b,t} = x_b + bias``.
 
     With ``FROM_NO_SEQUENCE`` each sample's vector fills every step of ``expand_as``
@@ -281,7 +290,14 @@ register_kind(SeqReshapeKind())
 
 
 @_base.layer_function
-def seq_reshape(input, reshape_size, act=None, name=None, layer_attr=None, bias_attr=None):  # noqa: A002
+def seq_reshape(
+    input: Layer,  # noqa: A002
+    reshape_size: int,
+    act: BaseActivation | None = None,
+    name: str | None = None,
+    layer_attr: ExtraAttr | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+) -> Layer:
     """Re-cut each sequence's values into steps of width ``N = reshape_size``.
 
     A sequence of ``T`` steps of width ``M`` holds ``T*M`` values in step order; the

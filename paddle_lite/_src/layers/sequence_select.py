@@ -17,8 +17,10 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src.activations import as_activation
+from paddle_lite._src.activations import BaseActivation, as_activation
+from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.specs import Spec
@@ -112,7 +114,7 @@ register_kind(KmaxSeqScoreKind())
 
 
 @_base.layer_function
-def kmax_seq_score(input, name=None, beam_size=1):  # noqa: A002
+def kmax_seq_score(input: Layer, name: str | None = None, beam_size: int = 1) -> Layer:  # noqa: A002
     """The indices of the ``beam_size`` best-scored steps of each sequence.
 
     For a sequence of scores ``s_0 .. s_{n-1}``: ``out = [i_0, i_1, ...]`` with
@@ -168,7 +170,7 @@ register_kind(SubNestedSeqKind())
 
 
 @_base.layer_function
-def sub_nested_seq(input, selected_indices, name=None):  # noqa: A002
+def sub_nested_seq(input: Layer, selected_indices: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """Chosen sub-sequences of a nested sequence, in the order chosen.
 
     Sample ``b`` with index row ``[j_0, j_1, ..., -1, ...]`` gives the nested sequence
@@ -267,7 +269,14 @@ register_kind(SubSeqKind())
 
 
 @_base.layer_function
-def sub_seq(input, offsets, sizes, act=None, bias_attr=None, name=None):  # noqa: A002
+def sub_seq(
+    input: Layer,  # noqa: A002
+    offsets: Layer,
+    sizes: Layer,
+    act: BaseActivation | None = None,
+    bias_attr: ParamAttr | bool | None = None,
+    name: str | None = None,
+) -> Layer:
     """One window of each sequence: ``out_{b,t} = act(x_{b, offset_b + t} + bias)``
     for ``t < size_b``.
 

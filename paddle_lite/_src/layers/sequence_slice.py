@@ -26,6 +26,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import _base
 from paddle_lite._src.layers.sequence_select import batch_rows, index_prefix, refuse_level
@@ -132,7 +133,12 @@ register_kind(SeqSliceKind())
 
 
 @_base.layer_function
-def seq_slice(input, starts, ends, name=None):  # noqa: A002
+def seq_slice(
+    input: Layer,  # noqa: A002
+    starts: Layer | None,
+    ends: Layer | None,
+    name: str | None = None,
+) -> Layer:
     """Slices of each sequence, from ``starts`` and/or to ``ends`` (both included).
 
     Slice ``k`` of a sequence ``x`` is ``[x_{s_k}, ..., x_{e_k}]`` with ``s_k`` from

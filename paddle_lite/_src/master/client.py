@@ -10,7 +10,7 @@ finished when ``next_record`` is asked for the record after its last one (v2 cou
 the last record entered the buffer, so a trainer killed with a full buffer lost records).
 
 ``next_record()`` returns ``(record bytes, 0)``, ``(None, -2)`` at the end of the pass and
-``(None, -1)`` on an error (a chunk that cannot be read; :attr:`client.last_error` says which).
+``(None, -1)`` on an error (a chunk that cannot be read; ``client.last_error`` says which).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ class client:  # noqa: N801 - v2's name
 
     def next_record(self) -> tuple[bytes | None, int]:
         """The next record: ``(bytes, 0)``, ``(None, -2)`` at the end of the pass, or
-        ``(None, -1)`` on an error (see :attr:`last_error`). Blocks until one is there."""
+        ``(None, -1)`` on an error (see ``last_error``). Blocks until one is there."""
         item = self.next_item()
         return item.record, item.code
 
@@ -199,7 +199,7 @@ class client:  # noqa: N801 - v2's name
 
     # for the trainer and cloud_reader ------------------------------------------------------
     def next_item(self) -> Item:
-        """:meth:`next_record` with where the record comes from (``item.origin``: the chunk
+        """``next_record`` with where the record comes from (``item.origin``: the chunk
         and the record's number in it) and the error of a -1."""
         while True:
             try:

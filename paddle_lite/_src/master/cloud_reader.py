@@ -24,8 +24,8 @@ def cloud_reader(
     Every trainer of a job creates the same reader: the first ``set_dataset`` splits the
     files into tasks of chunks, and each call of the reader starts the next pass (0, 1, ...)
     and yields the samples of the tasks this trainer gets until the pass ends for all of them
-    (v2's ``cloud_reader``). Records are pickles read without running code (see
-    ``paddle_lite._src.safe_pickle``).
+    (v2's ``cloud_reader``). Records are pickles, read without running code: only plain
+    containers, numbers, strings and numpy arrays come out of them.
 
     Args:
         paths: v2 RecordIO files or glob patterns (a list, or a comma-separated str).

@@ -8,8 +8,8 @@ decimal strings, and fields at their zero value are left out of answers. Talking
 current protobuf, and a gRPC client would bring grpcio and generated stubs for a handful of
 calls that each send one small JSON object.
 
-Several endpoints are tried in turn; :class:`EtcdUnavailable` says none answered (the caller
-retries or gives up), :class:`EtcdError` carries an error etcd itself returned.
+Several endpoints are tried in turn; ``EtcdUnavailable`` says none answered (the caller
+retries or gives up), ``EtcdError`` carries an error etcd itself returned.
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ def bucket_by_length(
     (stable, so equal lengths keep their reading order), cuts them into batches of
     ``batch_size`` and yields those batches in a shuffled order. Pass ``p`` shuffles
     with ``random.Random(seed + p)``: reproducible, and different in every pass. The
-    returned reader counts its passes and has ``state()`` / ``restore()`` (see
-    ``paddle_lite._src.readers.state``), so checkpoints resume it exactly.
+    returned reader counts its passes and has ``state()`` / ``restore()`` (see *Reader
+    state* in the ``paddle.reader`` reference), so checkpoints resume it exactly.
 
     Args:
         reader: a reader of samples.

@@ -137,10 +137,9 @@ def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
 
     The files are read in the order given (each glob in sorted order); their paths are
     resolved on every pass. Each file's first bytes tell its format: v2's RecordIO (chunks of
-    pickled records, as v2's ``convert`` and Go writer made them, see
-    ``paddle_lite._src.readers.recordio_v2``; the pickles are read without running code) or
-    paddle_lite's own (``write_recordio``: checksummed JSON records, see
-    ``paddle_lite._src.readers.recordio``).
+    pickled records, as v2's ``convert`` and Go writer made them; the pickles are read
+    without running code) or paddle_lite's own (``write_recordio``: checksummed JSON
+    records).
 
     Args:
         paths: a str of comma-separated paths or glob patterns, or a list of paths.

@@ -34,7 +34,8 @@ class ReaderTypeError(PaddleLiteError, TypeError):
 
 
 class ComposeNotAligned(PaddleLiteError, ValueError):
-    """The readers given to :func:`compose` ended after different numbers of samples."""
+    """The readers given to [`compose`][paddle_lite.reader.compose] ended after different numbers of
+    samples."""
 
 
 def show(value: Any, limit: int = 80) -> str:
@@ -46,7 +47,7 @@ def show(value: Any, limit: int = 80) -> str:
 
 
 def check_reader(reader: Any, where: str, arg: str = "reader") -> None:
-    """Raise :class:`ReaderTypeError` unless ``reader`` is callable."""
+    """Raise ``ReaderTypeError`` unless ``reader`` is callable."""
     if not callable(reader):
         raise ReaderTypeError(
             f"{where}: {arg} must be a reader (a no-argument callable returning an iterable of "
@@ -57,7 +58,7 @@ def check_reader(reader: Any, where: str, arg: str = "reader") -> None:
 
 def called(reader: Reader, where: str, arg: str = "reader") -> Any:
     """What ``reader()`` returns; where that is itself a reader (a callable that is not
-    iterable), what calling it returns, with a :class:`DataWarning`.
+    iterable), what calling it returns, with a ``DataWarning``.
 
     Early-2017 v2 datasets returned their samples' generator from ``train()``, so
     programs wrote ``shuffle(lambda: imdb.train(word_dict), ...)``; v2's later
@@ -160,10 +161,10 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
 
     Fills a buffer with ``buf_size`` samples, shuffles it, emits it, and repeats; the last
     partial buffer is shuffled too. ``buf_size`` 0 or 1 keeps the order. Without ``seed`` the
-    global :mod:`random` state is used (as in v2). With an int ``seed``, pass ``k`` (the k-th
+    global ``random`` state is used (as in v2). With an int ``seed``, pass ``k`` (the k-th
     call of the returned reader, from 0) uses ``random.Random(seed + k)``: passes differ from
     each other, and a rerun of the program reproduces every pass. Over a seekable reader
-    (see ``paddle_lite._src.readers.seekable``) the same order is computed for the whole
+    (see *Seekable readers* in the reader reference) the same order is computed for the whole
     pass when it starts, as a permutation of the sample indices (the same draws from the
     same random state), so the result is seekable too.
 
@@ -259,8 +260,9 @@ def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
 
     Args:
         *readers: the readers to compose.
-        check_alignment: when True, raise :class:`ComposeNotAligned` as soon as one reader
-            ends before the others; when False, stop at the shortest reader.
+        check_alignment: when True, raise
+            [`ComposeNotAligned`][paddle_lite.errors.ComposeNotAligned] as soon as one reader ends
+            before the others; when False, stop at the shortest reader.
 
     Returns:
         A reader yielding flat tuples.
@@ -330,7 +332,7 @@ def cache(reader: Reader) -> Reader:
     """Read a reader completely once, keep its samples in memory, and replay them.
 
     The first pass reads the whole of ``reader`` before yielding; later passes never call
-    ``reader`` again. The result is seekable (``paddle_lite._src.readers.seekable``).
+    ``reader`` again. The result is seekable (see *Seekable readers* in the reader reference).
 
     Args:
         reader: the reader to cache (its samples must fit in memory).

@@ -34,7 +34,8 @@ _SAMPLE, _DONE, _ERROR = "sample", "done", "error"
 
 
 class ReaderProcessError(PaddleLiteError, RuntimeError):
-    """A reader running in a child process of :func:`multiprocess_reader` failed or died."""
+    """A reader running in a child process of
+    [`multiprocess_reader`][paddle_lite.reader.multiprocess_reader] failed or died."""
 
 
 class _Failure(NamedTuple):
@@ -349,7 +350,7 @@ def multiprocess_reader(
     produced by the program's own children are unpickled. Readers run in forked children must
     not use JAX; once JAX has started its backend in this process, JAX warns at every fork
     (a ``RuntimeWarning``). A child's exception, or a child that dies, raises
-    :class:`ReaderProcessError` in the consumer.
+    [`ReaderProcessError`][paddle_lite.errors.ReaderProcessError] in the consumer.
 
     Args:
         readers: a list of readers (at least one).

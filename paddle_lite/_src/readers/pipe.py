@@ -47,11 +47,12 @@ def _split_lines(texts: Iterable[str], line_break: str) -> Iterator[str]:
 class PipeReader:
     """Read the standard output of a command, as text lines or chunks.
 
-    The command is split with :func:`shlex.split` and run without a shell (v2 ran it through
+    The command is split with ``shlex.split`` and run without a shell (v2 ran it through
     the shell): pipes, globs and redirections are not interpreted, quoting is. Each
-    :meth:`get_line` call starts the command afresh, so one PipeReader serves many passes.
-    The output is decoded as UTF-8; ``file_type="gzip"`` gunzips it first. A command that
-    exits with a non-zero status raises :class:`subprocess.CalledProcessError` at the end.
+    [`get_line`][paddle_lite.reader.PipeReader.get_line] call starts the command afresh, so one
+    PipeReader serves many passes. The output is decoded as UTF-8; ``file_type="gzip"`` gunzips it
+    first. A command that exits with a non-zero status raises ``subprocess.CalledProcessError`` at
+    the end.
 
     Args:
         command: the command line, a str (e.g. ``"cat data.txt"``).

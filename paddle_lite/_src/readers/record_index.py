@@ -3,7 +3,7 @@
 ``write_recordio(path, reader)`` writes ``<path>.index`` beside the data, atomically: the
 magic ``b"PLRIDX1\\n"``, one line of JSON (the record count, the data file's size,
 modification time and sha256, the sha256 of the offsets) and the byte offset of every
-record's header (little-endian int64, one more for the file's end). :func:`records_view`
+record's header (little-endian int64, one more for the file's end). ``records_view``
 reads it when it describes the file; a missing index, one that no longer describes its data
 (another size, or another modification time and another sha256) or one that is damaged is
 rebuilt from a scan of the records, with a ``DataWarning`` -- never trusted silently -- and

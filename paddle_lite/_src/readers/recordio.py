@@ -95,7 +95,7 @@ def encode_sample(sample: Any) -> bytes:
 
 
 def decode_sample(payload: bytes) -> Any:
-    """Decode a record payload written by :func:`encode_sample`."""
+    """Decode a record payload written by ``encode_sample``."""
     return _from_json(bounded_json.loads(payload, "the record", ValueError))
 
 
@@ -144,14 +144,14 @@ def _records(path: str) -> Iterator[tuple[int, bytes]]:
 
 def read_samples(path: str) -> Iterator[Any]:
     """Yield the decoded samples of a record file; a record that does not decode is a
-    :class:`DataError` naming the file and the record."""
+    ``DataError`` naming the file and the record."""
     for index, payload in enumerate(read_records(path)):
         yield decode_at(payload, index, path)
 
 
 def decode_at(payload: bytes, index: int, path: str) -> Any:
     """The sample of record ``index`` of ``path``; one that does not decode is a
-    :class:`DataError` naming the file and the record."""
+    ``DataError`` naming the file and the record."""
     try:
         return decode_sample(payload)
     except DataError as err:

@@ -19,7 +19,7 @@ one gzip stream. v2's writer closed a chunk before its records passed 32 MiB.
 The records v2's Python wrote are pickles (``cPickle.dumps(sample)``, protocol 0, in
 ``dataset.common.convert``); they are decoded with ``safe_pickle.load_plain`` (no code runs;
 a Python 2 ``str`` reads back as ``bytes``), and written with ``safe_pickle.dumps_plain``
-(protocol 2, readable by v2). Every defect is a :class:`DataError` naming the file, the chunk
+(protocol 2, readable by v2). Every defect is a ``DataError`` naming the file, the chunk
 (and its byte offset) and the record.
 """
 
@@ -227,7 +227,7 @@ def read_samples(path: str) -> Iterator[Any]:
 
 def read_any_samples(path: str) -> Iterator[Any]:
     """Yield the samples of a v2 RecordIO file or a paddle_lite record file, told apart by
-    their first bytes (see :func:`is_v2`)."""
+    their first bytes (see ``is_v2``)."""
     yield from (read_samples(path) if is_v2(path) else recordio.read_samples(path))
 
 

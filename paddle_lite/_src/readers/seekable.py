@@ -2,7 +2,7 @@
 
 A reader is a no-argument callable returning an iterable of samples. A *seekable* reader
 also carries ``reader.open_pass``: a no-argument callable that starts a pass, exactly as
-calling the reader does (a seeded ``shuffle`` counts it), and returns a :class:`View` of
+calling the reader does (a seeded ``shuffle`` counts it), and returns a ``View`` of
 that pass -- ``len(view)`` samples, ``view[j]`` the j-th of them in the pass's order. The
 reader called as usual iterates the same view, so both sides read the same samples in the
 same order, and the reader state protocol (``state`` / ``restore``) covers both.
@@ -13,7 +13,7 @@ readers, and the decorators keep the side where the math allows: ``map_readers``
 ``compose``, ``firstn``, ``chain``, ``buffered``, ``shard`` and ``shuffle`` (over a
 seekable reader it computes its order for the whole pass when the pass starts: the same
 permutation its windows give when read in order). ``batch`` makes a seekable
-reader of batches whose view is a :class:`Batches`: a batch is a list of indices, so the
+reader of batches whose view is a ``Batches``: a batch is a list of indices, so the
 trainer reads a batch's rows one by one -- each process of a job only the rows it trains
 on -- and a resume starts a pass at any sample without reading the ones before.
 

@@ -1,6 +1,6 @@
 """Replacing a folder so that its name always holds a whole one: the old or the new.
 
-:func:`replacing` yields a hidden sibling folder (``.<name>.<random>``) for the caller to
+``replacing`` yields a hidden sibling folder (``.<name>.<random>``) for the caller to
 fill; when the block ends it writes the manifest (each file's size and sha256, and the
 save's sequence number), fsyncs the folder and puts it in place:
 
@@ -9,12 +9,12 @@ save's sequence number), fsyncs the folder and puts it in place:
   name holds the old checkpoint until the instant it holds the new one;
 * elsewhere the old folder is renamed aside (``.<name>.<random>.old``) and the new one
   into place; a process killed between the two renames leaves no folder under the name
-  but two whole hidden siblings, and :func:`recoverable` finds the newer (the higher
+  but two whole hidden siblings, and ``recoverable`` finds the newer (the higher
   sequence number), so a load never sees "no checkpoint" once one was completed.
 
 Afterwards every hidden sibling of this naming (the old folder, and the folders of saves
 that were killed) is removed. Every filesystem step is one call of ``os`` / ``shutil``,
-in the order listed in :func:`replacing`, so a test can stop the process before any one.
+in the order listed in ``replacing``, so a test can stop the process before any one.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ with the old one in one atomic exchange (Linux ``renameat2``); where the system 
 exchange, the old folder is renamed aside and the new one into place, and a load that
 finds no folder under the name takes the newest complete sibling. The next save removes
 the hidden siblings a killed save left. ``train(checkpoint_dir=...)`` keeps several as
-``<dir>/ckpt-<steps run>``; :func:`latest` finds the newest complete one.
+``<dir>/ckpt-<steps run>``; ``latest`` finds the newest complete one.
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def pass_range(resume: Any, num_passes: int, folder: str | None) -> range:
 
 
 def load_for(path: str, specs: dict[str, Any], topology: Any) -> tuple[Any, Arrays, dict]:
-    """:func:`load` the checkpoint ``path`` for a trainer of ``topology`` (whose parameter
+    """``load`` the checkpoint ``path`` for a trainer of ``topology`` (whose parameter
     specs are ``specs``): its metadata, parameter shapes, layers and parameters checked."""
     params, arrays, meta = load(path)
     check_meta(meta, path)
@@ -352,7 +352,7 @@ class Snapshot:
 
 def to_files(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays (``state.npz``) and metadata (``checkpoint.json`` entries) of a
-    :class:`Snapshot`."""
+    ``Snapshot``."""
     arrays: dict[str, np.ndarray] = {"key": np.asarray(snapshot.key)}
     meta: dict[str, Any] = {"optimizer": [], "masks": sorted(snapshot.masks), "step": snapshot.step}
     for i, (frozen, saved) in enumerate(snapshot.opt_states.items()):
@@ -368,7 +368,7 @@ def to_files(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]
 
 
 def from_files(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> Snapshot:
-    """The :class:`Snapshot` :func:`to_files` wrote."""
+    """The ``Snapshot`` ``to_files`` wrote."""
     opt_states = {}
     for i, entry in enumerate(meta["optimizer"]):
         leaves = [arrays[f"opt{i}_{j}"] for j in range(len(entry["paths"]))]

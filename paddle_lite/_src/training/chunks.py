@@ -1,7 +1,7 @@
 """Reader batches as chunks: ``K >= 1`` batches of one signature, on the device ahead.
 
-``device_batches`` turns converted minibatches (:func:`converted`, or a pass's
-``input.pass_input``) into :class:`Chunk` s: the feeds of ``k`` consecutive batches of
+``device_batches`` turns converted minibatches (``converted``, or a pass's
+``input.pass_input``) into ``Chunk`` s: the feeds of ``k`` consecutive batches of
 one signature (``trainer.train(steps_per_dispatch=k)``), one path for every ``k``; the
 step program stacks them itself when ``k > 1``. On an accelerator a background thread
 converts the batches and puts them on the device ahead (a bounded queue of ``depth``
@@ -9,7 +9,7 @@ chunks), so the copy overlaps the running step; on a CPU backend the work runs i
 because there XLA's own thread pool uses every core and a concurrent Python thread
 slowed each step more than the conversion costs (``bench/step_overhead.py``).
 
-With a :class:`RowPadding`, a batch shorter than the call's batch size (the short last
+With a ``RowPadding``, a batch shorter than the call's batch size (the short last
 batch of a pass) is padded to it with rows of weight 0, so it runs the full batches'
 compiled step instead of compiling its own.
 """
@@ -126,7 +126,7 @@ def converted(
 ) -> Iterator[tuple[Any, int]]:
     """``(feeds, samples)`` of each batch: ``convert`` turns a batch into fresh numpy feeds
     (fresh arrays, so a reader that reuses its buffers cannot change a queued batch), and
-    ``padding`` pads short batches (see :class:`RowPadding`); ``samples`` stays the real
+    ``padding`` pads short batches (see ``RowPadding``); ``samples`` stays the real
     size."""
     for feeds in map(convert, batches):
         size = _size(feeds)
@@ -136,7 +136,7 @@ def converted(
 def device_batches(
     pairs: Iterable[tuple[Any, int]], k: int = 1, depth: int = 2, background: bool | None = None
 ) -> Iterator[Chunk]:
-    """Yield the :class:`Chunk` s of ``(feeds, samples)`` pairs (:func:`converted`), put
+    """Yield the ``Chunk`` s of ``(feeds, samples)`` pairs (``converted``), put
     on the device ahead. An error in the reader or the conversion is re-raised in the
     consumer, after the batches before it.
 

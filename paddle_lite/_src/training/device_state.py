@@ -1,11 +1,11 @@
 """A trainer's state on the device and the few host calls that move it.
 
-:class:`DeviceState` holds, while ``train`` runs, the :class:`~steps.TrainState` of
+``DeviceState`` holds, while ``train`` runs, the ``TrainState`` of
 the current (frozen set, precision, on_nan) program, and between runs the optimizer
 state of every frozen set, the step count and the PRNG key, so a second ``train``
 call continues where the first stopped. Host reads happen only when asked: pulling
 the parameters into the user's ``Parameters``, reading the non-finite flag, or taking
-a checkpoint's :meth:`snapshot`.
+a checkpoint's ``snapshot``.
 
 Every change of the state runs inside ``with self.guard`` (``signals.Guard``): under the
 lock of the user's ``Parameters``, which every read takes too (so another thread reads

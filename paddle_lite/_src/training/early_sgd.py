@@ -2,7 +2,7 @@
 cost and the parameters given to ``train``.
 
 The first v2 demos (PaddlePaddle's ``demo/mnist/api_train_v2.py`` and
-``demo/image_classification/api_v2_train.py`` of Feb 2017) wrote::
+``demo/image_classification/api_v2_train.py`` of Feb 2017) wrote:
 
     trainer = paddle.trainer.SGD(update_equation=adam_optimizer)
     trainer.train(reader=..., cost=cost, parameters=parameters, event_handler=...,

@@ -40,7 +40,7 @@ class Emitter:
         evaluators: the trainer's evaluators (for ``metrics``).
         forwards: the ``gradient_machine.LayerForwards`` behind ``event.gm``.
         device: the trainer's ``DeviceState`` (its parameters, read by ``event.gm``).
-        compiles: the trainer's :class:`CompileWatch`.
+        compiles: the trainer's ``CompileWatch``.
     """
 
     def __init__(self, handler, evaluators, forwards, device, compiles) -> None:  # noqa: ANN001
@@ -72,7 +72,7 @@ class Emitter:
 
     def after(self, chunk: Any, out: Any, pass_id: int, batch_id: int, first_step: int) -> Any:
         """After a chunk's dispatch: the rest of its batches' events, in order. Returns
-        the outputs as a :class:`Fetched` (None when no handler can read them)."""
+        the outputs as a ``Fetched`` (None when no handler can read them)."""
         if self.handler is None:
             return None
         fetched, gm = Fetched(out), machines_for(self.forwards, self.device, chunk, first_step)

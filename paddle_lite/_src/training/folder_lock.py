@@ -4,7 +4,7 @@ A trainer holds the lock of its ``checkpoint_dir`` for a whole ``train(checkpoin
 call, and ``save_checkpoint(path)`` holds the lock of the folder it writes ``path`` into
 while it writes. A second writer -- a job started twice on one folder, a restarted pod
 beside a live one, another trainer of the same process -- gets a
-:class:`CheckpointLockedError` naming the folder and the process that holds it, instead
+``CheckpointLockedError`` naming the folder and the process that holds it, instead
 of two runs removing each other's files. The holder of a lock may take it again
 (re-entrant: a save inside its own training).
 

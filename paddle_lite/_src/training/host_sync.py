@@ -1,6 +1,6 @@
 """The trainer's side of keeping the user's ``Parameters`` and the device in step.
 
-While ``train`` runs, the parameters live on the device; :class:`HostSync` puts the
+While ``train`` runs, the parameters live on the device; ``HostSync`` puts the
 host values there (with v2's static pruning masks applied), notices values ``set`` on
 the host since (``Parameters.version``), and hands the device values back
 (``Parameters.receive``) whenever the user's set is read. Parameters the user's set
@@ -73,7 +73,7 @@ class HostSync:
         return values
 
     def changed(self) -> bool:
-        """Whether values were ``set`` on the host since :meth:`device_values`."""
+        """Whether values were ``set`` on the host since ``device_values``."""
         return self.parameters.version != self.version
 
     def attach(self) -> None:

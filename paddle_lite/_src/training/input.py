@@ -1,13 +1,13 @@
 """What one training pass reads: the reader's batches, converted, starting where it resumes.
 
-:func:`pass_input` chooses between two ways of reading a pass:
+``pass_input`` chooses between two ways of reading a pass:
 
 - a reader of batches that is *seekable* (``readers.seekable``: ``paddle.batch`` over a
   seekable reader) opens the pass's ``Batches`` view and reads batch ``b`` by index. A
   resumed pass starts at the checkpoint's sample without reading the samples before it
   (with another batch size too: the pass goes on from that sample). In a job of several
   processes each process reads and converts only the rows of each global batch it
-  trains on (:class:`LocalRows`: the rows ``distributed.put_batch`` would have kept),
+  trains on (``LocalRows``: the rows ``distributed.put_batch`` would have kept),
   and the processes agree on the padded lengths of sequence and sparse fields once per
   window of batches (``distributed.exchange``), so the global batches, their order and
   the zero-weight rows that pad a short one are exactly those of one process;

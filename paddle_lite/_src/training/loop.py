@@ -1,6 +1,6 @@
 """One ``train()`` call, top to bottom: its passes, their chunks, dispatches and events.
 
-:class:`TrainCall` runs the passes of one call. Each pass reads the reader's batches as
+``TrainCall`` runs the passes of one call. Each pass reads the reader's batches as
 chunks of ``K >= 1`` batches (``chunks.device_batches``), dispatches each chunk as one
 device call (``DeviceState.dispatch`` -> ``programs.TrainProgram.run_for``'s program),
 sends v2's events (``emitter.Emitter``), lets the ``watch.Watch`` read the non-finite
@@ -93,7 +93,7 @@ def pass_count(num_passes: Any) -> int:
 
 
 def check_batch_reader(reader: Any, where: str) -> None:
-    """Raise :class:`ReaderTypeError` unless ``reader`` is a reader of batches (callable)."""
+    """Raise ``ReaderTypeError`` unless ``reader`` is a reader of batches (callable)."""
     if not callable(reader):
         raise ReaderTypeError(
             f"{where}: reader must be callable (a reader of batches: a no-argument function "
@@ -103,7 +103,7 @@ def check_batch_reader(reader: Any, where: str) -> None:
 
 
 def check_not_training(training_in: threading.Thread | None, what: str) -> None:
-    """Raise :class:`TrainerBusyError` for ``what`` (a ``train`` call) made while the
+    """Raise ``TrainerBusyError`` for ``what`` (a ``train`` call) made while the
     thread ``training_in`` trains (None: none does)."""
     if training_in is None:
         return
@@ -136,7 +136,7 @@ class TrainCall:
         costs, evaluators: the trainer's cost layers and evaluators.
         emitter: sends the call's events.
         settings: the call's checked arguments.
-        position: the trainer's :class:`Position`, kept current.
+        position: the trainer's ``Position``, kept current.
         save: ``save(folder)`` writes a checkpoint (``SGD.save_checkpoint``).
         preemption: the call's ``signals.Preemption`` (``checkpoint_dir`` runs), or None.
     """

@@ -51,7 +51,7 @@ def _layer_report(node: Layer, values: dict[str, Any], params: dict[str, Any]) -
 
 
 def _refuse_lengths(node: Layer, values: dict[str, Any]) -> None:
-    """Raise :class:`DataError` when ``node`` (a recurrent group, or a layer pairing
+    """Raise ``DataError`` when ``node`` (a recurrent group, or a layer pairing
     rows) went NaN because its inputs (lengths computed on the device) differ in length."""
     mismatch = device_mismatch(node, values)
     if mismatch is not None:

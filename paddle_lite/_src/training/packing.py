@@ -3,7 +3,7 @@
 JAX's dispatch and XLA:CPU's runtime cost a few microseconds per argument and per
 result, whatever its size, and a ``TrainState`` has many small leaves: the step, pass
 and non-finite counters, the PRNG key, the optimizer's step and sample counts, the
-pass totals, biases and their optimizer slots. A :class:`Packing` carries every leaf
+pass totals, biases and their optimizer slots. A ``Packing`` carries every leaf
 of at most ``SMALL`` 32-bit elements in one int32 vector (a float's or unsigned
 int's bits reinterpreted, so every value comes back exactly) and every other leaf as
 it is. The compiled step unpacks the vector on entry and packs it on exit, which XLA
@@ -45,7 +45,7 @@ class Packing(NamedTuple):
 
 
 def packing_of(tree: Any, leaves: list[Any]) -> Packing:
-    """The :class:`Packing` of ``leaves`` (a state of structure ``tree``)."""
+    """The ``Packing`` of ``leaves`` (a state of structure ``tree``)."""
     small = tuple(
         (i, tuple(np.shape(x)), np.dtype(x.dtype))
         for i, x in enumerate(leaves)
@@ -69,7 +69,7 @@ def pack(packing: Packing, leaves: list[Any], host: bool = False) -> list[Any]:
 
 
 def unpack(packing: Packing, packed: list[Any], host: bool = False) -> list[Any]:
-    """The leaves that :func:`pack` packed into ``packed``, in their order; with
+    """The leaves that ``pack`` packed into ``packed``, in their order; with
     ``host``, the small ones as numpy arrays (a host read of the vector)."""
     if not packing.small:
         return list(packed)
@@ -82,7 +82,7 @@ def unpack(packing: Packing, packed: list[Any], host: bool = False) -> list[Any]
 
 
 def on_device(packing: Packing, leaves: list[Any]) -> list[Any]:
-    """Leaves that :func:`unpack` read to the host, their small ones put back on the
+    """Leaves that ``unpack`` read to the host, their small ones put back on the
     device (one put): as the compiled functions took them before (a numpy argument
     where a device array was passed before misses JAX's dispatch cache: a second
     entry, its first call on JAX's slow path)."""

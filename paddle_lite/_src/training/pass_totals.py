@@ -6,7 +6,7 @@ the compiled step; packed, the totals are one float32 vector (and one int32 vect
 when an evaluator counts in integers): one argument, one fused addition. The
 addition is the same elementwise float32 (int32) addition, so the sums are exact
 to the bit as before. The packed totals are a plain tuple of arrays (JAX flattens it
-on its fast path); the :func:`layout` that unpacks them is derived from the tree.
+on its fast path); the ``layout`` that unpacks them is derived from the tree.
 
 Example:
     >>> import numpy as np

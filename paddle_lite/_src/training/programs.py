@@ -1,6 +1,6 @@
 """The compiled programs of a trainer for one (frozen set, precision).
 
-A :class:`TrainProgram` owns the optax transformation over the trainable
+A ``TrainProgram`` owns the optax transformation over the trainable
 parameters and every jitted function a training run calls: the optimizer state's
 init, the run of ``K >= 1`` batches per call (``steps.make_train_run``), the
 end-of-pass catch-up of lazily decayed sparse rows, and the evaluation view of the
@@ -74,7 +74,7 @@ class TrainProgram:
         self.runs.pop(packing, None)
 
     def changes_view(self, averaged: bool) -> bool:
-        """Whether :meth:`eval_view` differs from the parameters as they are."""
+        """Whether ``eval_view`` differs from the parameters as they are."""
         if not isinstance(self.equation, Optimizer):
             return False
         return self.lazy_decay or (averaged and self.equation.averages)
@@ -99,7 +99,7 @@ class TrainProgram:
 
 
 class Programs(dict):
-    """A trainer's :class:`TrainProgram` s, built when first asked for, keyed by
+    """A trainer's ``TrainProgram`` s, built when first asked for, keyed by
     ``(frozen set, precision, on_nan)``."""
 
     def __init__(self, costs, evaluators, equation, specs, aux_costs) -> None:  # noqa: ANN001

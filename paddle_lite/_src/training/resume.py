@@ -1,9 +1,9 @@
 """Where training stands, what a checkpoint records of it, and resuming there exactly.
 
-:class:`Position` is where the next step trains (kept by the trainer, changed with the
-device state under its guard); :func:`position_meta` is what a checkpoint records of it,
-and :class:`Loaded` what ``load_checkpoint`` takes back. :class:`Resume` tells the next
-``train`` call's first pass what to skip, and :class:`Skipped` skips it, checking that
+``Position`` is where the next step trains (kept by the trainer, changed with the
+device state under its guard); ``position_meta`` is what a checkpoint records of it,
+and ``Loaded`` what ``load_checkpoint`` takes back. ``Resume`` tells the next
+``train`` call's first pass what to skip, and ``Skipped`` skips it, checking that
 the batches skipped hold the samples the checkpoint trained (a changed batch size or a
 shorter reader is a ``ResumeError``, raised before anything trains).
 """
@@ -68,7 +68,7 @@ def agree_random() -> None:
 
 
 def restore_random(states: dict[str, Any]) -> None:
-    """Set the global random states :func:`random_states` returned."""
+    """Set the global random states ``random_states`` returned."""
     version, internal, gauss = states["python"]
     random.setstate((version, tuple(internal), gauss))
     name, keys, pos, has_gauss, cached = states["numpy"]
@@ -123,7 +123,7 @@ class Loaded:
 class Skipped:
     """``batches`` after the ``resume.batches`` a checkpoint's pass trained, checked to
     hold the samples it trained: a reader that ends first, or batches of another size,
-    is a :class:`~checkpoints.ResumeError` (skipping them would not continue at the
+    is a ``ResumeError`` (skipping them would not continue at the
     checkpoint's sample), raised before anything trains. ``last`` keeps the last batch
     skipped (a pass with nothing left after it still ends with its totals)."""
 

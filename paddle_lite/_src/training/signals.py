@@ -4,9 +4,9 @@ Python runs a signal's handler in the main thread between two bytecodes, so the
 ``KeyboardInterrupt`` of a Ctrl-C (or of Jupyter's "interrupt kernel") can land on any
 line -- also just after the step call that donated the state's buffers returned and
 before its new buffers were stored, which would leave the trainer holding deleted
-arrays. A :class:`Guard` is the trainer's critical section: the lock every reader of the
+arrays. A ``Guard`` is the trainer's critical section: the lock every reader of the
 device state takes (another thread reads the values of a whole step, or waits for it),
-and, while :meth:`Guard.installed` in the main thread, a SIGINT handler that defers the
+and, while ``Guard.installed`` in the main thread, a SIGINT handler that defers the
 interrupt until the section ends. The deferral lasts a few Python lines: while the step
 call is still tracing or compiling (its inputs not yet donated) the interrupt goes
 through at once, and the caller drops the program being built (JAX compiles a jitted
@@ -14,7 +14,7 @@ function again at every later call once an interrupt has cut its first compile s
 a fresh function compiles once).
 
 During ``train(checkpoint_dir=...)`` a SIGTERM (how Kubernetes, Slurm and cloud VMs
-preempt a job) is noticed rather than obeyed at once (:class:`Preemption`): the loop
+preempt a job) is noticed rather than obeyed at once (``Preemption``): the loop
 finishes the step in flight, writes a checkpoint and then ends the process as the signal
 would have (the handler installed before is called; the default one ends the process
 with status -15, 143 in a shell). In a multi-process job JAX's preemption service
@@ -54,7 +54,7 @@ def _call(handler: Any, signum: int, frame: Any) -> None:
 class Guard:
     """A trainer's critical section (see the module docstring).
 
-    ``with guard:`` holds ``lock`` and defers SIGINT while :meth:`installed`; set
+    ``with guard:`` holds ``lock`` and defers SIGINT while ``installed``; set
     ``donating`` to a step call's donated inputs while it runs, so that an interrupt
     goes through until they are consumed.
     """
@@ -122,7 +122,7 @@ _SYNC_STEPS = itertools.count()  # this process's calls of the preemption sync p
 class Preemption:
     """SIGTERM during ``train(checkpoint_dir=...)``: see the module docstring.
 
-    :meth:`due` says when to checkpoint and :meth:`stop` ends the process afterwards.
+    ``due`` says when to checkpoint and ``stop`` ends the process afterwards.
     Outside the main thread (no signal reaches a Python handler there) and when SIGTERM
     is ignored, nothing is installed.
     """

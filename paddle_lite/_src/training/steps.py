@@ -118,7 +118,7 @@ def _apply_if(apply: Any, update: Any, state: TrainState) -> tuple[Any, ...]:
     """``update(state)`` where ``apply``, else the state's own values, bit for bit.
 
     On a CPU a ``lax.cond``: the check has read the update without storing it (see
-    :func:`_all_finite`), and the branch then writes it in place into the donated
+    ``_all_finite``), and the branch then writes it in place into the donated
     buffers, so a step stores no second copy of the parameters (measured as fast as
     an unchecked step on chapter 2's MLP). On an accelerator a branch would make the
     host wait for the predicate, so selects keep the old values there.

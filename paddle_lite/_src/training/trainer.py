@@ -191,13 +191,16 @@ class SGD:
                 values after the call's last batch.
             on_nan: ``"raise"`` (default): the first batch whose cost, gradients or
                 update (new parameters, optimizer state) are not all finite raises
-                :class:`NonFiniteError` naming the pass, the batch and where it went
-                non-finite, and the parameters and optimizer state keep their values
+                [`NonFiniteError`][paddle_lite.errors.NonFiniteError] naming the pass, the batch and
+                where it went non-finite, and the parameters and optimizer state keep their values
                 from before it; ``"skip"``: such a batch's update is dropped and its
                 ``EndIteration`` event has ``skipped == True``.
             checkpoint_dir: write checkpoints there (``ckpt-<steps>`` folders) at each
                 pass end and every ``checkpoint_every`` batches, keeping the newest
                 ``checkpoints_kept``.
+            checkpoint_every: also checkpoint every this many batches (``None``: at
+                pass ends only).
+            checkpoints_kept: how many checkpoints stay on disk.
             reader_dict: ``feeding``'s name in the v2 of early 2017.
             **early: ``cost``, ``parameters``, ``batch_size``: Feb 2017's (``early_sgd``).
 
@@ -228,7 +231,7 @@ class SGD:
 
     def _claim(self, call: object) -> None:
         """Mark this trainer as trained by ``call`` in this thread; a second ``train``
-        (from a handler, or from another thread) is a :class:`TrainerBusyError`."""
+        (from a handler, or from another thread) is a ``TrainerBusyError``."""
         with self._claim_lock:
             check_not_training(self._training_in, "train()")
             self._claimed_by, self._training_in = call, threading.current_thread()
@@ -291,9 +294,9 @@ class SGD:
         Adam moments, ModelAverage buffers, schedule counters), the pass and batch to
         continue from with the samples the pass trained before it, the random states
         readers shuffle with and the state of the reader itself (``state()`` /
-        ``restore()``, e.g. a seeded shuffle's pass count; see
-        ``paddle_lite._src.readers.state``), the PRNG key, a fingerprint of the topology
-        and the library version. All of it is taken at one step: call it in any event
+        ``restore()``, e.g. a seeded shuffle's pass count; see *Reader state* in the
+        ``paddle.reader`` reference), the PRNG key, a fingerprint of the topology and
+        the library version. All of it is taken at one step: call it in any event
         handler (it records the batch that trains next), between ``train`` calls, or
         from another thread while ``train`` runs. The folder it is written into is
         locked while it is written (``CheckpointLockedError`` when another trainer

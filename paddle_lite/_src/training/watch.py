@@ -2,7 +2,7 @@
 
 The step program flags the first step whose cost, gradients or update were not
 finite (``TrainState.bad``) and, under ``OnNan.RAISE``, changes nothing from then on.
-:class:`Watch` remembers the last dispatches so that, once it reads that flag, it can
+``Watch`` remembers the last dispatches so that, once it reads that flag, it can
 name the step's pass and batch and re-run it to find the layer at fault. It reads the
 flag every ``CHECK_EVERY`` dispatches, at the end of each pass, and right after a
 handler has read a non-finite cost, so the steps in between run ahead without a host
@@ -77,7 +77,7 @@ class Watch:
             self.check()
 
     def check(self) -> None:
-        """Raise :class:`NonFiniteError` if a step was flagged (a host read)."""
+        """Raise ``NonFiniteError`` if a step was flagged (a host read)."""
         self.since_check = 0
         if not self.active or not self.recent:
             return

@@ -25,7 +25,7 @@ def install(replace_installed_paddle: bool = False) -> None:
 
     ``paddle.v2.layer is paddle_lite.layer``: the names are aliases of paddle_lite's
     modules. A real PaddlePaddle installed as ``paddle`` is refused with
-    :class:`InstalledPaddleError` naming both, unless ``replace_installed_paddle=True``
+    ``InstalledPaddleError`` naming both, unless ``replace_installed_paddle=True``
     (then this process imports paddle_lite under those names; PaddlePaddle is untouched
     on disk and other processes still import it). A ``paddle`` already imported in this
     process is always refused: restart and install first.
@@ -67,7 +67,7 @@ def _refusal(real: str) -> str:
 
 
 def uninstall() -> None:
-    """Undo :func:`install`: remove the finder and forget the ``paddle`` modules it gave
+    """Undo ``install``: remove the finder and forget the ``paddle`` modules it gave
     (paddle_lite's own modules stay imported)."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, V2Finder)]
     for name in [n for n in sys.modules if n == "paddle" or n.startswith("paddle.")]:

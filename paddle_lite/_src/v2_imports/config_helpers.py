@@ -13,7 +13,7 @@ v2 of 2018 let programs use ``fc_layer`` directly), ``simple_lstm`` is
 ``paddle.networks.simple_lstm``, ``L2Regularization`` and ``ModelAverage`` are
 ``paddle.optimizer``'s. The v1 config machinery paddle.v2 never had (``settings``,
 ``outputs``, ``data_layer(name, size)``, the learning-method classes,
-``define_py_data_sources2``, ...) imports, and raises :class:`V1ConfigError` when used
+``define_py_data_sources2``, ...) imports, and raises ``V1ConfigError`` when used
 (``old_config``).
 
 The names resolve through the module ``__getattr__``, so ``import *`` (which reads

@@ -6,7 +6,7 @@ with ``_`` holding ``value``, ``vector`` or ``array``, and ``InputType``), so th
 ``*_sub_sequence``, ``SequenceType``, ``DataType``; ``dense_slot`` and ``index_slot``
 were the functions ``dense_vector`` and ``integer_value`` were aliases of. The data
 provider machinery (``@provider``, ``CacheType``) imports, and raises
-:class:`V1ConfigError` when used (``old_config``).
+``V1ConfigError`` when used (``old_config``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A v2 program imports ``paddle.v2`` (``import paddle.v2 as paddle``,
 ``from paddle.v2.layer import fc``, ``import paddle.v2.dataset.mnist as mnist``) and
 often ``paddle.trainer_config_helpers`` and ``paddle.trainer.PyDataProvider2``. Once
-:func:`install` puts :class:`V2Finder` first on ``sys.meta_path``, these names are
+``install`` puts ``V2Finder`` first on ``sys.meta_path``, these names are
 aliases of paddle_lite's modules, not copies: ``paddle.v2`` *is* ``paddle_lite``,
 ``paddle.v2.layer`` *is* ``paddle_lite.layer`` (each keeps its own ``__name__`` and
 ``__spec__``). ``paddle`` and ``paddle.trainer`` are small packages of their own: v1's
@@ -13,8 +13,8 @@ attributes are ``v2``, ``trainer_config_helpers``, ``trainer`` and, for any othe
 paddle_lite's (``paddle.layer``). Any other ``paddle.*`` module is a
 ``ModuleNotFoundError`` saying what is provided.
 
-A real PaddlePaddle installed as ``paddle`` is never hidden silently: :func:`install`
-refuses with :class:`InstalledPaddleError` naming both, unless asked to replace it for
+A real PaddlePaddle installed as ``paddle`` is never hidden silently: ``install``
+refuses with ``InstalledPaddleError`` naming both, unless asked to replace it for
 this process; a ``paddle`` already imported is refused always (its objects are bound).
 """
 

@@ -5,7 +5,7 @@ the activations, attributes, layers and data types paddle.v2 renamed and kept, t
 machinery of v1's config files: ``settings(...)``, ``outputs(...)``,
 ``define_py_data_sources2(...)``, the ``@provider`` data providers, the learning-method
 classes ``settings`` took. A v2 program imports them with ``import *`` and never calls
-them, so importing them works; using one raises :class:`V1ConfigError` saying what it
+them, so importing them works; using one raises ``V1ConfigError`` saying what it
 was and what a v2 program writes instead.
 """
 
@@ -19,7 +19,7 @@ from paddle_lite._src.tracebacks import api_boundary
 
 class V1ConfigName:
     """A v1 config name kept for ``import *``: calling it, or reading an attribute of it,
-    raises :class:`V1ConfigError` with what to write instead.
+    raises ``V1ConfigError`` with what to write instead.
 
     Args:
         module: the v1 module it came from (``paddle.trainer_config_helpers``).
