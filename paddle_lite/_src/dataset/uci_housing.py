@@ -19,6 +19,7 @@ import numpy as np
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, module_home
 from paddle_lite._src.dataset.sources import corrupt
+from paddle_lite._src.readers.length import SizedReader
 
 URL = "http://paddlemodels.bj.bcebos.com/uci_housing/housing.data"
 MD5 = "d4accdce7a25600298819f8e28e8d593"
@@ -95,14 +96,14 @@ def _reader_creator(part: int) -> Callable[[], Iterator[tuple[np.ndarray, np.nda
         for row in rows:
             yield row[:-1].copy(), row[-1:].copy()
 
-    return reader
+    return SizedReader(reader, len(rows))
 
 
 def train() -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Create the training reader (404 samples).
 
     Returns:
-      A reader yielding ``(features float32[13], price float32[1])``.
+      A reader yielding ``(features float32[13], price float32[1])``; ``len()`` is 404.
 
     Example:
       >>> features, price = next(iter(train()()))
@@ -116,7 +117,7 @@ def test() -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Create the test reader (102 samples).
 
     Returns:
-      A reader yielding ``(features float32[13], price float32[1])``.
+      A reader yielding ``(features float32[13], price float32[1])``; ``len()`` is 102.
     """
     return _reader_creator(1)
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src.readers.decorator import Reader, ReaderTypeError, show
+from paddle_lite._src.readers.length import SizedReader
 from paddle_lite._src.readers.parallel import buffered
 from paddle_lite._src.readers.recordio import read_samples
 
@@ -21,7 +22,8 @@ def np_array(x: Any) -> Reader:
         x: a numpy array (or anything ``np.asarray`` accepts); a 0-d array is one sample.
 
     Returns:
-        A reader yielding ``x[0], x[1], ...`` (arrays of shape ``x.shape[1:]``).
+        A reader yielding ``x[0], x[1], ...`` (arrays of shape ``x.shape[1:]``), with
+        ``len()`` the number of rows.
 
     Example:
         ```python
@@ -36,7 +38,7 @@ def np_array(x: Any) -> Reader:
             return
         yield from array
 
-    return array_reader
+    return SizedReader(array_reader, len(array) if array.ndim else 1)
 
 
 def _check_path(path: Any, where: str) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError
+from paddle_lite._src.readers.length import SizedReader, sized_as
 from paddle_lite._src.readers.state import PassCounter, forward
 
 Reader = Callable[[], Iterable[Any]]
@@ -132,7 +133,7 @@ def map_readers(func: Callable[..., Any], *readers: Reader) -> Reader:
         for items in zip(*iterators, strict=False):
             yield func(*items)
 
-    return forward(mapped_reader, *readers)
+    return sized_as(forward(mapped_reader, *readers), lambda *n: min(n), *readers)
 
 
 def _shuffled(samples: Iterable[Any], buf_size: int, rng: Any) -> Iterator[Any]:
@@ -181,8 +182,8 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
         return _shuffled(reader_samples(reader, "shuffle"), buf_size, rng)
 
     if seed is None:  # the global random states are saved by checkpoints already
-        return forward(shuffled_reader, reader)
-    return passes.attach(shuffled_reader, reader)
+        return sized_as(forward(shuffled_reader, reader), int, reader)
+    return sized_as(passes.attach(shuffled_reader, reader), int, reader)
 
 
 def chain(*readers: Reader) -> Reader:
@@ -206,7 +207,7 @@ def chain(*readers: Reader) -> Reader:
         for i, reader in enumerate(readers):
             yield from reader_samples(reader, "chain", f"readers[{i}]")
 
-    return forward(chained_reader, *readers)
+    return sized_as(forward(chained_reader, *readers), lambda *n: sum(n), *readers)
 
 
 def _flat_tuple(samples: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -256,7 +257,7 @@ def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
         for samples in steps:
             yield _flat_tuple(samples)
 
-    return forward(composed_reader, *readers)
+    return sized_as(forward(composed_reader, *readers), lambda *n: min(n), *readers)
 
 
 def firstn(reader: Reader, n: int) -> Reader:
@@ -280,7 +281,7 @@ def firstn(reader: Reader, n: int) -> Reader:
     def first_n_reader() -> Iterator[Any]:
         yield from itertools.islice(reader_samples(reader, "firstn"), n)
 
-    return forward(first_n_reader, reader)
+    return sized_as(forward(first_n_reader, reader), lambda m: min(m, n), reader)
 
 
 def cache(reader: Reader) -> Reader:
@@ -310,7 +311,7 @@ def cache(reader: Reader) -> Reader:
                 store.append(tuple(reader_samples(reader, "cache")))
         yield from store[0]
 
-    return forward(cached_reader, reader)
+    return sized_as(forward(cached_reader, reader), int, reader)
 
 
 class Fake:
@@ -340,4 +341,4 @@ class Fake:
             for _ in range(data_num):
                 yield first[0]
 
-        return forward(fake_reader, reader)
+        return SizedReader(forward(fake_reader, reader), data_num)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from paddle_lite._src.readers.decorator import Reader, check_count, check_reader, reader_samples
+from paddle_lite._src.readers.length import sized_as
 from paddle_lite._src.readers.state import forward
 
 
@@ -21,7 +22,8 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
         drop_last: drop the final batch when it has fewer than ``batch_size`` samples.
 
     Returns:
-        A batch reader yielding lists of ``batch_size`` samples (the last may be shorter).
+        A batch reader yielding lists of ``batch_size`` samples (the last may be shorter);
+        when ``reader`` has a ``len()``, so does the batch reader (its number of batches).
 
     Example:
         ```python
@@ -43,4 +45,7 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
         if samples and not drop_last:
             yield samples
 
-    return forward(batch_reader, reader)
+    def batches(samples: int) -> int:
+        return samples // batch_size if drop_last else -(-samples // batch_size)
+
+    return sized_as(forward(batch_reader, reader), batches, reader)

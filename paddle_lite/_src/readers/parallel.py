@@ -25,6 +25,7 @@ from paddle_lite._src.readers.decorator import (
     reader_samples,
     show,
 )
+from paddle_lite._src.readers.length import sized_as
 from paddle_lite._src.readers.state import forward
 
 _POLL_S = 0.05
@@ -121,7 +122,7 @@ def buffered(reader: Reader, size: int) -> Reader:
         finally:
             stop.set()
 
-    return forward(buffered_reader, reader)
+    return sized_as(forward(buffered_reader, reader), int, reader)
 
 
 class _Turn:
@@ -222,7 +223,7 @@ def xmap_readers(
         finally:
             stop.set()
 
-    return forward(xmapped_reader, reader)
+    return sized_as(forward(xmapped_reader, reader), int, reader)
 
 
 def _context() -> Any:
@@ -377,4 +378,4 @@ def multiprocess_reader(
         else:
             yield from _merge_queue(ctx, readers, queue_size)
 
-    return forward(merged_reader, *readers)
+    return sized_as(forward(merged_reader, *readers), lambda *n: sum(n), *readers)
