@@ -77,6 +77,8 @@ def test_sized_reader_wraps_a_reader_with_a_lazy_length():
     asked = []
     reader = SizedReader(lambda: iter("abc"), lambda: asked.append(1) or 3)
     assert asked == [] and len(reader) == 3 and asked == [1] and list(reader()) == ["a", "b", "c"]
+    empty = _rows(0)
+    assert len(empty) == 0 and (empty or None) is empty  # true, as a reader function is
 
 
 def test_uci_housing_readers_have_their_row_counts():

@@ -51,6 +51,9 @@ class SizedReader:
     def __len__(self) -> int:
         return int(self._length() if callable(self._length) else self._length)
 
+    def __bool__(self) -> bool:  # true as any reader function is, even when empty
+        return True
+
     def __repr__(self) -> str:
         return f"SizedReader({self._reader!r})"
 
