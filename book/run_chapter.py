@@ -22,7 +22,10 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import pathlib
+import sys
+import types
 from typing import Any
 
 BOOK = pathlib.Path(__file__).resolve().parent
@@ -59,6 +62,41 @@ def run_chapter(chapter: str, script: str = "train.py", **settings: Any) -> dict
     padded = "\n" * head.count("\n") + tail  # so that tracebacks show the file's lines
     exec(compile(padded, str(path), "exec"), state)  # noqa: S102
     return state
+
+
+def definitions(chapter: str, script: str = "train.py") -> types.SimpleNamespace:
+    """The definitions of ``book/<chapter>/<script>``, nothing run: its imports, functions
+    and the values assigned without a call or an index (``embsize = 32``,
+    ``NETWORKS = {...}``).
+
+    Benchmarks build the book's networks from them (``definitions("02.recognize_digits")
+    .NETWORKS["lenet"](images)``) without training, reading data or saving.
+
+    Args:
+        chapter: the chapter's folder, e.g. ``"02.recognize_digits"``.
+        script: the program in it.
+
+    Returns:
+        A namespace of the definitions.
+    """
+    path = BOOK / chapter / script
+    tree = ast.parse(path.read_text(), str(path))
+    kept = [node for node in tree.body if _is_definition(node)]
+    state: dict[str, Any] = {"__name__": "__book__", "__file__": str(path)}
+    sys.path.insert(0, str(path.parent))  # a chapter imports its sibling files (vgg.py)
+    try:
+        exec(compile(ast.Module(kept, type_ignores=[]), str(path), "exec"), state)  # noqa: S102
+    finally:
+        sys.path.remove(str(path.parent))
+    return types.SimpleNamespace(**{k: v for k, v in state.items() if not k.startswith("__")})
+
+
+def _is_definition(node: ast.stmt) -> bool:
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+        return True
+    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+        return not any(isinstance(n, (ast.Call, ast.Subscript)) for n in ast.walk(node.value))
+    return False
 
 
 def _split_after_parameters(source: str, path: pathlib.Path) -> tuple[str, str]:

@@ -51,7 +51,7 @@ import paddle_lite.dataset.uci_housing as uci_housing
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
 paddle.init(use_gpu=with_gpu, trainer_count=1)
-in_notebook = "ipykernel" in sys.modules  # Jupyter draws the curves in place
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # in Jupyter
 save_dir = os.path.expanduser(save_dir)
 os.makedirs(save_dir, exist_ok=True)
 

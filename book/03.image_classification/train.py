@@ -60,7 +60,7 @@ from vgg import vgg_bn_drop  # noqa: E402
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
 paddle.init(use_gpu=with_gpu, trainer_count=1)
-in_notebook = "ipykernel" in sys.modules  # Jupyter draws the curves in place
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # in Jupyter
 save_dir = os.path.expanduser(save_dir)
 os.makedirs(save_dir, exist_ok=True)
 if train_reader is None:

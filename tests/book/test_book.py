@@ -7,6 +7,7 @@ import pathlib
 import random
 import subprocess
 import sys
+import types
 import warnings
 
 import numpy as np
@@ -31,6 +32,36 @@ def _run(chapter, script="train.py", **settings):
     return module.run_chapter(chapter, script, **settings)
 
 
+def _definitions(chapter):
+    spec = importlib.util.spec_from_file_location("run_chapter", BOOK / "run_chapter.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.definitions(chapter)
+
+
+def test_definitions_give_the_networks_without_running_anything(tmp_path, monkeypatch):
+    # benchmarks build the book's networks from these: no data read, nothing saved
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(tmp_path / "no_data"))
+    wanted = {
+        "02.recognize_digits": "NETWORKS",
+        "03.image_classification": "resnet_cifar10",
+        "04.word2vec": "wordemb",
+        "05.recommender_system": "get_usr_combined_features",
+        "06.understand_sentiment": "stacked_lstm_net",
+        "07.label_semantic_roles": "db_lstm",
+        "08.machine_translation": "seq_to_seq_net",
+    }
+    for chapter, name in wanted.items():
+        assert hasattr(_definitions(chapter), name), chapter
+    book = _definitions("02.recognize_digits")
+    with paddle.layer.name_scope():
+        images = paddle.layer.data(name="pixel", type=paddle.data_type.dense_vector(784))
+        predict = book.NETWORKS["mlp"](images)
+    assert predict.size == 10 and book.num_passes == 5  # the settings' values, as written
+    assert list(tmp_path.iterdir()) == []
+
+
 def _images(n_train, n_test, dim, classes, seed):
     """Train and test readers of separable synthetic images drawn around the same class centres.
 
@@ -44,7 +75,9 @@ def _images(n_train, n_test, dim, classes, seed):
     return (lambda: iter(samples[:n_train])), (lambda: iter(samples[n_train:]))
 
 
-def test_chapter1_fit_a_line_and_its_inference(tmp_path, capsys):
+def test_chapter1_fit_a_line_and_its_inference(tmp_path, monkeypatch, capsys):
+    # a process that imported ipykernel (as another test may) is not Jupyter's kernel
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
     state = _run("01.fit_a_line", num_passes=2, save_dir=str(tmp_path), plot=True)
     out = capsys.readouterr().out
     assert "Test 1, Cost" in out and out.count("label=") == 5

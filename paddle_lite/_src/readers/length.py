@@ -6,10 +6,10 @@ shows the batch total and an ETA from the first pass. ``uci_housing`` and ``mnis
 readers and ``creator.np_array`` have one, and the decorators whose count follows from
 their input's keep it: ``batch`` (``ceil(n / batch_size)``, the floor with
 ``drop_last``), ``shuffle``, ``buffered``, ``cache`` and ``xmap_readers`` (``n``),
-``map_readers`` and ``compose`` (the shortest), ``chain`` (the sum), ``firstn``
-(``min(n, len)``) and ``Fake`` (``data_num``). Any other reader has no ``len()`` (its
-first pass is counted). A reader of one's own may define ``__len__`` on an object with
-``__call__``, or be wrapped: ``SizedReader(my_reader, 1000)``.
+``map_readers`` and ``compose`` (the shortest), ``chain`` and ``multiprocess_reader``
+(the sum), ``firstn`` (``min(n, len)``) and ``Fake`` (``data_num``). Any other reader has
+no ``len()`` (its first pass is counted). A reader of one's own may have one: an object
+with ``__call__`` and ``__len__``.
 
 Example:
     >>> import paddle_lite as paddle
