@@ -28,6 +28,8 @@ import sys
 import types
 from typing import Any
 
+import paddle_lite
+
 BOOK = pathlib.Path(__file__).resolve().parent
 PARAMETERS = '# %% tags=["parameters"]'
 
@@ -46,8 +48,6 @@ def run_chapter(chapter: str, script: str = "train.py", **settings: Any) -> dict
     Raises:
         TypeError: a setting the parameters cell does not have.
     """
-    import paddle_lite
-
     path = BOOK / chapter / script
     source = path.read_text()
     paddle_lite.layer.reset_names()  # layers named from 0, as in a new kernel or process

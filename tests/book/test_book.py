@@ -99,6 +99,11 @@ def test_chapter1_fit_a_line_and_its_inference(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.count("Predicted price: $") == 102
 
 
+def test_a_setting_the_chapter_does_not_have_is_an_error():
+    with pytest.raises(TypeError, match=r"no setting \['num_pases'\]; its settings are"):
+        _run("01.fit_a_line", num_pases=2)
+
+
 def test_chapter1_infer_without_trained_parameters_says_what_to_do(tmp_path):
     with pytest.raises(FileNotFoundError, match="train first .* use_v2_model = True"):
         _run("01.fit_a_line", "infer.py", save_dir=str(tmp_path))
