@@ -7,9 +7,10 @@ Run (slow; not part of the test suite):
     python bench/book_results.py --chapters 4 --passes 4=2 --limit 4=200000
     python bench/book_results.py --render-only         # rewrite the docs from results.json
 
-Each chapter runs its own ``book/<chapter>/train.py`` ``main()`` (the book's network,
-optimizer, batch size and reader decorators) in a fresh process on the real data under
-``--data`` (``PADDLE_LITE_DATA_HOME``). Pass counts and sample limits default to the
+Each chapter runs its own ``book/<chapter>/train.py`` cell by cell as its notebook does
+(``book/run_chapter.py``: the book's network, optimizer, batch size and reader
+decorators) in a fresh process on the real data under ``--data``
+(``PADDLE_LITE_DATA_HOME``). Pass counts and sample limits default to the
 book's and may be lowered; every result records the configuration it was measured
 with. Results accumulate in ``docs/book/results.json`` (replaced atomically) and are
 rendered between the ``<!-- book-results -->`` markers of ``docs/book/*.md``, next to the
@@ -64,13 +65,13 @@ CHAPTERS = {
 }
 
 
-def _chapter_module(folder: str):
-    spec = importlib.util.spec_from_file_location(
-        f"book_{folder[:2]}", ROOT / "book" / folder / "train.py"
-    )
+def _run_chapter(folder: str, **settings):
+    """The chapter's program run as its notebook runs (``book/run_chapter.py``), with
+    ``settings``; returns its variables."""
+    spec = importlib.util.spec_from_file_location("run_chapter", ROOT / "book" / "run_chapter.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module
+    return module.run_chapter(folder, plot=False, **settings)
 
 
 def _run_captured(fn, *args, **kwargs):
@@ -94,8 +95,10 @@ def _limited(paddle, reader, limit):
 
 
 def run_chapter1(passes, limit, save_dir):
-    chapter = _chapter_module("01.fit_a_line")
-    result, text, secs, notes = _run_captured(chapter.main, num_passes=passes, save_dir=save_dir)
+    state, text, secs, notes = _run_captured(
+        _run_chapter, "01.fit_a_line", num_passes=passes, save_dir=save_dir
+    )
+    result = state["result"]
     tests = [float(c) for c in re.findall(r"^Test \d+, Cost ([\d.]+)", text, re.M)]
     return {
         "measured": {"test_cost": result.cost, "test_cost_per_pass": tests},
@@ -110,28 +113,26 @@ def run_chapter1(passes, limit, save_dir):
 def run_chapter2(passes, limit, save_dir):
     import paddle_lite as paddle
 
-    chapter = _chapter_module("02.recognize_digits")
     train = _limited(paddle, paddle.dataset.mnist.train(), limit)
     test = paddle.dataset.mnist.test()
     measured, seconds, notes = {}, 0.0, []
     for net in ("softmax", "mlp", "lenet"):
         random.seed(0)
-        best, text, secs, more = _run_captured(
-            chapter.main,
-            net,
+        state, _, secs, more = _run_captured(
+            _run_chapter,
+            "02.recognize_digits",
+            net=net,
             num_passes=passes,
             train_reader=train,
             test_reader=test,
             save_dir=save_dir,
         )
-        errors = [
-            float(e) for e in re.findall(r"classification_error_evaluator': ([\d.e-]+)\}\n\n", text)
-        ]
+        best = state["best"]
         measured[net] = {
             "best_pass": best[0],
             "test_cost": float(best[1]),
             "accuracy_percent": 100 - float(best[2]) * 100,
-            "test_error_per_pass": errors,
+            "test_error_per_pass": [float(t[2]) for t in state["tests"]],
         }
         seconds += secs
         notes += more
@@ -149,18 +150,19 @@ def run_chapter2(passes, limit, save_dir):
 def run_chapter4(passes, limit, save_dir):
     import paddle_lite as paddle
 
-    chapter = _chapter_module("04.word2vec")
     word_dict = paddle.dataset.imikolov.build_dict()
     train = _limited(paddle, paddle.dataset.imikolov.train(word_dict, 5), limit)
     test = paddle.dataset.imikolov.test(word_dict, 5)
-    (result, _), text, secs, notes = _run_captured(
-        chapter.main,
+    state, text, secs, notes = _run_captured(
+        _run_chapter,
+        "04.word2vec",
         num_passes=passes,
         word_dict=word_dict,
         train_reader=train,
         test_reader=test,
         save_dir=save_dir,
     )
+    result = state["result"]
     errors = [
         float(e)
         for e in re.findall(r"Testing metrics \{'classification_error_evaluator': ([\d.e-]+)", text)
@@ -179,13 +181,18 @@ def run_chapter4(passes, limit, save_dir):
 def run_chapter5(passes, limit, save_dir):
     import paddle_lite as paddle
 
-    chapter = _chapter_module("05.recommender_system")
     random.seed(0)
     train = _limited(paddle, paddle.dataset.movielens.train(), limit)
     test = paddle.dataset.movielens.test()
-    (result, score), text, secs, notes = _run_captured(
-        chapter.main, num_passes=passes, train_reader=train, test_reader=test
+    state, text, secs, notes = _run_captured(
+        _run_chapter,
+        "05.recommender_system",
+        num_passes=passes,
+        train_reader=train,
+        test_reader=test,
+        save_dir=save_dir,
     )
+    result, score = state["result"], state["score"]
     return {
         "measured": {"test_cost": result.cost, "user234_movie345": float(score)},
         "summary": f"test cost {result.cost:.3f} after {passes} pass(es); "
@@ -199,20 +206,21 @@ def run_chapter5(passes, limit, save_dir):
 def run_chapter6(passes, limit, save_dir):
     import paddle_lite as paddle
 
-    chapter = _chapter_module("06.understand_sentiment")
     random.seed(0)
     word_dict = paddle.dataset.imdb.word_dict()
     train = _limited(paddle, paddle.dataset.imdb.train(word_dict), limit)
     test = paddle.dataset.imdb.test(word_dict)
-    result, text, secs, notes = _run_captured(
-        chapter.main,
-        "conv",
+    state, text, secs, notes = _run_captured(
+        _run_chapter,
+        "06.understand_sentiment",
+        net="conv",
         num_passes=passes,
         word_dict=word_dict,
         train_reader=train,
         test_reader=test,
         save_dir=save_dir,
     )
+    result = state["result"]
     errors = [
         float(e)
         for e in re.findall(

@@ -20,6 +20,7 @@ Run: python bench/generation.py [--rounds 5] [--dim 32] [--long]
 import argparse
 import importlib.util
 import pathlib
+import tempfile
 import time
 
 import jax._src.interpreters.pxla as pxla
@@ -28,12 +29,14 @@ import numpy as np
 
 import paddle_lite as paddle
 
-BOOK = pathlib.Path(__file__).resolve().parents[1] / "book" / "08.machine_translation"
+RUN_CHAPTER = pathlib.Path(__file__).resolve().parents[1] / "book" / "run_chapter.py"
+CHAPTER = "08.machine_translation"
 VOCAB = 12
 
 
-def chapter():
-    spec = importlib.util.spec_from_file_location("chapter8", BOOK / "train.py")
+def runner():
+    """``book/run_chapter.py``: runs the chapter, or gives its definitions."""
+    spec = importlib.util.spec_from_file_location("run_chapter", RUN_CHAPTER)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -61,26 +64,31 @@ def count_launches(fn):
 
 
 def main(rounds, dim):
-    book = chapter()
     net = {"word_vector_dim": dim, "encoder_size": dim, "decoder_size": dim}
     train = reversal(4000, 0)
-    start = time.perf_counter()
-    params = book.train(
-        dict_size=VOCAB,
-        num_passes=4,
-        reader=lambda: iter(train),
-        batch_size=32,
-        learning_rate=2e-3,
-        save_dir="/tmp",
-        save_every=10**9,
-        **net,
-    )
-    print(f"\ntrained in {time.perf_counter() - start:.1f} s")
     held_out = reversal(64, 1)
     batch = [(s[0],) for s in held_out]
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as save_dir:
+        book = runner().run_chapter(  # trains, then translates the first source
+            CHAPTER,
+            dict_size=VOCAB,
+            num_passes=4,
+            train_reader=lambda: iter(train),
+            gen_data=batch[:1],
+            dicts=({i: f"w{i}" for i in range(VOCAB)},) * 2,
+            batch_size=32,
+            learning_rate=2e-3,
+            save_dir=save_dir,
+            save_every=10**9,
+            plot=False,
+            **net,
+        )
+    params, seq_to_seq_net = book["parameters"], book["seq_to_seq_net"]
+    print(f"\ntrained in {time.perf_counter() - start:.1f} s")
     for max_length in (50, 500):
         paddle.layer.reset_names()
-        gen = book.seq_to_seq_net(VOCAB, VOCAB, True, 5, max_length, **net)
+        gen = seq_to_seq_net(VOCAB, VOCAB, True, 5, max_length, **net)
 
         def infer(gen=gen):
             return paddle.infer(output_layer=gen, parameters=params, input=batch, field="id")
@@ -105,7 +113,7 @@ def main(rounds, dim):
 
 def long_generations(rounds, dim):
     """Milliseconds per ``paddle.infer`` call when every path runs to ``max_length``."""
-    book = chapter()
+    book = runner().definitions(CHAPTER)
     net = {"word_vector_dim": dim, "encoder_size": dim, "decoder_size": dim}
     sources = [(s[0],) for s in reversal(64, 1)]
     for max_length in (50, 200, 800):

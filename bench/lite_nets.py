@@ -12,7 +12,7 @@ import functools
 import importlib.util
 import math
 import pathlib
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import paddle_lite as paddle
@@ -22,8 +22,14 @@ Built = tuple[Any, Any, dict[str, int]]
 
 
 @functools.cache
-def chapter(folder: str, name: str = "train") -> ModuleType:
-    """The book file ``book/<folder>/<name>.py`` loaded as a module."""
+def chapter(folder: str, name: str = "train") -> ModuleType | SimpleNamespace:
+    """The book file ``book/<folder>/<name>.py``: a module of networks (``resnet.py``) is
+    loaded; of a chapter's program, its definitions (``book/run_chapter.py``), nothing run."""
+    if name == "train":
+        spec = importlib.util.spec_from_file_location("run_chapter", BOOK / "run_chapter.py")
+        runner = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(runner)
+        return runner.definitions(folder)
     path = BOOK / folder / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"book_{folder.replace('.', '_')}_{name}", path)
     module = importlib.util.module_from_spec(spec)

@@ -1,13 +1,13 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,active,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -17,25 +17,57 @@
 # %% [markdown]
 # # Chapter 5, recommender system
 #
-# Chapter 5, recommender system: two towers and a scaled cosine on MovieLens-1M (v2 book).
+# Two towers and a scaled cosine on MovieLens-1M (v2 book, paddle_lite): a user's
+# features and a movie's features meet in a rating between -5 and 5.
 #
-# Run: `python book/05.recommender_system/train.py [--num-passes 1]`
-#
-# The paired notebook `train.ipynb` is this program (`jupytext --sync
-# book/05.recommender_system/train.py` regenerates it); in Jupyter the training cost is drawn
-# live with a progress bar.
+# In Jupyter (`train.ipynb`, paired with this file by jupytext) run all cells: a progress
+# bar follows each pass, the train cost is drawn as it falls, and the cells leave
+# `history`, `parameters`, `result` and `score` to inspect. As a script:
+# `python book/05.recommender_system/train.py [--num-passes 1] [--save-dir DIR] [--plot]`.
+# Each pass's parameters are saved into `save_dir`.
+
+# %% tags=["parameters"]
+num_passes = 1  # passes over the 900,000 training ratings
+save_dir = "~/.cache/paddle_lite/book/05.recommender_system"  # each pass's parameters
+plot = True  # draw the cost curve (a script writes save_dir/train_cost.png with --plot)
+train_reader = None  # None: paddle.dataset.movielens.train()
+test_reader = None  # None: paddle.dataset.movielens.test()
+
+# %% active="py"
+if __name__ == "__main__":  # as a script, the command line sets the settings above
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Chapter 5, recommender system (v2 book).")
+    parser.add_argument("--num-passes", type=int, default=num_passes)
+    parser.add_argument("--save-dir", default=save_dir, help="default: %(default)s")
+    parser.add_argument("--plot", action="store_true", help="write train_cost.png there")
+    args = parser.parse_args()
+    num_passes, save_dir, plot = args.num_passes, args.save_dir, args.plot
 
 # %%
-import argparse
 import os
 import sys
 
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
-in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
+paddle.init(use_gpu=with_gpu)
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # in Jupyter
+save_dir = os.path.expanduser(save_dir)
+os.makedirs(save_dir, exist_ok=True)
+if train_reader is None:
+    train_reader = paddle.dataset.movielens.train()
+if test_reader is None:
+    test_reader = paddle.dataset.movielens.test()
+
+# %% [markdown]
+# ## The network
+#
+# The user tower (id, gender, age, job) and the movie tower (id, categories, title) each
+# end in a 200-unit layer; their cosine, scaled by 5, is the predicted score.
 
 
+# %%
 def get_usr_combined_features():
     uid = paddle.layer.data(
         name="user_id",
@@ -103,79 +135,82 @@ def get_mov_combined_features():
     return mov_combined_features
 
 
-# %% tags=["parameters"]
-num_passes = 1
+usr_combined_features = get_usr_combined_features()
+mov_combined_features = get_mov_combined_features()
+inference = paddle.layer.cos_sim(a=usr_combined_features, b=mov_combined_features, size=1, scale=5)
+cost = paddle.layer.square_error_cost(
+    input=inference,
+    label=paddle.layer.data(name="score", type=paddle.data_type.dense_vector(1)),
+)
 
+parameters = paddle.parameters.create(cost)
+trainer = paddle.trainer.SGD(
+    cost=cost, parameters=parameters, update_equation=paddle.optimizer.Adam(learning_rate=1e-4)
+)
 
-# %%
-def main(num_passes=1, train_reader=None, test_reader=None):
-    paddle.init(use_gpu=with_gpu)
-    usr_combined_features = get_usr_combined_features()
-    mov_combined_features = get_mov_combined_features()
-    inference = paddle.layer.cos_sim(
-        a=usr_combined_features, b=mov_combined_features, size=1, scale=5
-    )
-    cost = paddle.layer.square_error_cost(
-        input=inference,
-        label=paddle.layer.data(name="score", type=paddle.data_type.dense_vector(1)),
-    )
-
-    parameters = paddle.parameters.create(cost)
-
-    trainer = paddle.trainer.SGD(
-        cost=cost, parameters=parameters, update_equation=paddle.optimizer.Adam(learning_rate=1e-4)
-    )
-    feeding = {
-        "user_id": 0,
-        "gender_id": 1,
-        "age_id": 2,
-        "job_id": 3,
-        "movie_id": 4,
-        "category_id": 5,
-        "movie_title": 6,
-        "score": 7,
-    }
-
-    def event_handler(event):
-        if isinstance(event, paddle.event.EndIteration):
-            if event.batch_id % 100 == 0:
-                print("Pass %d Batch %d Cost %.2f" % (event.pass_id, event.batch_id, event.cost))
-
-    train_reader = train_reader or paddle.dataset.movielens.train()
-    test_reader = test_reader or paddle.dataset.movielens.test()
-    if in_notebook:  # the cost curve drawn live and a progress bar
-        event_handler = paddle.plot.live(event_handler)
-    trainer.train(
-        reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=8192), batch_size=256),
-        event_handler=event_handler,
-        feeding=feeding,
-        num_passes=num_passes,
-    )
-
-    user_id = 234
-    movie_id = 345
-
-    user = paddle.dataset.movielens.user_info()[user_id]
-    movie = paddle.dataset.movielens.movie_info()[movie_id]
-
-    feature = user.value() + movie.value()
-
-    infer_dict = dict(feeding)
-    del infer_dict["score"]
-
-    prediction = paddle.infer(
-        output_layer=inference, parameters=parameters, input=[feature], feeding=infer_dict
-    )
-    score = (prediction[0][0] + 5.0) / 2
-    print("[Predict] User %d Rating Movie %d With Score %.2f" % (user_id, movie_id, score))
-    return trainer.test(reader=paddle.batch(test_reader, batch_size=256), feeding=feeding), score
-
+# %% [markdown]
+# ## Training
+#
+# Batches of 256 shuffled ratings; each pass's parameters are saved.
 
 # %%
-if __name__ == "__main__" and in_notebook:
-    result = main(num_passes)
-elif __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Chapter 5 of the v2 book.")
-    parser.add_argument("--num-passes", type=int, default=1)
-    args = parser.parse_args()
-    main(args.num_passes)
+feeding = {
+    "user_id": 0,
+    "gender_id": 1,
+    "age_id": 2,
+    "job_id": 3,
+    "movie_id": 4,
+    "category_id": 5,
+    "movie_title": 6,
+    "score": 7,
+}
+progress = paddle.event.progress()
+ploter = paddle.plot.Ploter("Train cost")
+plot_file = None if in_notebook else os.path.join(save_dir, "train_cost.png")
+step = 0
+
+
+def event_handler(event):
+    global step
+    progress(event)
+    if isinstance(event, paddle.event.EndIteration):
+        if step % 10 == 0:
+            ploter.append("Train cost", step, event.cost)
+        if plot and step % 100 == 0:
+            ploter.plot(plot_file)  # in Jupyter: redrawn in place
+        step += 1
+    if isinstance(event, paddle.event.EndPass):
+        trainer.save_parameter_to_tar(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id))
+        if plot:
+            ploter.plot(plot_file)
+
+
+history = trainer.train(
+    reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=8192), batch_size=256),
+    event_handler=event_handler,
+    feeding=feeding,
+    num_passes=num_passes,
+)
+
+# %% [markdown]
+# ## Results
+#
+# The test cost, and the score the network predicts for user 234 and movie 345.
+
+# %%
+result = trainer.test(reader=paddle.batch(test_reader, batch_size=256), feeding=feeding)
+print("Test cost %f" % result.cost)
+
+user_id = 234
+movie_id = 345
+user = paddle.dataset.movielens.user_info()[user_id]
+movie = paddle.dataset.movielens.movie_info()[movie_id]
+feature = user.value() + movie.value()
+
+infer_dict = dict(feeding)
+del infer_dict["score"]
+prediction = paddle.infer(
+    output_layer=inference, parameters=parameters, input=[feature], feeding=infer_dict
+)
+score = (prediction[0][0] + 5.0) / 2
+print("[Predict] User %d Rating Movie %d With Score %.2f" % (user_id, movie_id, score))

@@ -1,13 +1,13 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,active,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -17,26 +17,64 @@
 # %% [markdown]
 # # Chapter 6, understand sentiment
 #
-# Chapter 6, understand sentiment: text CNN and stacked LSTM on IMDB (v2 book).
+# A text CNN or a stacked LSTM classifies IMDB movie reviews as positive or negative (v2
+# book, paddle_lite).
 #
-# Run: `python book/06.understand_sentiment/train.py [--net conv|lstm] [--num-passes 20]`
-#
-# The paired notebook `train.ipynb` is this program (`jupytext --sync
-# book/06.understand_sentiment/train.py` regenerates it); in Jupyter the training cost is drawn
-# live with a progress bar.
+# In Jupyter (`train.ipynb`, paired with this file by jupytext) run all cells: a progress
+# bar follows each pass, the train and test cost are drawn as they fall, and the cells
+# leave `history`, `parameters` and `result` to inspect. As a script:
+# `python book/06.understand_sentiment/train.py [--net conv|lstm] [--num-passes 20]
+# [--save-dir DIR] [--plot]`. Each pass's parameters and the inference topology are
+# saved into `save_dir`.
+
+# %% tags=["parameters"]
+net = "conv"  # or "lstm"
+num_passes = 20  # passes over the 25,000 training reviews
+save_dir = "~/.cache/paddle_lite/book/06.understand_sentiment"  # parameters, topology
+plot = True  # draw the cost curves (a script writes save_dir/train_and_test.png with --plot)
+word_dict = None  # None: paddle.dataset.imdb.word_dict()
+train_reader = None  # None: paddle.dataset.imdb.train(word_dict)
+test_reader = None  # None: paddle.dataset.imdb.test(word_dict)
+
+# %% active="py"
+if __name__ == "__main__":  # as a script, the command line sets the settings above
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Chapter 6, understand sentiment (v2 book).")
+    parser.add_argument("--net", choices=["conv", "lstm"], default=net)
+    parser.add_argument("--num-passes", type=int, default=num_passes)
+    parser.add_argument("--save-dir", default=save_dir, help="default: %(default)s")
+    parser.add_argument("--plot", action="store_true", help="write train_and_test.png there")
+    args = parser.parse_args()
+    net, num_passes, save_dir, plot = args.net, args.num_passes, args.save_dir, args.plot
 
 # %%
-import argparse
 import os
 import sys
-import tempfile
 
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
-in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
+paddle.init(use_gpu=with_gpu, trainer_count=1)
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # in Jupyter
+save_dir = os.path.expanduser(save_dir)
+os.makedirs(save_dir, exist_ok=True)
+if word_dict is None:
+    print("Loading IMDB word dict....")
+    word_dict = paddle.dataset.imdb.word_dict()
+if train_reader is None:
+    train_reader = paddle.dataset.imdb.train(word_dict)
+if test_reader is None:
+    test_reader = paddle.dataset.imdb.test(word_dict)
+
+# %% [markdown]
+# ## The networks
+#
+# A text CNN (two `sequence_conv_pool` of context 3 and 4) or a stacked LSTM whose levels
+# alternate directions; `net` picks one.
 
 
+# %%
 def convolution_net(input_dim, class_dim=2, emb_dim=128, hid_dim=128):
     data = paddle.layer.data("word", paddle.data_type.integer_value_sequence(input_dim))
     emb = paddle.layer.embedding(input=data, size=emb_dim)
@@ -90,103 +128,78 @@ def stacked_lstm_net(input_dim, class_dim=2, emb_dim=128, hid_dim=512, stacked_n
     return cost, output
 
 
-# %% tags=["parameters"]
-net = "conv"  # or "lstm"
-num_passes = 20
+dict_dim = len(word_dict)
+class_dim = 2
+if net == "conv":
+    cost, output = convolution_net(dict_dim, class_dim=class_dim)
+else:
+    cost, output = stacked_lstm_net(dict_dim, class_dim=class_dim, stacked_num=3)
 
+parameters = paddle.parameters.create(cost)
+adam_optimizer = paddle.optimizer.Adam(
+    learning_rate=2e-3,
+    regularization=paddle.optimizer.L2Regularization(rate=8e-4),
+    model_average=paddle.optimizer.ModelAverage(average_window=0.5),
+)
+trainer = paddle.trainer.SGD(cost=cost, parameters=parameters, update_equation=adam_optimizer)
 
-# %%
-def main(
-    net="conv", num_passes=20, word_dict=None, train_reader=None, test_reader=None, save_dir=None
-):
-    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
-    paddle.init(use_gpu=with_gpu, trainer_count=1)
-
-    # network config
-    print("Loading IMDB word dict....")
-    word_dict = word_dict or paddle.dataset.imdb.word_dict()
-    dict_dim = len(word_dict)
-    class_dim = 2
-    train_reader = train_reader or paddle.dataset.imdb.train(word_dict)
-    test_reader = test_reader or paddle.dataset.imdb.test(word_dict)
-
-    # Please choose the way to build the network
-    # by uncommenting the corresponding line.
-    if net == "conv":
-        cost, output = convolution_net(dict_dim, class_dim=class_dim)
-    else:
-        cost, output = stacked_lstm_net(dict_dim, class_dim=class_dim, stacked_num=3)
-
-    # create parameters
-    parameters = paddle.parameters.create(cost)
-
-    # create optimizer
-    adam_optimizer = paddle.optimizer.Adam(
-        learning_rate=2e-3,
-        regularization=paddle.optimizer.L2Regularization(rate=8e-4),
-        model_average=paddle.optimizer.ModelAverage(average_window=0.5),
-    )
-
-    # create trainer
-    trainer = paddle.trainer.SGD(cost=cost, parameters=parameters, update_equation=adam_optimizer)
-
-    # End batch and end pass event handler
-    def event_handler(event):
-        if isinstance(event, paddle.event.EndIteration):
-            if event.batch_id % 100 == 0:
-                print(
-                    "\nPass %d, Batch %d, Cost %f, %s"
-                    % (event.pass_id, event.batch_id, event.cost, event.metrics)
-                )
-            else:
-                sys.stdout.write(".")
-                sys.stdout.flush()
-        if isinstance(event, paddle.event.EndPass):
-            with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
-                trainer.save_parameter_to_tar(f)
-
-            result = trainer.test(reader=paddle.batch(test_reader, batch_size=100), feeding=feeding)
-            print("\nTest with Pass %d, %s" % (event.pass_id, result.metrics))
-
-    feeding = {"word": 0, "label": 1}
-    if in_notebook:  # the cost curve drawn live and a progress bar
-        event_handler = paddle.plot.live(event_handler)
-    trainer.train(
-        reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=1000), batch_size=100),
-        event_handler=event_handler,
-        feeding=feeding,
-        num_passes=num_passes,
-    )
-
-    # Save the inference topology to protobuf.
-    inference_topology = paddle.topology.Topology(layers=output)
-    with open(os.path.join(save_dir, "inference_topology.pkl"), "wb") as f:
-        inference_topology.serialize_for_inference(f)
-
-    # inference on two reviews
-    reviews = ["read the book forget the movie", "this is a great movie"]
-    unk = word_dict["<unk>"]
-    input = [([word_dict.get(w, unk) for w in r.split()],) for r in reviews]
-    probs = paddle.infer(
-        output_layer=output, parameters=parameters, input=input, feeding={"word": 0}
-    )
-    for review, prob in zip(reviews, probs, strict=True):
-        print(
-            "%s: predicting probability is %s, label is %s"
-            % (review, prob, "pos" if prob[0] > prob[1] else "neg")
-        )
-    return trainer.test(reader=paddle.batch(test_reader, batch_size=100), feeding=feeding)
-
+# %% [markdown]
+# ## Training
+#
+# Batches of 100 shuffled reviews; after each pass its parameters are saved and the test
+# set's metrics are printed and its cost drawn.
 
 # %%
-if __name__ == "__main__" and in_notebook:
-    result = main(net, num_passes)
-elif __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Chapter 6 of the v2 book.")
-    parser.add_argument("--net", choices=["conv", "lstm"], default="conv")
-    parser.add_argument("--num-passes", type=int, default=20)
-    parser.add_argument(
-        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
+feeding = {"word": 0, "label": 1}
+progress = paddle.event.progress()
+ploter = paddle.plot.Ploter("Train cost", "Test cost")
+plot_file = None if in_notebook else os.path.join(save_dir, "train_and_test.png")
+step = 0
+
+
+def event_handler(event):
+    global step
+    progress(event)
+    if isinstance(event, paddle.event.EndIteration):
+        if step % 10 == 0:
+            ploter.append("Train cost", step, event.cost)
+        step += 1
+    if isinstance(event, paddle.event.EndPass):
+        trainer.save_parameter_to_tar(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id))
+        result = trainer.test(reader=paddle.batch(test_reader, batch_size=100), feeding=feeding)
+        print("Test with Pass %d, %s" % (event.pass_id, result.metrics))
+        ploter.append("Test cost", step, result.cost)
+        if plot:
+            ploter.plot(plot_file)  # in Jupyter: redrawn in place
+
+
+history = trainer.train(
+    reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=1000), batch_size=100),
+    event_handler=event_handler,
+    feeding=feeding,
+    num_passes=num_passes,
+)
+
+# Save the inference topology to protobuf.
+inference_topology = paddle.topology.Topology(layers=output)
+with open(os.path.join(save_dir, "inference_topology.pkl"), "wb") as f:
+    inference_topology.serialize_for_inference(f)
+
+# %% [markdown]
+# ## Results
+#
+# The test metrics, and the network's reading of two reviews.
+
+# %%
+result = trainer.test(reader=paddle.batch(test_reader, batch_size=100), feeding=feeding)
+print("Test cost %f, %s" % (result.cost, result.metrics))
+
+reviews = ["read the book forget the movie", "this is a great movie"]
+unk = word_dict["<unk>"]
+input = [([word_dict.get(w, unk) for w in r.split()],) for r in reviews]
+probs = paddle.infer(output_layer=output, parameters=parameters, input=input, feeding={"word": 0})
+for review, prob in zip(reviews, probs, strict=True):
+    print(
+        "%s: predicting probability is %s, label is %s"
+        % (review, prob, "pos" if prob[0] > prob[1] else "neg")
     )
-    args = parser.parse_args()
-    main(args.net, args.num_passes, save_dir=args.save_dir)

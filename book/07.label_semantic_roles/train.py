@@ -1,13 +1,13 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,active,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -17,20 +17,39 @@
 # %% [markdown]
 # # Chapter 7, label semantic roles
 #
-# Chapter 7, label semantic roles: an 8-layer DB-LSTM with a CRF on CoNLL-2005 (v2 book).
+# An 8-layer DB-LSTM with a CRF labels the semantic roles of a sentence's words around a
+# verb, on CoNLL-2005 (v2 book, paddle_lite).
 #
-# Run: `python book/07.label_semantic_roles/train.py [--num-passes 1]`
-#
-# The paired notebook `train.ipynb` is this program (`jupytext --sync
-# book/07.label_semantic_roles/train.py` regenerates it); in Jupyter the training cost is drawn
-# live with a progress bar.
+# In Jupyter (`train.ipynb`, paired with this file by jupytext) run all cells: a progress
+# bar follows each pass, the train and test cost are drawn as they fall, and the cells
+# leave `history`, `parameters` and `labels` to inspect. As a script:
+# `python book/07.label_semantic_roles/train.py [--num-passes 1] [--save-dir DIR] [--plot]`.
+# Each pass's parameters are saved into `save_dir`.
+
+# %% tags=["parameters"]
+num_passes = 1  # passes over the CoNLL-2005 test set (the book trains on it)
+save_dir = "~/.cache/paddle_lite/book/07.label_semantic_roles"  # each pass's parameters
+plot = True  # draw the cost curves (a script writes save_dir/train_and_test.png with --plot)
+reader = None  # None: paddle.dataset.conll05.test()
+embedding = None  # None: the book's pre-trained word embedding (conll05.get_embedding())
+hidden_dim = 512  # the DB-LSTM's width
+depth = 8  # and its number of LSTM layers
+
+# %% active="py"
+if __name__ == "__main__":  # as a script, the command line sets the settings above
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Chapter 7, label semantic roles (v2 book).")
+    parser.add_argument("--num-passes", type=int, default=num_passes)
+    parser.add_argument("--save-dir", default=save_dir, help="default: %(default)s")
+    parser.add_argument("--plot", action="store_true", help="write train_and_test.png there")
+    args = parser.parse_args()
+    num_passes, save_dir, plot = args.num_passes, args.save_dir, args.plot
 
 # %%
-import argparse
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -38,13 +57,24 @@ import paddle_lite as paddle
 import paddle_lite.dataset.conll05 as conll05
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
-in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
+paddle.init(use_gpu=with_gpu, trainer_count=1)
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # in Jupyter
+save_dir = os.path.expanduser(save_dir)
+os.makedirs(save_dir, exist_ok=True)
 
 word_dim = 32
 mark_dim = 5
 mix_hidden_lr = 1e-3
 
+# %% [markdown]
+# ## The network
+#
+# Eight features per word (the word, its context of five, the verb and a mark) are
+# embedded and mixed, fed through `depth` LSTMs of alternating direction with direct
+# edges, and decoded by a CRF.
 
+
+# %%
 def load_parameter(file_name, h, w):
     with open(file_name, "rb") as f:
         f.read(16)  # skip header.
@@ -156,135 +186,111 @@ def db_lstm(word_dict_len, label_dict_len, pred_dict_len, hidden_dim=512, depth=
     return feature_out
 
 
-# %% tags=["parameters"]
-num_passes = 1
+word_dict, verb_dict, label_dict = conll05.get_dict()
+word_dict_len = len(word_dict)
+label_dict_len = len(label_dict)
+pred_dict_len = len(verb_dict)
+default_std = 1 / math.sqrt(hidden_dim) / 3.0
 
+feature_out = db_lstm(word_dict_len, label_dict_len, pred_dict_len, hidden_dim, depth)
+target = paddle.layer.data(
+    name="target", type=paddle.data_type.integer_value_sequence(label_dict_len)
+)
+crf_cost = paddle.layer.crf(
+    size=label_dict_len,
+    input=feature_out,
+    label=target,
+    param_attr=paddle.attr.Param(name="crfw", initial_std=default_std, learning_rate=mix_hidden_lr),
+)
+crf_dec = paddle.layer.crf_decoding(
+    size=label_dict_len,
+    input=feature_out,
+    label=target,
+    param_attr=paddle.attr.Param(name="crfw"),
+)
+evaluator = paddle.evaluator.sum(input=crf_dec)
+
+parameters = paddle.parameters.create(crf_cost)
+if embedding is None:
+    embedding = load_parameter(conll05.get_embedding(), word_dict_len, 32)
+parameters.set("emb", embedding)
+
+optimizer = paddle.optimizer.Momentum(
+    momentum=0,
+    learning_rate=2e-2,
+    regularization=paddle.optimizer.L2Regularization(rate=8e-4),
+    model_average=paddle.optimizer.ModelAverage(average_window=0.5, max_average_window=10000),
+)
+trainer = paddle.trainer.SGD(
+    cost=crf_cost, parameters=parameters, update_equation=optimizer, extra_layers=crf_dec
+)
+
+# %% [markdown]
+# ## Training
+#
+# Batches of 10 shuffled sentences; every 1000 batches and after each pass the test
+# metrics are printed (and drawn after each pass); each pass's parameters are saved.
 
 # %%
-def main(num_passes=1, reader=None, embedding=None, hidden_dim=512, depth=8, save_dir=None):
-    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
-    paddle.init(use_gpu=with_gpu, trainer_count=1)
+if reader is None:
+    reader = conll05.test()
+reader = paddle.batch(paddle.reader.shuffle(reader, buf_size=8192), batch_size=10)
+feeding = {
+    "word_data": 0,
+    "ctx_n2_data": 1,
+    "ctx_n1_data": 2,
+    "ctx_0_data": 3,
+    "ctx_p1_data": 4,
+    "ctx_p2_data": 5,
+    "verb_data": 6,
+    "mark_data": 7,
+    "target": 8,
+}
+progress = paddle.event.progress()
+ploter = paddle.plot.Ploter("Train cost", "Test cost")
+plot_file = None if in_notebook else os.path.join(save_dir, "train_and_test.png")
+step = 0
 
-    # define network topology
-    word_dict, verb_dict, label_dict = conll05.get_dict()
-    word_dict_len = len(word_dict)
-    label_dict_len = len(label_dict)
-    pred_dict_len = len(verb_dict)
-    default_std = 1 / math.sqrt(hidden_dim) / 3.0
 
-    feature_out = db_lstm(word_dict_len, label_dict_len, pred_dict_len, hidden_dim, depth)
-    target = paddle.layer.data(
-        name="target", type=paddle.data_type.integer_value_sequence(label_dict_len)
-    )
-    crf_cost = paddle.layer.crf(
-        size=label_dict_len,
-        input=feature_out,
-        label=target,
-        param_attr=paddle.attr.Param(
-            name="crfw", initial_std=default_std, learning_rate=mix_hidden_lr
-        ),
-    )
-
-    crf_dec = paddle.layer.crf_decoding(
-        size=label_dict_len,
-        input=feature_out,
-        label=target,
-        param_attr=paddle.attr.Param(name="crfw"),
-    )
-    evaluator = paddle.evaluator.sum(input=crf_dec)
-
-    # create parameters
-    parameters = paddle.parameters.create(crf_cost)
-    if embedding is None:
-        embedding = load_parameter(conll05.get_embedding(), word_dict_len, 32)
-    parameters.set("emb", embedding)
-
-    # create optimizer
-    optimizer = paddle.optimizer.Momentum(
-        momentum=0,
-        learning_rate=2e-2,
-        regularization=paddle.optimizer.L2Regularization(rate=8e-4),
-        model_average=paddle.optimizer.ModelAverage(average_window=0.5, max_average_window=10000),
-    )
-
-    trainer = paddle.trainer.SGD(
-        cost=crf_cost, parameters=parameters, update_equation=optimizer, extra_layers=crf_dec
-    )
-
-    reader = reader or conll05.test()
-    reader = paddle.batch(paddle.reader.shuffle(reader, buf_size=8192), batch_size=10)
-
-    feeding = {
-        "word_data": 0,
-        "ctx_n2_data": 1,
-        "ctx_n1_data": 2,
-        "ctx_0_data": 3,
-        "ctx_p1_data": 4,
-        "ctx_p2_data": 5,
-        "verb_data": 6,
-        "mark_data": 7,
-        "target": 8,
-    }
-
-    def event_handler(event):
-        if isinstance(event, paddle.event.EndIteration):
-            if event.batch_id % 100 == 0:
-                print(
-                    "Pass %d, Batch %d, Cost %f, %s"
-                    % (event.pass_id, event.batch_id, event.cost, event.metrics)
-                )
-            if event.batch_id % 1000 == 0:
-                result = trainer.test(reader=reader, feeding=feeding)
-                print(
-                    "\nTest with Pass %d, Batch %d, %s"
-                    % (event.pass_id, event.batch_id, result.metrics)
-                )
-
-        if isinstance(event, paddle.event.EndPass):
-            # save parameters
-            with open(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id), "wb") as f:
-                trainer.save_parameter_to_tar(f)
-
+def event_handler(event):
+    global step
+    progress(event)
+    if isinstance(event, paddle.event.EndIteration):
+        if step % 10 == 0:
+            ploter.append("Train cost", step, event.cost)
+        step += 1
+        if event.batch_id % 1000 == 0:
             result = trainer.test(reader=reader, feeding=feeding)
-            print("\nTest with Pass %d, %s" % (event.pass_id, result.metrics))
+            print(
+                "\nTest with Pass %d, Batch %d, %s"
+                % (event.pass_id, event.batch_id, result.metrics)
+            )
+    if isinstance(event, paddle.event.EndPass):
+        trainer.save_parameter_to_tar(os.path.join(save_dir, "params_pass_%d.tar" % event.pass_id))
+        result = trainer.test(reader=reader, feeding=feeding)
+        print("Test with Pass %d, %s" % (event.pass_id, result.metrics))
+        ploter.append("Test cost", step, result.cost)
+        if plot:
+            ploter.plot(plot_file)  # in Jupyter: redrawn in place
 
-    if in_notebook:  # the cost curve drawn live and a progress bar
-        event_handler = paddle.plot.live(event_handler)
-    trainer.train(
-        reader=reader, event_handler=event_handler, num_passes=num_passes, feeding=feeding
-    )
 
-    test_creator = reader
-    test_data = []
-    for item in test_creator():
-        test_data.append(item[0][0:8])
-        if len(test_data) == 1:
-            break
+history = trainer.train(
+    reader=reader, event_handler=event_handler, num_passes=num_passes, feeding=feeding
+)
 
-    predict = paddle.layer.crf_decoding(
-        size=label_dict_len, input=feature_out, param_attr=paddle.attr.Param(name="crfw")
-    )
-    probs = paddle.infer(
-        output_layer=predict, parameters=parameters, input=test_data, feeding=feeding, field="id"
-    )
-    assert len(probs) == len(test_data[0][0])
-    labels_reverse = {}
-    for k, v in label_dict.items():
-        labels_reverse[v] = k
-    pre_lab = [labels_reverse[i] for i in probs]
-    print(pre_lab)
-    del evaluator
-    return pre_lab
-
+# %% [markdown]
+# ## Results
+#
+# The roles the trained network gives the words of the first sentence.
 
 # %%
-if __name__ == "__main__" and in_notebook:
-    result = main(num_passes)
-elif __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Chapter 7 of the v2 book.")
-    parser.add_argument("--num-passes", type=int, default=1)
-    parser.add_argument(
-        "--save-dir", default=None, help="where to save (default: a new temporary folder)"
-    )
-    args = parser.parse_args()
-    main(args.num_passes, save_dir=args.save_dir)
+test_data = [next(iter(reader()))[0][0:8]]
+predict = paddle.layer.crf_decoding(
+    size=label_dict_len, input=feature_out, param_attr=paddle.attr.Param(name="crfw")
+)
+probs = paddle.infer(
+    output_layer=predict, parameters=parameters, input=test_data, feeding=feeding, field="id"
+)
+labels_reverse = {v: k for k, v in label_dict.items()}
+labels = [labels_reverse[i] for i in probs]
+print(labels)

@@ -1,13 +1,13 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,active,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -17,43 +17,99 @@
 # %% [markdown]
 # # Chapter 8, machine translation
 #
-# Chapter 8, machine translation: an attention GRU encoder-decoder (v2 book).
+# An attention GRU encoder-decoder (v2 book, paddle_lite). The encoder is a bidirectional
+# GRU (two `simple_gru`); the decoder is a GRU step in a `recurrent_group` that attends over
+# the encoded source (`simple_attention`). The same step function generates translations
+# with `beam_search`, sharing the trained parameters by name.
 #
-# The encoder is a bidirectional GRU (two ``simple_gru``); the decoder is a GRU step in a
-# ``recurrent_group`` that attends over the encoded source (``simple_attention``). The
-# same step function generates translations with ``beam_search``, sharing the trained
-# parameters by name.
-#
-# Run: `python book/08.machine_translation/train.py [--num-passes 2] [--dataset wmt14|wmt16]`
-#      then  python book/08.machine_translation/train.py --generate \
-#                   --model <dir>/params_pass_00001.tar
-# (training saves into a new temporary folder, printed at the start; ``train(save_dir=...)``
-# chooses the folder).
-# (``--generate`` without ``--model`` uses the book's pre-trained ``wmt14.model()``.)
-#
-# The paired notebook `train.ipynb` is this program (`jupytext --sync
-# book/08.machine_translation/train.py` regenerates it); in Jupyter the training cost is drawn
-# live with a progress bar.
+# In Jupyter (`train.ipynb`, paired with this file by jupytext) run all cells: a progress
+# bar follows each pass, the train cost is drawn as it falls, then the trained network
+# translates the first sentences of the generation set; the cells leave `history`,
+# `parameters` and `translations` to inspect. As a script:
+# `python book/08.machine_translation/train.py [--num-passes 2] [--dataset wmt14|wmt16]
+# [--save-dir DIR] [--plot]`. Parameters are saved into `save_dir` every `save_every`
+# batches and after each pass. To translate only, with saved parameters:
+# `python book/08.machine_translation/train.py --generate --model DIR/params_pass_00001.tar`
+# (`--generate` without `--model` uses v2's published wmt14 model, downloaded once).
+
+# %% tags=["parameters"]
+is_generating = False  # True: no training, translate with `model`
+dataset = "wmt14"  # or "wmt16" (Multi30K, English to German)
+dict_size = 30000  # words per dictionary
+num_passes = 2
+save_dir = "~/.cache/paddle_lite/book/08.machine_translation"  # the saved parameters
+plot = True  # draw the cost curve (a script writes save_dir/train_cost.png with --plot)
+model = None  # is_generating: a parameter tar; None: v2's published wmt14 model
+train_reader = None  # None: the dataset's training set
+gen_data = None  # None: the first 3 sources of the dataset's generation set
+dicts = None  # (source, target) id-to-word dictionaries; None: the dataset's
+batch_size = 4
+learning_rate = 5e-5
+save_every = 10  # batches between saved parameters
+beam_size = 3
+max_length = 250  # of a generated translation
+word_vector_dim = 512  # dimension of a word vector
+encoder_size = 512  # dimension of the GRU encoder's hidden unit
+decoder_size = 512  # dimension of the GRU decoder's hidden unit
+
+# %% active="py"
+if __name__ == "__main__":  # as a script, the command line sets the settings above
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Chapter 8, machine translation (v2 book).")
+    parser.add_argument("--generate", action="store_true", help="translate only, with --model")
+    parser.add_argument("--dataset", choices=["wmt14", "wmt16"], default=dataset)
+    parser.add_argument("--dict-size", type=int, default=dict_size)
+    parser.add_argument("--num-passes", type=int, default=num_passes)
+    parser.add_argument("--model", default=model, help="a parameter tar written by training")
+    parser.add_argument("--save-dir", default=save_dir, help="default: %(default)s")
+    parser.add_argument("--plot", action="store_true", help="write train_cost.png there")
+    args = parser.parse_args()
+    is_generating, dataset, dict_size = args.generate, args.dataset, args.dict_size
+    num_passes, model, save_dir, plot = args.num_passes, args.model, args.save_dir, args.plot
 
 # %%
-import argparse
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 import paddle_lite as paddle
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
-in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # run in Jupyter
+paddle.init(use_gpu=with_gpu, trainer_count=1)
+in_notebook = "ipykernel" in sys.modules and __name__ == "__main__"  # in Jupyter
+save_dir = os.path.expanduser(save_dir)
+os.makedirs(save_dir, exist_ok=True)
+net_sizes = {
+    "word_vector_dim": word_vector_dim,
+    "encoder_size": encoder_size,
+    "decoder_size": decoder_size,
+}
+
+# %% [markdown]
+# ## The data
+#
+# wmt14 (French to English, the book's) or wmt16's Multi30K (English to German).
+
+# %%
+wmt = paddle.dataset.wmt16 if dataset == "wmt16" else paddle.dataset.wmt14
+if train_reader is None:
+    train_reader = wmt.train(dict_size, dict_size) if dataset == "wmt16" else wmt.train(dict_size)
+if gen_data is None:
+    gen_reader = wmt.test(dict_size, dict_size) if dataset == "wmt16" else wmt.gen(dict_size)
+    gen_data = [[item[0]] for item in paddle.reader.firstn(gen_reader, 3)()]
+if dicts is None and dataset == "wmt16":
+    dicts = (wmt.get_dict("en", dict_size, True), wmt.get_dict("de", dict_size, True))
+elif dicts is None:
+    dicts = wmt.get_dict(dict_size)
+src_dict, trg_dict = dicts
+
+# %% [markdown]
+# ## The network
 
 
-def save_model(trainer, parameters, save_path):
-    with open(save_path, "wb") as f:
-        trainer.save_parameter_to_tar(f)
-
-
+# %%
 def seq_to_seq_net(
     source_dict_dim,
     target_dict_dim,
@@ -172,158 +228,82 @@ def seq_to_seq_net(
         return beam_gen
 
 
-def _data(dataset, dict_size):
-    """The training reader, the generation reader and the id-to-word dictionaries."""
-    if dataset == "wmt16":  # the shared folder's Multi30K corpus (English -> German)
-        train = paddle.dataset.wmt16.train(dict_size, dict_size)
-        gen = paddle.dataset.wmt16.test(dict_size, dict_size)
-        src_dict = paddle.dataset.wmt16.get_dict("en", dict_size, reverse=True)
-        trg_dict = paddle.dataset.wmt16.get_dict("de", dict_size, reverse=True)
-        return train, gen, (src_dict, trg_dict)
-    return (
-        paddle.dataset.wmt14.train(dict_size),
-        paddle.dataset.wmt14.gen(dict_size),
-        None,  # read when generating: paddle.dataset.wmt14.get_dict(dict_size)
-    )
-
-
-def train(
-    dict_size=30000,
-    num_passes=2,
-    reader=None,
-    batch_size=4,
-    learning_rate=5e-5,
-    save_dir=None,
-    save_every=10,
-    **net_args,
-):
-    """Train the network as the book does; returns the trained parameters."""
-    save_dir = save_dir or tempfile.mkdtemp(prefix="paddle_book_")  # never the cwd unasked
-    print("parameters are saved under %s" % save_dir)
-    source_dict_dim = target_dict_dim = dict_size
-
-    # define optimize method and trainer
-    optimizer = paddle.optimizer.Adam(
-        learning_rate=learning_rate, regularization=paddle.optimizer.L2Regularization(rate=8e-4)
-    )
-
-    cost = seq_to_seq_net(source_dict_dim, target_dict_dim, False, **net_args)
-    parameters = paddle.parameters.create(cost)
-
-    trainer = paddle.trainer.SGD(cost=cost, parameters=parameters, update_equation=optimizer)
-    # define data reader
-    wmt14_reader = paddle.batch(
-        paddle.reader.shuffle(reader or paddle.dataset.wmt14.train(dict_size), buf_size=8192),
-        batch_size=batch_size,
-    )
-
-    # define event_handler callback
-    def event_handler(event):
-        if isinstance(event, paddle.event.EndIteration):
-            if event.batch_id % 10 == 0:
-                print(
-                    "\nPass %d, Batch %d, Cost %f, %s"
-                    % (event.pass_id, event.batch_id, event.cost, event.metrics)
-                )
-            else:
-                sys.stdout.write(".")
-                sys.stdout.flush()
-
-            if not event.batch_id % save_every:
-                save_path = "params_pass_%05d_batch_%05d.tar" % (event.pass_id, event.batch_id)
-                save_model(trainer, parameters, os.path.join(save_dir, save_path))
-
-        if isinstance(event, paddle.event.EndPass):
-            # save parameters
-            save_path = "params_pass_%05d.tar" % (event.pass_id)
-            save_model(trainer, parameters, os.path.join(save_dir, save_path))
-
-    # start to train
-    if in_notebook:  # the cost curve drawn live and a progress bar
-        event_handler = paddle.plot.live(event_handler)
-    trainer.train(reader=wmt14_reader, event_handler=event_handler, num_passes=num_passes)
-    return parameters
-
-
-def generate(parameters, gen_data, src_dict, trg_dict, dict_size=30000, beam_size=3, **net_args):
-    """Translate ``gen_data`` (samples holding the source ids) with beam search, print
-    each source and its ``beam_size`` translations as the book does, and return
-    ``[(score, [word ids]) per result]`` per source."""
-    source_dict_dim = target_dict_dim = dict_size
-    beam_gen = seq_to_seq_net(source_dict_dim, target_dict_dim, True, beam_size, **net_args)
-
-    # prob is the prediction probabilities, and id is the prediction word.
-    beam_result = paddle.infer(
-        output_layer=beam_gen, parameters=parameters, input=gen_data, field=["prob", "id"]
-    )
-
-    gen_sen_idx = np.where(beam_result[1] == -1)[0]
-    assert len(gen_sen_idx) == len(gen_data) * beam_size
-
-    # -1 is the delimiter of generated sequences.
-    # the first element of each generated sequence its length.
-    start_pos, end_pos = 1, 0
-    results = []
-    for i, sample in enumerate(gen_data):
-        print(
-            " ".join([src_dict[w] for w in sample[0][1:-1]])
-        )  # skip the start and ending mark when printing the source sentence
-        results.append([])
-        for j in range(beam_size):
-            end_pos = gen_sen_idx[i * beam_size + j]
-            words = beam_result[1][start_pos:end_pos].tolist()
-            print("%.4f\t%s" % (beam_result[0][i][j], " ".join(trg_dict[w] for w in words)))
-            results[-1].append((float(beam_result[0][i][j]), words))
-            start_pos = end_pos + 2
-        print("\n")
-    return results
-
-
-# %% tags=["parameters"]
-is_generating = False
-dataset = "wmt14"  # or "wmt16"
-dict_size = 30000
-num_passes = 2
-
+# %% [markdown]
+# ## Training
+#
+# Batches of `batch_size` shuffled sentence pairs; the parameters are saved every
+# `save_every` batches and after each pass.
 
 # %%
-def main(is_generating=False, dataset="wmt14", dict_size=30000, num_passes=2, model=None):
-    paddle.init(use_gpu=with_gpu, trainer_count=1)
-    train_reader, gen_reader, dicts = _data(dataset, dict_size)
+cost = seq_to_seq_net(dict_size, dict_size, False, **net_sizes)
+parameters = paddle.parameters.create(cost)
+optimizer = paddle.optimizer.Adam(
+    learning_rate=learning_rate, regularization=paddle.optimizer.L2Regularization(rate=8e-4)
+)
+trainer = paddle.trainer.SGD(cost=cost, parameters=parameters, update_equation=optimizer)
 
-    # train the network
-    if not is_generating:
-        return train(dict_size=dict_size, num_passes=num_passes, reader=train_reader)
+progress = paddle.event.progress()
+ploter = paddle.plot.Ploter("Train cost")
+plot_file = None if in_notebook else os.path.join(save_dir, "train_cost.png")
+step = 0
 
-    # generate a english sequence to french
-    # use the first 3 samples for generation
-    gen_data = []
-    gen_num = 3
-    for item in gen_reader():
-        gen_data.append([item[0]])
-        if len(gen_data) == gen_num:
-            break
 
+def event_handler(event):
+    global step
+    progress(event)
+    if isinstance(event, paddle.event.EndIteration):
+        if step % 10 == 0:
+            ploter.append("Train cost", step, event.cost)
+        step += 1
+        if not event.batch_id % save_every:
+            name = "params_pass_%05d_batch_%05d.tar" % (event.pass_id, event.batch_id)
+            trainer.save_parameter_to_tar(os.path.join(save_dir, name))
+    if isinstance(event, paddle.event.EndPass):
+        name = "params_pass_%05d.tar" % event.pass_id
+        trainer.save_parameter_to_tar(os.path.join(save_dir, name))
+        if plot:
+            ploter.plot(plot_file)  # in Jupyter: redrawn in place
+
+
+if is_generating:  # no training: the parameters of `model`, or v2's published ones
     if model is None:
-        # get the trained model, whose bleu = 26.92
-        parameters = paddle.dataset.wmt14.model()
+        parameters = paddle.dataset.wmt14.model()  # the book's trained model, BLEU 26.92
     else:
         parameters = paddle.parameters.Parameters.from_tar(model)
+else:
+    history = trainer.train(
+        reader=paddle.batch(paddle.reader.shuffle(train_reader, buf_size=8192), batch_size),
+        event_handler=event_handler,
+        num_passes=num_passes,
+    )
 
-    # load the dictionary
-    src_dict, trg_dict = dicts or paddle.dataset.wmt14.get_dict(dict_size)
-    return generate(parameters, gen_data, src_dict, trg_dict, dict_size)
-
+# %% [markdown]
+# ## Translations
+#
+# Beam search over the generator, which shares the trained parameters by name; for each
+# source sentence its `beam_size` best translations with their log probabilities.
 
 # %%
-if __name__ == "__main__" and in_notebook:
-    result = main(is_generating, dataset, dict_size, num_passes)
-elif __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Chapter 8 of the v2 book.")
-    parser.add_argument("--generate", action="store_true")
-    parser.add_argument("--dataset", choices=["wmt14", "wmt16"], default="wmt14")
-    parser.add_argument("--dict-size", type=int, default=30000)
-    parser.add_argument("--num-passes", type=int, default=2)
-    parser.add_argument("--model", default=None, help="a parameter tar written by training")
-    args = parser.parse_args()
-    main(args.generate, args.dataset, args.dict_size, args.num_passes, args.model)
+paddle.layer.reset_names()  # the generator's layers take the trained layers' names
+beam_gen = seq_to_seq_net(dict_size, dict_size, True, beam_size, max_length, **net_sizes)
+
+# prob is the prediction probabilities, and id is the prediction word.
+beam_result = paddle.infer(
+    output_layer=beam_gen, parameters=parameters, input=gen_data, field=["prob", "id"]
+)
+
+# -1 is the delimiter of generated sequences; each starts with its length.
+gen_sen_idx = np.where(beam_result[1] == -1)[0]
+assert len(gen_sen_idx) == len(gen_data) * beam_size
+translations = []  # per source: [(log probability, [word ids])] best first
+start_pos = 1
+for i, sample in enumerate(gen_data):
+    print(" ".join(src_dict[w] for w in sample[0][1:-1]))  # without the start and end marks
+    translations.append([])
+    for j in range(beam_size):
+        end_pos = gen_sen_idx[i * beam_size + j]
+        words = beam_result[1][start_pos:end_pos].tolist()
+        print("%.4f\t%s" % (beam_result[0][i][j], " ".join(trg_dict[w] for w in words)))
+        translations[-1].append((float(beam_result[0][i][j]), words))
+        start_pos = end_pos + 2
+    print("\n")

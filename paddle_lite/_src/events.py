@@ -73,12 +73,17 @@ class Compiling:
 
 
 class EndPass(WithMetric):
-    """Sent after pass ``pass_id``; ``metrics`` holds the pass's evaluator totals."""
+    """Sent after pass ``pass_id``; ``metrics`` holds the pass's evaluator totals and
+    ``cost`` its mean cost (its summed cost over its samples: the ``History`` value;
+    None for a pass that trained no batch, or an event built without one)."""
 
-    def __init__(self, pass_id: int, evaluator: Any = None, gm: Any = None) -> None:
+    def __init__(
+        self, pass_id: int, evaluator: Any = None, gm: Any = None, cost: float | None = None
+    ) -> None:
         super().__init__(evaluator)
         self.pass_id = pass_id
         self.gm = gm
+        self.cost = cost
 
 
 class BeginIteration:

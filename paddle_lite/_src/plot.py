@@ -15,7 +15,7 @@ import sys
 import tempfile
 from typing import Any
 
-from paddle_lite._src import atomic, events
+from paddle_lite._src import atomic, events, plot_draw
 from paddle_lite._src.errors import MissingDependencyError, PaddleLiteError
 from paddle_lite._src.progress import progress
 
@@ -72,7 +72,7 @@ def _save_atomically(figure: Any, path: str) -> None:
     """``figure.savefig(path)`` through a temporary file: a reader never sees half a PNG."""
     fmt = os.path.splitext(path)[1][1:].lower() or "png"
     with atomic.atomic_write(path) as stream:
-        figure.savefig(stream, format=fmt)
+        figure.savefig(stream, format=fmt, bbox_inches="tight")  # the legend above the axes
 
 
 def _in_notebook() -> bool:
@@ -131,17 +131,15 @@ class Ploter:
         self.__plot_data__[title].append(step, float(value))
 
     def plot(self, path: str | None = None) -> None:
-        """Draw every title with data (legend upper left); save to ``path`` if given."""
+        """Draw every title with data (see ``plot_draw``); save to ``path`` if given."""
         if self.__disabled__:
             return
         notebook = _in_notebook()
         plt = import_pyplot(notebook)
 
         titles = [t for t in self.__title__ if self.__plot_data__[t].step]
-        for title in titles:
-            data = self.__plot_data__[title]
-            plt.plot(data.step, data.value)
-        plt.legend(titles, loc="upper left")
+        lines = [(t, self.__plot_data__[t].step, self.__plot_data__[t].value) for t in titles]
+        plot_draw.draw(plt.gca(), lines)
         plt.xlabel(self.__xlabel__)
         plt.ylabel(self.__ylabel__)
         if notebook and path is None:

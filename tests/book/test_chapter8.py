@@ -21,12 +21,12 @@ VOCAB = 12  # <s>=0, <e>=1, <unk>=2, words 3..11
 NET = {"word_vector_dim": 32, "encoder_size": 32, "decoder_size": 32}
 
 
-def _chapter():
-    path = BOOK / "08.machine_translation" / "train.py"
-    spec = importlib.util.spec_from_file_location("chapter8_train", path)
+def _run(**settings):
+    """Chapter 8 run as its notebook runs, with ``settings``; its variables."""
+    spec = importlib.util.spec_from_file_location("run_chapter", BOOK / "run_chapter.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module
+    return module.run_chapter("08.machine_translation", **settings)
 
 
 def _reversal(n, seed):
@@ -40,53 +40,74 @@ def _reversal(n, seed):
     return samples
 
 
+HELD_OUT = _reversal(100, 1)
+WORDS = {i: f"w{i}" for i in range(VOCAB)}
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """The chapter's network trained on the reversal task (about 5 s on 2 CPU cores)."""
+    """The chapter trained on the reversal task (about 5 s on 2 CPU cores), then
+    translating 100 held-out sources with beam search."""
     random.seed(0)
-    chapter = _chapter()
     train = _reversal(4000, 0)
-    paddle.layer.reset_names()
-    params = chapter.train(
+    saved = tmp_path_factory.mktemp("ch8")
+    state = _run(
         dict_size=VOCAB,
         num_passes=4,
-        reader=lambda: iter(train),
+        train_reader=lambda: iter(train),
+        gen_data=[(s[0],) for s in HELD_OUT],
+        dicts=(WORDS, WORDS),
         batch_size=32,
         learning_rate=2e-3,
-        save_dir=str(tmp_path_factory.mktemp("ch8")),
+        save_dir=str(saved),
         save_every=1000,
-        **NET,
-    )
-    return chapter, params
-
-
-def test_chapter8_translates_the_reversal_task_with_beam_search(trained, capsys):
-    chapter, params = trained
-    held_out = _reversal(100, 1)
-    words = {i: f"w{i}" for i in range(VOCAB)}
-    paddle.layer.reset_names()  # the generator's layers get the trained layers' names
-    results = chapter.generate(
-        params,
-        [(s[0],) for s in held_out],
-        words,
-        words,
-        dict_size=VOCAB,
+        plot=False,
         beam_size=3,
         max_length=20,
         **NET,
     )
-    exact = np.mean([r[0][1] == s[2] for r, s in zip(results, held_out, strict=True)])
+    return state, saved
+
+
+def test_chapter8_translates_the_reversal_task_with_beam_search(trained):
+    state, saved = trained
+    results = state["translations"]
+    exact = np.mean([r[0][1] == s[2] for r, s in zip(results, HELD_OUT, strict=True)])
     assert exact >= 0.95
     scores = np.array([[score for score, _ in r] for r in results])
     assert np.all(np.diff(scores, axis=1) <= 0) and np.all(scores <= 0)  # best first, log p
+    assert len(state["history"]) == 4 and state["history"].cost[-1] < state["history"].cost[0]
+    names = sorted(p.name for p in saved.iterdir())
+    assert names[:2] == ["params_pass_00000.tar", "params_pass_00000_batch_00000.tar"]
+    assert len(names) == 8  # each pass, and the first batch of each
+
+
+def test_chapter8_translates_with_saved_parameters_only(trained, capsys):
+    state, saved = trained
+    again = _run(
+        is_generating=True,
+        model=str(saved / "params_pass_00003.tar"),
+        dict_size=VOCAB,
+        gen_data=[(s[0],) for s in HELD_OUT[:10]],
+        dicts=(WORDS, WORDS),
+        train_reader=lambda: iter([]),
+        save_dir=str(saved),
+        beam_size=3,
+        max_length=20,
+        **NET,
+    )
+    assert "history" not in again  # no training
+    for have, want in zip(again["translations"], state["translations"][:10], strict=True):
+        assert [words for _, words in have] == [words for _, words in want]
+        np.testing.assert_allclose([p for p, _ in have], [p for p, _ in want], atol=1e-5)
     out = capsys.readouterr().out
-    assert out.count("\t") == 3 * len(held_out)  # one "score<TAB>words" line per result
+    assert out.count("\t") == 3 * 10  # one "score<TAB>words" line per result
 
 
-def _greedy(params, sources, max_length):
+def _greedy(seq_to_seq_net, params, sources, max_length):
     """Greedy decoding with the training network: feed the prefix, take max_id."""
     paddle.layer.reset_names()
-    cost = _chapter().seq_to_seq_net(VOCAB, VOCAB, False, **NET)
+    cost = seq_to_seq_net(VOCAB, VOCAB, False, **NET)
     best = paddle.layer.max_id(input=cost.inputs[0])  # the decoder's softmax output
     prefixes = [[0] for _ in sources]
     done = [False] * len(sources)
@@ -106,14 +127,15 @@ def _greedy(params, sources, max_length):
 
 
 def test_chapter8_beam_size_one_is_greedy_decoding(trained):
-    chapter, params = trained
+    state, _ = trained
+    params, seq_to_seq_net = state["parameters"], state["seq_to_seq_net"]
     sources = [s[0] for s in _reversal(16, 2)]
     paddle.layer.reset_names()
-    gen = chapter.seq_to_seq_net(VOCAB, VOCAB, True, beam_size=1, max_length=12, **NET)
+    gen = seq_to_seq_net(VOCAB, VOCAB, True, beam_size=1, max_length=12, **NET)
     ids = paddle.infer(
         output_layer=gen, parameters=params, input=[(s,) for s in sources], field="id"
     )
-    greedy = _greedy(params, sources, 12)
+    greedy = _greedy(seq_to_seq_net, params, sources, 12)
     assert ids.tolist() == [w for g in greedy for w in g]  # one result each: no -1 marks
 
 
@@ -124,22 +146,21 @@ def test_chapter8_runs_on_the_shared_wmt16_corpus(tmp_path, monkeypatch, capsys)
     monkeypatch.setenv("PADDLE_LITE_DATA_HOME", str(tmp_path))
     (tmp_path / "wmt16").mkdir()
     (tmp_path / "wmt16" / "multi30k_task1_raw").symlink_to(SHARED / "wmt16" / "multi30k_task1_raw")
-    chapter = _chapter()
-    train_reader, gen_reader, (src_dict, trg_dict) = chapter._data("wmt16", 200)
-    small = {"word_vector_dim": 16, "encoder_size": 16, "decoder_size": 16}
-    params = chapter.train(
+    state = _run(
+        dataset="wmt16",
         dict_size=200,
         num_passes=1,
-        reader=paddle.reader.firstn(train_reader, 24),
-        save_dir=str(tmp_path),
-        **small,
+        train_reader=paddle.reader.firstn(paddle.dataset.wmt16.train(200, 200), 24),
+        save_dir=str(tmp_path / "saved"),
+        plot=False,
+        max_length=8,
+        word_vector_dim=16,
+        encoder_size=16,
+        decoder_size=16,
     )
-    assert (tmp_path / "params_pass_00000.tar").exists()
-    assert "Pass 0, Batch 0, Cost" in capsys.readouterr().out
-    gen_data = [(s[0],) for s in paddle.reader.firstn(gen_reader, 3)()]
-    paddle.layer.reset_names()
-    results = chapter.generate(
-        params, gen_data, src_dict, trg_dict, dict_size=200, max_length=8, **small
-    )
+    assert (tmp_path / "saved" / "params_pass_00000.tar").exists()
+    assert len(state["history"]) == 1 and np.isfinite(state["history"].cost[0])
+    results = state["translations"]
     assert len(results) == 3 and all(len(r) == 3 for r in results)
     assert all(0 < len(words) <= 8 for r in results for _, words in r)
+    assert capsys.readouterr().out.count("\t") == 9

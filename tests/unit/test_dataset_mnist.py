@@ -37,6 +37,7 @@ def test_test_reader_scales_to_minus_one_one(tmp_path, monkeypatch):
     labels = np.array([3, 1, 4, 1, 5, 9, 2])
     _write_pair(home / "mnist", "t10k", images, labels)
     samples = list(mnist.test()())
+    assert len(mnist.test()) == 7  # the labels header's count: a progress bar's total
     assert [label for _, label in samples] == labels.tolist()
     assert all(type(label) is int for _, label in samples)
     pixels = np.stack([x for x, _ in samples])
@@ -140,3 +141,14 @@ def test_real_train_subset_reads_every_image(tmp_path, monkeypatch):
     with gzip.open(full_labels) as f:
         original = np.frombuffer(f.read(), dtype=np.uint8, offset=8)
     assert labels == original[:24345].tolist()
+
+
+def test_len_of_a_damaged_labels_file_is_a_typed_error(tmp_path, monkeypatch):
+    home = fx.use_home(tmp_path, monkeypatch)
+    _write_pair(home / "mnist", "t10k", _images(2), np.zeros(2))
+    fx.write_gz(home / "mnist" / "t10k-labels-idx1-ubyte.gz", np.array([2051, 2], ">u4").tobytes())
+    with pytest.raises(common.CorruptFileError, match="not an IDX labels file"):
+        len(mnist.test())
+    fx.write(home / "mnist" / "t10k-labels-idx1-ubyte.gz", b"not gzip at all")
+    with pytest.raises(common.CorruptFileError, match="t10k-labels-idx1-ubyte.gz"):
+        len(mnist.test())

@@ -1,6 +1,4 @@
-"""Events: v2 fields, lazy cost and metrics, and the progress-bar handler."""
-
-import io
+"""Events: v2 fields, lazy cost and metrics (the progress handler: test_progress.py)."""
 
 import pytest
 
@@ -24,21 +22,3 @@ def test_fields_and_lazy_values():
     assert ev.EndPass(0).metrics == {}
     with pytest.raises(TypeError, match="metrics mapping"):
         ev.EndPass(0, evaluator=3)
-
-
-def test_progress_handler_draws_a_bar_per_pass():
-    pytest.importorskip("tqdm", reason="the progress extra is not installed")
-    out = io.StringIO()
-    handler = ev.progress(total=3, every=1, file=out)
-    for pass_id in range(2):
-        handler(ev.BeginPass(pass_id))
-        for batch_id in range(3):
-            handler(
-                ev.EndIteration(
-                    pass_id, batch_id, cost=2.0, evaluator={"classification_error_evaluator": 0.5}
-                )
-            )
-        handler(ev.EndPass(pass_id, evaluator={"classification_error_evaluator": 0.25}))
-    text = out.getvalue()
-    assert "pass 1" in text and "pass 2" in text and "3/3" in text  # shown from 1
-    assert "cost=2" in text and "classification_error=0.25" in text

@@ -1,10 +1,11 @@
 """Nothing is written into the working directory unless the user gave a path: plots
-without a path go to a temporary folder, the book's programs save under a temporary
-save_dir by default."""
+without a path go to a temporary folder, the book's programs save under
+~/.cache/paddle_lite/book/<chapter> by default and leave no temporary folder."""
 
 import importlib.util
 import os
 import pathlib
+import tempfile
 
 import pytest
 
@@ -48,9 +49,15 @@ def test_live_in_a_terminal_writes_nothing_here(empty_cwd):
     assert len(seen) == 3 and list(empty_cwd.iterdir()) == []
 
 
-def test_book_chapter1_saves_under_a_temporary_folder_by_default(empty_cwd):
-    spec = importlib.util.spec_from_file_location("ch1_train", ROOT / "book/01.fit_a_line/train.py")
+def test_book_chapter1_saves_under_the_cache_by_default(empty_cwd, tmp_path_factory, monkeypatch):
+    home, temp = tmp_path_factory.mktemp("home"), tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # this process's temporary folder
+    spec = importlib.util.spec_from_file_location("run_chapter", ROOT / "book/run_chapter.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.main(num_passes=1)
+    module.run_chapter("01.fit_a_line", num_passes=1, plot=False)
     assert list(empty_cwd.iterdir()) == []
+    saved = home / ".cache" / "paddle_lite" / "book" / "01.fit_a_line"
+    assert sorted(p.name for p in saved.iterdir()) == ["fit_a_line.tar", "params_pass_0.tar"]
+    assert list(temp.iterdir()) == []

@@ -1,7 +1,5 @@
 """train() takes a list of handlers and returns a History; Compiling fires once per
-compiled signature; the progress bar shows the pass, n/N and the compile."""
-
-import io
+compiled signature; BeginPass carries the pass length (the bar: test_progress.py)."""
 
 import numpy as np
 import pytest
@@ -100,19 +98,3 @@ def test_compiling_fires_once_per_signature_and_pass_lengths():
     seen.clear()
     trainer.train(_SizedReader(), num_passes=1, event_handler=handler)
     assert seen == [("pass", 0, 1, 3)]  # nothing new to compile; len() gives the total
-
-
-def test_progress_bar_shows_pass_total_and_compile():
-    out = io.StringIO()
-    trainer = _trainer()
-    trainer.train(
-        paddle.batch(_reader, 8), num_passes=2, event_handler=EV.progress(every=1, file=out)
-    )
-    text = out.getvalue()
-    assert "pass 1/2" in text and "pass 2/2" in text
-    assert "pass 1/2 compiling…" in text
-    assert "3/3" in text  # the second pass knows its length from the first
-    assert "cost=" in text and "classification_error=" in text
-    out = io.StringIO()
-    trainer.train(_SizedReader(), num_passes=1, event_handler=EV.progress(file=out))
-    assert "0/3" in out.getvalue() and "compiling" not in out.getvalue()

@@ -12,6 +12,7 @@ Files are looked up in ``<data home>/mnist/``. For training, when the full
 
 from __future__ import annotations
 
+import gzip
 import os
 import warnings
 from collections.abc import Callable, Iterator
@@ -20,8 +21,9 @@ import numpy as np
 
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, existing_or_download, module_home
-from paddle_lite._src.dataset.sources import corrupt, gunzip, read_file
+from paddle_lite._src.dataset.sources import corrupt, gunzip, read_file, reading
 from paddle_lite._src.readers import seekable as seek
+from paddle_lite._src.readers.length import SizedReader
 from paddle_lite._src.tracebacks import user_stacklevel
 
 URL_PREFIX = "https://dataset.bj.bcebos.com/mnist/"
@@ -113,10 +115,20 @@ def _pair_reader(
     image_path: str, label_path: str, image_md5: str = "", label_md5: str = "", size: int = _CHUNK
 ) -> Callable[[], Iterator[Sample]]:
     """A seekable reader that loads and checks the pair on every pass, then yields scaled
-    samples."""
-    return seek.seekable(
+    samples; its ``len()`` is the count the labels file announces."""
+    reader = seek.seekable(
         lambda: Scaled(*_load_pair(image_path, label_path, image_md5, label_md5), size)
     )
+    return SizedReader(reader, lambda: _label_count(label_path, label_md5))
+
+
+def _label_count(path: str, md5sum: str) -> int:
+    """The number of labels the IDX header of ``path`` announces (the rest is not read)."""
+    with reading(path, md5sum), gzip.open(path, "rb") as f:
+        header = f.read(8)
+    if len(header) < 8 or int.from_bytes(header[:4], "big") != LABEL_MAGIC:
+        raise corrupt(path, f"not an IDX labels file (header {header!r})", md5sum)
+    return int.from_bytes(header[4:], "big")
 
 
 class Scaled(seek.Indexed):

@@ -21,6 +21,7 @@ from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import download, module_home
 from paddle_lite._src.dataset.sources import corrupt
 from paddle_lite._src.readers import seekable as seek
+from paddle_lite._src.readers.length import SizedReader
 
 if TYPE_CHECKING:
     from paddle_lite._src.parameters import Parameters
@@ -98,7 +99,7 @@ def load_data(
 def _reader_creator(part: int) -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """The reader of one part: seekable, its rows held in memory."""
     rows = load_data(data_file())[part]
-    return seek.seekable(lambda: seek.Mapped(_sample, [rows]))
+    return SizedReader(seek.seekable(lambda: seek.Mapped(_sample, [rows])), len(rows))
 
 
 def _sample(row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -109,7 +110,7 @@ def train() -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Create the training reader (404 samples).
 
     Returns:
-      A reader yielding ``(features float32[13], price float32[1])``.
+      A reader yielding ``(features float32[13], price float32[1])``; ``len()`` is 404.
 
     Example:
       >>> features, price = next(iter(train()()))
@@ -123,7 +124,7 @@ def test() -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Create the test reader (102 samples).
 
     Returns:
-      A reader yielding ``(features float32[13], price float32[1])``.
+      A reader yielding ``(features float32[13], price float32[1])``; ``len()`` is 102.
     """
     return _reader_creator(1)
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import Reader, ReaderTypeError, show
+from paddle_lite._src.readers.length import SizedReader
 from paddle_lite._src.readers.parallel import buffered
 from paddle_lite._src.readers.record_index import SUFFIX as INDEX_SUFFIX
 from paddle_lite._src.readers.record_index import records_view
@@ -23,7 +24,8 @@ def np_array(x: Any) -> Reader:
         x: a numpy array (or anything ``np.asarray`` accepts); a 0-d array is one sample.
 
     Returns:
-        A seekable reader yielding ``x[0], x[1], ...`` (arrays of shape ``x.shape[1:]``).
+        A seekable reader yielding ``x[0], x[1], ...`` (arrays of shape ``x.shape[1:]``),
+        with ``len()`` the number of rows.
 
     Example:
         ```python
@@ -31,7 +33,8 @@ def np_array(x: Any) -> Reader:
         ```
     """
     array = np.asarray(x)
-    return seek.seekable(lambda: array if array.ndim else [array])
+    rows = array if array.ndim else [array]
+    return SizedReader(seek.seekable(lambda: rows, "array_reader"), len(rows))
 
 
 def _check_path(path: Any, where: str) -> None:
@@ -57,7 +60,7 @@ def text_file(path: str | os.PathLike) -> Reader:
         ```
     """
     _check_path(path, "text_file")
-    return seek.seekable(Lines(path).view)
+    return seek.seekable(Lines(path).view, "text_reader")
 
 
 class Lines(seek.Indexed):
@@ -170,4 +173,4 @@ def recordio(paths: str | list[str], buf_size: int = 100) -> Reader:
     def open_pass() -> Any:
         return seek.Chained([view(path) for part in parts for path in _expand(part)])
 
-    return buffered(seek.seekable(open_pass), buf_size)
+    return buffered(seek.seekable(open_pass, "record_reader"), buf_size)

@@ -21,6 +21,7 @@ import numpy as np
 
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError
 from paddle_lite._src.readers import seekable as seek
+from paddle_lite._src.readers.length import SizedReader, sized_as
 from paddle_lite._src.readers.state import PassCounter, forward
 from paddle_lite._src.tracebacks import user_stacklevel
 
@@ -139,8 +140,10 @@ def map_readers(func: Callable[..., Any], *readers: Reader) -> Reader:
 
     opens = seek.all_seekable(readers)
     if opens:
-        mapped_reader = seek.seekable(lambda: seek.Mapped(func, [o() for o in opens]))
-    return forward(mapped_reader, *readers)
+        mapped_reader = seek.seekable(
+            lambda: seek.Mapped(func, [o() for o in opens]), "mapped_reader"
+        )
+    return sized_as(forward(mapped_reader, *readers), lambda *n: min(n), *readers)
 
 
 def _shuffled(samples: Iterable[Any], buf_size: int, rng: Any) -> Iterator[Any]:
@@ -200,10 +203,10 @@ def shuffle(reader: Reader, buf_size: int, seed: int | None = None) -> Reader:
             order = _shuffled(range(len(view)), buf_size, rng)
             return seek.Permuted(view, np.fromiter(order, np.int64, len(view)))
 
-        shuffled_reader = seek.seekable(permuted)
+        shuffled_reader = seek.seekable(permuted, "shuffled_reader")
     if seed is None:  # the global random states are saved by checkpoints already
-        return forward(shuffled_reader, reader)
-    return passes.attach(shuffled_reader, reader)
+        return sized_as(forward(shuffled_reader, reader), int, reader)
+    return sized_as(passes.attach(shuffled_reader, reader), int, reader)
 
 
 def chain(*readers: Reader) -> Reader:
@@ -229,8 +232,10 @@ def chain(*readers: Reader) -> Reader:
 
     opens = seek.all_seekable(readers)
     if opens:
-        chained_reader = seek.seekable(lambda: seek.Chained([o() for o in opens]))
-    return forward(chained_reader, *readers)
+        chained_reader = seek.seekable(
+            lambda: seek.Chained([o() for o in opens]), "chained_reader"
+        )
+    return sized_as(forward(chained_reader, *readers), lambda *n: sum(n), *readers)
 
 
 def _flat_tuple(samples: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -297,8 +302,8 @@ def compose(*readers: Reader, check_alignment: bool = True) -> Reader:
                 )
             return seek.Mapped(lambda *samples: _flat_tuple(samples), views)
 
-        composed_reader = seek.seekable(composed)
-    return forward(composed_reader, *readers)
+        composed_reader = seek.seekable(composed, "composed_reader")
+    return sized_as(forward(composed_reader, *readers), lambda *n: min(n), *readers)
 
 
 def firstn(reader: Reader, n: int) -> Reader:
@@ -324,8 +329,8 @@ def firstn(reader: Reader, n: int) -> Reader:
 
     inner = seek.open_pass_of(reader)
     if inner is not None:
-        first_n_reader = seek.seekable(lambda: seek.Strided(inner(), 0, n))
-    return forward(first_n_reader, reader)
+        first_n_reader = seek.seekable(lambda: seek.Strided(inner(), 0, n), "first_n_reader")
+    return sized_as(forward(first_n_reader, reader), lambda m: min(m, n), reader)
 
 
 def cache(reader: Reader) -> Reader:
@@ -355,7 +360,7 @@ def cache(reader: Reader) -> Reader:
                 store.append(tuple(reader_samples(reader, "cache")))
         return store[0]
 
-    return forward(seek.seekable(cached), reader)
+    return sized_as(forward(seek.seekable(cached, "cached_reader"), reader), int, reader)
 
 
 class Fake:
@@ -385,4 +390,4 @@ class Fake:
             for _ in range(data_num):
                 yield first[0]
 
-        return forward(fake_reader, reader)
+        return SizedReader(forward(fake_reader, reader), data_num)

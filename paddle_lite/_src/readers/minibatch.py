@@ -7,6 +7,7 @@ from typing import Any
 
 from paddle_lite._src.readers import seekable as seek
 from paddle_lite._src.readers.decorator import Reader, check_count, check_reader, reader_samples
+from paddle_lite._src.readers.length import sized_as
 from paddle_lite._src.readers.state import forward
 
 
@@ -24,7 +25,8 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
         drop_last: drop the final batch when it has fewer than ``batch_size`` samples.
 
     Returns:
-        A batch reader yielding lists of ``batch_size`` samples (the last may be shorter).
+        A batch reader yielding lists of ``batch_size`` samples (the last may be shorter);
+        when ``reader`` has a ``len()``, so does the batch reader (its number of batches).
 
     Example:
         ```python
@@ -46,8 +48,13 @@ def batch(reader: Reader, batch_size: int, drop_last: bool = False) -> Reader:
         if samples and not drop_last:
             yield samples
 
+    def batches(samples: int) -> int:
+        return samples // batch_size if drop_last else -(-samples // batch_size)
+
     inner = seek.open_pass_of(reader)
     if inner is not None:
-        batch_reader = seek.seekable(lambda: seek.Batches(inner(), batch_size, drop_last))
+        batch_reader = seek.seekable(
+            lambda: seek.Batches(inner(), batch_size, drop_last), "batch_reader"
+        )
         batch_reader.batch_size = batch_size  # type: ignore[attr-defined]
-    return forward(batch_reader, reader)
+    return sized_as(forward(batch_reader, reader), batches, reader)

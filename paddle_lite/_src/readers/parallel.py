@@ -26,6 +26,7 @@ from paddle_lite._src.readers.decorator import (
     reader_samples,
     show,
 )
+from paddle_lite._src.readers.length import sized_as
 from paddle_lite._src.readers.state import forward
 
 _POLL_S = 0.05
@@ -126,7 +127,7 @@ def buffered(reader: Reader, size: int) -> Reader:
     inner = seek.open_pass_of(reader)
     if inner is not None:  # reading by index needs no thread: the same samples
         buffered_reader.open_pass = inner  # type: ignore[attr-defined]
-    return forward(buffered_reader, reader)
+    return sized_as(forward(buffered_reader, reader), int, reader)
 
 
 class _Turn:
@@ -227,7 +228,7 @@ def xmap_readers(
         finally:
             stop.set()
 
-    return forward(xmapped_reader, reader)
+    return sized_as(forward(xmapped_reader, reader), int, reader)
 
 
 def _context() -> Any:
@@ -382,4 +383,4 @@ def multiprocess_reader(
         else:
             yield from _merge_queue(ctx, readers, queue_size)
 
-    return forward(merged_reader, *readers)
+    return sized_as(forward(merged_reader, *readers), lambda *n: sum(n), *readers)

@@ -44,12 +44,14 @@ def open_pass_of(reader: Any) -> OpenPass | None:
     return open_pass if callable(open_pass) else None
 
 
-def seekable(open_pass: OpenPass) -> Callable[[], Iterator[Any]]:
-    """The reader iterating the views ``open_pass`` opens (one pass a call), seekable."""
+def seekable(open_pass: OpenPass, name: str = "seekable_reader") -> Callable[[], Iterator[Any]]:
+    """The reader iterating the views ``open_pass`` opens (one pass a call), seekable,
+    called ``name``."""
 
     def seekable_reader() -> Iterator[Any]:
         return iter(open_pass())
 
+    seekable_reader.__name__ = seekable_reader.__qualname__ = name
     seekable_reader.open_pass = open_pass  # type: ignore[attr-defined]
     return seekable_reader
 

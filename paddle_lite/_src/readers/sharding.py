@@ -49,5 +49,5 @@ def shard(reader: Reader, num_shards: int, index: int) -> Reader:
             view = inner()
             return seek.Strided(view, index, len(view), num_shards)
 
-        sharded = seek.seekable(part)
+        sharded = seek.seekable(part, "sharded")
     return forward(sharded, reader)

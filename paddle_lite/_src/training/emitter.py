@@ -105,9 +105,11 @@ class Emitter:
             skipped=lambda: not bool(pick()[2]),
         )
 
-    def end_pass(self, pass_id: int, metrics: Callable[[], dict[str, float]]) -> None:
+    def end_pass(
+        self, pass_id: int, metrics: Callable[[], dict[str, float]], cost: float | None
+    ) -> None:
         if self.handler is not None:
-            self.handler(events.EndPass(pass_id, evaluator=metrics, gm=self.last_gm))
+            self.handler(events.EndPass(pass_id, evaluator=metrics, gm=self.last_gm, cost=cost))
 
     def end_training(self) -> None:
         if self.handler is not None:

@@ -214,7 +214,7 @@ class TrainCall:
             cost_sum, stats = self.device.pass_totals()
             record.cost = float(cost_sum) / max(record.samples, 1)
             record.metrics = results(self.evaluators, stats)
-        self.emit.end_pass(pass_id, lambda: dict(record.metrics))
+        self.emit.end_pass(pass_id, lambda: dict(record.metrics), record.cost)
         if self.settings.checkpoints is not None:
             self._checkpoint()
             self._preempted()

@@ -17,7 +17,7 @@ import numpy as np
 
 import paddle_lite as paddle
 
-BOOK = pathlib.Path(__file__).resolve().parents[3] / "book" / "04.word2vec" / "train.py"
+RUN_CHAPTER = pathlib.Path(__file__).resolve().parents[3] / "book" / "run_chapter.py"
 
 
 def readers(shared):
@@ -35,13 +35,20 @@ def readers(shared):
 
 
 def main(save_dir, shared=None):
-    spec = importlib.util.spec_from_file_location("chapter4", BOOK)
+    spec = importlib.util.spec_from_file_location("run_chapter", RUN_CHAPTER)
     chapter = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(chapter)
     word_dict, train, test = readers(shared)
-    result, embeddings = chapter.main(
-        num_passes=1, word_dict=word_dict, train_reader=train, test_reader=test, save_dir=save_dir
+    state = chapter.run_chapter(
+        "04.word2vec",
+        num_passes=1,
+        word_dict=word_dict,
+        train_reader=train,
+        test_reader=test,
+        save_dir=save_dir,
+        plot=False,
     )
+    result, embeddings = state["result"], state["embeddings"]
     import jax
 
     print(
