@@ -45,6 +45,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--markdown", help="markdown output (default: docs/benchmarks.md)")
     p.add_argument("--guard", type=float, help=f"fail if the {GUARD_MODEL} ratio is below this")
     p.add_argument("--render", metavar="JSON", help="only rewrite the markdown from a results file")
+    p.add_argument(
+        "--input-scaling",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="measure input at scale for 1, 2 and 4 processes (default: on but in --quick)",
+    )
     return p.parse_args(argv)
 
 
@@ -215,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         "models": run_suite(keys, mode, reps, args.steps, _options(args, platform, torch_nets)),
         "notes": [no_torch] if no_torch else [],
     }
+    if args.input_scaling if args.input_scaling is not None else not args.quick:
+        from bench import input_scaling
+
+        result["input_scaling"] = input_scaling.measure([1, 2, 4])
     text = report.markdown(result)
     print(text)
     _write(text, result, *_outputs(args, mode, platform))

@@ -206,6 +206,10 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         *_table(result, COST_HEADER, _cost_row),
     ]
+    if "input_scaling" in result:
+        from bench import input_scaling
+
+        lines += ["", *input_scaling.markdown(result["input_scaling"])]
     lines += ["", "## Configurations", "", "| model | measured configuration | shrunk |"]
     lines.append("| --- | --- | --- |")
     for model in result["models"].values():

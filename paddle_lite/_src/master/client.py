@@ -118,6 +118,7 @@ class client:  # noqa: N801 - v2's name
         self._ttl, self._poll = lease_ttl_sec, poll_sec
         self._paths: list[str] | None = None
         self.finished_tasks: list[tuple[int, int]] = []  # (pass, task id), in order
+        self.reading_pass: int | None = None  # the pass paddle_start_get_records started
         self.last_error: Exception | None = None
         self._lease = self._etcd.grant(lease_ttl_sec)  # raises EtcdUnavailable: fail at once
         threading.Thread(target=self._keep_alive, name="master-lease", daemon=True).start()
@@ -164,6 +165,7 @@ class client:  # noqa: N801 - v2's name
     def paddle_start_get_records(self, pass_id: int) -> None:
         """Start reading pass ``pass_id`` into the buffer (call it at the start of each pass)."""
         self._check_open()
+        self.reading_pass = int(pass_id)
         threading.Thread(
             target=self._fetch, args=(int(pass_id),), name=f"master-pass-{pass_id}", daemon=True
         ).start()
@@ -215,6 +217,12 @@ class client:  # noqa: N801 - v2's name
                 return item
             if self._retry(self._queue.finish, item.finished):
                 self.finished_tasks.append((item.finished.pass_id, item.finished.id))
+
+    def reopen(self, pass_id: int, trained: Any) -> int:
+        """Give back to pass ``pass_id`` its tasks not in ``trained`` (task ids): what a
+        trainer resumed from a checkpoint of that pass trains again (``TaskQueue.reopen``)."""
+        self._check_open()
+        return self._retry(self._queue.reopen, pass_id, set(trained))
 
     def status(self) -> dict[str, Any]:
         """The queue (current pass; tasks to do, pending, waiting for the next pass), this

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,6 +9,7 @@ from paddle_lite._src.errors import MasterError
 from paddle_lite._src.master.client import END, client
 from paddle_lite._src.readers.decorator import Reader
 from paddle_lite._src.readers.recordio_v2 import decode_record
+from paddle_lite._src.readers.state import PassCounter
 
 
 def cloud_reader(
@@ -36,7 +36,8 @@ def cloud_reader(
             ``chunks_per_task``, ``task_timeout_sec``, ``failure_max``, ``lease_ttl_sec``).
 
     Returns:
-        A reader; each call reads one pass.
+        A reader; each call reads one pass. It counts the passes it started (its state,
+        kept by checkpoints), and ``reader.master`` is its ``paddle.master.client``.
 
     Raises:
         DataError: (while reading) a chunk or record is corrupt; the message names the
@@ -51,10 +52,10 @@ def cloud_reader(
     """
     master = client(etcd_endpoints, timeout_sec, buf_size, **client_options)
     master.set_dataset(paths)
-    passes = itertools.count()
+    passes = PassCounter("cloud_reader")
 
     def reader() -> Iterator[Any]:
-        master.paddle_start_get_records(next(passes))
+        master.paddle_start_get_records(passes.next())
         while True:
             item = master.next_item()
             if item.code == END:
@@ -64,4 +65,5 @@ def cloud_reader(
             yield decode_record(item.record, *item.origin)
 
     reader.master = master  # type: ignore[attr-defined]
-    return reader
+    reader.process_share = master  # type: ignore[attr-defined]  # each trainer its own tasks
+    return passes.attach(reader)

@@ -290,6 +290,37 @@ class TaskQueue:
         found = self._pending(task)
         return found is not None and self._requeue(*found, task.failures + 1)
 
+    def reopen(self, pass_id: int, trained: set[int]) -> int:
+        """Put back into pass ``pass_id``'s ``todo`` the tasks of that pass a checkpoint
+        had not trained (finished since, or failed for good: they wait for the next pass),
+        and the current pass back to ``pass_id`` if it moved on: a job restarted from the
+        checkpoint trains them again. Returns how many went back.
+
+        Raises:
+          MasterError: the queue is more than one pass past ``pass_id``.
+        """
+        current = self.current_pass()
+        if current is None or current == pass_id - 1:
+            return 0
+        if current not in (pass_id, pass_id + 1):
+            raise MasterError(
+                f"the master's queue ({self.prefix}) is at pass {current}; the checkpoint is "
+                f"of pass {pass_id}. Resume from a later checkpoint, or start the data set "
+                "again under another prefix."
+            )
+        moves = []
+        for kv in self.etcd.get(self.todo(pass_id + 1), prefix=True):
+            value = kv.json()
+            if value["id"] not in trained:
+                entry = {**value, "failures": 0}
+                moves += [delete(kv.key), put(self.todo(pass_id, 0, value["id"]), entry)]
+        for start in range(0, len(moves), TXN_OPS - 1):
+            self.etcd.txn([], moves[start : start + TXN_OPS - 1])
+        if current != pass_id:
+            self.etcd.txn([compare(self.key("pass"), "VALUE", str(current))],
+                          [put(self.key("pass"), str(pass_id))])  # fmt: skip
+        return len(moves) // 2
+
     # saving the model --------------------------------------------------------------------
     def request_save(self, trainer: str, block_ms: float) -> bool:
         """True for exactly one trainer per window of ``block_ms`` (and again for that

@@ -52,7 +52,9 @@ def restore_state(reader: Any, state: Any) -> None:
 
 def forward(outer: Callable[..., Any], *inners: Any) -> Callable[..., Any]:
     """Give ``outer`` the protocol when any reader it wraps has it: its state is the list
-    of the wrapped readers' states (None for those without one)."""
+    of the wrapped readers' states (None for those without one). A reader over one that
+    reads a process's own share (``process_share``: ``cloud_reader``) does too."""
+    share(outer, *inners)
     if not any(has_state(r) for r in inners):
         return outer
 
@@ -72,6 +74,15 @@ def forward(outer: Callable[..., Any], *inners: Any) -> Callable[..., Any]:
     outer.state = state  # type: ignore[attr-defined]
     outer.restore = restore  # type: ignore[attr-defined]
     return outer
+
+
+def share(outer: Any, *inners: Any) -> None:
+    """Give ``outer`` the ``process_share`` of a reader it wraps that reads this process's
+    own share (``cloud_reader``'s master client): in a multi-process job each process then
+    trains on its own samples, and checkpoints record what the master handed out."""
+    found = [r.process_share for r in inners if getattr(r, "process_share", None)]
+    if found:
+        outer.process_share = found[0]
 
 
 class PassCounter:
@@ -102,6 +113,7 @@ class PassCounter:
 
         reader.state = state  # type: ignore[attr-defined]
         reader.restore = restore  # type: ignore[attr-defined]
+        share(reader, *inners)
         return reader
 
     def restore(self, saved: Any) -> None:

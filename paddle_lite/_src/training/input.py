@@ -11,6 +11,10 @@
   and the processes agree on the padded lengths of sequence and sparse fields once per
   window of batches (``distributed.exchange``), so the global batches, their order and
   the zero-weight rows that pad a short one are exactly those of one process;
+- a reader of each process's own share (``cloud_reader``: v2's master hands each process
+  its tasks) is read by each process for its rows of the global batch, the steps agreed
+  once per window (``own_shares``); a resume does not skip anything: the master's queue
+  holds what is left of the pass;
 - any other reader is read in order; a resumed pass skips the batches the checkpoint
   trained, counting their samples (``resume.Skipped``), and every process of a job
   reads every batch (a ``TrainingWarning`` says so once, and how to make the reader
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +37,14 @@ from paddle_lite._src.errors import PaddleLiteError, ReaderError, TrainingWarnin
 from paddle_lite._src.input_checks import checked, numbered
 from paddle_lite._src.readers.seekable import Batches, open_pass_of
 from paddle_lite._src.training.chunks import converted
+from paddle_lite._src.training.own_shares import (
+    grown,
+    largest,
+    reopen,
+    shapes_of,
+    shared_batches,
+    tagged,
+)
 from paddle_lite._src.training.resume import Resume, Skipped
 from paddle_lite._src.typing import VALID
 
@@ -42,18 +55,30 @@ _WARNED: set[int] = set()  # readers already warned about (by id)
 class PassInput:
     """The batches of one pass as ``(feeds, samples)`` pairs (see the module docstring);
     ``last()`` reads the batch before the pass's start (for a pass that resumed at its
-    end)."""
+    end); ``tags`` holds, for a process-share reader, each step's count of tasks whose
+    records are all trained once the step is (``own_shares.tagged``)."""
 
-    def __init__(self, pairs: Any, last: Any) -> None:
-        self.pairs, self.last = pairs, last
+    def __init__(self, pairs: Any, last: Any, tags: deque | None = None) -> None:
+        self.pairs, self.last, self.tags = pairs, last, tags
 
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         return iter(self.pairs)
+
+    def trained(self, steps: int) -> int | None:
+        """The tag of the last of ``steps`` steps just trained (None: no tags)."""
+        if self.tags is None:
+            return None
+        for _ in range(steps - 1):
+            self.tags.popleft()
+        return self.tags.popleft()
 
 
 def pass_input(reader: Any, feeder: Any, padding: Any, resume: Resume, pass_id: int) -> PassInput:
     """The batches of pass ``pass_id`` of ``reader`` (see the module docstring)."""
     where = f"train() pass {pass_id}"
+    share = getattr(reader, "process_share", None)
+    if share:  # the master's queue says where the pass stands
+        return _share_input(reader, share, feeder, padding, resume, where)
     open_pass = open_pass_of(reader)
     if open_pass is None or getattr(reader, "batch_size", None) is None:
         _warn_every_process_reads(reader)
@@ -72,6 +97,21 @@ def pass_input(reader: Any, feeder: Any, padding: Any, resume: Resume, pass_id: 
         window = 1 if feeder.fixed_shapes else WINDOW
         return PassInput(_local_rows(batches, convert, where, window), last)
     return PassInput(converted(_read(batches, where), convert, padding), last)
+
+
+def _share_input(
+    reader: Any, share: Any, feeder: Any, padding: Any, resume: Resume, where: str
+) -> PassInput:
+    """A pass over a process-share reader (see the module docstring)."""
+    if resume.master is not None:
+        reopen(share, resume.master)
+    batches, convert = checked(reader, feeder.convert, where)
+    read: deque = deque()
+    batches = tagged(batches, share, read)
+    if not distributed.multi_process():
+        return PassInput(converted(batches, convert, padding), None, read)
+    steps: deque = deque()
+    return PassInput(shared_batches(map(convert, batches), padding, read, steps), None, steps)
 
 
 def _opened(open_pass: Any, where: str) -> Any:
@@ -132,25 +172,10 @@ def _agreed(window: list[tuple[dict[str, Any], int]]) -> list[tuple[dict[str, An
     """The window's feeds, every leaf padded with zeros to the largest shape any process
     has for it (padded lengths are bucketed from the longest sample, a monotonic rule, so
     this is the shape the whole batch would have had)."""
-    import jax
-
-    shapes = [[list(np.shape(x)) for x in jax.tree_util.tree_leaves(f)] for f, _ in window]
+    shapes = [shapes_of(f) for f, _ in window]
     every = [json.loads(text) for text in distributed.exchange("lengths", json.dumps(shapes))]
-    agreed = [  # per batch, per leaf, per dimension: the largest
-        [list(map(max, *dims)) for dims in zip(*batch, strict=True)]
-        for batch in zip(*every, strict=True)
-    ]
-    out = []
-    for (feeds, n), target in zip(window, agreed, strict=True):
-        leaves, tree = jax.tree_util.tree_flatten(feeds)
-        padded = [_pad_to(x, shape) for x, shape in zip(leaves, target, strict=True)]
-        out.append((jax.tree_util.tree_unflatten(tree, padded), n))
-    return out
-
-
-def _pad_to(x: Any, shape: list[int]) -> Any:
-    widths = [(0, want - have) for have, want in zip(np.shape(x), shape, strict=True)]
-    return x if not any(w for _, w in widths) else np.pad(x, widths)
+    agreed = [largest(list(batch)) for batch in zip(*every, strict=True)]
+    return [(grown(f, target), n) for (f, n), target in zip(window, agreed, strict=True)]
 
 
 def _note_batch_size(resume: Resume, view: Batches, start: int) -> None:

@@ -189,6 +189,8 @@ class TrainCall:
                 record.samples += sum(chunk.sizes)
                 where.batch_id, where.samples = batch_id + len(chunk.sizes), record.samples
                 where.batch_size = self.padding.rows
+                trained = batches.trained(len(chunk.sizes))
+                where.share_tasks = where.share_tasks if trained is None else trained
                 self.progressed = True
             fetched = self.emit.after(chunk, out, pass_id, batch_id, first)
             self.watch.after(fetched)

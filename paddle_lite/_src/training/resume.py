@@ -37,6 +37,7 @@ class Position:
     batch_size: int = 0
     random: Any = None
     reader: Any = None
+    share_tasks: int = 0  # a process-share reader's finished tasks now trained (own_shares)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Resume:
     samples: int | None = None
     batch_size: int = 0
     path: str = ""
+    master: dict[str, Any] | None = None  # a process-share reader's trained tasks
 
 def random_states() -> dict[str, Any]:
     """The global ``random`` and ``numpy.random`` states (what v2 readers shuffle with)."""
@@ -99,6 +101,7 @@ class Loaded:
     samples: int | None
     source: str
     path: str
+    master: dict[str, Any] | None = None
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any], dirname: str, path: str) -> Loaded:
@@ -107,11 +110,12 @@ class Loaded:
             meta["pass_id"], meta["batch_id"], samples or 0, meta.get("batch_size", 0),
             meta["random"], meta.get("reader"),
         )  # fmt: skip
-        return cls(where, samples, os.path.realpath(dirname), os.path.realpath(path))
+        real = os.path.realpath
+        return cls(where, samples, real(dirname), real(path), meta.get("master"))
 
     def resume(self) -> Resume:
         where = self.position
-        return Resume(where.batch_id, self.samples, where.batch_size, self.path)
+        return Resume(where.batch_id, self.samples, where.batch_size, self.path, self.master)
 
     def restore(self, reader: Any) -> None:
         """Put back the random states and the reader's state of the checkpoint's pass."""

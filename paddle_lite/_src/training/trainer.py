@@ -47,6 +47,7 @@ from paddle_lite._src.training.loop import (
     pass_count,
     positive,
 )
+from paddle_lite._src.training.own_shares import trained_tasks
 from paddle_lite._src.training.resume import Loaded, Position, Resume, position_meta
 from paddle_lite._src.training.signals import Preemption
 from paddle_lite._src.training.trained_set import (
@@ -310,6 +311,9 @@ class SGD:
         if where.batch_id == 0:  # a pass's start: no totals to keep
             snapshot = dataclasses.replace(snapshot, totals=None)
         arrays, meta = checkpoints.to_files(snapshot)
+        share = getattr(reader, "process_share", None)
+        if share:
+            meta["master"] = trained_tasks(share, where.share_tasks)
         meta.update(
             position_meta(where, reader),
             fingerprint=checkpoints.fingerprint(self.__topology__),
