@@ -209,8 +209,28 @@ def test_dist_train_writes_a_valid_indexed_job_and_service(tmp_path, monkeypatch
     assert container["command"][0] == "python" and container["resources"]["limits"] == {
         "nvidia.com/gpu": 1
     }
+    assert pod["spec"]["terminationGracePeriodSeconds"] == 60  # time to checkpoint
+    assert "PADDLE_LITE_ETCD_ENDPOINTS" not in env
     with pytest.raises(ConfigError, match="DNS-1123"):
         paddle.dist_train(cost, params, image="x", k8s_job="Bad_Name")
+
+
+def test_dist_train_runs_an_etcd_server_for_cloud_reader_when_asked(tmp_path, monkeypatch):
+    from paddle_lite._src.dist_train import manifest
+
+    doc = manifest("mnist", "reg/mnist:1", 2, ["python", "t.py"], etcd_image="etcd:3.4")
+    kinds = [item["kind"] for item in doc["items"]]
+    assert kinds == ["Service", "Job", "Service", "StatefulSet"]
+    etcd_service, etcd = doc["items"][2:]
+    assert etcd_service["metadata"]["name"] == etcd["spec"]["serviceName"] == "mnist-etcd"
+    assert etcd_service["spec"]["selector"] == etcd["spec"]["template"]["metadata"]["labels"]
+    [server] = etcd["spec"]["template"]["spec"]["containers"]
+    assert server["image"] == "etcd:3.4" and "--advertise-client-urls=http://mnist-etcd:2379" in (
+        server["command"]
+    )
+    [trainer] = doc["items"][1]["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in trainer["env"]}
+    assert env["PADDLE_LITE_ETCD_ENDPOINTS"] == "http://mnist-etcd:2379"
 
 
 def test_dist_train_trains_inside_its_pod(monkeypatch):
