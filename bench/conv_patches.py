@@ -23,8 +23,8 @@ import jax
 import numpy as np
 from jax import lax
 
-from paddle_lite._src import xla_options
-from paddle_lite._src.layers.conv import _patches_conv
+from paddle_lite._src.layers.image.conv import _patches_conv
+from paddle_lite._src.lowering import xla_options
 
 # (name, NHWC image batch, OIHW filter, stride, padding)
 CASES = [

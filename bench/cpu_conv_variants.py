@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterator
 
 from bench import harness, models, sides
-from paddle_lite._src import channels_last, xla_options
+from paddle_lite._src.lowering import channels_last, xla_options
 
 
 @contextlib.contextmanager

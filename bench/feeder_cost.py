@@ -76,7 +76,7 @@ def _pipeline(feeder: Any) -> Any:
     """A function running one pass of batches through the trainer's host path."""
     import importlib
 
-    from paddle_lite._src.input_checks import checked
+    from paddle_lite._src.feeding.checks import checked
 
     try:  # the module's name has moved between the trees compared
         chunks = importlib.import_module("paddle_lite._src.training.chunks")
@@ -97,7 +97,7 @@ def _parts(feeder: Any, batches: list[Any]) -> dict[str, Any]:
     """The trainer's per-batch host path, piece by piece (each over all ``batches``)."""
     import importlib
 
-    from paddle_lite._src import input_checks
+    from paddle_lite._src.feeding import checks as input_checks
 
     try:
         prefetch = importlib.import_module("paddle_lite._src.training.chunks")
@@ -135,7 +135,7 @@ def worker(tree: str) -> None:
     """Answer ``{"shape", "row"}`` requests on stdin with microseconds per batch."""
     sys.path.insert(0, tree)
     import paddle_lite as paddle
-    from paddle_lite._src.feeder import DataFeeder
+    from paddle_lite._src.feeding.feeder import DataFeeder
 
     assert pathlib.Path(paddle.__file__).is_relative_to(tree), paddle.__file__
     runs: dict[tuple[str, str], tuple[Any, int]] = {}

@@ -97,7 +97,7 @@ def child(path: str, mode: str, folder: str, out: str) -> None:
 
 def _input_alone(paddle, trainer, reader) -> float:
     """Seconds per step of one pass's input pipeline (read by index, convert), no step."""
-    from paddle_lite._src.input_checks import feeder_for
+    from paddle_lite._src.feeding.checks import feeder_for
     from paddle_lite._src.training.chunks import RowPadding
     from paddle_lite._src.training.input import pass_input
     from paddle_lite._src.training.resume import Resume

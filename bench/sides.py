@@ -18,7 +18,8 @@ import numpy as np
 
 import paddle_lite as paddle
 from bench import jax_nets
-from paddle_lite._src import buckets, config
+from paddle_lite._src import config
+from paddle_lite._src.feeding import buckets
 
 
 def lite_padding() -> Callable[[int], int]:

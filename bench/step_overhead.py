@@ -24,7 +24,7 @@ import jax
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.feeder import DataFeeder
+from paddle_lite._src.feeding.feeder import DataFeeder
 from paddle_lite._src.training.chunks import single
 from paddle_lite._src.training.steps import OnNan
 

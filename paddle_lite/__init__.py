@@ -29,13 +29,13 @@ from paddle_lite import (
     topology,
     trainer,
 )
+from paddle_lite._src.compat.log import install as _install_v2_logging
+from paddle_lite._src.compat.v2_imports import install as install_v2_imports
 from paddle_lite._src.config import init
-from paddle_lite._src.dist_train import dist_train
-from paddle_lite._src.functional import test_fn as test
-from paddle_lite._src.functional import train_fn as train
+from paddle_lite._src.distributed.kubernetes import dist_train
 from paddle_lite._src.inference import infer
-from paddle_lite._src.v2_imports import install as install_v2_imports
-from paddle_lite._src.v2_logging import install as _install_v2_logging
+from paddle_lite._src.training.functional import test_fn as test
+from paddle_lite._src.training.functional import train_fn as train
 from paddle_lite._src.version import __version__ as __version__
 from paddle_lite.minibatch import batch
 

@@ -20,7 +20,7 @@ from paddle_lite._src.activations import (
     STanh,
     Tanh,
 )
-from paddle_lite._src.module_aliases import module_getattr
+from paddle_lite._src.compat.aliases import module_getattr
 
 __all__ = [
     "Abs",

@@ -1,5 +1,6 @@
 """Input types of data layers (v2 ``paddle.data_type``)."""
 
+from paddle_lite._src.compat.aliases import module_getattr
 from paddle_lite._src.data_types import (
     DataType,
     InputType,
@@ -21,7 +22,6 @@ from paddle_lite._src.data_types import (
     sparse_non_value_slot,
     sparse_value_slot,
 )
-from paddle_lite._src.module_aliases import module_getattr
 
 __all__ = [
     "DataType",
@@ -45,5 +45,5 @@ __all__ = [
     "sparse_value_slot",
 ]
 
-# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/compat/early_names.py)
 __getattr__ = module_getattr("data_type")

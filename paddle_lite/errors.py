@@ -38,11 +38,11 @@ from paddle_lite._src.errors import (
     V1ConfigError,
 )
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException
-from paddle_lite._src.lr_schedules import OptimizerConfigError
 from paddle_lite._src.master.etcd import EtcdError, EtcdUnavailable
+from paddle_lite._src.optim.regularizers import OptimizerArgumentError
+from paddle_lite._src.optim.schedules import OptimizerConfigError
 from paddle_lite._src.readers.decorator import ComposeNotAligned, ReaderTypeError
 from paddle_lite._src.readers.parallel import ReaderProcessError
-from paddle_lite._src.regularizers import OptimizerArgumentError
 from paddle_lite._src.training.checkpoints import CheckpointError, ResumeError
 from paddle_lite._src.training.folder_lock import CheckpointLockedError
 

@@ -4,13 +4,11 @@ Declared evaluators whose inputs are all in the trained topology report their
 values in ``event.metrics`` under their names.
 """
 
-from paddle_lite._src.evaluator_base import Evaluator
-from paddle_lite._src.evaluators import classification_error
-from paddle_lite._src.evaluators_detection import detection_map
-from paddle_lite._src.evaluators_scores import auc, column_sum, pnpair, precision_recall, sum
-from paddle_lite._src.evaluators_seq import chunk, ctc_error
-from paddle_lite._src.module_aliases import module_getattr
-from paddle_lite._src.printers import (
+from paddle_lite._src.compat.aliases import module_getattr
+from paddle_lite._src.evaluators.base import Evaluator
+from paddle_lite._src.evaluators.classification import classification_error
+from paddle_lite._src.evaluators.detection import detection_map
+from paddle_lite._src.evaluators.printers import (
     classification_error_printer,
     gradient_printer,
     maxframe_printer,
@@ -18,6 +16,8 @@ from paddle_lite._src.printers import (
     seqtext_printer,
     value_printer,
 )
+from paddle_lite._src.evaluators.scores import auc, column_sum, pnpair, precision_recall, sum
+from paddle_lite._src.evaluators.sequences import chunk, ctc_error
 
 __all__ = [
     "Evaluator",

@@ -1,6 +1,7 @@
 """Training events (v2 ``paddle.event``) and a progress-bar handler."""
 
-from paddle_lite._src.events import (
+from paddle_lite._src.display.progress import progress
+from paddle_lite._src.training.events import (
     BeginIteration,
     BeginPass,
     BeginTraining,
@@ -12,7 +13,6 @@ from paddle_lite._src.events import (
     TestResult,
     WithMetric,
 )
-from paddle_lite._src.progress import progress
 
 __all__ = [
     "BeginIteration",

@@ -8,7 +8,7 @@ Example:
 
 import sys
 
-from paddle_lite._src.launcher import main
+from paddle_lite._src.distributed.launcher import main
 
 __all__ = ["main"]
 

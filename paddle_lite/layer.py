@@ -1,12 +1,10 @@
 """Layers (v2 ``paddle.layer``): functions that build immutable layer nodes."""
 
+from paddle_lite._src.compat.aliases import module_getattr
+from paddle_lite._src.evaluators.printers import printer
 from paddle_lite._src.graph import Layer, name_scope, reset_names
-from paddle_lite._src.layers.combine import conv_shift, convex_comb, linear_comb, tensor
-from paddle_lite._src.layers.conv import img_conv
-from paddle_lite._src.layers.conv3d import img_conv3d, img_pool3d
-from paddle_lite._src.layers.conv_mixed import conv_operator, conv_projection
 from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
-from paddle_lite._src.layers.cost import (
+from paddle_lite._src.layers.cost.basic import (
     classification_cost,
     cross_entropy,
     cross_entropy_cost,
@@ -16,37 +14,34 @@ from paddle_lite._src.layers.cost import (
     square_error_cost,
     sum_cost,
 )
-from paddle_lite._src.layers.cost_beam import BeamInput, cross_entropy_over_beam
-from paddle_lite._src.layers.cost_ctc import ctc, warp_ctc
-from paddle_lite._src.layers.cost_rank import (
+from paddle_lite._src.layers.cost.beam import BeamInput, cross_entropy_over_beam
+from paddle_lite._src.layers.cost.crf import crf, crf_decoding
+from paddle_lite._src.layers.cost.ctc import ctc, warp_ctc
+from paddle_lite._src.layers.cost.rank import (
     lambda_cost,
     less_than,
     rank_cost,
     should_be_false,
     should_be_true,
 )
-from paddle_lite._src.layers.cost_robust import (
+from paddle_lite._src.layers.cost.robust import (
     huber_classification_cost,
     huber_regression_cost,
     smooth_l1_cost,
 )
-from paddle_lite._src.layers.cost_sampled import hsigmoid, nce
-from paddle_lite._src.layers.crf import crf, crf_decoding
-from paddle_lite._src.layers.detection import cross_channel_norm, priorbox
-from paddle_lite._src.layers.detection_loss import multibox_loss
-from paddle_lite._src.layers.detection_output import detection_output
-from paddle_lite._src.layers.generation import (
-    BaseGeneratedInput,
-    GeneratedInput,
-    beam_search,
-    eos,
-    sampling_id,
-)
-from paddle_lite._src.layers.group_step import StaticInput, SubsequenceInput, memory
-from paddle_lite._src.layers.image_layout import crop, resize, scale_sub_region, switch_order
-from paddle_lite._src.layers.image_reshape import bilinear_interp, block_expand, rotate
+from paddle_lite._src.layers.cost.sampled import hsigmoid, nce
+from paddle_lite._src.layers.detection.features import cross_channel_norm, priorbox
+from paddle_lite._src.layers.detection.loss import multibox_loss
+from paddle_lite._src.layers.detection.output import detection_output
+from paddle_lite._src.layers.image.conv import img_conv
+from paddle_lite._src.layers.image.conv3d import img_conv3d, img_pool3d
+from paddle_lite._src.layers.image.conv_mixed import conv_operator, conv_projection
+from paddle_lite._src.layers.image.layout import crop, resize, scale_sub_region, switch_order
+from paddle_lite._src.layers.image.pool import img_pool, maxout, pad, spp
+from paddle_lite._src.layers.image.reshape import bilinear_interp, block_expand, rotate
+from paddle_lite._src.layers.image.roi_pool import roi_pool, upsample
 from paddle_lite._src.layers.layer_types import LayerType, layer_support
-from paddle_lite._src.layers.math import (
+from paddle_lite._src.layers.math.basic import (
     cos_sim,
     interpolation,
     max_id,
@@ -56,17 +51,17 @@ from paddle_lite._src.layers.math import (
     slope_intercept,
     trans,
 )
-from paddle_lite._src.layers.math_learned import (
+from paddle_lite._src.layers.math.combine import conv_shift, convex_comb, linear_comb, tensor
+from paddle_lite._src.layers.math.learned import (
     factorization_machine,
     gated_unit,
     row_conv,
     slice_projection,
 )
-from paddle_lite._src.layers.math_pairs import dot_prod, l2_distance, multiplex, out_prod
-from paddle_lite._src.layers.math_rows import clip, prelu, row_l2_norm, scale_shift
+from paddle_lite._src.layers.math.pairs import dot_prod, l2_distance, multiplex, out_prod
+from paddle_lite._src.layers.math.rows import clip, prelu, row_l2_norm, scale_shift
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException, mixed
 from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
-from paddle_lite._src.layers.pool import img_pool, maxout, pad, spp
 from paddle_lite._src.layers.projections import (
     context_projection,
     dotmul_operator,
@@ -77,28 +72,29 @@ from paddle_lite._src.layers.projections import (
     table_projection,
     trans_full_matrix_projection,
 )
-from paddle_lite._src.layers.recurrent import grumemory, lstmemory, recurrent
-from paddle_lite._src.layers.recurrent_group import recurrent_group
-from paddle_lite._src.layers.recurrent_step import get_output, lstm_step
-from paddle_lite._src.layers.recurrent_step_gru import gru_step, gru_step_naive
-from paddle_lite._src.layers.roi_pool import roi_pool, upsample
+from paddle_lite._src.layers.recurrent.basic import grumemory, lstmemory, recurrent
+from paddle_lite._src.layers.recurrent.generation import (
+    BaseGeneratedInput,
+    GeneratedInput,
+    beam_search,
+    eos,
+    sampling_id,
+)
+from paddle_lite._src.layers.recurrent.group import recurrent_group
+from paddle_lite._src.layers.recurrent.gru_step import gru_step, gru_step_naive
+from paddle_lite._src.layers.recurrent.lstm_step import get_output, lstm_step
+from paddle_lite._src.layers.recurrent.memory import StaticInput, SubsequenceInput, memory
 from paddle_lite._src.layers.selective_fc import selective_fc
-from paddle_lite._src.layers.sequence import (
+from paddle_lite._src.layers.sequence.pooling import (
     AggregateLevel,
     ExpandLevel,
     first_seq,
     last_seq,
     pooling,
 )
-from paddle_lite._src.layers.sequence_reshape import expand, seq_concat, seq_reshape
-from paddle_lite._src.layers.sequence_select import (
-    kmax_seq_score,
-    sub_nested_seq,
-    sub_seq,
-)
-from paddle_lite._src.layers.sequence_slice import seq_slice
-from paddle_lite._src.module_aliases import module_getattr
-from paddle_lite._src.printers import printer
+from paddle_lite._src.layers.sequence.reshape import expand, seq_concat, seq_reshape
+from paddle_lite._src.layers.sequence.select import kmax_seq_score, sub_nested_seq, sub_seq
+from paddle_lite._src.layers.sequence.slice import seq_slice
 from paddle_lite._src.topology import get_layer, parse_network
 
 LayerOutput = Layer
@@ -234,5 +230,5 @@ __all__ = [
 ]
 
 # v2 names served on access: "print" (the printer) and the names of earlier v2 versions
-# (see _src/early_names.py and _src/module_aliases.py).
+# (see _src/compat/early_names.py and _src/compat/aliases.py).
 __getattr__ = module_getattr("layer", {"print": printer})

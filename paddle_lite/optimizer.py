@@ -1,6 +1,8 @@
 """Optimizers, regularization and model averaging (v2 ``paddle.optimizer``)."""
 
-from paddle_lite._src.optimizer_rules import (
+from paddle_lite._src.optim.optimizers import Optimizer
+from paddle_lite._src.optim.regularizers import L1Regularization, L2Regularization, ModelAverage
+from paddle_lite._src.optim.rules import (
     AdaDelta,
     AdaGrad,
     Adam,
@@ -9,8 +11,6 @@ from paddle_lite._src.optimizer_rules import (
     Momentum,
     RMSProp,
 )
-from paddle_lite._src.optimizers import Optimizer
-from paddle_lite._src.regularizers import L1Regularization, L2Regularization, ModelAverage
 
 __all__ = [
     "AdaDelta",

@@ -1,6 +1,6 @@
 """Pooling types (v2 ``paddle.pooling``)."""
 
-from paddle_lite._src.module_aliases import module_getattr
+from paddle_lite._src.compat.aliases import module_getattr
 from paddle_lite._src.poolings import (
     Avg,
     BasePoolingType,

@@ -14,7 +14,7 @@ Example:
 
 import sys
 
-from paddle_lite._src.v2_imports.runner import main
+from paddle_lite._src.compat.v2_imports.runner import main
 
 __all__ = ["main"]
 

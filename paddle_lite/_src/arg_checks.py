@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from paddle_lite._src import early_names
+from paddle_lite._src.compat import early_names
 from paddle_lite._src.errors import ArgumentTypeError, CostWarning, ParameterError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.parameters import Parameters

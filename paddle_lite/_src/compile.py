@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from paddle_lite._src import channels_last, xla_options
-from paddle_lite._src import precision as precision_mod
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import get_kind, run
+from paddle_lite._src.lowering import channels_last, xla_options
+from paddle_lite._src.lowering import precision as precision_mod
 from paddle_lite._src.topology import traverse
-from paddle_lite._src.typing import VALID, data_of, paired_rows
+from paddle_lite._src.values import VALID, data_of, paired_rows
 
 
 def layer_key(key: Any, layer: Layer) -> Any:

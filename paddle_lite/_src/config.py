@@ -2,7 +2,7 @@
 
 v2's ``init`` turned every keyword into a command-line flag of its C++ core and
 also read ``PADDLE_INIT_<NAME>`` environment variables (explicit keywords win).
-The same flags are accepted here (``paddle_lite._src.v2_flags`` lists them);
+The same flags are accepted here (``paddle_lite._src.compat.flags`` lists them);
 ``use_gpu``, ``trainer_count`` and ``seed`` take effect, the distributed ones are
 kept for the trainer, and the rest are accepted for compatibility and recorded.
 """
@@ -14,10 +14,12 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from paddle_lite._src import buckets, distributed, precision
+from paddle_lite._src.compat.flags import BOOL, BUCKETS, FLAGS, FLOAT, INT, PRECISION
+from paddle_lite._src.distributed import parallel as distributed
 from paddle_lite._src.errors import ConfigError, TrainingWarning, did_you_mean
+from paddle_lite._src.feeding import buckets
+from paddle_lite._src.lowering import precision
 from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
-from paddle_lite._src.v2_flags import BOOL, BUCKETS, FLAGS, FLOAT, INT, PRECISION
 
 _SETTINGS: dict[str, Any] = {}
 
@@ -100,7 +102,7 @@ def _check_name(name: str, source: str, keyword: bool = True) -> None:
     if name not in FLAGS:
         raise ConfigError(
             f"{source}: unknown flag '{name}'; paddle.init takes the flags v2's C++ core "
-            "defined (the table in paddle_lite/_src/v2_flags.py) and paddle_lite's own "
+            "defined (the table in paddle_lite/_src/compat/flags.py) and paddle_lite's own "
             "(precision, seq_buckets, ...)." + did_you_mean(name, FLAGS)
         )
 

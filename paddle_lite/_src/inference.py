@@ -15,10 +15,10 @@ import jax
 import numpy as np
 
 from paddle_lite._src import compile as compile_mod
-from paddle_lite._src import config, early_names, v2_inference_file
+from paddle_lite._src import config
 from paddle_lite._src.arg_checks import not_their_network, renamed, require_parameters
-from paddle_lite._src.buckets import pow2
-from paddle_lite._src.distributed import pad_rows
+from paddle_lite._src.compat import early_names
+from paddle_lite._src.distributed.parallel import pad_rows
 from paddle_lite._src.errors import (
     ArgumentTypeError,
     DataError,
@@ -26,16 +26,18 @@ from paddle_lite._src.errors import (
     ParameterError,
     TopologyError,
 )
+from paddle_lite._src.feeding.buckets import pow2
+from paddle_lite._src.feeding.checks import explain_infer_input, feeder_for
+from paddle_lite._src.files.params import source_name
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.input_checks import explain_infer_input, feeder_for
-from paddle_lite._src.layers.beam_search import BeamResult
-from paddle_lite._src.layers.generation import beam_fields
-from paddle_lite._src.param_files import source_name
+from paddle_lite._src.layers.recurrent.beam_search import BeamResult
+from paddle_lite._src.layers.recurrent.generation import beam_fields
 from paddle_lite._src.parameters import Parameters
+from paddle_lite._src.proto import inference_file as v2_inference_file
 from paddle_lite._src.readers.minibatch import batch
 from paddle_lite._src.topology import Topology, load_inference_topology
 from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 FIELDS = ("value", "id", "prob")
 
@@ -56,7 +58,7 @@ class Inference:
         output_layer: a layer or a list of layers.
         fileobj: instead of ``output_layer``, a stream written by
             ``Topology.serialize_for_inference`` — paddle_lite's, or v2's pickled
-            ModelConfig (read without running code; see ``v2_inference_file``).
+            ModelConfig (read without running code; see ``proto.inference_file``).
         output: ``output_layer``'s name in the v2 of early 2017.
 
     Example:
@@ -192,7 +194,7 @@ def _check_samples(input: Any) -> None:  # noqa: A002
 
 def _file_topology(fileobj: Any) -> Topology:
     """The topology of a stream from ``serialize_for_inference``: paddle_lite's JSON, or
-    the pickled ModelConfig v2 wrote (read with ``v2_inference_file``)."""
+    the pickled ModelConfig v2 wrote (read with ``proto.inference_file``)."""
     where = source_name(fileobj)
     data = fileobj.read() if hasattr(fileobj, "read") else fileobj
     try:

@@ -31,12 +31,12 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, did_you_mean
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.lowering.channels_last import ChannelsLast
 from paddle_lite._src.specs import InitSpec, Spec
 from paddle_lite._src.tracebacks import user_stacklevel
-from paddle_lite._src.typing import (
+from paddle_lite._src.values import (
     Seq,
     data_of,
     lengths_agree,
@@ -102,14 +102,14 @@ class Kind:
     def lengths_input(self, inputs: Sequence[Spec], out: Spec) -> int | None:
         """The input whose lengths the output has, sample by sample, or None when the
         kind computes new ones. A recurrent group's inputs are traced back through it to
-        the data layers whose lengths the host checks (``length_checks``)."""
+        the data layers whose lengths the host checks (``feeding.lengths``)."""
         if not self.keeps_lengths:
             return None
         return next((i for i, s in enumerate(inputs) if s.seq_level == out.seq_level), None)
 
     def aligned_inputs(self, inputs: Sequence[Spec]) -> tuple[int, ...]:
         """The inputs whose rows the kind pairs, whose lengths the host checks sample by
-        sample (``length_checks``): those of the deepest sequence level, for a kind that
+        sample (``feeding.lengths``): those of the deepest sequence level, for a kind that
         ``aligns_rows``."""
         top = max((s.seq_level for s in inputs), default=0)
         if not self.aligns_rows or top == 0:
@@ -120,13 +120,13 @@ class Kind:
         """``(width, new_width)`` for a kind that re-cuts each sequence of its first
         input into steps of ``new_width`` values (``seq_reshape``): each sequence's
         ``length * width`` must be a multiple of ``new_width``, which the host checks for
-        lengths from data layers (``length_checks``); ``()`` for the others."""
+        lengths from data layers (``feeding.lengths``); ``()`` for the others."""
         return ()
 
     def one_row_inputs(self, inputs: Sequence[Spec]) -> tuple[int, ...]:
         """The sequence inputs that must hold one row per sample (a cost pairing a
         sequence with a plain label, as v2 paired the batch's rows); the host checks
-        those whose lengths come from data layers (``length_checks``)."""
+        those whose lengths come from data layers (``feeding.lengths``)."""
         return ()
 
     def infer_spec(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> Spec:
@@ -152,7 +152,7 @@ _NOTING: list[list[tuple[str, bool]]] = []
 def cannot_run(message: str) -> None:
     """Note that the layer being built is one v2 built but could not run.
 
-    Inside a layer's build (``_base.build``) the layer is still built (and parsed, as v2
+    Inside a layer's build (``base.build``) the layer is still built (and parsed, as v2
     did); the message is kept in its ``unrunnable`` attribute, a ``LayerConfigWarning``
     says so at once, and compiling or running the layer raises ``LayerConfigError``
     with it. Outside a build (no ``noting``) the message is raised at once.

@@ -18,7 +18,7 @@ File formats:
   ``__specs__``, a string array of the specs as JSON; read without pickle.
 
 A destination given as a path is written atomically (a temporary file in the same
-directory, then ``os.replace``). The byte-level helpers are in ``param_files``.
+directory, then ``os.replace``). The byte-level helpers are in ``files.params``.
 """
 
 from __future__ import annotations
@@ -33,12 +33,10 @@ from typing import IO, Any
 import jax
 import numpy as np
 
-from paddle_lite._src import config, proto
+from paddle_lite._src import config
 from paddle_lite._src.errors import ParameterError, ParameterWarning, did_you_mean
-from paddle_lite._src.graph import Layer
-from paddle_lite._src.initializers import initialize
-from paddle_lite._src.npz_files import NpzReader, spec_from_json
-from paddle_lite._src.param_files import (
+from paddle_lite._src.files.npz import NpzReader, spec_from_json
+from paddle_lite._src.files.params import (
     _BLOCK,
     HEADER,
     _read_values,
@@ -47,6 +45,9 @@ from paddle_lite._src.param_files import (
     read_parameter_tar,
     source_name,
 )
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.initializers import initialize
+from paddle_lite._src.proto import parameter_config as proto
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.topology import Topology, collect_params
 from paddle_lite._src.tracebacks import api_boundary, user_stacklevel

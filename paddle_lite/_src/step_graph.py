@@ -26,7 +26,7 @@ from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import run
 from paddle_lite._src.specs import ParamSpec, Spec
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 PLACEHOLDER_KINDS = ("scatter_agent", "static_agent", "memory")
 
@@ -159,7 +159,7 @@ def run_step(
         params: parameter values by global name.
         key: this step's PRNG key (or None); each layer folds in its name.
         mode: ``"train"`` or ``"test"``.
-        skip: inner layers not to compute (a recurrent group's tail, see ``step_tail``).
+        skip: inner layers not to compute (a recurrent group's tail, see ``recurrent.tail``).
         row_weights: ``[batch]`` weights of the step's rows (0: a row not in this step's
             batch), for the layers that use them (batch statistics).
 

@@ -13,17 +13,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from paddle_lite._src import codec, topology_proto
 from paddle_lite._src.errors import (
     LayerConfigWarning,
     ParameterError,
     TopologyError,
     did_you_mean,
 )
-from paddle_lite._src.evaluator_base import Evaluator
+from paddle_lite._src.evaluators.base import Evaluator
+from paddle_lite._src.files import codec
+from paddle_lite._src.files.topology import layers_from_json, read_json, write_text
 from paddle_lite._src.graph import Layer, current_scope
+from paddle_lite._src.proto import views as topology_proto
 from paddle_lite._src.specs import ParamSpec
-from paddle_lite._src.topology_files import layers_from_json, read_json, write_text
 from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
 
 FORMAT = "paddle_lite.topology/1"
@@ -228,7 +229,7 @@ class Topology:
         ``.output_layer_names``; ``.parameters``: one ``ParameterConfig`` per
         parameter (``name``, ``size``, ``dims``, ``decay_rate`` ...), from ``specs``
         when given (a trainer's filled-in view); ``.sub_models``: ``root`` and one per
-        recurrent group (see ``topology_proto``).
+        recurrent group (see ``proto.views``).
         """
         return topology_proto.model_config(
             self.nodes,
@@ -252,21 +253,21 @@ class Topology:
         print_fn(text)
         return None
 
-    # pictures (topology_dot) ---------------------------------------------------------
+    # pictures (display.dot) ----------------------------------------------------------
     def to_dot(self) -> str:
         """The topology as Graphviz DOT text: layers as boxes, each parameter drawn once
-        with an edge to every layer that uses it (see ``topology_dot.to_dot``)."""
-        from paddle_lite._src import topology_dot
+        with an edge to every layer that uses it (see ``display.dot.to_dot``)."""
+        from paddle_lite._src.display import dot as topology_dot
 
         return topology_dot.to_dot(self)
 
     def _repr_svg_(self) -> str | None:
-        from paddle_lite._src import topology_dot
+        from paddle_lite._src.display import dot as topology_dot
 
         return topology_dot.to_svg(self)
 
     def _repr_html_(self) -> str | None:
-        from paddle_lite._src import topology_dot
+        from paddle_lite._src.display import dot as topology_dot
 
         return topology_dot.repr_html(self)
 
@@ -293,7 +294,7 @@ class Topology:
     @api_boundary
     def from_json(obj: dict[str, Any], where: str = "the given JSON") -> Topology:
         """Rebuild a topology from ``to_json`` output,
-        checking every layer's claims (see ``topology_files``); a malformed object is a
+        checking every layer's claims (see ``files.topology``); a malformed object is a
         [`TopologyError`][paddle_lite.errors.TopologyError]."""
         fmt = obj.get("format") if isinstance(obj, dict) else None
         if fmt != FORMAT:

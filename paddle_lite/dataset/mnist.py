@@ -1,5 +1,6 @@
 """MNIST handwritten digits (v2 ``paddle.v2.dataset.mnist``)."""
 
+from paddle_lite._src.compat.aliases import module_getattr
 from paddle_lite._src.dataset.mnist import (
     convert,
     fetch,
@@ -7,7 +8,6 @@ from paddle_lite._src.dataset.mnist import (
     test,
     train,
 )
-from paddle_lite._src.module_aliases import module_getattr
 
 __all__ = [
     "convert",
@@ -17,5 +17,5 @@ __all__ = [
     "train",
 ]
 
-# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/compat/early_names.py)
 __getattr__ = module_getattr("dataset.mnist")

@@ -4,7 +4,7 @@ A reader is a no-argument callable returning an iterable of samples; a creator r
 reader; a decorator maps readers to a reader.
 """
 
-from paddle_lite._src.module_aliases import module_getattr
+from paddle_lite._src.compat.aliases import module_getattr
 from paddle_lite._src.readers.bucketing import bucket_by_length
 from paddle_lite._src.readers.sharding import shard
 from paddle_lite.reader import creator, decorator
@@ -44,5 +44,5 @@ __all__ = [
     "xmap_readers",
 ]
 
-# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/compat/early_names.py)
 __getattr__ = module_getattr("reader")

@@ -1,6 +1,6 @@
 """Reader decorators (v2 ``paddle.reader.decorator``)."""
 
-from paddle_lite._src.module_aliases import module_getattr
+from paddle_lite._src.compat.aliases import module_getattr
 from paddle_lite._src.readers.decorator import (
     ComposeNotAligned,
     Fake,
@@ -35,5 +35,5 @@ __all__ = [
     "xmap_readers",
 ]
 
-# the names of earlier v2 versions, with a DeprecationWarning (see _src/early_names.py)
+# the names of earlier v2 versions, with a DeprecationWarning (see _src/compat/early_names.py)
 __getattr__ = module_getattr("reader.decorator")

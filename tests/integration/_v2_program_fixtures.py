@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.evaluator_base import total_stats
+from paddle_lite._src.evaluators.base import total_stats
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)

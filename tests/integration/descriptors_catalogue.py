@@ -1,11 +1,11 @@
 """Descriptors of the catalogue layers completed last: combine (conv_shift, linear_comb,
-tensor), image_reshape (bilinear_interp, rotate, block_expand), spp, the conv
+tensor), image.reshape (bilinear_interp, rotate, block_expand), spp, the conv
 projection and operator, and the ctc / nce / hsigmoid costs."""
 
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(23)

@@ -11,7 +11,8 @@ import numpy as np
 
 from paddle_lite._src import data_types, poolings
 from paddle_lite._src.activations import Linear
-from paddle_lite._src.layers import conv, core, norm, pool
+from paddle_lite._src.layers import core, norm
+from paddle_lite._src.layers.image import conv, pool
 
 BATCH = 3
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.typing import Seq, Sparse
+from paddle_lite._src.values import Seq, Sparse
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(7)

@@ -9,10 +9,10 @@ import numpy as np
 from paddle_lite._src import activations as act
 from paddle_lite._src import data_types as dt
 from paddle_lite._src.layers import core
-from paddle_lite._src.layers import cost as C
-from paddle_lite._src.layers import cost_rank as R
-from paddle_lite._src.layers import cost_robust as H
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.layers.cost import basic as C
+from paddle_lite._src.layers.cost import rank as R
+from paddle_lite._src.layers.cost import robust as H
+from paddle_lite._src.values import Seq
 
 B = 3
 F32 = np.float32

@@ -4,8 +4,8 @@ layer table test: a batch of 3 sequences of 4 tags, lengths 4, 1 and 3."""
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.layers import crf as CRF
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.layers.cost import crf as CRF
+from paddle_lite._src.values import Seq
 
 L, DT = paddle.layer, paddle.data_type
 N = 4

@@ -4,7 +4,7 @@ detection_output) for the layer table test."""
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(17)

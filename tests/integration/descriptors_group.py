@@ -3,7 +3,7 @@
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(17)

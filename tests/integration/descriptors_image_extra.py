@@ -1,4 +1,4 @@
-"""Integration descriptors of the image re-layout, 3-D and region layers (image_layout.py,
+"""Integration descriptors of the image re-layout, 3-D and region layers (image/layout.py,
 conv3d.py, roi_pool.py).
 
 Each entry: ``name`` (the public layer function), ``build() -> (output_layer, feeds)``
@@ -12,7 +12,9 @@ import numpy as np
 
 from paddle_lite._src import data_types, poolings
 from paddle_lite._src.activations import Linear
-from paddle_lite._src.layers import conv3d, core, image_layout, pool, roi_pool
+from paddle_lite._src.layers import core
+from paddle_lite._src.layers.image import conv3d, pool, roi_pool
+from paddle_lite._src.layers.image import layout as image_layout
 
 BATCH = 3
 

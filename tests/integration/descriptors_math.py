@@ -5,10 +5,10 @@ import numpy as np
 
 import paddle_lite as paddle
 from paddle_lite._src.layers import arith as AR
-from paddle_lite._src.layers import math as M
 from paddle_lite._src.layers import mixed as MX
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.typing import Seq, Sparse
+from paddle_lite._src.layers.math import basic as M
+from paddle_lite._src.values import Seq, Sparse
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(13)

@@ -1,10 +1,10 @@
-"""Descriptors of the later v2 math layers (math_pairs, math_rows, math_learned,
+"""Descriptors of the later v2 math layers (math.pairs, math.rows, math.learned,
 selective_fc) for the layer table test."""
 
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.typing import Seq, Sparse
+from paddle_lite._src.values import Seq, Sparse
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(17)

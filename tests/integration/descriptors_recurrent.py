@@ -3,8 +3,8 @@
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.layers import recurrent as R
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.layers.recurrent import basic as R
+from paddle_lite._src.values import Seq
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(17)

@@ -6,9 +6,9 @@ import numpy as np
 import paddle_lite as paddle
 from paddle_lite._src.layers import mixed as MX
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.layers import sequence as S
-from paddle_lite._src.layers import sequence_reshape as R
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.layers.sequence import pooling as S
+from paddle_lite._src.layers.sequence import reshape as R
+from paddle_lite._src.values import Seq
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(17)

@@ -104,7 +104,7 @@ def test_a_killed_rank_ends_the_other_within_a_minute(tmp_path, fault):
 
 
 def _port():
-    from paddle_lite._src.launcher import free_port
+    from paddle_lite._src.distributed.launcher import free_port
 
     return free_port()
 
@@ -216,7 +216,7 @@ def test_dist_train_writes_a_valid_indexed_job_and_service(tmp_path, monkeypatch
 
 
 def test_dist_train_runs_an_etcd_server_for_cloud_reader_when_asked(tmp_path, monkeypatch):
-    from paddle_lite._src.dist_train import manifest
+    from paddle_lite._src.distributed.kubernetes import manifest
 
     doc = manifest("mnist", "reg/mnist:1", 2, ["python", "t.py"], etcd_image="etcd:3.4")
     kinds = [item["kind"] for item in doc["items"]]

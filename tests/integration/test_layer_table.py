@@ -19,9 +19,9 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.graph import reset_names
 from paddle_lite._src.initializers import initialize
-from paddle_lite._src.layers.beam_search import BeamResult
+from paddle_lite._src.layers.recurrent.beam_search import BeamResult
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 HERE = pathlib.Path(__file__).parent
 GOLDEN = HERE / "golden" / "param_layout.json"

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.distributed import pad_rows
-from paddle_lite._src.layers.detection_loss import MultiBoxLossKind
+from paddle_lite._src.distributed.parallel import pad_rows
+from paddle_lite._src.layers.detection.loss import MultiBoxLossKind
 from paddle_lite._src.layers.norm import BatchNormKind
 from paddle_lite._src.training.chunks import RowPadding, converted, device_batches
-from paddle_lite._src.typing import VALID
+from paddle_lite._src.values import VALID
 
 L, DT, A, EV = paddle.layer, paddle.data_type, paddle.activation, paddle.event
 RTOL, ATOL = 1e-5, 1e-6

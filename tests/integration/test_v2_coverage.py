@@ -11,7 +11,7 @@ import importlib
 import pytest
 
 import paddle_lite
-from paddle_lite._src import early_names
+from paddle_lite._src.compat import early_names
 
 
 def _v2_layer_names():

@@ -33,7 +33,7 @@ import paddle_lite.layer as layer
 import paddle_lite.pooling as pooling
 from integration import v2_signatures as vs
 from integration.v2_surface import v2_event_attributes, v2_surface
-from paddle_lite._src.optimizers import SETTINGS
+from paddle_lite._src.optim.optimizers import SETTINGS
 
 EXCEPTIONS = {
     "batch": "the stored (2018) minibatch.py has drop_last=True, dropping the short last "

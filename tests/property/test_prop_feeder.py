@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paddle_lite as paddle
-from paddle_lite._src.feeder import DataFeeder
+from paddle_lite._src.feeding.feeder import DataFeeder
 
 DT = paddle.data_type
 DIM, VOCAB = 3, 12

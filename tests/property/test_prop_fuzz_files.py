@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paddle_lite as paddle
-from paddle_lite._src import proto
 from paddle_lite._src.errors import ParameterError, TopologyError
 from paddle_lite._src.graph import reset_names
+from paddle_lite._src.proto import parameter_config as proto
 from paddle_lite._src.specs import InitSpec, ParamSpec
 
 Parameters = paddle.parameters.Parameters

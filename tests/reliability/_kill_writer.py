@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src import atomic
 from paddle_lite._src.dataset import common
+from paddle_lite._src.files import atomic
 from paddle_lite._src.readers.record_index import write_recordio
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite.plot import Ploter

@@ -10,8 +10,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
-from paddle_lite._src.feeder import DataFeeder
-from paddle_lite._src.input_checks import nonempty_sequences
+from paddle_lite._src.feeding.checks import nonempty_sequences
+from paddle_lite._src.feeding.feeder import DataFeeder
 from paddle_lite._src.readers.decorator import ReaderTypeError
 from paddle_lite._src.training import loop as loop_mod
 from paddle_lite._src.training.chunks import device_batches

@@ -6,8 +6,8 @@ import jax
 import numpy as np
 
 import paddle_lite as paddle
-from paddle_lite._src.evaluator_base import total_stats
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.evaluators.base import total_stats
+from paddle_lite._src.values import Seq
 
 RTOL = 1e-5
 dt = paddle.data_type

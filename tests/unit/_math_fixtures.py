@@ -10,7 +10,7 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq, data_of
+from paddle_lite._src.values import Seq, data_of
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(23)

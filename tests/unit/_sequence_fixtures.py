@@ -8,7 +8,7 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 DT = paddle.data_type
 RNG = np.random.default_rng(11)

@@ -85,7 +85,7 @@ def test_as_activation_accepts_class_and_refuses_strings():
 def test_sequence_softmax_on_nested_sequences_and_fully_padded_rows():
     import jax
 
-    from paddle_lite._src.typing import Seq, step_mask
+    from paddle_lite._src.values import Seq, step_mask
 
     z = np.array([[[[1.0], [2.0]], [[0.0], [0.0]]]], np.float32)  # [B=1, S=2, T=2, 1]
     seq = Seq(z, np.array([1], np.int32), np.array([[2, 0]], np.int32))
@@ -228,7 +228,7 @@ def test_positive_domain_activation_gradients_are_v2s(cls, deriv):
 def test_log_sqrt_reciprocal_leave_the_padding_steps_of_a_sequence_out(cls, deriv):
     """v2 has no padding; here a padding step's act(0) (inf) must not make the weight
     gradient NaN: it is the sum over the real steps of x_t^T act'(x_t W)."""
-    from paddle_lite._src.typing import Seq, data_of
+    from paddle_lite._src.values import Seq, data_of
 
     rng = np.random.default_rng(5)
     with paddle.layer.name_scope():
@@ -261,7 +261,7 @@ def test_sequence_softmax_of_a_wide_or_plain_layer_cannot_run():
         wide = paddle.layer.fc(input=seq, size=2, act=act.SequenceSoftmax())
     with pytest.warns(LayerConfigWarning, match="needs a sequence"):
         flat = paddle.layer.fc(input=plain, size=1, act=act.SequenceSoftmax())
-    from paddle_lite._src.typing import Seq
+    from paddle_lite._src.values import Seq
 
     steps = Seq(np.ones((2, 4, 3), np.float32), np.array([4, 2], np.int32))
     for out, feeds in ((wide, {"s": steps}), (flat, {"p": np.ones((2, 3), np.float32)})):

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from paddle_lite._src import atomic
+from paddle_lite._src.files import atomic
 
 
 def test_write_replaces_the_file_and_keeps_its_mode(tmp_path):

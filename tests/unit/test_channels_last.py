@@ -8,14 +8,16 @@ import pytest
 
 from paddle_lite._src import activations as acts
 from paddle_lite._src import attrs as attrs_mod
-from paddle_lite._src import channels_last, poolings
 from paddle_lite._src import data_types as dt
+from paddle_lite._src import poolings
 from paddle_lite._src.compile import forward
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.kinds import get_kind, run
-from paddle_lite._src.layers import conv, core, norm, pool
+from paddle_lite._src.layers import core, norm
+from paddle_lite._src.layers.image import conv, pool
+from paddle_lite._src.lowering import channels_last
 from paddle_lite._src.topology import traverse
-from paddle_lite._src.typing import VALID
+from paddle_lite._src.values import VALID
 
 NHWC_CONV = "lhs_spec=(0, 3, 1, 2)"  # how a jaxpr prints an NHWC convolution
 

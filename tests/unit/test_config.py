@@ -35,7 +35,7 @@ def test_more_trainers_than_jax_has_devices_train_on_those_it_has(monkeypatch):
     # v2 ran the extra trainer threads on the devices there were (on a GPU, all on one)
     import jax
 
-    from paddle_lite._src import distributed
+    from paddle_lite._src.distributed import parallel as distributed
     from paddle_lite._src.errors import TrainingWarning
 
     jax.devices()  # JAX runs now, with the devices it started with
@@ -157,7 +157,7 @@ _WRONG = {"bool": "maybe", "int": "many", "float": "lots"}
 
 def test_flags_of_v2s_whole_core_are_accepted_with_their_types():
     # v2 passed every keyword to gflags, which knew the flags of every linked file
-    from paddle_lite._src.v2_flags import FLAGS
+    from paddle_lite._src.compat.flags import FLAGS
 
     assert {name: FLAGS.get(name) for name in V2_CORE_FLAGS} == {
         name: kind for name, (kind, _, _) in V2_CORE_FLAGS.items()

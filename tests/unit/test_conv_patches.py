@@ -9,7 +9,7 @@ import pytest
 from jax import grad, lax
 
 import paddle_lite as paddle
-from paddle_lite._src.layers import conv
+from paddle_lite._src.layers.image import conv
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(11)

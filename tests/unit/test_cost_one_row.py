@@ -10,7 +10,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.errors import DataError, LayerConfigError
 from paddle_lite._src.kinds import get_kind
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 L, D, A = paddle.layer, paddle.data_type, paddle.attr
 rng = np.random.default_rng(3)

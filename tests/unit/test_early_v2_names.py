@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import early_names
+from paddle_lite._src.compat import early_names
 from paddle_lite._src.errors import ArgumentTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation

@@ -10,10 +10,10 @@ import paddle_lite as paddle
 from paddle_lite import evaluator as E
 from paddle_lite._src import graph
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.evaluator_base import total_stats
-from paddle_lite._src.evaluators import auto_evaluators, first_max
+from paddle_lite._src.evaluators.base import total_stats
+from paddle_lite._src.evaluators.classification import auto_evaluators, first_max
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 try:
     from tests.unit._evaluator_fixtures import RTOL, data, dt, metrics, padded
@@ -127,7 +127,7 @@ def cost_layer(weighted):
     w = data("w", dt.dense_vector(1)) if weighted else None
     prob = paddle.layer.fc(input=x, size=3, act=paddle.activation.Softmax())
     try:
-        from paddle_lite._src.layers.cost import classification_cost
+        from paddle_lite._src.layers.cost.basic import classification_cost
     except ImportError:
         inputs = (prob, y) + ((w,) if weighted else ())
         attrs = {"evaluators": ("classification_error",), "weighted": weighted}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from paddle_lite import evaluator as E
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 try:
     from tests.unit._evaluator_fixtures import RTOL, data, dt, metrics, padded

@@ -15,9 +15,9 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import DataError, DataWarning
-from paddle_lite._src.feeder import DataFeeder
-from paddle_lite._src.input_checks import feeder_for, image_inputs
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.feeding.checks import feeder_for, image_inputs
+from paddle_lite._src.feeding.feeder import DataFeeder
+from paddle_lite._src.values import Seq
 
 DT = paddle.data_type
 RNG = np.random.default_rng(5)

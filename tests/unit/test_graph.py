@@ -70,7 +70,7 @@ def test_spec_rejects_inconsistent_image():
 def test_a_kind_declaring_a_static_parameter_keeps_the_users_init():
     from paddle_lite._src import attrs as attrs_mod
     from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-    from paddle_lite._src.layers import _base
+    from paddle_lite._src.layers import base
 
     class FrozenScale(Kind):
         name = "test_frozen_scale"
@@ -86,7 +86,7 @@ def test_a_kind_declaring_a_static_parameter_keeps_the_users_init():
 
     register_kind(FrozenScale())
     attr = paddle.attr.Param(initial_std=0.5, initial_mean=2.0)
-    layer = _base.build("test_frozen_scale", name="s", inputs=[_x()], attrs={}, param_attrs=[attr])
+    layer = base.build("test_frozen_scale", name="s", inputs=[_x()], attrs={}, param_attrs=[attr])
     (spec,) = layer.params
     assert spec.is_static and (spec.init.mean, spec.init.std) == (2.0, 0.5)
     assert not attr.is_static  # the user's attribute object is left alone

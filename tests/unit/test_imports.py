@@ -8,9 +8,6 @@ import pathlib
 import paddle_lite
 
 ROOT = pathlib.Path(paddle_lite.__file__).parent
-# A known pair outside the layer modules: evaluators attach auto evaluators from
-# evaluators_scores through a late import.
-KNOWN_CYCLES = [{"paddle_lite._src.evaluators", "paddle_lite._src.evaluators_scores"}]
 
 
 def _module_name(path):
@@ -65,9 +62,8 @@ def _cycles(edges):
     return found
 
 
-def test_no_import_cycles_beyond_the_known_one():
-    cycles = _cycles(_import_graph())
-    assert [c for c in cycles if c not in KNOWN_CYCLES] == []
+def test_no_import_cycles():
+    assert _cycles(_import_graph()) == []
 
 
 def test_graph_imports_no_layer_module():

@@ -1,9 +1,9 @@
-"""The one input check of the layer kinds: ``_base.expect`` and its modes."""
+"""The one input check of the layer kinds: ``base.expect`` and its modes."""
 
 import pytest
 
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.layers import _base
+from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
 
 DENSE, IDS = Spec(4), Spec(10, dtype="int32")
@@ -21,15 +21,15 @@ SPARSE = Spec(7, dtype="sparse_binary")
 )
 def test_each_mode_accepts_and_refuses(mode, accepted, refused):
     for spec in accepted:
-        _base.expect(spec, "input", mode)
+        base.expect(spec, "input", mode)
     for spec in refused:
         with pytest.raises(LayerConfigError, match=r"^input holds"):
-            _base.expect(spec, "input", mode)
+            base.expect(spec, "input", mode)
 
 
 def test_ids_refused_name_the_size_and_point_at_embedding():
     with pytest.raises(LayerConfigError) as info:
-        _base.expect(IDS, "a")
+        base.expect(IDS, "a")
     assert str(info.value) == (
         "a holds integer ids (paddle.data_type.integer_value); expected dense float values "
         "(received an input of size 10). Feed ids through paddle.layer.embedding first."
@@ -38,9 +38,9 @@ def test_ids_refused_name_the_size_and_point_at_embedding():
 
 def test_a_list_names_each_input_by_position():
     with pytest.raises(LayerConfigError, match=r"^input 1 holds a sparse binary vector"):
-        _base.expect([DENSE, SPARSE])
+        base.expect([DENSE, SPARSE])
 
 
 def test_size_is_checked_with_the_reason():
     with pytest.raises(LayerConfigError, match=r"^label has size 4; expected 3 \(= input.size\)"):
-        _base.expect(DENSE, "label", size=3, why=" (= input.size)")
+        base.expect(DENSE, "label", size=3, why=" (= input.size)")

@@ -56,7 +56,7 @@ def _seq(name, n):
 def test_conv_shift_linear_comb_and_tensor_work_row_by_row_over_sequences():
     """v2 computes them over the batch's rows (a sequence's steps) and the output takes
     input 0's sequence info: each step is a sample of the plain formula."""
-    from paddle_lite._src.typing import Seq
+    from paddle_lite._src.values import Seq
 
     lengths = np.array([3, 1], np.int32)
     fa, fb, fv = (RNG.normal(size=(2, 3, n)) for n in (4, 3, 12))

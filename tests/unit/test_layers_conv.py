@@ -16,7 +16,8 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.initializers import initialize
-from paddle_lite._src.layers import conv, core, pool
+from paddle_lite._src.layers import core
+from paddle_lite._src.layers.image import conv, pool
 from paddle_lite._src.specs import InitSpec
 from paddle_lite._src.topology import traverse
 

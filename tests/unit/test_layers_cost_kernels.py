@@ -11,9 +11,9 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.layers import cost as C
-from paddle_lite._src.layers import cost_rank as R
-from paddle_lite._src.typing import Seq, Sparse
+from paddle_lite._src.layers.cost import basic as C
+from paddle_lite._src.layers.cost import rank as R
+from paddle_lite._src.values import Seq, Sparse
 
 L, DT = paddle.layer, paddle.data_type
 RNG = np.random.default_rng(11)

@@ -7,8 +7,8 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward, layer_key
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
-from paddle_lite._src.layers import cost_sampled as CS
-from paddle_lite._src.typing import Sparse
+from paddle_lite._src.layers.cost import sampled as CS
+from paddle_lite._src.values import Sparse
 
 L, DT, ATTR = paddle.layer, paddle.data_type, paddle.attr
 RNG = np.random.default_rng(9)

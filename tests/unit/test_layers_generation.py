@@ -247,7 +247,7 @@ def test_eos_and_sampling_id():
     assert flag.name == "__eos_layer_0__" and drawn.name == "__sampling_id_layer_0__"
     assert drawn.size == 4 and drawn.spec.dtype == "int32"
     seq = paddle.layer.Layer  # noqa: F841 - the public alias exists
-    from paddle_lite._src.typing import Seq
+    from paddle_lite._src.values import Seq
 
     feeds = {
         "ids": Seq(np.array([[3, 1, 3], [0, 3, 0]], np.int32), np.array([3, 2], np.int32)),

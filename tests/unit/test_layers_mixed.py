@@ -13,7 +13,7 @@ from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers.core import fc
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq, Sparse
+from paddle_lite._src.values import Seq, Sparse
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(7)

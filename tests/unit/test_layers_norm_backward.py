@@ -13,7 +13,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 L, A, DT = paddle.layer, paddle.activation, paddle.data_type
 

@@ -14,8 +14,9 @@ import pytest
 from paddle_lite._src import data_types as dt
 from paddle_lite._src import poolings
 from paddle_lite._src.compile import forward
-from paddle_lite._src.layers import core, pool
-from paddle_lite._src.layers import pool_windows as pw
+from paddle_lite._src.layers import core
+from paddle_lite._src.layers.image import pool
+from paddle_lite._src.layers.image import windows as pw
 
 FLT_MAX = float(np.finfo(np.float32).max)
 

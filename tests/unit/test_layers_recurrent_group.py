@@ -12,7 +12,7 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 from tests.unit._sequence_fixtures import nested_data, nested_value, seq_data, seq_value
 from tests.unit.test_layers_recurrent import gru_ref, lstm_ref
 

@@ -13,13 +13,13 @@ import paddle_lite as paddle
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.layers import _base
+from paddle_lite._src.layers import base
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.layers import sequence as S
-from paddle_lite._src.layers import sequence_reshape as R
+from paddle_lite._src.layers.sequence import pooling as S
+from paddle_lite._src.layers.sequence import reshape as R
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 try:
     from tests.unit import _sequence_fixtures as sf
@@ -251,7 +251,7 @@ def test_aggregation_errors_name_the_layer_and_argument():
 
 def test_last_seq_of_a_reversed_layer_warns(caplog):
     x = sf.seq_data("x")
-    back = _base.build("addto", name="back", inputs=[x], attrs={"act": Linear(), "reverse": True})
+    back = base.build("addto", name="back", inputs=[x], attrs={"act": Linear(), "reverse": True})
     with caplog.at_level(logging.WARNING):
         S.first_seq(input=back)
         assert not caplog.records

@@ -11,10 +11,10 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.errors import DataError, LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.layers import sequence as S
-from paddle_lite._src.layers import sequence_reshape as R
+from paddle_lite._src.layers.sequence import pooling as S
+from paddle_lite._src.layers.sequence import reshape as R
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 try:
     from tests.unit import _sequence_fixtures as sf

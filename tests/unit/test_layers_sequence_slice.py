@@ -14,7 +14,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 try:
     from tests.unit import _sequence_fixtures as sf

@@ -7,7 +7,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src import errors as paddle_lite_errors
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.length_checks import Source, length_checks
+from paddle_lite._src.feeding.lengths import Source, length_checks
 from paddle_lite._src.topology import Topology
 
 L, D = paddle.layer, paddle.data_type

@@ -8,8 +8,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import DataError
+from paddle_lite._src.feeding.lengths import Source, length_checks
 from paddle_lite._src.kinds import get_kind
-from paddle_lite._src.length_checks import Source, length_checks
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.topology import Topology
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import config, proto, proto_wire
+from paddle_lite._src import config
 from paddle_lite._src import parameters as P
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.attrs import ParamAttr
@@ -22,6 +22,8 @@ from paddle_lite._src.data_types import dense_vector
 from paddle_lite._src.errors import ParameterError, ParameterWarning
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.layers.core import data, fc
+from paddle_lite._src.proto import parameter_config as proto
+from paddle_lite._src.proto import wire as proto_wire
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.topology import Topology
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from paddle_lite._src import plot_draw
+from paddle_lite._src.display import draw as plot_draw
+from paddle_lite._src.display.plot import Ploter
 from paddle_lite._src.errors import PaddleLiteError
-from paddle_lite._src.plot import Ploter
 
 
 def test_append_and_reset():
@@ -79,7 +79,7 @@ def test_axes_are_labelled(tmp_path, monkeypatch):
 
 def test_live_plots_every_nth_cost_and_passes_every_event_on(monkeypatch):
     import paddle_lite as paddle
-    from paddle_lite._src import plot
+    from paddle_lite._src.display import plot
 
     drawn = []  # the (steps, costs) of the line at each redraw
 

@@ -76,8 +76,8 @@ def test_printer_format_needs_one_placeholder_per_input():
 
 
 def test_maxframe_printer_ranks_the_frames_of_each_sequence(capsys):
-    from paddle_lite._src import printers
-    from paddle_lite._src.typing import Seq
+    from paddle_lite._src.evaluators import printers
+    from paddle_lite._src.values import Seq
 
     scores = L.data(name="scores", type=DT.dense_vector_sequence(1))
     paddle.evaluator.maxframe_printer(input=scores, num_results=2)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import progress as progress_module
+from paddle_lite._src.display import progress as progress_module
 
 L, DT, A, EV = paddle.layer, paddle.data_type, paddle.activation, paddle.event
 RNG = np.random.default_rng(0)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.buckets import default_ladder
+from paddle_lite._src.feeding.buckets import default_ladder
 from paddle_lite._src.readers.decorator import ReaderTypeError
 
 RNG = np.random.default_rng(0)

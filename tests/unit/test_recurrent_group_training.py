@@ -7,11 +7,11 @@ import pytest
 from jax._src import dispatch, monitoring
 
 import paddle_lite as paddle
-from paddle_lite._src.buckets import default_ladder
 from paddle_lite._src.compile import forward
+from paddle_lite._src.feeding.buckets import default_ladder
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 from tests.unit._sequence_fixtures import nested_data, nested_value
 
 L, N, A = paddle.layer, paddle.networks, paddle.activation

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import step_tail
 from paddle_lite._src.compile import forward
 from paddle_lite._src.initializers import initialize
+from paddle_lite._src.layers.recurrent import tail as step_tail
 from paddle_lite._src.topology import Topology
-from paddle_lite._src.typing import Seq
+from paddle_lite._src.values import Seq
 
 L, A = paddle.layer, paddle.activation
 
@@ -84,7 +84,7 @@ def test_after_the_scan_equals_inside_it_and_numpy(reverse, monkeypatch):
     params, feeds, (prob, skip), grads = _values(reverse)
     monkeypatch.setattr(step_tail, "tail_nodes", lambda graph: frozenset())
     monkeypatch.setattr(
-        "paddle_lite._src.layers.recurrent_group.tail_nodes", lambda graph: frozenset()
+        "paddle_lite._src.layers.recurrent.group.tail_nodes", lambda graph: frozenset()
     )
     _, _, (prob_in, skip_in), grads_in = _values(reverse)
     np.testing.assert_allclose(prob, prob_in, rtol=1e-6, atol=1e-7)

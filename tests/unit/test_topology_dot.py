@@ -7,7 +7,7 @@ import re
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import topology_dot
+from paddle_lite._src.display import dot as topology_dot
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 

@@ -16,7 +16,7 @@ import paddle_lite._src.training.steps as steps_mod
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.training.chunks import device_batches
 from paddle_lite._src.training.steps import OnNan
-from paddle_lite._src.typing import VALID
+from paddle_lite._src.values import VALID
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)

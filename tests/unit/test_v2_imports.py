@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import paddle_lite
-from paddle_lite._src import v2_imports
+from paddle_lite._src.compat import v2_imports
 from paddle_lite.errors import InstalledPaddleError, V1ConfigError
 
 

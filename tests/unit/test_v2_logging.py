@@ -41,7 +41,7 @@ def test_a_level_the_program_set_is_kept():
     import logging
 
     import paddle_lite  # noqa: F401
-    from paddle_lite._src import v2_logging
+    from paddle_lite._src.compat import log as v2_logging
 
     logger = logging.getLogger("paddle")
     assert logger.level == logging.INFO

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from paddle_lite._src.wide_ints import INT32_MAX, int_times_double
+from paddle_lite._src.optim.wide_ints import INT32_MAX, int_times_double
 
 EDGES = [0, 1, 9, 10, 90, 2**24, 2**24 + 1, 2**30, 2**31 - 2, 2**31 - 1]
 N = np.concatenate(

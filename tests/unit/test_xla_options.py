@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from paddle_lite._src import xla_options
+from paddle_lite._src.lowering import xla_options
 
 
 def _conv(x, w):

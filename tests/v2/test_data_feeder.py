@@ -17,7 +17,7 @@ import unittest
 import numpy as np
 
 from paddle_lite import data_type
-from paddle_lite._src.typing import Seq, Sparse
+from paddle_lite._src.values import Seq, Sparse
 from paddle_lite.data_feeder import DataFeeder as LiteDataFeeder
 
 

@@ -18,7 +18,7 @@ import pytest
 import paddle_lite.data_type as data_type
 import paddle_lite.layer as layer
 import paddle_lite.parameters as parameters
-from paddle_lite._src.proto import ParameterConfig
+from paddle_lite._src.proto.parameter_config import ParameterConfig
 from paddle_lite.attr import ParamAttr
 
 

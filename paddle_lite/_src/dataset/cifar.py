@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from paddle_lite._src import safe_pickle
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.download import (
     download,
@@ -27,6 +26,7 @@ from paddle_lite._src.dataset.download import (
     url_file_name,
 )
 from paddle_lite._src.dataset.sources import CorruptFileError, corrupt, iter_members
+from paddle_lite._src.files import safe_pickle
 
 URL_PREFIX = "https://dataset.bj.bcebos.com/cifar/"
 CIFAR10_URL = URL_PREFIX + "cifar-10-python.tar.gz"

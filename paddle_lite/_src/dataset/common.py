@@ -16,9 +16,9 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from paddle_lite._src import atomic
 from paddle_lite._src.dataset.sources import corrupt
 from paddle_lite._src.errors import DataError, PaddleLiteError
+from paddle_lite._src.files import atomic
 from paddle_lite._src.readers.recordio_v2 import read_any_samples, write_recordio_v2
 
 Reader = Callable[[], Iterable[Any]]

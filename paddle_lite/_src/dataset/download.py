@@ -15,8 +15,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from paddle_lite._src import atomic
 from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite._src.files import atomic
 
 DATA_HOME_ENV = "PADDLE_LITE_DATA_HOME"
 DEFAULT_DATA_HOME = os.path.join("~", ".cache", "paddle_lite", "dataset")

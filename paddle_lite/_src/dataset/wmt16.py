@@ -26,11 +26,11 @@ import os
 import re
 from collections.abc import Callable, Iterator
 
-from paddle_lite._src import atomic
 from paddle_lite._src.dataset import common
 from paddle_lite._src.dataset.common import DatasetValueError
 from paddle_lite._src.dataset.download import download, download_or_explain, module_home
 from paddle_lite._src.dataset.sources import gunzip, read_file, read_text, reading
+from paddle_lite._src.files import atomic
 
 logger = logging.getLogger("paddle_lite.dataset.wmt16")
 

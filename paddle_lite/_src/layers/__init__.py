@@ -1,4 +1,12 @@
-"""Layer families, one module each. The public ``paddle_lite.layer`` imports them all.
+"""The layer catalogue: the functions of ``paddle_lite.layer`` and the kinds they build.
+
+A layer function checks its arguments, names the layer and builds one node through
+``base`` (``base.build``); the node's kind (``kinds.Kind``) computes it. Read ``base``
+first, then ``core`` (data, fc, embedding, concat, addto, dropout) as the model of a
+family; ``mixed`` and ``projections`` (the mixed layer and its inputs), ``norm``,
+``selective_fc`` and ``arith`` (operators on layers) sit beside it, and the larger
+families have a folder each: ``cost/``, ``image/``, ``recurrent/``, ``sequence/``,
+``detection/``, ``math/``. ``layer_types`` is v2's table of layer type strings.
 
 Importing the package installs the operators on layers (``a + b``, ``2 * a``: see
 ``arith``) in ``graph``, which cannot import the layers it would build.

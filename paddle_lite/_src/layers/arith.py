@@ -12,8 +12,8 @@ from typing import Any
 from paddle_lite._src import activations as acts
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, register_operators
-from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.math import repeat, scaling, slope_intercept
+from paddle_lite._src.layers import base
+from paddle_lite._src.layers.math.basic import repeat, scaling, slope_intercept
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import identity_projection
 
@@ -35,7 +35,7 @@ def _operand(value: Any, op: str) -> Layer:
             f"layer arithmetic '{op}': the operand must be a layer or a number; "
             f"received {value!r} of type {type(value).__name__}."
         )
-    return _base.as_layer(value, layer=value.name, arg=f"the operand of '{op}'")
+    return base.as_layer(value, layer=value.name, arg=f"the operand of '{op}'")
 
 
 def add(a: Layer, other: Any) -> Layer:
@@ -90,11 +90,11 @@ def _unary(
     input: Layer,  # noqa: A002
     name: str | None,
 ) -> Layer:
-    name = _base.layer_name(name, op_name)
+    name = base.layer_name(name, op_name)
     return mixed(input=[identity_projection(input=input)], name=name, act=act())
 
 
-@_base.layer_function
+@base.layer_function
 def exp(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = exp(x)`` elementwise: a mixed layer of one identity projection with the
     ``Exp`` activation.
@@ -114,7 +114,7 @@ def exp(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("exp", acts.Exp, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def log(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = log(x)`` elementwise: a mixed layer of one identity projection with the
     ``Log`` activation.
@@ -134,7 +134,7 @@ def log(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("log", acts.Log, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def abs(input: Layer, name: str | None = None) -> Layer:  # noqa: A002, A001
     """``y = |x|`` elementwise: a mixed layer of one identity projection with the
     ``Abs`` activation.
@@ -154,7 +154,7 @@ def abs(input: Layer, name: str | None = None) -> Layer:  # noqa: A002, A001
     return _unary("abs", acts.Abs, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def sigmoid(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = 1 / (1 + exp(-x))`` elementwise: a mixed layer of one identity projection with the
     ``Sigmoid`` activation.
@@ -174,7 +174,7 @@ def sigmoid(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("sigmoid", acts.Sigmoid, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def tanh(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = tanh(x)`` elementwise: a mixed layer of one identity projection with the
     ``Tanh`` activation.
@@ -194,7 +194,7 @@ def tanh(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("tanh", acts.Tanh, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def square(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = x²`` elementwise: a mixed layer of one identity projection with the
     ``Square`` activation.
@@ -214,7 +214,7 @@ def square(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("square", acts.Square, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def relu(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = max(x, 0)`` elementwise: a mixed layer of one identity projection with the
     ``Relu`` activation.
@@ -234,7 +234,7 @@ def relu(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("relu", acts.Relu, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def sqrt(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = sqrt(x)`` elementwise: a mixed layer of one identity projection with the
     ``Sqrt`` activation.
@@ -254,7 +254,7 @@ def sqrt(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("sqrt", acts.Sqrt, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def reciprocal(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y = 1 / x`` elementwise: a mixed layer of one identity projection with the
     ``Reciprocal`` activation.
@@ -274,7 +274,7 @@ def reciprocal(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     return _unary("reciprocal", acts.Reciprocal, input, name)
 
 
-@_base.layer_function
+@base.layer_function
 def softmax(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
     """``y_i = exp(x_i) / sum_j exp(x_j)`` over each row: a mixed layer of one identity
     projection with the ``Softmax`` activation.

@@ -10,15 +10,15 @@ import jax.numpy as jnp
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import BaseActivation, Linear, Tanh, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
-from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.data_types import DataType, InputType
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import _base, mixed
+from paddle_lite._src.layers import base, mixed
 from paddle_lite._src.layers.projections import Projection, project
+from paddle_lite._src.lowering.channels_last import ChannelsLast
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import data_of, with_data
+from paddle_lite._src.values import data_of, with_data
 
 _DTYPES = {
     DataType.Dense: "float32",
@@ -51,7 +51,7 @@ class DataKind(Kind):
 register_kind(DataKind())
 
 
-@_base.layer_function
+@base.layer_function
 def data(
     name: str,
     type: InputType,  # noqa: A002
@@ -81,9 +81,9 @@ def data(
             f"layer '{name}': type must be a paddle.data_type InputType such as "
             f"dense_vector(784); received {type!r}."
         )
-    _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
+    base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY)
     attrs = {"type": type, "height": height, "width": width, "depth": depth}
-    return _base.build("data", name=name, inputs=(), attrs=attrs)
+    return base.build("data", name=name, inputs=(), attrs=attrs)
 
 
 # fc --------------------------------------------------------------------------------
@@ -93,8 +93,8 @@ class FcKind(Kind):
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
-        _base.expect(inputs, "input", "values")
-        return Spec(attrs["size"], seq_level=_base.rows_seq_level(inputs, "fc inputs"))
+        base.expect(inputs, "input", "values")
+        return Spec(attrs["size"], seq_level=base.rows_seq_level(inputs, "fc inputs"))
 
     def param_specs(self, inputs, attrs):
         decls = [
@@ -115,7 +115,7 @@ class FcKind(Kind):
 register_kind(FcKind())
 
 
-@_base.layer_function
+@base.layer_function
 def fc(
     input: Layer | Sequence[Layer],  # noqa: A002
     size: int,
@@ -145,20 +145,20 @@ def fc(
     Example:
         >>> y = paddle.layer.fc(input=x, size=1, act=paddle.activation.Linear())
     """
-    name = _base.layer_name(name, "fc_layer")
-    inputs = _base.as_layers(input, layer=name)
-    size = _base.positive_int(size, layer=name, arg="size")
+    name = base.layer_name(name, "fc_layer")
+    inputs = base.as_layers(input, layer=name)
+    size = base.positive_int(size, layer=name, arg="size")
     attrs = {
         "size": size,
         "act": as_activation(Tanh() if act is None else act, layer=name),
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        **base.extra_fields(layer_attr, layer=name, supported=base.DROP_AND_CLIP),
     }
-    return _base.build(
+    return base.build(
         "fc",
         name=name,
         inputs=inputs,
         attrs=attrs,
-        param_attrs=_base.param_attr_list(param_attr, len(inputs), layer=name),
+        param_attrs=base.param_attr_list(param_attr, len(inputs), layer=name),
         bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
         parameter_name=parameter_name,
     )
@@ -172,7 +172,7 @@ class EmbeddingKind(Kind):
     def infer_spec(self, inputs, attrs):
         (s,) = inputs
         if s.dtype != "int32":  # v2 built its table projection and failed when it ran
-            _base.cannot_run(
+            base.cannot_run(
                 f"input must hold integer ids (paddle.data_type.integer_value...); received "
                 f"{s.dtype} values. v2 built such a layer without complaint and failed when "
                 "it ran (its table lookup reads ids). Fix: declare the input as "
@@ -191,7 +191,7 @@ class EmbeddingKind(Kind):
 register_kind(EmbeddingKind())
 
 
-@_base.layer_function
+@base.layer_function
 def embedding(
     input: Layer,  # noqa: A002
     size: int,
@@ -223,18 +223,18 @@ def embedding(
         >>> emb.size
         32
     """
-    name = _base.layer_name(name, "embedding")
-    (inp,) = _base.as_layers(input, layer=name)
+    name = base.layer_name(name, "embedding")
+    (inp,) = base.as_layers(input, layer=name)
     attrs = {
-        "size": _base.positive_int(size, layer=name, arg="size"),
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        "size": base.positive_int(size, layer=name, arg="size"),
+        **base.extra_fields(layer_attr, layer=name, supported=base.DROP_AND_CLIP),
     }
-    return _base.build(
+    return base.build(
         "embedding",
         name=name,
         inputs=[inp],
         attrs=attrs,
-        param_attrs=_base.param_attr_list(param_attr, 1, layer=name),
+        param_attrs=base.param_attr_list(param_attr, 1, layer=name),
         parameter_name=parameter_name,
     )
 
@@ -246,8 +246,8 @@ class ConcatKind(Kind):
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
-        _base.expect(inputs)
-        level = _base.same_seq_level(inputs, "concat inputs")
+        base.expect(inputs)
+        level = base.same_seq_level(inputs, "concat inputs")
         size = sum(s.size for s in inputs)
         images = [s.image for s in inputs]
         image = None
@@ -263,7 +263,7 @@ class ConcatKind(Kind):
 register_kind(ConcatKind())
 
 
-@_base.layer_function
+@base.layer_function
 def concat(
     input: Sequence[Layer] | Sequence[Projection],  # noqa: A002
     act: BaseActivation | None = None,
@@ -301,20 +301,20 @@ def concat(
         >>> both.size
         12
     """
-    name = _base.layer_name(name, "concat")
+    name = base.layer_name(name, "concat")
     items = input if isinstance(input, (list, tuple)) else [input]
     if items and all(_is_projection(item) for item in items):
         return mixed.concat_projections(
             list(items), name=name, act=act, layer_attr=layer_attr, bias_attr=bias_attr
         )
-    inputs = _base.as_layers(input, layer=name)
+    inputs = base.as_layers(input, layer=name)
     if bias_attr not in (None, False):
         raise LayerConfigError(f"layer '{name}': concat of layers takes no bias_attr.")
     attrs = {
         "act": as_activation(act, layer=name),
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        **base.extra_fields(layer_attr, layer=name, supported=base.DROP_AND_CLIP),
     }
-    return _base.build("concat", name=name, inputs=inputs, attrs=attrs)
+    return base.build("concat", name=name, inputs=inputs, attrs=attrs)
 
 
 def _is_projection(item: Any) -> bool:
@@ -327,12 +327,12 @@ class AddtoKind(Kind):
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
-        _base.expect(inputs)
+        base.expect(inputs)
         sizes = [s.size for s in inputs]
         if len(set(sizes)) > 1:
             raise LayerConfigError(f"all inputs must have the same size; received sizes {sizes}.")
         return Spec(
-            sizes[0], seq_level=_base.same_seq_level(inputs, "addto inputs"), image=inputs[0].image
+            sizes[0], seq_level=base.same_seq_level(inputs, "addto inputs"), image=inputs[0].image
         )
 
     def param_specs(self, inputs, attrs):
@@ -355,7 +355,7 @@ class AddtoKind(Kind):
 register_kind(AddtoKind())
 
 
-@_base.layer_function
+@base.layer_function
 def addto(
     input: Layer | Sequence[Layer],  # noqa: A002
     act: BaseActivation | None = None,
@@ -381,17 +381,17 @@ def addto(
         >>> s.size
         8
     """
-    name = _base.layer_name(name, "addto")
-    inputs = _base.as_layers(input, layer=name)
+    name = base.layer_name(name, "addto")
+    inputs = base.as_layers(input, layer=name)
     attrs = {
         "act": as_activation(act, layer=name),
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        **base.extra_fields(layer_attr, layer=name, supported=base.DROP_AND_CLIP),
     }
     bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
-    return _base.build("addto", name=name, inputs=inputs, attrs=attrs, bias=bias)
+    return base.build("addto", name=name, inputs=inputs, attrs=attrs, bias=bias)
 
 
-@_base.layer_function
+@base.layer_function
 def dropout(input: Layer, dropout_rate: float, name: str | None = None) -> Layer:  # noqa: A002
     """Dropout, not inverted (v2's): random zeros in training, a fixed scale in test.
 
@@ -412,8 +412,8 @@ def dropout(input: Layer, dropout_rate: float, name: str | None = None) -> Layer
         >>> h.size
         8
     """
-    name = _base.layer_name(name, "dropout")
-    rate = _base.number(dropout_rate, layer=name, arg="dropout_rate")
+    name = base.layer_name(name, "dropout")
+    rate = base.number(dropout_rate, layer=name, arg="dropout_rate")
     return addto(
         input=input, act=Linear(), name=name, layer_attr=attrs_mod.ExtraAttr(drop_rate=rate)
     )

@@ -21,11 +21,12 @@ from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import _base, conv_mixed
+from paddle_lite._src.layers import base
+from paddle_lite._src.layers.image import conv_mixed
 from paddle_lite._src.layers.projections import Projection, _size_arg, project
-from paddle_lite._src.layers.sequence_reshape import context_padding_rows, context_window
+from paddle_lite._src.layers.sequence.reshape import context_padding_rows, context_window
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import data_of, with_data
+from paddle_lite._src.values import data_of, with_data
 
 
 class AddToSealedMixedLayerException(LayerConfigError):
@@ -57,7 +58,7 @@ def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
     if kind in conv_mixed.CONV_TYPES:
         return conv_mixed.check_conv_input(i, item, specs)
     if kind == "table" and dtypes != {"int32"}:  # v2 parsed it; TableProjection failed run
-        _base.cannot_run(
+        base.cannot_run(
             f"projection {i} (table) needs integer ids; received {specs[0].dtype} values "
             "(v2's TableProjection looks up the rows of its input's ids)."
         )
@@ -174,7 +175,7 @@ class MixedKind(Kind):
     keeps_lengths = True
 
     def infer_spec(self, inputs, attrs):
-        level = _base.rows_seq_level(inputs, "mixed inputs")
+        level = base.rows_seq_level(inputs, "mixed inputs")
         size = mixed_size(inputs, attrs)
         convs = _conv_items(attrs)
         image = None
@@ -307,7 +308,7 @@ class MixedLayer(Layer):
         }
         if cfg["combine"]:
             attrs["combine"] = cfg["combine"]
-        node = _base.build(
+        node = base.build(
             "mixed",
             name=self.name,
             inputs=inputs,
@@ -318,7 +319,7 @@ class MixedLayer(Layer):
         self._init(node.name, node.kind, node.inputs, node.attrs, node.spec, node.params)
 
 
-@_base.layer_function
+@base.layer_function
 def mixed(
     size: int = 0,
     input: Projection | Sequence[Projection] | None = None,  # noqa: A002
@@ -355,7 +356,7 @@ def mixed(
         >>> m.size
         8
     """
-    name = _base.layer_name(name, "mixed")
+    name = base.layer_name(name, "mixed")
     size = _size_arg(size, f"layer '{name}'")
     layer = _open_mixed(name, size, act, bias_attr, layer_attr)
     if input is None:
@@ -382,7 +383,7 @@ def _open_mixed(
         "size": size,
         "act": as_activation(act, layer=name),
         "bias": attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name),
-        "extra": _base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        "extra": base.extra_fields(layer_attr, layer=name, supported=base.DROP_AND_CLIP),
         "combine": combine,
     }
     return MixedLayer(name, config)

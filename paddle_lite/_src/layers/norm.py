@@ -12,20 +12,20 @@ from jax import lax
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import BaseActivation, Relu, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
-from paddle_lite._src.channels_last import ChannelsLast
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import _base
-from paddle_lite._src.layers.image3d import input_volume
-from paddle_lite._src.layers.image_geometry import (
+from paddle_lite._src.layers import base
+from paddle_lite._src.layers.image.geometry import (
     checked_image,
     flat_image,
     input_image,
     plain_dense,
 )
+from paddle_lite._src.layers.image.volume import input_volume
+from paddle_lite._src.lowering.channels_last import ChannelsLast
 from paddle_lite._src.specs import InitSpec, Spec
-from paddle_lite._src.typing import Seq, data_of, step_mask, with_data
+from paddle_lite._src.values import Seq, data_of, step_mask, with_data
 
 BATCH_NORM_TYPES = (None, "batch_norm", "cudnn_batch_norm", "mkldnn_batch_norm")
 
@@ -144,7 +144,7 @@ def _bn_channels(spec: Spec, num_channels: Any, *, layer: str) -> tuple[int, Any
     plain_dense(Spec(spec.size, spec.dtype, 0, spec.image), layer=layer)
     if num_channels is None:
         return (spec.image[0] if spec.image else spec.size), spec.image
-    c = _base.positive_int(num_channels, layer=layer, arg="num_channels")
+    c = base.positive_int(num_channels, layer=layer, arg="num_channels")
     if spec.size % c:
         raise LayerConfigError(
             f"layer '{layer}': num_channels={c} does not divide the input size {spec.size}."
@@ -172,7 +172,7 @@ def _mean_var_attrs(mean_var_names: Any, *, layer: str) -> list[attrs_mod.ParamA
 
 def _epsilon(epsilon: Any, *, layer: str) -> float:
     """v2's config_parser asserted ``epsilon >= 1e-5`` (cuDNN's smallest)."""
-    value = _base.number(epsilon, layer=layer, arg="epsilon")
+    value = base.number(epsilon, layer=layer, arg="epsilon")
     if not value >= 1e-5:
         raise LayerConfigError(
             f"layer '{layer}': epsilon must be >= 1e-05 (v2's bound); received {value:g}."
@@ -186,10 +186,10 @@ def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None
             f"layer '{layer}': batch_norm_type must be one of {BATCH_NORM_TYPES}; "
             f"received {batch_norm_type!r}."
         )
-    return _base.flag(use_global_stats, layer=layer, arg="use_global_stats", allow_none=True)
+    return base.flag(use_global_stats, layer=layer, arg="use_global_stats", allow_none=True)
 
 
-@_base.layer_function
+@base.layer_function
 def batch_norm(
     input: Layer,  # noqa: A002
     act: BaseActivation | None = None,
@@ -245,8 +245,8 @@ def batch_norm(
     Example:
         >>> bn = paddle.layer.batch_norm(input=conv, act=paddle.activation.Relu())
     """
-    name = _base.layer_name(name, "batch_norm")
-    (inp,) = _base.as_layers(input, layer=name)
+    name = base.layer_name(name, "batch_norm")
+    (inp,) = base.as_layers(input, layer=name)
     use_global_stats = _bn_options(batch_norm_type, use_global_stats, layer=name)
     if img3D:  # statistics per channel over the batch and D*H*W, as for 2-D images
         c, d, h, w = input_volume(inp, num_channels, name=name)
@@ -257,14 +257,14 @@ def batch_norm(
         "channels": channels,
         "image": image,
         "epsilon": _epsilon(epsilon, layer=name),
-        "moving_average_fraction": _base.number(
+        "moving_average_fraction": base.number(
             moving_average_fraction, layer=name, arg="moving_average_fraction"
         ),
         "use_global_stats": use_global_stats,
         "mean_var_names": None if mean_var_names is None else tuple(mean_var_names),
         "batch_norm_type": batch_norm_type,
         "act": as_activation(Relu() if act is None else act, layer=name),
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        **base.extra_fields(layer_attr, layer=name, supported=base.DROP_AND_CLIP),
         **depth,
     }
     gamma = (
@@ -272,7 +272,7 @@ def batch_norm(
         if param_attr is None
         else attrs_mod.as_param_attr(param_attr, layer=name, arg="param_attr")
     )
-    return _base.build(
+    return base.build(
         "batch_norm",
         name=name,
         inputs=[inp],
@@ -302,7 +302,7 @@ class CmrNormKind(Kind):
 register_kind(CmrNormKind())
 
 
-@_base.layer_function
+@base.layer_function
 def img_cmrnorm(
     input: Layer,  # noqa: A002
     size: int,
@@ -332,16 +332,16 @@ def img_cmrnorm(
     Example:
         >>> norm = paddle.layer.img_cmrnorm(input=conv, size=5)
     """
-    name = _base.layer_name(name, "crmnorm")
-    (inp,) = _base.as_layers(input, layer=name)
+    name = base.layer_name(name, "crmnorm")
+    (inp,) = base.as_layers(input, layer=name)
     attrs = {
         "image": input_image(inp.spec, num_channels, layer=name),
-        "size": _base.positive_int(size, layer=name, arg="size"),
-        "scale": _base.number(scale, layer=name, arg="scale"),
-        "power": _base.number(power, layer=name, arg="power"),
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY),
+        "size": base.positive_int(size, layer=name, arg="size"),
+        "scale": base.number(scale, layer=name, arg="scale"),
+        "power": base.number(power, layer=name, arg="power"),
+        **base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY),
     }
-    return _base.build("img_cmrnorm", name=name, inputs=[inp], attrs=attrs)
+    return base.build("img_cmrnorm", name=name, inputs=[inp], attrs=attrs)
 
 
 # sum_to_one_norm ---------------------------------------------------------------------
@@ -351,7 +351,7 @@ class SumToOneNormKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         (s,) = inputs
-        _base.expect(s)
+        base.expect(s)
         return Spec(s.size, seq_level=s.seq_level)
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -365,7 +365,7 @@ class SumToOneNormKind(Kind):
 register_kind(SumToOneNormKind())
 
 
-@_base.layer_function
+@base.layer_function
 def sum_to_one_norm(
     input: Layer,  # noqa: A002
     name: str | None = None,
@@ -390,7 +390,7 @@ def sum_to_one_norm(
         >>> p.size
         10
     """
-    name = _base.layer_name(name, "sum_to_one_norm_layer")
-    (inp,) = _base.as_layers(input, layer=name)
-    attrs = _base.extra_fields(layer_attr, layer=name, supported=_base.DEVICE_ONLY)
-    return _base.build("sum_to_one_norm", name=name, inputs=[inp], attrs=attrs)
+    name = base.layer_name(name, "sum_to_one_norm_layer")
+    (inp,) = base.as_layers(input, layer=name)
+    attrs = base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY)
+    return base.build("sum_to_one_norm", name=name, inputs=[inp], attrs=attrs)

@@ -19,9 +19,9 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.layers import _base
+from paddle_lite._src.layers import base
 from paddle_lite._src.tracebacks import user_stacklevel
-from paddle_lite._src.typing import Seq, Sparse, data_of
+from paddle_lite._src.values import Seq, Sparse, data_of
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -82,7 +82,7 @@ def _size_arg(value: Any, where: str) -> int:
 
 
 def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> Projection:  # noqa: A002
-    layer = _base.as_layer(input, layer=fn, arg="input")
+    layer = base.as_layer(input, layer=fn, arg="input")
     attr = attrs_mod.as_param_attr(param_attr, layer=fn, arg="param_attr")
     return Projection(kind, (layer,), _size_arg(size, f"{fn}()"), param_attr=attr)
 
@@ -100,7 +100,7 @@ def project(x: Any, w: Any) -> Any:
 
 
 # projections ----------------------------------------------------------------------
-@_base.layer_function
+@base.layer_function
 def full_matrix_projection(
     input: Layer,  # noqa: A002
     size: int = 0,
@@ -122,7 +122,7 @@ def full_matrix_projection(
     return _projection("full_matrix_projection", "full_matrix", input, size, param_attr)
 
 
-@_base.layer_function
+@base.layer_function
 def trans_full_matrix_projection(
     input: Layer,  # noqa: A002
     size: int = 0,
@@ -145,7 +145,7 @@ def trans_full_matrix_projection(
     return _projection("trans_full_matrix_projection", "trans_full_matrix", input, size, param_attr)
 
 
-@_base.layer_function
+@base.layer_function
 def table_projection(
     input: Layer,  # noqa: A002
     size: int = 0,
@@ -174,7 +174,7 @@ def table_projection(
     return _projection("table_projection", "table", input, size, param_attr)
 
 
-@_base.layer_function
+@base.layer_function
 def identity_projection(
     input: Layer,  # noqa: A002
     offset: int | None = None,
@@ -201,7 +201,7 @@ def identity_projection(
         3
     """
     fn = "identity_projection"
-    layer = _base.as_layer(input, layer=fn, arg="input")
+    layer = base.as_layer(input, layer=fn, arg="input")
     if offset is None:
         return Projection("identity", (layer,))
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
@@ -216,7 +216,7 @@ def identity_projection(
     return Projection("identity_offset", (layer,), width, offset=offset)
 
 
-@_base.layer_function
+@base.layer_function
 def dotmul_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:  # noqa: A002
     """``out += x ⊙ w``: an elementwise product with a learned ``w`` of shape
     ``[1, input.size]``.
@@ -236,7 +236,7 @@ def dotmul_projection(input: Layer, param_attr: ParamAttr | None = None) -> Proj
     return _projection("dotmul_projection", "dotmul", input, 0, param_attr)
 
 
-@_base.layer_function
+@base.layer_function
 def scaling_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:  # noqa: A002
     """``out += w x`` with one learned scalar ``w`` (shape ``[1, 1]``).
 
@@ -255,7 +255,7 @@ def scaling_projection(input: Layer, param_attr: ParamAttr | None = None) -> Pro
     return _projection("scaling_projection", "scaling", input, 0, param_attr)
 
 
-@_base.layer_function
+@base.layer_function
 def context_projection(
     input: Layer,  # noqa: A002
     context_len: int,
@@ -288,8 +288,8 @@ def context_projection(
         >>> m = paddle.layer.mixed(input=paddle.layer.context_projection(input=emb, context_len=3))
     """
     fn = "context_projection"
-    layer = _base.as_layer(input, layer=fn, arg="input")
-    length = _base.positive_int(context_len, layer=fn, arg="context_len")
+    layer = base.as_layer(input, layer=fn, arg="input")
+    length = base.positive_int(context_len, layer=fn, arg="context_len")
     start = -(length - 1) // 2 if context_start is None else context_start
     if isinstance(start, bool) or not isinstance(start, int):
         raise LayerTypeError(f"{fn}(): context_start must be an int; received {start!r}.")
@@ -343,12 +343,12 @@ def dotmul_operator(
             stacklevel=user_stacklevel(),
         )
     a, b = kwargs.get("x", a), kwargs.get("y", b)
-    la = _base.as_layer(a, layer=fn, arg="a")
-    lb = _base.as_layer(b, layer=fn, arg="b")
+    la = base.as_layer(a, layer=fn, arg="a")
+    lb = base.as_layer(b, layer=fn, arg="b")
     if la.size != lb.size:
         raise LayerConfigError(
             f"{fn}(): a and b must have the same size; received "
             f"{la.size} ('{la.name}') and {lb.size} ('{lb.name}')."
         )
-    value = _base.number(scale, layer=fn, arg="scale")
+    value = base.number(scale, layer=fn, arg="scale")
     return Projection("dotmul_operator", (la, lb), scale=value)

@@ -21,10 +21,10 @@ from paddle_lite._src.activations import (
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import _base
+from paddle_lite._src.layers import base
 from paddle_lite._src.layers.projections import project
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.typing import Sparse, data_of, with_data
+from paddle_lite._src.values import Sparse, data_of, with_data
 
 
 def _selected(select: Any, size: int) -> Any:
@@ -51,10 +51,10 @@ class SelectiveFcKind(Kind):
 
     def infer_spec(self, inputs, attrs):
         n = attrs["n_weighted"]
-        _base.expect(inputs[:n], "input", "values")
-        level = _base.same_seq_level(inputs, "selective_fc inputs")
+        base.expect(inputs[:n], "input", "values")
+        level = base.same_seq_level(inputs, "selective_fc inputs")
         if n < len(inputs):
-            _base.expect(inputs[n], "select", "values", size=attrs["size"], why=" (= size)")
+            base.expect(inputs[n], "select", "values", size=attrs["size"], why=" (= size)")
         return Spec(attrs["size"], seq_level=level)
 
     def param_specs(self, inputs, attrs):
@@ -83,10 +83,10 @@ register_kind(SelectiveFcKind())
 def _select_layer(select: Any, has_selected_colums: Any, name: str) -> tuple[list, bool]:
     if select is None:
         return [], False
-    return [_base.as_layer(select, layer=name, arg="select")], bool(has_selected_colums)
+    return [base.as_layer(select, layer=name, arg="select")], bool(has_selected_colums)
 
 
-@_base.layer_function
+@base.layer_function
 def selective_fc(
     input: Layer | Sequence[Layer],  # noqa: A002
     size: int,
@@ -134,24 +134,24 @@ def selective_fc(
         >>> [p.shape for p in sel.params]
         [(10, 8), (1, 10)]
     """
-    name = _base.layer_name(name, "selective_fc_layer")
-    inputs = _base.as_layers(input, layer=name)
+    name = base.layer_name(name, "selective_fc_layer")
+    inputs = base.as_layers(input, layer=name)
     extra, selecting = _select_layer(select, has_selected_colums, name)
     n_weighted = len(inputs) + (0 if selecting else len(extra))
     act = as_activation(Tanh() if act is None else act, layer=name)
     attrs = {
-        "size": _base.positive_int(size, layer=name, arg="size"),
+        "size": base.positive_int(size, layer=name, arg="size"),
         "n_weighted": n_weighted,
         "pass_generation": bool(pass_generation),
         "has_selected_colums": selecting,
-        "mul_ratio": _base.number(mul_ratio, layer=name, arg="mul_ratio"),
+        "mul_ratio": base.number(mul_ratio, layer=name, arg="mul_ratio"),
         ("cell_act" if selecting else "act"): act,
-        **_base.extra_fields(layer_attr, layer=name, supported=_base.DROP_AND_CLIP),
+        **base.extra_fields(layer_attr, layer=name, supported=base.DROP_AND_CLIP),
     }
-    param_attrs = _base.param_attr_list(param_attr, len(inputs), layer=name)
+    param_attrs = base.param_attr_list(param_attr, len(inputs), layer=name)
     if not selecting and extra:
         param_attrs.append(attrs_mod.ParamAttr())
-    return _base.build(
+    return base.build(
         "selective_fc",
         name=name,
         inputs=[*inputs, *extra],

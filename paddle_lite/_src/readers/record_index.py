@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src import bounded_json
-from paddle_lite._src.atomic import atomic_write
 from paddle_lite._src.errors import DataError, DataWarning
+from paddle_lite._src.files import bounded_json
+from paddle_lite._src.files.atomic import atomic_write
 from paddle_lite._src.readers import recordio, recordio_v2
 from paddle_lite._src.readers.decorator import Reader, check_reader, reader_samples
 from paddle_lite._src.readers.seekable import Indexed

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src import bounded_json
 from paddle_lite._src.errors import DataError
+from paddle_lite._src.files import bounded_json
 
 MAGIC = b"PLREC\x001\n"
 HEADER = struct.Struct("<II")

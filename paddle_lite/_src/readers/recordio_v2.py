@@ -33,9 +33,9 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
-from paddle_lite._src import safe_pickle
-from paddle_lite._src.atomic import atomic_write
 from paddle_lite._src.errors import DataError, MissingDependencyError
+from paddle_lite._src.files import safe_pickle
+from paddle_lite._src.files.atomic import atomic_write
 from paddle_lite._src.readers import recordio
 from paddle_lite._src.readers.decorator import Reader, check_reader, reader_samples
 

@@ -29,4 +29,7 @@ Read in this order; data flows through the modules the same way:
    checkpoint records of it and how the next call resumes there, checked;
    ``history`` -- what ``train`` returns; ``trained_set`` -- parameters and costs the
    trainer keeps beside the user's.
+10. ``events`` -- v2's event classes; ``functional`` -- ``paddle.train`` / ``paddle.test``
+    over a trainer; ``gradient_machine`` -- ``event.gm``, v2's GradientMachine as events
+    expose it.
 """

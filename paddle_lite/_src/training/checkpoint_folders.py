@@ -30,9 +30,9 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 
-from paddle_lite._src import bounded_json
-from paddle_lite._src.atomic import naming_target
 from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite._src.files import bounded_json
+from paddle_lite._src.files.atomic import naming_target
 
 MANIFEST = "manifest.json"
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2

@@ -39,9 +39,9 @@ from typing import Any
 import jax
 import numpy as np
 
-from paddle_lite._src import bounded_json
-from paddle_lite._src.distributed import is_writer, put_replicated
+from paddle_lite._src.distributed.parallel import is_writer, put_replicated
 from paddle_lite._src.errors import ParameterError, TrainingWarning
+from paddle_lite._src.files import bounded_json
 from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.training import checkpoint_folders, folder_lock
 from paddle_lite._src.training.checkpoint_folders import CheckpointError, fsync_write
@@ -134,7 +134,7 @@ def _where(dirname: str, name: str) -> str:
 
 
 def _arrays(data: bytes, where: str) -> dict[str, np.ndarray]:
-    from paddle_lite._src.npz_files import NpzReader  # npz reading sits below parameters
+    from paddle_lite._src.files.npz import NpzReader  # npz reading sits below parameters
 
     with NpzReader(io.BytesIO(data), where) as npz:
         return {name: npz.array(name, kind=_ARRAY_KINDS) for name in npz.names()}

@@ -22,9 +22,9 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from paddle_lite._src.distributed import mesh, pad_rows, put_batch
+from paddle_lite._src.distributed.parallel import mesh, pad_rows, put_batch
 from paddle_lite._src.readers.parallel import buffered
-from paddle_lite._src.typing import VALID
+from paddle_lite._src.values import VALID
 
 
 class Chunk(NamedTuple):

@@ -24,7 +24,7 @@ import jax
 import numpy as np
 
 from paddle_lite._src import config
-from paddle_lite._src.distributed import put_replicated, to_host
+from paddle_lite._src.distributed.parallel import put_replicated, to_host
 from paddle_lite._src.training import packing, pass_totals, steps
 from paddle_lite._src.training.checkpoints import (
     Saved,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from paddle_lite._src import early_names
+from paddle_lite._src.compat import early_names
 from paddle_lite._src.errors import ArgumentTypeError
 
 _NOW = "paddle.trainer.SGD(cost=cost, parameters=parameters, update_equation=optimizer)"

@@ -17,10 +17,10 @@ from typing import Any
 import jax
 import numpy as np
 
-from paddle_lite._src import events
 from paddle_lite._src.errors import ArgumentTypeError
-from paddle_lite._src.gradient_machine import machines_for
+from paddle_lite._src.training import events
 from paddle_lite._src.training.chunks import signature
+from paddle_lite._src.training.gradient_machine import machines_for
 from paddle_lite._src.training.watch import Fetched
 
 

@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from paddle_lite._src.atomic import naming_target
+from paddle_lite._src.files.atomic import naming_target
 from paddle_lite._src.training.checkpoint_folders import CheckpointError
 
 NAME = ".paddle_lite.lock"

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src.distributed import put_params, row_shardings
+from paddle_lite._src.distributed.parallel import put_params, row_shardings
 
 
 def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src import distributed
-from paddle_lite._src.distributed import LocalRows
+from paddle_lite._src.distributed import parallel as distributed
+from paddle_lite._src.distributed.parallel import LocalRows
 from paddle_lite._src.errors import PaddleLiteError, ReaderError, TrainingWarning
-from paddle_lite._src.input_checks import checked, numbered
+from paddle_lite._src.feeding.checks import checked, numbered
 from paddle_lite._src.readers.seekable import Batches, open_pass_of
 from paddle_lite._src.training.chunks import converted
 from paddle_lite._src.training.own_shares import (
@@ -46,7 +46,7 @@ from paddle_lite._src.training.own_shares import (
     tagged,
 )
 from paddle_lite._src.training.resume import Resume, Skipped
-from paddle_lite._src.typing import VALID
+from paddle_lite._src.values import VALID
 
 WINDOW = 16  # batches whose padded lengths the processes agree on in one exchange
 _WARNED: set[int] = set()  # readers already warned about (by id)

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from paddle_lite._src.distributed import multi_process
+from paddle_lite._src.distributed.parallel import multi_process
 from paddle_lite._src.errors import (
     ArgumentTypeError,
     ConfigError,

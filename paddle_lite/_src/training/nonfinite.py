@@ -20,10 +20,10 @@ import numpy as np
 
 from paddle_lite._src.compile import cost_sum, forward
 from paddle_lite._src.errors import DataError
+from paddle_lite._src.feeding.lengths import device_mismatch
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.length_checks import device_mismatch
 from paddle_lite._src.topology import traverse
-from paddle_lite._src.typing import VALID, Seq, Sparse, step_mask
+from paddle_lite._src.values import VALID, Seq, Sparse, step_mask
 
 
 def _finite(value: Any) -> bool:

@@ -26,9 +26,9 @@ from typing import Any
 import jax
 import numpy as np
 
-from paddle_lite._src import distributed
-from paddle_lite._src.distributed import LocalRows, pad_rows
-from paddle_lite._src.typing import VALID, Seq, Sparse
+from paddle_lite._src.distributed import parallel as distributed
+from paddle_lite._src.distributed.parallel import LocalRows, pad_rows
+from paddle_lite._src.values import VALID, Seq, Sparse
 
 WINDOW = 16  # batches a process reads before the one exchange that agrees on them
 _KINDS = {"Seq": Seq, "Sparse": Sparse}

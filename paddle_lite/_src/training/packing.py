@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from paddle_lite._src.distributed import put_replicated, to_host
+from paddle_lite._src.distributed.parallel import put_replicated, to_host
 
 SMALL = 256  # the most elements a packed leaf has
 _PACKED_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.int32, np.uint32))

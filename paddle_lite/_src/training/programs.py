@@ -15,9 +15,10 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from paddle_lite._src import config, xla_options
-from paddle_lite._src.optimizers import Optimizer, as_optax
-from paddle_lite._src.regularizers import trainable_names
+from paddle_lite._src import config
+from paddle_lite._src.lowering import xla_options
+from paddle_lite._src.optim.optimizers import Optimizer, as_optax
+from paddle_lite._src.optim.regularizers import trainable_names
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.training import steps
 

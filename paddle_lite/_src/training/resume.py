@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src.distributed import exchange, process_index
+from paddle_lite._src.distributed.parallel import exchange, process_index
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.training import checkpoints
 

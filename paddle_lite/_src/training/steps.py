@@ -25,17 +25,17 @@ import numpy as np
 import optax
 from jax.extend import core as jax_core
 
-from paddle_lite._src import precision as precision_mod
-from paddle_lite._src import xla_options
 from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
-from paddle_lite._src.distributed import row_shardings
+from paddle_lite._src.distributed.parallel import row_shardings
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.lowering import precision as precision_mod
+from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.topology import collect_params, traverse
 from paddle_lite._src.training import packing as packing_mod
 from paddle_lite._src.training import pass_totals
-from paddle_lite._src.typing import VALID
+from paddle_lite._src.values import VALID
 
 
 class TrainState(NamedTuple):

@@ -17,26 +17,26 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src import config, events
+from paddle_lite._src import config
 from paddle_lite._src.arg_checks import (
     frozen_names,
     renamed,
     require_parameters,
     warn_unless_costs,
 )
-from paddle_lite._src.distributed import is_writer, multi_process, put_replicated, to_host
+from paddle_lite._src.distributed.parallel import is_writer, multi_process, put_replicated, to_host
 from paddle_lite._src.errors import ConfigError
-from paddle_lite._src.evaluators import topology_evaluators
-from paddle_lite._src.gradient_machine import LayerForwards
-from paddle_lite._src.input_checks import checked, feeder_for
-from paddle_lite._src.optimizers import Optimizer, as_optax
+from paddle_lite._src.evaluators.classification import topology_evaluators
+from paddle_lite._src.feeding.checks import checked, feeder_for
+from paddle_lite._src.optim.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.tracebacks import api_boundary
-from paddle_lite._src.training import checkpoints, early_sgd, folder_lock, steps
+from paddle_lite._src.training import checkpoints, early_sgd, events, folder_lock, steps
 from paddle_lite._src.training.chunks import RowPadding, converted, device_batches
 from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
+from paddle_lite._src.training.gradient_machine import LayerForwards
 from paddle_lite._src.training.history import History
 from paddle_lite._src.training.loop import (
     Settings,

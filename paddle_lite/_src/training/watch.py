@@ -18,7 +18,7 @@ from typing import Any
 
 import jax
 
-from paddle_lite._src.distributed import to_host
+from paddle_lite._src.distributed.parallel import to_host
 from paddle_lite._src.errors import DataError, NonFiniteError
 from paddle_lite._src.training import steps
 from paddle_lite._src.training.nonfinite import diagnose

@@ -1,0 +1,318 @@
+"""Sequence evaluators: ``chunk`` (segment F1 of a tagger) and ``ctc_error`` (edit distance).
+
+Both decode whole sequences inside ``batch_stats`` in pure jax (no host hook): chunk
+boundaries are element-wise functions of neighbouring tags, and the edit distance is
+a ``lax.scan`` over label positions with a vectorised row update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.evaluators.base import (
+    Evaluator,
+    build,
+    check_layer,
+    declare,
+    evaluator_name,
+    fit_steps,
+    positive_int,
+    where_of,
+)
+from paddle_lite._src.graph import Layer
+from paddle_lite._src.layers import base
+from paddle_lite._src.values import Seq
+
+# scheme -> (tags per chunk type, begin, inside, end, single); -1 = the scheme has no such tag
+SCHEMES: Mapping[str, tuple[int, int, int, int, int]] = {
+    "IOB": (2, 0, 1, -1, -1),
+    "IOE": (2, -1, 0, 1, -1),
+    "IOBES": (4, 0, 1, 2, 3),
+    "plain": (1, -1, -1, -1, -1),
+}
+
+
+def _is_end(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
+    """v2 ``isChunkEnd``: does the chunk holding (pt, pty) end before (t, ty)?"""
+    _, b, i, e, s = scheme
+    same_kind = jnp.where((pt == b) | (pt == i), (t == b) | (t == s), (pt == e) | (pt == s))
+    return jnp.where(pty == other, False, jnp.where((ty == other) | (ty != pty), True, same_kind))
+
+
+def _is_begin(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
+    """v2 ``isChunkBegin``: does a chunk start at (t, ty) after (pt, pty)?"""
+    _, b, i, e, s = scheme
+    after_end = (pt == e) | (pt == s)
+    same_kind = (t == b) | (t == s) | (((t == i) | (t == e)) & after_end)
+    return jnp.where(
+        pty == other,
+        ty != other,
+        jnp.where(ty == other, False, jnp.where(ty != pty, True, same_kind)),
+    )
+
+
+def chunk_segments(ids: Any, lengths: Any, scheme: tuple[int, ...], n_types: int):  # noqa: ANN201
+    """Chunks of tag sequences ``[B, T]``: ``(ends, starts, types)``, each ``[B, T]``.
+
+    ``ends[b, k]`` marks a chunk ending at step k; ``starts[b, k]`` is the step the
+    chunk holding step k began at, ``types[b, k]`` its chunk type. Steps past a
+    length, and ids whose type is not below ``n_types`` (the "O" tag), are outside.
+    """
+    n_tag, other = scheme[0], n_types
+    steps = jnp.arange(ids.shape[1])
+    ids = jnp.where(steps[None, :] < lengths[:, None], jnp.maximum(ids, 0), other * n_tag)
+    tag, typ = ids % n_tag, ids // n_tag
+    typ = jnp.where(typ >= other, other, typ)
+    prev_tag = jnp.pad(tag, ((0, 0), (1, 0)), constant_values=-1)[:, :-1]
+    prev_typ = jnp.pad(typ, ((0, 0), (1, 0)), constant_values=other)[:, :-1]
+    next_tag = jnp.pad(tag, ((0, 0), (0, 1)), constant_values=0)[:, 1:]
+    next_typ = jnp.pad(typ, ((0, 0), (0, 1)), constant_values=other)[:, 1:]
+    begins = _is_begin(prev_tag, prev_typ, tag, typ, scheme, other)
+    ends = _is_end(tag, typ, next_tag, next_typ, scheme, other)
+    starts = jax.lax.cummax(jnp.where(begins, steps[None, :], -1), axis=1)
+    return ends, starts, typ
+
+
+def _count(mask: Any) -> Any:
+    return jnp.sum(mask, dtype=jnp.float32)
+
+
+class Chunk(Evaluator):
+    """Chunk precision / recall / F1 from counts of inferred, labelled and correct chunks."""
+
+    type = "chunk"
+
+    def batch_stats(self, values, valid=None):
+        out, label = values
+        lengths = label.lengths if valid is None else jnp.where(valid, label.lengths, 0)
+        scheme, n_types = SCHEMES[self.attrs["chunk_scheme"]], self.attrs["num_chunk_types"]
+        pred = out.data
+        if not jnp.issubdtype(pred.dtype, jnp.integer):
+            pred = jnp.argmax(pred, axis=-1).astype(jnp.int32)
+        pred = fit_steps(pred.reshape(pred.shape[0], -1), label.data.shape[:2], n_types * scheme[0])
+        o_end, o_start, o_type = chunk_segments(pred, lengths, scheme, n_types)
+        l_end, l_start, l_type = chunk_segments(label.data, lengths, scheme, n_types)
+        excluded = jnp.asarray(self.attrs["excluded_chunk_types"] + (-1,), jnp.int32)
+        o_keep = o_end & ~jnp.isin(o_type, excluded)
+        l_keep = l_end & ~jnp.isin(l_type, excluded)
+        correct = o_keep & l_end & (o_type == l_type) & (o_start == l_start)
+        return {
+            "num_infer_chunks": _count(o_keep),
+            "num_label_chunks": _count(l_keep),
+            "num_correct_chunks": _count(correct),
+        }
+
+    def result(self, stats):
+        infer, label = float(stats["num_infer_chunks"]), float(stats["num_label_chunks"])
+        correct = float(stats["num_correct_chunks"])
+        precision = correct / infer if infer else 0.0
+        recall = correct / label if label else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if correct else 0.0
+        return {
+            f"{self.name}.precision": precision,
+            f"{self.name}.recall": recall,
+            f"{self.name}.F1-score": f1,
+        }
+
+
+def _chunk_attrs(
+    where: str, chunk_scheme: Any, num_chunk_types: Any, excluded: Any
+) -> dict[str, Any]:
+    if chunk_scheme not in SCHEMES:
+        raise LayerConfigError(
+            f"{where}: chunk_scheme is {chunk_scheme!r}; expected one of {list(SCHEMES)}."
+        )
+    n_types = positive_int(num_chunk_types, where, "num_chunk_types")
+    excluded = () if excluded is None else excluded
+    if not isinstance(excluded, (list, tuple)) or not all(
+        isinstance(e, int) and not isinstance(e, bool) for e in excluded
+    ):
+        raise LayerTypeError(
+            f"{where}: excluded_chunk_types must be a list of int chunk types; "
+            f"received {excluded!r}."
+        )
+    return {
+        "chunk_scheme": chunk_scheme,
+        "num_chunk_types": n_types,
+        "excluded_chunk_types": tuple(excluded),
+    }
+
+
+def _sequence(layer: Layer, where: str, arg: str) -> None:
+    if layer.spec.seq_level != 1:
+        raise LayerConfigError(
+            f"{where}: {arg} '{layer.name}' has seq_level {layer.spec.seq_level}; expected "
+            "a sequence (seq_level 1)."
+        )
+
+
+@base.layer_function
+def chunk(
+    input: Layer,  # noqa: A002
+    label: Layer,
+    chunk_scheme: str,
+    num_chunk_types: int,
+    name: str | None = None,
+    excluded_chunk_types: Sequence[int] | None = None,
+) -> Evaluator:
+    """Chunk detection precision, recall and F1 of a sequence tagger (v2 ``chunk``).
+
+    A tag id encodes ``chunk_type * n_tags + tag`` with per-scheme tags (IOB: B0 I1;
+    IOE: I0 E1; IOBES: B0 I1 E2 S3; plain: one tag) and "O" =
+    ``num_chunk_types * n_tags``. Chunks are decoded from ``input`` and ``label`` with
+    v2's begin/end rules; a chunk is correct when its start, end and type all match.
+
+    $$
+    P = correct / inferred, \\quad R = correct / labelled, \\quad
+    F1 = 2PR / (P + R)
+    $$
+
+    (0 when a count is 0). Chunks whose type is in ``excluded_chunk_types`` count
+    nowhere. Ids of a type beyond ``num_chunk_types`` are read as "O".
+
+    Args:
+        input: the predicted tag ids, an integer sequence (e.g. ``crf_decoding``); a
+            dense sequence is read through its arg-max.
+        label: the true tag ids, an integer sequence.
+        chunk_scheme: ``"IOB"``, ``"IOE"``, ``"IOBES"`` or ``"plain"``.
+        num_chunk_types: the number of chunk types other than "O".
+        name: the key prefix (default ``__chunk_evaluator_<n>__``).
+        excluded_chunk_types: chunk types to leave out.
+
+    Returns:
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metrics ``name.precision``,
+        ``name.recall``, ``name.F1-score``.
+
+    Example:
+        ```python
+        paddle.evaluator.chunk(input=crf_dec, label=target, chunk_scheme="IOB",
+                               num_chunk_types=(len(label_dict) - 1) // 2)
+        ```
+    """
+    name = evaluator_name(name, "chunk_evaluator")
+    where = where_of(name, "chunk")
+    attrs = _chunk_attrs(where, chunk_scheme, num_chunk_types, excluded_chunk_types)
+    inp = check_layer(input, where, "input", mode="dense_or_ids")
+    lbl = check_layer(label, where, "label", mode="ids")
+    _sequence(inp, where, "input")
+    _sequence(lbl, where, "label")
+    return declare(build(Chunk, name, [inp, lbl], attrs))
+
+
+# ctc_error --------------------------------------------------------------------------
+def best_path(out: Seq) -> tuple[Any, Any]:
+    """CTC best-path decode ``(ids [B, T], lengths [B])``: arg-max per step, repeats
+    collapsed, blanks (the last class) dropped; ids past a length are -1."""
+    blank = out.data.shape[-1] - 1
+    path = jnp.argmax(out.data, axis=-1).astype(jnp.int32)
+    n_step = path.shape[1]
+    prev = jnp.pad(path, ((0, 0), (1, 0)), constant_values=-1)[:, :-1]
+    valid = jnp.arange(n_step)[None, :] < out.lengths[:, None]
+    keep = valid & (path != blank) & (path != prev)
+    pos = jnp.where(keep, jnp.cumsum(keep, axis=1) - 1, n_step)
+    rows = jnp.broadcast_to(jnp.arange(path.shape[0])[:, None], path.shape)
+    ids = jnp.full(path.shape, -1, jnp.int32).at[rows, pos].set(path, mode="drop")
+    return ids, jnp.sum(keep, axis=1, dtype=jnp.int32)
+
+
+def edit_distance(ref: Any, ref_len: Any, hyp: Any, hyp_len: Any) -> Any:
+    """Levenshtein distance ``[B]`` between id prefixes ``ref[b, :ref_len[b]]`` and
+    ``hyp[b, :hyp_len[b]]`` (unit costs)."""
+    n_hyp = hyp.shape[1]
+    cols = jnp.arange(n_hyp + 1, dtype=jnp.int32)
+    first = jnp.broadcast_to(cols, (ref.shape[0], n_hyp + 1))
+    take = lambda row, j: jnp.take_along_axis(row, j[:, None], axis=1)[:, 0]  # noqa: E731
+
+    def step(carry, x):
+        prev, dist = carry
+        i, sym = x
+        cost = (sym[:, None] != hyp).astype(jnp.int32)
+        diag = jnp.minimum(prev[:, 1:] + 1, prev[:, :-1] + cost)
+        tmp = jnp.concatenate([jnp.full_like(prev[:, :1], i), diag], axis=1)
+        row = jax.lax.cummin(tmp - cols, axis=1) + cols
+        return (row, jnp.where(ref_len == i, take(row, hyp_len), dist)), None
+
+    start = (first, take(first, hyp_len))
+    xs = (jnp.arange(1, ref.shape[1] + 1, dtype=jnp.int32), ref.T)
+    (_, dist), _ = jax.lax.scan(step, start, xs)
+    return dist
+
+
+class CtcError(Evaluator):
+    """Normalised edit distance of the CTC best path to the label, averaged over sequences."""
+
+    type = "ctc_edit_distance"
+    KEYS = ("error", "deletion_error", "insertion_error", "substitution_error", "sequence_error")
+
+    def batch_stats(self, values, valid=None):
+        out, label = values
+        hyp, hyp_len = best_path(out)
+        dist = edit_distance(label.data, label.lengths, hyp, hyp_len).astype(jnp.float32)
+        n, m = label.lengths.astype(jnp.float32), hyp_len.astype(jnp.float32)
+        real = jnp.ones(n.shape, bool) if valid is None else jnp.asarray(valid, bool)
+        longest = jnp.maximum(n, m)
+        scale = jnp.where(real & (longest > 0), 1.0 / jnp.maximum(longest, 1.0), 0.0)
+        dist = jnp.where(real, dist, 0.0)
+        return {
+            "error": jnp.sum(dist * scale),
+            "deletion_error": jnp.sum(jnp.maximum(n - m, 0.0) * scale),
+            "insertion_error": jnp.sum(jnp.maximum(m - n, 0.0) * scale),
+            "substitution_error": jnp.sum((dist - jnp.abs(n - m)) * scale),
+            "sequence_error": jnp.sum(dist != 0, dtype=jnp.float32),
+            "sequences": jnp.sum(real, dtype=jnp.float32),
+        }
+
+    def result(self, stats):
+        n = float(stats["sequences"])
+        return {f"{self.name}.{k}": float(stats[k]) / n if n else 0.0 for k in self.KEYS}
+
+
+@base.layer_function
+def ctc_error(input: Layer, label: Layer, name: str | None = None) -> Evaluator:  # noqa: A002
+    """Edit distance of the CTC best-path decode to the label (v2 ``ctc_edit_distance``).
+
+    The decode takes the arg-max class per step, collapses repeats and drops the
+    blank (the last class, ``input.size - 1``). Per sequence, with Levenshtein
+    distance ``d``, label length ``n`` and decode length ``m``:
+
+    $$
+    error = d / \\max(n, m)
+    $$
+
+    averaged over sequences (0 when both are empty). Like v2's backtrace, the split
+    reports ``deletion = max(n-m, 0)``, ``insertion = max(m-n, 0)`` and
+    ``substitution = d - |n-m|``, each over ``max(n, m)``; ``sequence_error`` is the
+    fraction of sequences with ``d > 0``.
+
+    Args:
+        input: the per-step class probabilities, a dense sequence of ``classes + 1``.
+        label: the label ids, an integer sequence.
+        name: the key prefix (default ``__ctc_error_evaluator_<n>__``).
+
+    Returns:
+        The declared [`Evaluator`][paddle_lite.evaluator.Evaluator]; metrics ``name.error``,
+        ``name.deletion_error``, ``name.insertion_error``, ``name.substitution_error``,
+        ``name.sequence_error``.
+
+    Example:
+        ```python
+        paddle.evaluator.ctc_error(input=prob_seq, label=label_seq)
+        ```
+    """
+    name = evaluator_name(name, "ctc_error_evaluator")
+    where = where_of(name, "ctc_error")
+    inp = check_layer(input, where, "input")
+    lbl = check_layer(label, where, "label", mode="ids")
+    if inp.spec.size < 2:
+        raise LayerConfigError(
+            f"{where}: input '{inp.name}' has size {inp.spec.size}; expected the classes "
+            "plus a blank (at least 2)."
+        )
+    _sequence(inp, where, "input")
+    _sequence(lbl, where, "label")
+    return declare(build(CtcError, name, [inp, lbl], {}))
