@@ -14,10 +14,10 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-import paddle_lite as paddle  # noqa: E402
-from paddle_lite.dataset import uci_housing  # noqa: E402
+import paddle_lite as paddle
+from paddle_lite.dataset import uci_housing
 
 OUT = "docs/img/fit_a_line_cost.png"
 

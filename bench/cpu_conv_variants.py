@@ -46,7 +46,7 @@ def _left_out(variant: str) -> Iterator[None]:
         channels_last.settled, xla_options.options = settled, chosen
 
 
-def _sides(model, groups, torch: bool) -> list:  # noqa: ANN001
+def _sides(model, groups, torch: bool) -> list:
     built = []
     for variant in ("as built", "YNNPACK convolutions", "residual stream fused"):
         if variant == "residual stream fused" and model.key != "resnet":

@@ -34,21 +34,21 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import mnist_reference as ref  # noqa: E402
-import step_program  # noqa: E402
+import mnist_reference as ref
+import step_program
 
-import paddle_lite as paddle  # noqa: E402
-from paddle_lite._src.training import steps  # noqa: E402
+import paddle_lite as paddle
+from paddle_lite._src.training import steps
 
 
-def _per_leaf(*trees):  # noqa: ANN002, ANN202
+def _per_leaf(*trees):
     leaves = jax.tree_util.tree_leaves(trees)
     zeros = [jnp.sum(x * 0) for x in leaves if jnp.issubdtype(x.dtype, jnp.inexact)]
     return jnp.isfinite(sum(zeros)) if zeros else jnp.bool_(True)
 
 
-def _branch(apply, update, state):  # noqa: ANN001, ANN202
-    def keep(state):  # noqa: ANN001, ANN202
+def _branch(apply, update, state):
+    def keep(state):
         return state.trainable, state.fixed, state.opt_state, state.totals
 
     return jax.lax.cond(apply, update, keep, state)

@@ -117,7 +117,7 @@ def _launch(nproc: int, *args: str, code: int = 0) -> None:
 
 
 def _results(out: str, nproc: int) -> list[dict]:
-    return [json.load(open(f"{out}.{r}.json")) for r in range(nproc)]  # noqa: SIM115
+    return [json.load(open(f"{out}.{r}.json")) for r in range(nproc)]
 
 
 def _index_costs(path: str) -> dict:

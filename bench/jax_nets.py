@@ -48,7 +48,7 @@ def scored_net(
     """A :class:`JaxNet` whose ``loss`` is ``scored`` without the error count (which XLA
     then drops from the compiled step: the device-batch side computes only the cost)."""
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def loss(p, s, b, key):
         cost, state, _ = scored(p, s, b, key)
         return cost, state
 
@@ -66,7 +66,7 @@ class Carry(NamedTuple):
     key: Any
 
 
-def _update(net: JaxNet, loss: Callable[..., Any], precision: str, carry: Carry, batch: Any):  # noqa: ANN202
+def _update(net: JaxNet, loss: Callable[..., Any], precision: str, carry: Carry, batch: Any):
     """One training step of ``loss`` (``-> (cost, (state, extra))``): the new carry, the
     batch's cost and ``extra``, all computed before the update."""
     key = jax.random.fold_in(carry.key, carry.step)
@@ -87,7 +87,7 @@ def make_step(
     """The jitted ``step(carry, batch) -> (carry, cost_sum)``, ``carry`` donated, compiled
     with XLA's default options or ``compiler_options``."""
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def loss(p, s, b, key):
         cost, state = net.loss(p, s, b, key)
         return cost, (state, None)
 
@@ -105,7 +105,7 @@ def make_scored_step(net: JaxNet, matmul_precision: str = "highest") -> Callable
     ``carry`` donated: the batch's summed cost and its number of misclassified samples
     (None for a regression), as paddle_lite's step computes its cost and evaluator."""
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def loss(p, s, b, key):
         cost, state, errors = net.scored(p, s, b, key)
         return cost, (state, errors)
 
@@ -177,7 +177,7 @@ def scale_leaves(rule: Callable[[str], float]) -> optax.GradientTransformation:
 def fit_a_line(dim: int = 13) -> JaxNet:
     """``fc(dim -> 1)``, summed squared error, SGD at lr 1e-3 (chapter 1: ``dim`` 13)."""
 
-    def scored(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):
         pred = b["x"] @ p["w"] + p["b"]
         return jnp.sum(jnp.square(pred - b["y"])), s, None
 
@@ -187,12 +187,12 @@ def fit_a_line(dim: int = 13) -> JaxNet:
 def mlp() -> JaxNet:
     """784-128-64-10, ReLU, softmax; Momentum 0.9, lr 0.1/128, L2 0.0005*128."""
 
-    def init(key):  # noqa: ANN001, ANN202
+    def init(key):
         k = jax.random.split(key, 3)
         sizes = [(784, 128), (128, 64), (64, 10)]
         return [dense(ki, *s) for ki, s in zip(k, sizes, strict=True)], {}
 
-    def scored(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):
         h = b["x"]
         for layer in p[:-1]:
             h = jax.nn.relu(h @ layer["w"] + layer["b"])
@@ -204,14 +204,14 @@ def mlp() -> JaxNet:
 def lenet() -> JaxNet:
     """conv 5x5x20, max-pool 2, conv 5x5x50, max-pool 2 (ReLU), fc 10 softmax."""
 
-    def init(key):  # noqa: ANN001, ANN202
+    def init(key):
         k = jax.random.split(key, 3)
         c1 = jax.random.normal(k[0], (20, 1, 5, 5)) / np.sqrt(25.0)
         c2 = jax.random.normal(k[1], (50, 20, 5, 5)) / np.sqrt(500.0)
         convs = [{"w": c1, "b": jnp.zeros(20)}, {"w": c2, "b": jnp.zeros(50)}]
         return {"conv": convs, "fc": dense(k[2], 800, 10)}, {}
 
-    def scored(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):
         h = b["x"].reshape(-1, 1, 28, 28)
         for layer in p["conv"]:
             h = jax.nn.relu(conv(h, layer["w"]) + layer["b"][None, :, None, None])

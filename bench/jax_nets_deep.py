@@ -70,7 +70,7 @@ def resnet(depth: int, batch: int) -> JaxNet:
     """``resnet_cifar10(depth)``, 8x8 average pool, fc 10 softmax; Momentum (discexp)."""
     plan = _resnet_plan(depth)
 
-    def init(key):  # noqa: ANN001, ANN202
+    def init(key):
         k = jax.random.split(key, len(plan) + 2)
         p1, s1 = _conv_bn_init(k[0], 3, 16, 3)
         blocks = [
@@ -79,7 +79,7 @@ def resnet(depth: int, batch: int) -> JaxNet:
         params = {"conv1": p1, "blocks": [b[0] for b in blocks], "fc": dense(k[-1], 64, 10)}
         return params, {"conv1": s1, "blocks": [b[1] for b in blocks]}
 
-    def scored(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):
         h, s1 = _conv_bn(p["conv1"], s["conv1"], b["x"].reshape(-1, 3, 32, 32), 1, 1, True)
         states = []
         for bp, bs, (_, _, stride) in zip(p["blocks"], s["blocks"], plan, strict=True):
@@ -98,7 +98,7 @@ def resnet(depth: int, batch: int) -> JaxNet:
 def ngram(dict_size: int, emb: int = 32, hidden: int = 256) -> JaxNet:
     """Shared embedding of 4 words, fc 256 sigmoid with dropout 0.5, fc softmax; AdaGrad."""
 
-    def init(key):  # noqa: ANN001, ANN202
+    def init(key):
         k = jax.random.split(key, 3)
         params = {
             "emb": 0.001 * jax.random.normal(k[0], (dict_size, emb)),
@@ -107,7 +107,7 @@ def ngram(dict_size: int, emb: int = 32, hidden: int = 256) -> JaxNet:
         }
         return params, {}
 
-    def scored(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):
         ids = b["ids"]
         context = p["emb"][ids[:, :4]].reshape(ids.shape[0], -1)
         h = jax.nn.sigmoid(context @ p["fc1"]["w"] + p["fc1"]["b"])
@@ -138,7 +138,7 @@ def scan_masked(cell: Any, carry: Any, x: Any, mask: Any, lengths: Any, reverse:
     if reverse:
         xs = reverse_within(xs, lengths)
 
-    def body(carry, inp):  # noqa: ANN001, ANN202
+    def body(carry, inp):
         x_t, m_t = inp
         new, out = cell(carry, x_t)
         keep = m_t[:, None]
@@ -155,7 +155,7 @@ def lstm(p: dict, x: Any, mask: Any, lengths: Any, reverse: bool) -> Any:
     h_dim = p["w"].shape[0]
     bias, peep = p["b"][: 4 * h_dim], p["b"][4 * h_dim :].reshape(3, h_dim)
 
-    def cell(carry, x_t):  # noqa: ANN001, ANN202
+    def cell(carry, x_t):
         h, c = carry
         a, i, f, o = jnp.split(x_t + bias + h @ p["w"], 4, axis=-1)
         i, f = jax.nn.sigmoid(i + c * peep[0]), jax.nn.sigmoid(f + c * peep[1])
@@ -180,7 +180,7 @@ def stacked_lstm(dict_size: int, emb: int, hid: int, levels: int = 3) -> JaxNet:
     """The book's ``stacked_lstm_net``: fc ``hid`` + LSTM ``hid/4`` per level; Adam."""
     h_dim = hid // 4
 
-    def init(key):  # noqa: ANN001, ANN202
+    def init(key):
         k = jax.random.split(key, 2 * levels + 2)
         params = {"emb": jax.random.normal(k[0], (dict_size, emb)) / np.sqrt(dict_size)}
         params["fc1"] = {"wa": jax.random.normal(k[1], (emb, hid)) / np.sqrt(emb)}
@@ -193,7 +193,7 @@ def stacked_lstm(dict_size: int, emb: int, hid: int, levels: int = 3) -> JaxNet:
         params["out"] = _two_input_fc(k[-1], hid, h_dim, 2)
         return params, {}
 
-    def scored(p, s, b, key):  # noqa: ANN001, ANN202
+    def scored(p, s, b, key):
         lengths = b["lengths"]
         mask = jnp.arange(b["word"].shape[1])[None, :] < lengths[:, None]
         fc = p["emb"][b["word"]] @ p["fc1"]["wa"] + p["fc1"]["b"]

@@ -38,7 +38,7 @@ def gru_cell(p: dict, x: Any, h: Any) -> Any:
 def gru_seq(p: dict, x: Any, mask: Any, lengths: Any, reverse: bool) -> Any:
     """A GRU over ``x`` ``[B, T, 3H]``, masked past each length (reversed within it)."""
 
-    def cell(h, x_t):  # noqa: ANN001, ANN202
+    def cell(h, x_t):
         h_new = gru_cell(p, x_t, h)
         return h_new, h_new
 
@@ -85,7 +85,7 @@ def _attend(p: dict, h: Any, enc: Any, enc_proj: Any, src_mask: Any) -> Any:
 def seq2seq(dict_size: int, emb: int, enc: int, dec: int) -> JaxNet:
     """The book's training network at the given widths; Adam lr 5e-5."""
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def loss(p, s, b, key):
         src_len, trg_len = b["src_lengths"], b["trg_lengths"]
         src_mask = jnp.arange(b["src"].shape[1])[None, :] < src_len[:, None]
         trg_mask = jnp.arange(b["trg"].shape[1])[None, :] < trg_len[:, None]
@@ -97,7 +97,7 @@ def seq2seq(dict_size: int, emb: int, enc: int, dec: int) -> JaxNet:
         h0 = jnp.tanh(bwd[:, 0] @ p["boot"])
         words = p["trg_emb"][b["trg"]] @ p["in_word"]
 
-        def body(h, inp):  # noqa: ANN001, ANN202
+        def body(h, inp):
             w_t, m_t = inp
             context = _attend(p, h, encoded, enc_proj, src_mask)
             h_new = gru_cell(p["dec"], context @ p["in_context"] + w_t, h)

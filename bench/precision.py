@@ -27,12 +27,12 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import mnist_reference as ref  # noqa: E402
+import mnist_reference as ref
 
-import paddle_lite as paddle  # noqa: E402
+import paddle_lite as paddle
 
 
-def accuracies(net, train, test, passes, precisions, seed, lr):  # noqa: ANN001, ANN201
+def accuracies(net, train, test, passes, precisions, seed, lr):
     """``{precision: (accuracy, seconds per pass)}`` of one seed's runs."""
     order = np.random.default_rng(seed).permutation(len(train))
     n = len(train) // ref.BATCH * ref.BATCH

@@ -172,7 +172,7 @@ COST_HEADER = (
 CHART = "img/benchmarks.png"  # drawn by bench/chart.py, relative to docs/
 
 
-def _table(result: dict[str, Any], header: str, row) -> list[str]:  # noqa: ANN001
+def _table(result: dict[str, Any], header: str, row) -> list[str]:
     lines = [header]
     for model in result["models"].values():
         for i, (name, values) in enumerate(model["sides"].items()):

@@ -35,7 +35,7 @@ def xla_step_bytes(jitted: Any, args: tuple[Any, ...]) -> int | None:
     """Arguments + outputs + temporaries - donated aliases of ``jitted``'s program."""
     try:
         stats = jitted.lower(*args).compile().memory_analysis()
-    except Exception:  # noqa: BLE001 - not every backend reports it
+    except Exception:
         return None
     if stats is None:
         return None

@@ -37,12 +37,12 @@ import numpy as np
 import optax
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import jax_nets  # noqa: E402
-import mnist_reference as ref  # noqa: E402
+import jax_nets
+import mnist_reference as ref
 
-import paddle_lite as paddle  # noqa: E402
-from paddle_lite._src.training import steps  # noqa: E402
-from paddle_lite._src.training.chunks import single  # noqa: E402
+import paddle_lite as paddle
+from paddle_lite._src.training import steps
+from paddle_lite._src.training.chunks import single
 
 
 @contextlib.contextmanager
@@ -57,7 +57,7 @@ def no_finite_check() -> Iterator[None]:
         steps._apply_if, steps._all_finite = saved
 
 
-def compiled_pass(cost, opt, batches: list[dict], building) -> Callable[[], None]:  # noqa: ANN001
+def compiled_pass(cost, opt, batches: list[dict], building) -> Callable[[], None]:
     """A pass of the trainer's compiled step for ``cost`` over ``batches`` (feeds
     ``pixel``, ``label``), its programs built inside the context ``building``."""
     device = paddle.trainer.SGD(cost, paddle.parameters.create(cost), opt)._device
@@ -88,7 +88,7 @@ def tiny_model() -> tuple:
 def tiny_net() -> jax_nets.JaxNet:
     """The plain JAX side of :func:`tiny_model`."""
 
-    def loss(p, s, b, key):  # noqa: ANN001, ANN202
+    def loss(p, s, b, key):
         return jnp.sum(jnp.square(b["x"] @ p["w"] + p["b"] - b["y"])), s
 
     init = lambda key: (jax_nets.dense(key, 16, 1), {})  # noqa: E731

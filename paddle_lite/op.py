@@ -5,7 +5,7 @@
 """
 
 from paddle_lite._src.layers.arith import (
-    abs,  # noqa: A004
+    abs,
     add,
     exp,
     log,

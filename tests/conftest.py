@@ -38,7 +38,7 @@ def _fresh_names():
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config):  # noqa: ARG001
+def pytest_xdist_auto_num_workers(config):
     """``-n auto``: a worker per core, at most 4 (each worker is a JAX process that
     compiles its own programs; more of them mostly compete for memory)."""
     return max(1, min(os.cpu_count() or 1, 4))

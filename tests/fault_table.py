@@ -92,7 +92,7 @@ def fault(request: pytest.FixtureRequest) -> FaultRecorder:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
     rows = item.stash.get(_RECORDS, None)

@@ -55,8 +55,8 @@ import paddle_lite as paddle
 
 # vgg.py and resnet.py sit beside this file (in Jupyter: the working directory)
 sys.path.insert(0, os.path.dirname(os.path.abspath(globals().get("__file__", "train.py"))))
-from resnet import resnet_cifar10  # noqa: E402
-from vgg import vgg_bn_drop  # noqa: E402
+from resnet import resnet_cifar10
+from vgg import vgg_bn_drop
 
 with_gpu = os.getenv("WITH_GPU", "0") != "0"
 paddle.init(use_gpu=with_gpu, trainer_count=1)

@@ -75,7 +75,7 @@ def v2_sigmoid(z: Any) -> Any:
 
 
 @v2_sigmoid.defjvp
-def _v2_sigmoid_jvp(primals, tangents):  # noqa: ANN001, ANN202
+def _v2_sigmoid_jvp(primals, tangents):
     o = v2_sigmoid(primals[0])
     return o, o * (1 - o) * tangents[0]
 
@@ -140,7 +140,7 @@ Identity = Linear
 SOFTMAX_FLOOR = -64.0
 
 
-def floored_softmax(z, axis=-1, mask=None):  # noqa: ANN001, ANN201
+def floored_softmax(z, axis=-1, mask=None):
     """v2's softmax (``CpuMatrix::softmax``): ``z - max z`` is floored at -64 before
     ``exp``, so no probability is below ``exp(-64) / sum`` and ``-log p`` stays finite
     (at most about 66). Its backward (``softmaxDerivative``) is ``p * (g - sum(g p))`` at

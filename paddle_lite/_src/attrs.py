@@ -23,7 +23,7 @@ def _unset_if_zero(value: float | None) -> float | None:
     return None if value is None or value == 0 else float(value)
 
 
-def _check_param_attr(name, initial_max, initial_min, initializer, sharding) -> None:  # noqa: ANN001
+def _check_param_attr(name, initial_max, initial_min, initializer, sharding) -> None:
     """ParamAttr's argument checks (typed errors naming the argument)."""
     if name is not None and (not isinstance(name, str) or not name):
         raise LayerTypeError(f"ParamAttr name must be a non-empty str; received {name!r}.")
@@ -295,7 +295,7 @@ class HookAttr:
     when training starts, that fraction of the parameter's values (the smallest in
     magnitude; default 0.6) is set to zero and kept there after every update."""
 
-    def __init__(self, type: str = "pruning", sparsity_ratio: float | None = None) -> None:  # noqa: A002
+    def __init__(self, type: str = "pruning", sparsity_ratio: float | None = None) -> None:
         if type != "pruning":
             raise ParameterError(f"HookAttr type must be 'pruning'; received {type!r}.")
         if sparsity_ratio is not None and not 0.0 <= sparsity_ratio <= 1.0:

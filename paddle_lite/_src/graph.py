@@ -184,7 +184,7 @@ class Layer:
     ) -> None:
         self._init(name, kind, inputs, attrs, spec, params)
 
-    def _init(self, name, kind, inputs, attrs, spec, params) -> None:  # noqa: ANN001
+    def _init(self, name, kind, inputs, attrs, spec, params) -> None:
         for field, value in (
             ("name", name),
             ("kind", kind),

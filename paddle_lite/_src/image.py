@@ -58,7 +58,7 @@ def _decode(source: Any, is_color: bool) -> np.ndarray:
     return ((4899 * r + 9617 * g + 1868 * b + 8192) >> 14).astype(np.uint8)
 
 
-def load_image_bytes(bytes: bytes, is_color: bool = True) -> np.ndarray:  # noqa: A002
+def load_image_bytes(bytes: bytes, is_color: bool = True) -> np.ndarray:
     """Decode an encoded image (JPEG, PNG ...) from bytes.
 
     Returns:
@@ -72,7 +72,7 @@ def load_image_bytes(bytes: bytes, is_color: bool = True) -> np.ndarray:  # noqa
     return _decode(io.BytesIO(bytes), bool(is_color))
 
 
-def load_image(file: str | os.PathLike[str], is_color: bool = True) -> np.ndarray:  # noqa: A002
+def load_image(file: str | os.PathLike[str], is_color: bool = True) -> np.ndarray:
     """Read an image file (as OpenCV's ``imread``: BGR, HWC, uint8).
 
     Example:

@@ -107,7 +107,7 @@ class Inference:
         extra = [o.inputs[0] for o in self.outputs if o.kind == "maxid"]
         return self.outputs + extra
 
-    def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:  # noqa: A002
+    def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:
         """The output values of the samples ``input``: run padded to a power-of-two batch
         (the added rows weigh 0, so batch statistics leave them out), or, where some
         output's rows do not split into samples, as it is (v2's batch)."""
@@ -126,7 +126,7 @@ class Inference:
     @api_boundary
     def iter_infer(
         self, input: Sequence[Any], feeding: Any = None
-    ) -> Iterator[list[dict[str, Any]]]:  # noqa: A002
+    ) -> Iterator[list[dict[str, Any]]]:
         """Yield, for the (single) batch, one ``{field: array}`` per output layer."""
         values = self._run(input, feeding)
         n = len(self.outputs)
@@ -150,7 +150,7 @@ class Inference:
         self,
         input: Sequence[Any],
         field: Any = "value",
-        flatten_result: bool = True,  # noqa: A002
+        flatten_result: bool = True,
         feeding: Any = None,
     ) -> Any:
         """v2 ``infer``: per field, the outputs of all output layers concatenated on axis 0.
@@ -181,7 +181,7 @@ class Inference:
         return retv[0] if len(retv) == 1 else retv
 
 
-def _check_samples(input: Any) -> None:  # noqa: A002
+def _check_samples(input: Any) -> None:
     """Raise ``ArgumentTypeError`` unless ``input`` is a list of samples (v2 took
     ``len(input)`` and made one batch of them)."""
     if not (hasattr(input, "__len__") and hasattr(input, "__getitem__")):
@@ -324,7 +324,7 @@ def _absent(items: list[Any], outputs: list[Layer], field: str) -> str | None:
 def infer(
     output_layer: Any = None,
     parameters: Parameters | None = None,
-    input: Sequence[Any] | None = None,  # noqa: A002
+    input: Sequence[Any] | None = None,
     feeding: Any = None,
     field: Any = "value",
     **early: Any,
@@ -372,7 +372,7 @@ _EARLY = ("output", "reader", "batch_size", "reader_dict")
 
 def _early_arguments(
     output_layer: Any, input: Any, feeding: Any, early: dict[str, Any]
-) -> tuple[Any, Any, Any]:  # noqa: A002
+) -> tuple[Any, Any, Any]:
     """``(output_layer, input, feeding)`` from today's arguments or early 2017's."""
     unknown = sorted(set(early) - set(_EARLY))
     if unknown:

@@ -135,7 +135,7 @@ class Kind:
     def param_specs(self, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> list[ParamDecl]:
         return []
 
-    def apply(self, params, inputs, attrs, *, key, mode):  # noqa: ANN001, ANN201
+    def apply(self, params, inputs, attrs, *, key, mode):
         raise NotImplementedError
 
     def channels_last(self, attrs: Mapping[str, Any], input_is_channels_last: bool) -> bool:
@@ -206,7 +206,7 @@ def run(
     params: Mapping[str, Any],
     inputs: Sequence[Any],
     *,
-    key,  # noqa: ANN001
+    key,
     mode: str,
     row_weights: Any = None,
 ):
@@ -264,24 +264,24 @@ def _check_rows(layer: Layer, inputs: Sequence[Any]) -> None:
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
-def clip_gradient(x, threshold: float):  # noqa: ANN001, ANN201
+def clip_gradient(x, threshold: float):
     """The identity, whose gradient is clipped to ``[-threshold, threshold]`` (v2's
     ``ExtraAttr(error_clipping_threshold=...)``: the error reaching a layer's output)."""
     return x
 
 
-def _clip_fwd(x, threshold):  # noqa: ANN001, ANN202
+def _clip_fwd(x, threshold):
     return x, None
 
 
-def _clip_bwd(threshold, _, g):  # noqa: ANN001, ANN202
+def _clip_bwd(threshold, _, g):
     return (jnp.clip(g, -threshold, threshold),)
 
 
 clip_gradient.defvjp(_clip_fwd, _clip_bwd)
 
 
-def _apply_activation(act, out):  # noqa: ANN001, ANN202
+def _apply_activation(act, out):
     if isinstance(out, ChannelsLast):  # element-wise only (``channels_last.joins``)
         return ChannelsLast(act.apply(out.data))
     if isinstance(out, Seq):
@@ -289,7 +289,7 @@ def _apply_activation(act, out):  # noqa: ANN001, ANN202
     return act.apply(out)
 
 
-def _dropout(out, rate: float, *, key, mode: str):  # noqa: ANN001, ANN202
+def _dropout(out, rate: float, *, key, mode: str):
     """v2 dropout is not inverted: a 0/1 mask in training, a ``(1 - rate)`` scale in test."""
     data = data_of(out)
     if mode == "train":

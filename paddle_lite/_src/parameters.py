@@ -242,7 +242,7 @@ class Parameters:
         return list(self._specs.values())
 
     @property
-    def __param_conf__(self) -> dict[str, proto.ParameterConfig]:  # noqa: PLW3201
+    def __param_conf__(self) -> dict[str, proto.ParameterConfig]:
         """Name -> ``ParameterConfig`` as v2 writes it (v2's attribute of that name).
 
         v2 programs read it to log each parameter's ``initial_mean``, ``initial_std`` and

@@ -19,7 +19,7 @@ from paddle_lite._src.layers.image import layout as image_layout
 BATCH = 3
 
 
-def _image(name, c, h, w, depth=None):  # noqa: ANN001, ANN202
+def _image(name, c, h, w, depth=None):
     d = depth or 1
     layer = core.data(
         name=name, type=data_types.dense_vector(c * d * h * w), height=h, width=w, depth=depth
@@ -28,35 +28,35 @@ def _image(name, c, h, w, depth=None):  # noqa: ANN001, ANN202
     return layer, {name: rng.randn(BATCH, c * d * h * w).astype(np.float32)}
 
 
-def _switch_order():  # noqa: ANN202
+def _switch_order():
     x, feeds = _image("switch_pixel", 3, 2, 4)
     return image_layout.switch_order(input=x, reshape_axis=3), feeds
 
 
-def _crop():  # noqa: ANN202
+def _crop():
     x, feeds = _image("crop_pixel", 2, 5, 6)
     return image_layout.crop(input=x, offset=[1, 2], axis=2, shape=[0, 2, 3, 3]), feeds
 
 
-def _resize():  # noqa: ANN202
+def _resize():
     x, feeds = _image("resize_pixel", 2, 2, 2)
     return image_layout.resize(input=x, size=4), feeds
 
 
-def _scale_sub_region():  # noqa: ANN202
+def _scale_sub_region():
     x, feeds = _image("ssr_pixel", 2, 3, 4)
     box = core.data(name="ssr_box", type=data_types.dense_vector(6))
     feeds["ssr_box"] = np.tile(np.array([[1, 2, 2, 3, 1, 2]], np.float32), (BATCH, 1))
     return image_layout.scale_sub_region(input=x, indices=box, value=0.5), feeds
 
 
-def _upsample():  # noqa: ANN202
+def _upsample():
     x, feeds = _image("up_pixel", 2, 4, 6)
     pooled = pool.img_pool(input=x, pool_size=2, stride=2, pool_type=poolings.MaxWithMask())
     return roi_pool.upsample(input=[pooled, pooled], scale=2), feeds
 
 
-def _img_conv3d():  # noqa: ANN202
+def _img_conv3d():
     x, feeds = _image("conv3d_voxel", 2, 4, 3, depth=3)
     hidden = conv3d.img_conv3d(input=x, filter_size=[2, 3, 2], num_filters=4, padding=1)
     out = conv3d.img_conv3d(
@@ -65,13 +65,13 @@ def _img_conv3d():  # noqa: ANN202
     return out, feeds
 
 
-def _img_pool3d():  # noqa: ANN202
+def _img_pool3d():
     x, feeds = _image("pool3d_voxel", 2, 4, 5, depth=3)
     out = conv3d.img_pool3d(input=x, pool_size=2, stride=2, padding=1, pool_type=poolings.Avg())
     return out, feeds
 
 
-def _roi_pool():  # noqa: ANN202
+def _roi_pool():
     x, feeds = _image("roi_pixel", 2, 6, 5)
     rois = core.data(name="roi_boxes", type=data_types.dense_vector(5))
     feeds["roi_boxes"] = np.array(

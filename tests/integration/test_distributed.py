@@ -83,7 +83,7 @@ def test_a_killed_rank_ends_the_other_within_a_minute(tmp_path, fault):
     # both ranks stall at step 2, so rank 0 learns of rank 1's death only from the
     # coordination service's missing heartbeats: the slowest way a job ends
     args = [sys.executable, str(SCRIPT), 1, tmp_path / "x", 30, 3, 2]
-    logs = [open(tmp_path / f"rank{r}.log", "wb") for r in range(2)]  # noqa: SIM115
+    logs = [open(tmp_path / f"rank{r}.log", "wb") for r in range(2)]
     running = [
         subprocess.Popen(list(map(str, args)), env=env, stdout=log, stderr=log)
         for env, log in zip(procs, logs, strict=True)

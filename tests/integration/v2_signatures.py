@@ -261,7 +261,7 @@ def same_value(v2: Any, lite: Any) -> bool:
         return vars(v2) == vars(lite)
     try:
         return bool(v2 == lite) and isinstance(v2, bool) == isinstance(lite, bool)
-    except Exception:  # noqa: BLE001 - arrays and the like: not equal
+    except Exception:
         return False
 
 
@@ -277,8 +277,8 @@ def _default_difference(p: Param, q: inspect.Parameter, namespace: dict) -> str 
     want = p.default
     if isinstance(want, Expr):
         try:
-            want = eval(want.source, dict(namespace))  # noqa: S307 - v2's own default text
-        except Exception as exc:  # noqa: BLE001
+            want = eval(want.source, dict(namespace))
+        except Exception as exc:
             return f"{p.name}: v2 default {p.default.source} cannot be evaluated here ({exc})"
     if same_value(want, q.default):
         return None

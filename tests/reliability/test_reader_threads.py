@@ -27,7 +27,7 @@ def _consume_with_deadline(make_iterable):
     def consume():
         try:
             box["value"] = list(make_iterable())
-        except BaseException as err:  # noqa: BLE001 - handed to the test
+        except BaseException as err:
             box["error"] = err
 
     watchdog = threading.Thread(target=consume, daemon=True)

@@ -186,7 +186,7 @@ def test_apply_if_keeps_the_old_state_bit_for_bit_on_both_paths(backend, monkeyp
         masks={},
     )
 
-    def update(st):  # noqa: ANN001, ANN202
+    def update(st):
         bump = lambda x: x + 1  # noqa: E731
         totals = pass_totals.add(st.totals, (jnp.float32(1.0), [{"n": jnp.int32(1)}]))
         return (*jax.tree_util.tree_map(bump, (st.trainable, st.fixed, st.opt_state)), totals)

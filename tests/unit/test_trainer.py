@@ -85,7 +85,7 @@ def test_event_order_and_ids():
     def per_batch(p, b):
         return [
             ("BeginIteration", p, b),
-            ("EndForwardBackward", p, b),  # noqa: E731
+            ("EndForwardBackward", p, b),
             ("EndIteration", p, b),
         ]
 

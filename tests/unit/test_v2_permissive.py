@@ -90,11 +90,11 @@ def test_layer_type_has_v2s_constants():
 
 def test_layer_support_checks_extra_attr_fields_like_v2():
     @L.layer_support("drop_rate")
-    def dropping(input, layer_attr=None):  # noqa: A002
+    def dropping(input, layer_attr=None):
         return input
 
     @L.layer_support()
-    def plain(input, layer_attr=None):  # noqa: A002
+    def plain(input, layer_attr=None):
         return input
 
     assert dropping(1, layer_attr=paddle.attr.Extra(drop_rate=0.5)) == 1

@@ -27,10 +27,10 @@ class _Values:
     def __init__(self, value):
         self.value = value
 
-    def copyToNumpyMat(self):  # noqa: N802
+    def copyToNumpyMat(self):
         return np.asarray(self.value)
 
-    copyToNumpyArray = copyToNumpyMat  # noqa: N815
+    copyToNumpyArray = copyToNumpyMat
 
 
 class _SparseMatrix(Sparse):
@@ -40,10 +40,10 @@ class _SparseMatrix(Sparse):
         ids, values = np.asarray(self.ids[row]), np.asarray(self.values[row])
         return [(i, v) for i, v in zip(ids, values, strict=True) if v != 0]  # pads: value 0
 
-    def getSparseRowCols(self, row):  # noqa: N802
+    def getSparseRowCols(self, row):
         return [int(i) for i, _ in self._entries(row)]
 
-    def getSparseRowColsVal(self, row):  # noqa: N802
+    def getSparseRowColsVal(self, row):
         return [(int(i), float(v)) for i, v in self._entries(row)]
 
 
@@ -53,18 +53,18 @@ class _Arguments:
     def __init__(self, feeds, names):
         self.feeds, self.names = feeds, names
 
-    def getSlotValue(self, i):  # noqa: N802
+    def getSlotValue(self, i):
         value = self.feeds[self.names[i]]
         return _SparseMatrix(*value) if isinstance(value, Sparse) else _Values(value)
 
-    def getSlotIds(self, i):  # noqa: N802
+    def getSlotIds(self, i):
         value = self.feeds[self.names[i]]
         if isinstance(value, Seq):  # v2 packed the steps of all sequences one after another
             data, lengths = np.asarray(value.data), np.asarray(value.lengths)
             return _Values(np.concatenate([d[:n] for d, n in zip(data, lengths, strict=True)]))
         return _Values(value)
 
-    def getSlotSequenceStartPositions(self, i):  # noqa: N802
+    def getSlotSequenceStartPositions(self, i):
         lengths = np.asarray(self.feeds[self.names[i]].lengths)
         return _Values(np.concatenate([[0], np.cumsum(lengths)]))
 
@@ -76,7 +76,7 @@ class DataFeeder(LiteDataFeeder):
         return _Arguments(super().__call__(batch), [name for name, _ in self.data_types])
 
 
-class api:  # noqa: N801  (the swig module's one name the test uses)
+class api:
     Matrix = Sparse
 
 
@@ -92,11 +92,11 @@ class DataFeederTest(unittest.TestCase):
         return np.random.randint(high, size=num).tolist()
 
     def test_dense(self):
-        def compare(input):  # noqa: A002
+        def compare(input):
             feeder = DataFeeder([("image", data_type.dense_vector(784))], {"image": 0})
             arg = feeder(input)
             output = arg.getSlotValue(0).copyToNumpyMat()
-            input = np.array(input, dtype="float32")  # noqa: A001
+            input = np.array(input, dtype="float32")
             self.assertAlmostEqual(input.all(), output.all())
 
         # test numpy array

@@ -35,10 +35,10 @@ def train():
     fourthword = paddle.layer.data(name="fourthw", type=paddle.data_type.integer_value(dict_size))
     nextword = paddle.layer.data(name="fifthw", type=paddle.data_type.integer_value(dict_size))
 
-    Efirst = wordemb(firstword)  # noqa: N806
-    Esecond = wordemb(secondword)  # noqa: N806
-    Ethird = wordemb(thirdword)  # noqa: N806
-    Efourth = wordemb(fourthword)  # noqa: N806
+    Efirst = wordemb(firstword)
+    Esecond = wordemb(secondword)
+    Ethird = wordemb(thirdword)
+    Efourth = wordemb(fourthword)
 
     contextemb = paddle.layer.concat(input=[Efirst, Esecond, Ethird, Efourth])
     hidden1 = paddle.layer.fc(

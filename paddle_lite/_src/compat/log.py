@@ -25,11 +25,11 @@ class _FallbackHandler(logging.StreamHandler):
         self.setFormatter(logging.Formatter(V2_FORMAT))
 
     @property
-    def stream(self):  # noqa: ANN201
+    def stream(self):
         return sys.stderr
 
     @stream.setter
-    def stream(self, value) -> None:  # noqa: ANN001
+    def stream(self, value) -> None:
         pass  # always the current sys.stderr
 
     def emit(self, record: logging.LogRecord) -> None:

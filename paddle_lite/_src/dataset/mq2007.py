@@ -109,7 +109,7 @@ def _pairs(docs: list[Query]) -> Iterator[tuple[Any, ...]]:
                 yield np.array([1]), np.array(better[2]), np.array(worse[2])
 
 
-def _samples(docs: list[Query], format: str) -> Iterator[tuple[Any, ...]]:  # noqa: A002
+def _samples(docs: list[Query], format: str) -> Iterator[tuple[Any, ...]]:
     docs = _ranked(docs)
     if format == "pairwise":
         yield from _pairs(docs)
@@ -121,7 +121,7 @@ def _samples(docs: list[Query], format: str) -> Iterator[tuple[Any, ...]]:  # no
         yield docs[0][0], docs[0][1], np.array(docs[0][2])
 
 
-def _reader(name: str, format: str, shuffle: bool, fill_missing: Any) -> Iterator[Any]:  # noqa: A002
+def _reader(name: str, format: str, shuffle: bool, fill_missing: Any) -> Iterator[Any]:
     if format not in FORMATS:
         raise DatasetValueError(f"mq2007: format must be one of {FORMATS}; received {format!r}.")
     queries = [q for q in load_from_text(_fold_file(name)) if sum(d[1] for d in q) != 0]
@@ -132,7 +132,7 @@ def _reader(name: str, format: str, shuffle: bool, fill_missing: Any) -> Iterato
 
 
 def train(
-    format: str = "pairwise",  # noqa: A002
+    format: str = "pairwise",
     shuffle: bool = True,
     fill_missing: float = -1,
 ) -> Iterator[tuple[Any, ...]]:
@@ -150,7 +150,7 @@ def train(
 
 
 def test(
-    format: str = "pairwise",  # noqa: A002
+    format: str = "pairwise",
     shuffle: bool = True,
     fill_missing: float = -1,
 ) -> Iterator[tuple[Any, ...]]:

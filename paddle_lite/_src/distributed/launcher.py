@@ -37,7 +37,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _forward(stream, rank: int, out) -> None:  # noqa: ANN001
+def _forward(stream, rank: int, out) -> None:
     for line in iter(stream.readline, b""):
         out.write(f"[{rank}] {line.decode(errors='replace')}")
         out.flush()

@@ -68,7 +68,7 @@ class ClassificationError(Evaluator):
         w = self.weights(values, values[0], mask)
         return {"errors": jnp.sum(jnp.where(mask, wrong * w, 0.0)), "samples": jnp.sum(w)}
 
-    def _id_errors(self, x, y):  # noqa: ANN001, ANN202
+    def _id_errors(self, x, y):
         if x.shape[-1] == 1:  # v2 stopped on a label other than 0 here; class x > threshold
             return ((x[:, 0] > self.attrs["threshold"]) != (y != 0)).astype(jnp.float32)
         if self.attrs["top_k"] == 1:
@@ -113,8 +113,8 @@ def _label_kind(inp: Layer, label: Any, where: str) -> tuple[Layer, str]:
     return lbl, "dense" if lbl.spec.dtype == "float32" else "sparse"
 
 
-def _classification_error(  # noqa: PLR0913
-    input,  # noqa: A002
+def _classification_error(
+    input,
     label,
     name,
     weight,
@@ -147,7 +147,7 @@ def _classification_error(  # noqa: PLR0913
 
 @base.layer_function
 def classification_error(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     weight: Layer | None = None,

@@ -44,7 +44,7 @@ def _image_flags(det: Any, det_valid: Any, gt: Any, gt_valid: Any, attrs: Any) -
     gt_class = gt[:, 0].astype(jnp.int32)
     hard = (jnp.abs(gt[:, 5]) >= 1e-6) & (not attrs["evaluate_difficult"])
 
-    def step(visited, k):  # noqa: ANN001, ANN202
+    def step(visited, k):
         row, ok = det[k], det_valid[k]
         same = gt_valid & (gt_class == row[1].astype(jnp.int32))
         ov = jnp.where(same, boxes.jaccard(row[None, 3:7], gt[:, 1:5]), -jnp.inf)
@@ -132,9 +132,9 @@ def average_precision(precision: np.ndarray, recall: np.ndarray, ap_type: str) -
     return sum(best) / 11
 
 
-def _input(input: Any, where: str) -> Any:  # noqa: A002
+def _input(input: Any, where: str) -> Any:
     if isinstance(input, (list, tuple)) and len(input) == 1:  # v2 wraps input in a list
-        input = input[0]  # noqa: A001
+        input = input[0]
     det = check_layer(input, where, "input")
     if det.kind != "detection_output":
         raise LayerConfigError(
@@ -146,7 +146,7 @@ def _input(input: Any, where: str) -> Any:  # noqa: A002
 
 @base.layer_function
 def detection_map(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     overlap_threshold: float = 0.5,
     background_id: int = 0,

@@ -105,8 +105,8 @@ def _render_print(ev: Printer, rows: list[np.ndarray]) -> str:
 
 @base.layer_function
 def printer(
-    input: Layer | Sequence[Layer],  # noqa: A002
-    format: str | None = None,  # noqa: A002
+    input: Layer | Sequence[Layer],
+    format: str | None = None,
     name: str | None = None,
 ) -> None:
     """Print the values of ``input`` (a layer or a list) every batch, for debugging.
@@ -131,7 +131,7 @@ def printer(
     name = base.layer_name(name, "print")
     inputs = base.as_layers(input, layer=name)
     if format is None:
-        format = "\n".join(f"layer={layer.name} %s" for layer in inputs)  # noqa: A001
+        format = "\n".join(f"layer={layer.name} %s" for layer in inputs)
     if not isinstance(format, str) or format.count("%s") != len(inputs):
         raise LayerTypeError(
             f"printer '{name}': format must be a str with one %s per input ({len(inputs)}); "
@@ -148,7 +148,7 @@ def _render_value(ev: Printer, rows: list[np.ndarray]) -> str:
     )
 
 
-def value_printer(input: Layer, name: str | None = None) -> Evaluator:  # noqa: A002
+def value_printer(input: Layer, name: str | None = None) -> Evaluator:
     """Print the values of ``input`` (a layer or a list) every batch (v2's
     ``value_printer_evaluator``).
 
@@ -169,7 +169,7 @@ def _render_maxid(ev: Printer, rows: list[np.ndarray]) -> str:
 
 
 def maxid_printer(
-    input: Layer,  # noqa: A002
+    input: Layer,
     num_results: int | None = None,
     name: str | None = None,
 ) -> Evaluator:
@@ -185,7 +185,7 @@ def maxid_printer(
 
 
 def maxframe_printer(
-    input: Layer,  # noqa: A002
+    input: Layer,
     num_results: int | None = None,
     name: str | None = None,
 ) -> Evaluator:
@@ -218,7 +218,7 @@ def _render_error(ev: Printer, rows: list[np.ndarray]) -> str:
 
 
 def classification_error_printer(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     threshold: float = 0.5,
     name: str | None = None,
@@ -283,7 +283,7 @@ def _token(words: tuple[str, ...], token: int, ev: Printer) -> str:
 
 
 def seqtext_printer(
-    input: Layer,  # noqa: A002
+    input: Layer,
     result_file: str,
     id_input: Layer | None = None,
     dict_file: str | None = None,
@@ -317,7 +317,7 @@ def seqtext_printer(
         with open(dict_file, encoding="utf-8") as f:
             words = tuple(line.rstrip("\r\n") for line in f)
     path = os.fspath(result_file)
-    open(path, "w").close()  # noqa: SIM115 - emptied as v2's ofstream(trunc) did
+    open(path, "w").close()
     _declare(
         name,
         inputs,
@@ -395,7 +395,7 @@ def _matrix(rows: np.ndarray) -> str:
     return np.array2string(rows.reshape(len(rows), -1), threshold=1 << 30)
 
 
-def gradient_printer(input: Layer, name: str | None = None) -> Evaluator:  # noqa: A002
+def gradient_printer(input: Layer, name: str | None = None) -> Evaluator:
     """Print, every training batch, the gradient of the cost with respect to the
     output of each layer in ``input`` (v2's ``gradient_printer_evaluator``): one row
     per sample, or per step of a sequence (then also the sequences' start positions).

@@ -72,7 +72,7 @@ def histogram_auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return 0.0
 
 
-def make_auc(input, label, name, weight, paired=False) -> Evaluator:  # noqa: A002
+def make_auc(input, label, name, weight, paired=False) -> Evaluator:
     where = where_of(name, "auc")
     inp = check_layer(input, where, "input")
     lbl = check_layer(label, where, "label", mode="dense_or_ids")
@@ -84,7 +84,7 @@ def make_auc(input, label, name, weight, paired=False) -> Evaluator:  # noqa: A0
 
 @base.layer_function
 def auc(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     weight: Layer | None = None,
@@ -182,7 +182,7 @@ class PrecisionRecall(Evaluator):
         }
 
 
-def _precision_recall_label(inp, label, where: str):  # noqa: ANN001, ANN202
+def _precision_recall_label(inp, label, where: str):
     """Class ids, or a sparse multi-label vector of the input's width (v2 read no dense
     multi-label: its check stopped on one)."""
     sparse = isinstance(label, Layer) and label.spec.dtype in ("sparse_binary", "sparse_float")
@@ -196,8 +196,8 @@ def _precision_recall_label(inp, label, where: str):  # noqa: ANN001, ANN202
     return label
 
 
-def make_precision_recall(  # noqa: PLR0913
-    input,  # noqa: A002
+def make_precision_recall(
+    input,
     label,
     positive_label,
     weight,
@@ -230,7 +230,7 @@ def make_precision_recall(  # noqa: PLR0913
 
 @base.layer_function
 def precision_recall(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     positive_label: int | None = None,
     weight: Layer | None = None,
@@ -305,7 +305,7 @@ class PnPair(Evaluator):
         return {self.name: float(stats["pos"]) / (neg if neg > 0 else 1.0)}
 
 
-def _pnpair(input, label, query_id, weight, name) -> Evaluator:  # noqa: A002
+def _pnpair(input, label, query_id, weight, name) -> Evaluator:
     where = where_of(name, "pnpair")
     inp = check_layer(input, where, "input")
     lbl = check_layer(label, where, "label", mode="dense_or_ids")
@@ -317,7 +317,7 @@ def _pnpair(input, label, query_id, weight, name) -> Evaluator:  # noqa: A002
 
 @base.layer_function
 def pnpair(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     query_id: Layer | None = None,
     weight: Layer | None = None,
@@ -393,7 +393,7 @@ class ColumnSum(Sum):
     type = "last-column-sum"
 
 
-def _sum(cls: type[Sum], input, name, weight, last_column: bool) -> Evaluator:  # noqa: A002
+def _sum(cls: type[Sum], input, name, weight, last_column: bool) -> Evaluator:
     where = where_of(name, "column_sum" if last_column else "sum")
     mode = "dense" if last_column else "dense_or_ids"
     inp = check_layer(input, where, "input", mode=mode)
@@ -402,7 +402,7 @@ def _sum(cls: type[Sum], input, name, weight, last_column: bool) -> Evaluator:  
 
 
 @base.layer_function
-def sum(input: Layer, name: str | None = None, weight: Layer | None = None) -> Evaluator:  # noqa: A001, A002
+def sum(input: Layer, name: str | None = None, weight: Layer | None = None) -> Evaluator:
     """Sum of the input values per sample, v2 ``sum`` (e.g. a token-error rate).
 
     $$
@@ -432,7 +432,7 @@ def sum(input: Layer, name: str | None = None, weight: Layer | None = None) -> E
 
 
 @base.layer_function
-def column_sum(input: Layer, name: str | None = None, weight: Layer | None = None) -> Evaluator:  # noqa: A002
+def column_sum(input: Layer, name: str | None = None, weight: Layer | None = None) -> Evaluator:
     """The last column of the input summed over samples (v2 ``last-column-sum``).
 
     $$

@@ -37,14 +37,14 @@ SCHEMES: Mapping[str, tuple[int, int, int, int, int]] = {
 }
 
 
-def _is_end(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
+def _is_end(pt, pty, t, ty, scheme, other):
     """v2 ``isChunkEnd``: does the chunk holding (pt, pty) end before (t, ty)?"""
     _, b, i, e, s = scheme
     same_kind = jnp.where((pt == b) | (pt == i), (t == b) | (t == s), (pt == e) | (pt == s))
     return jnp.where(pty == other, False, jnp.where((ty == other) | (ty != pty), True, same_kind))
 
 
-def _is_begin(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
+def _is_begin(pt, pty, t, ty, scheme, other):
     """v2 ``isChunkBegin``: does a chunk start at (t, ty) after (pt, pty)?"""
     _, b, i, e, s = scheme
     after_end = (pt == e) | (pt == s)
@@ -56,7 +56,7 @@ def _is_begin(pt, pty, t, ty, scheme, other):  # noqa: ANN001, ANN202
     )
 
 
-def chunk_segments(ids: Any, lengths: Any, scheme: tuple[int, ...], n_types: int):  # noqa: ANN201
+def chunk_segments(ids: Any, lengths: Any, scheme: tuple[int, ...], n_types: int):
     """Chunks of tag sequences ``[B, T]``: ``(ends, starts, types)``, each ``[B, T]``.
 
     ``ends[b, k]`` marks a chunk ending at step k; ``starts[b, k]`` is the step the
@@ -153,7 +153,7 @@ def _sequence(layer: Layer, where: str, arg: str) -> None:
 
 @base.layer_function
 def chunk(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     chunk_scheme: str,
     num_chunk_types: int,
@@ -273,7 +273,7 @@ class CtcError(Evaluator):
 
 
 @base.layer_function
-def ctc_error(input: Layer, label: Layer, name: str | None = None) -> Evaluator:  # noqa: A002
+def ctc_error(input: Layer, label: Layer, name: str | None = None) -> Evaluator:
     """Edit distance of the CTC best-path decode to the label (v2 ``ctc_edit_distance``).
 
     The decode takes the arg-max class per step, collapses repeats and drops the

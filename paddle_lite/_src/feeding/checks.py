@@ -149,7 +149,7 @@ def converts(convert: Callable[[Any], Any], batch: Any) -> bool:
         warnings.simplefilter("ignore")
         try:
             convert(batch)
-        except Exception:  # noqa: BLE001 - any failure means: not what was meant
+        except Exception:
             return False
     return True
 
@@ -158,7 +158,7 @@ def explain_infer_input(
     err: DataError,
     topology: Topology,
     feeding: Any,
-    input: Any,  # noqa: A002
+    input: Any,
 ) -> DataError:
     """``err`` (``infer``'s samples did not convert) said as the mistake it most often is:
     ``input`` given as one sample, or one sample's value, in place of a list of samples;
@@ -182,7 +182,7 @@ def explain_infer_input(
     return _cost_without_labels(err, topology, feeding, input)
 
 
-def _cost_without_labels(err: DataError, topology: Topology, feeding: Any, input: Any) -> DataError:  # noqa: A002
+def _cost_without_labels(err: DataError, topology: Topology, feeding: Any, input: Any) -> DataError:
     """``err`` said as a cost inferred without its labels, where the samples do feed what
     the cost scores (its input); else ``err``."""
     costs = [o for o in topology.outputs if get_kind(o.kind).is_cost]

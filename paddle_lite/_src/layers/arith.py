@@ -87,7 +87,7 @@ def mul(a: Layer, other: Any) -> Layer:
 def _unary(
     op_name: str,
     act: type[acts.BaseActivation],
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None,
 ) -> Layer:
     name = base.layer_name(name, op_name)
@@ -95,7 +95,7 @@ def _unary(
 
 
 @base.layer_function
-def exp(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def exp(input: Layer, name: str | None = None) -> Layer:
     """``y = exp(x)`` elementwise: a mixed layer of one identity projection with the
     ``Exp`` activation.
 
@@ -115,7 +115,7 @@ def exp(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def log(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def log(input: Layer, name: str | None = None) -> Layer:
     """``y = log(x)`` elementwise: a mixed layer of one identity projection with the
     ``Log`` activation.
 
@@ -135,7 +135,7 @@ def log(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def abs(input: Layer, name: str | None = None) -> Layer:  # noqa: A002, A001
+def abs(input: Layer, name: str | None = None) -> Layer:
     """``y = |x|`` elementwise: a mixed layer of one identity projection with the
     ``Abs`` activation.
 
@@ -155,7 +155,7 @@ def abs(input: Layer, name: str | None = None) -> Layer:  # noqa: A002, A001
 
 
 @base.layer_function
-def sigmoid(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def sigmoid(input: Layer, name: str | None = None) -> Layer:
     """``y = 1 / (1 + exp(-x))`` elementwise: a mixed layer of one identity projection with the
     ``Sigmoid`` activation.
 
@@ -175,7 +175,7 @@ def sigmoid(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def tanh(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def tanh(input: Layer, name: str | None = None) -> Layer:
     """``y = tanh(x)`` elementwise: a mixed layer of one identity projection with the
     ``Tanh`` activation.
 
@@ -195,7 +195,7 @@ def tanh(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def square(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def square(input: Layer, name: str | None = None) -> Layer:
     """``y = x²`` elementwise: a mixed layer of one identity projection with the
     ``Square`` activation.
 
@@ -215,7 +215,7 @@ def square(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def relu(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def relu(input: Layer, name: str | None = None) -> Layer:
     """``y = max(x, 0)`` elementwise: a mixed layer of one identity projection with the
     ``Relu`` activation.
 
@@ -235,7 +235,7 @@ def relu(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def sqrt(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def sqrt(input: Layer, name: str | None = None) -> Layer:
     """``y = sqrt(x)`` elementwise: a mixed layer of one identity projection with the
     ``Sqrt`` activation.
 
@@ -255,7 +255,7 @@ def sqrt(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def reciprocal(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def reciprocal(input: Layer, name: str | None = None) -> Layer:
     """``y = 1 / x`` elementwise: a mixed layer of one identity projection with the
     ``Reciprocal`` activation.
 
@@ -275,7 +275,7 @@ def reciprocal(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
 
 
 @base.layer_function
-def softmax(input: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def softmax(input: Layer, name: str | None = None) -> Layer:
     """``y_i = exp(x_i) / sum_j exp(x_j)`` over each row: a mixed layer of one identity
     projection with the ``Softmax`` activation.
 

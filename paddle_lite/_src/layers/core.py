@@ -54,7 +54,7 @@ register_kind(DataKind())
 @base.layer_function
 def data(
     name: str,
-    type: InputType,  # noqa: A002
+    type: InputType,
     height: int | None = None,
     width: int | None = None,
     depth: int | None = None,
@@ -117,7 +117,7 @@ register_kind(FcKind())
 
 @base.layer_function
 def fc(
-    input: Layer | Sequence[Layer],  # noqa: A002
+    input: Layer | Sequence[Layer],
     size: int,
     act: BaseActivation | None = None,
     name: str | None = None,
@@ -193,7 +193,7 @@ register_kind(EmbeddingKind())
 
 @base.layer_function
 def embedding(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     name: str | None = None,
     param_attr: ParamAttr | None = None,
@@ -265,7 +265,7 @@ register_kind(ConcatKind())
 
 @base.layer_function
 def concat(
-    input: Sequence[Layer] | Sequence[Projection],  # noqa: A002
+    input: Sequence[Layer] | Sequence[Projection],
     act: BaseActivation | None = None,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
@@ -357,7 +357,7 @@ register_kind(AddtoKind())
 
 @base.layer_function
 def addto(
-    input: Layer | Sequence[Layer],  # noqa: A002
+    input: Layer | Sequence[Layer],
     act: BaseActivation | None = None,
     name: str | None = None,
     bias_attr: ParamAttr | bool | None = None,
@@ -392,7 +392,7 @@ def addto(
 
 
 @base.layer_function
-def dropout(input: Layer, dropout_rate: float, name: str | None = None) -> Layer:  # noqa: A002
+def dropout(input: Layer, dropout_rate: float, name: str | None = None) -> Layer:
     """Dropout, not inverted (v2's): random zeros in training, a fixed scale in test.
 
     Training: ``out_j = m_j x_j`` with ``m_j ~ Bernoulli(1 - rate)``; test:

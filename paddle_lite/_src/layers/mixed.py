@@ -85,7 +85,7 @@ def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
     return None
 
 
-def _item_sizes(inputs, attrs) -> list[int]:  # noqa: ANN001
+def _item_sizes(inputs, attrs) -> list[int]:
     """Each projection's own output width (0 when it takes the layer's), checked."""
     sizes = []
     for i, item in enumerate(attrs["projections"]):
@@ -95,7 +95,7 @@ def _item_sizes(inputs, attrs) -> list[int]:  # noqa: ANN001
     return sizes
 
 
-def mixed_size(inputs, attrs) -> int:  # noqa: ANN001
+def mixed_size(inputs, attrs) -> int:
     """The layer's width: for a sum, ``attrs["size"]`` or the one its projections agree
     on; for a concatenation (``attrs["combine"] == "concat"``), the sum of their widths."""
     sizes = _item_sizes(inputs, attrs)
@@ -322,7 +322,7 @@ class MixedLayer(Layer):
 @base.layer_function
 def mixed(
     size: int = 0,
-    input: Projection | Sequence[Projection] | None = None,  # noqa: A002
+    input: Projection | Sequence[Projection] | None = None,
     name: str | None = None,
     act: BaseActivation | None = None,
     bias_attr: ParamAttr | bool | None = False,

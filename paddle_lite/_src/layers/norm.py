@@ -180,7 +180,7 @@ def _epsilon(epsilon: Any, *, layer: str) -> float:
     return value
 
 
-def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None:  # noqa: ANN001
+def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None:
     if batch_norm_type not in BATCH_NORM_TYPES:
         raise LayerConfigError(
             f"layer '{layer}': batch_norm_type must be one of {BATCH_NORM_TYPES}; "
@@ -191,10 +191,10 @@ def _bn_options(batch_norm_type, use_global_stats, *, layer: str) -> bool | None
 
 @base.layer_function
 def batch_norm(
-    input: Layer,  # noqa: A002
+    input: Layer,
     act: BaseActivation | None = None,
     name: str | None = None,
-    img3D: bool = False,  # noqa: N803
+    img3D: bool = False,
     num_channels: int | None = None,
     bias_attr: ParamAttr | bool | None = None,
     param_attr: ParamAttr | None = None,
@@ -304,7 +304,7 @@ register_kind(CmrNormKind())
 
 @base.layer_function
 def img_cmrnorm(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     scale: float = 0.0128,
     power: float = 0.75,
@@ -367,7 +367,7 @@ register_kind(SumToOneNormKind())
 
 @base.layer_function
 def sum_to_one_norm(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:

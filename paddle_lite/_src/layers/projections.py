@@ -81,7 +81,7 @@ def _size_arg(value: Any, where: str) -> int:
     return int(value)
 
 
-def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> Projection:  # noqa: A002
+def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> Projection:
     layer = base.as_layer(input, layer=fn, arg="input")
     attr = attrs_mod.as_param_attr(param_attr, layer=fn, arg="param_attr")
     return Projection(kind, (layer,), _size_arg(size, f"{fn}()"), param_attr=attr)
@@ -102,7 +102,7 @@ def project(x: Any, w: Any) -> Any:
 # projections ----------------------------------------------------------------------
 @base.layer_function
 def full_matrix_projection(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int = 0,
     param_attr: ParamAttr | None = None,
 ) -> Projection:
@@ -124,7 +124,7 @@ def full_matrix_projection(
 
 @base.layer_function
 def trans_full_matrix_projection(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int = 0,
     param_attr: ParamAttr | None = None,
 ) -> Projection:
@@ -147,7 +147,7 @@ def trans_full_matrix_projection(
 
 @base.layer_function
 def table_projection(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int = 0,
     param_attr: ParamAttr | None = None,
 ) -> Projection:
@@ -176,7 +176,7 @@ def table_projection(
 
 @base.layer_function
 def identity_projection(
-    input: Layer,  # noqa: A002
+    input: Layer,
     offset: int | None = None,
     size: int | None = None,
 ) -> Projection:
@@ -217,7 +217,7 @@ def identity_projection(
 
 
 @base.layer_function
-def dotmul_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:  # noqa: A002
+def dotmul_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:
     """``out += x ⊙ w``: an elementwise product with a learned ``w`` of shape
     ``[1, input.size]``.
 
@@ -237,7 +237,7 @@ def dotmul_projection(input: Layer, param_attr: ParamAttr | None = None) -> Proj
 
 
 @base.layer_function
-def scaling_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:  # noqa: A002
+def scaling_projection(input: Layer, param_attr: ParamAttr | None = None) -> Projection:
     """``out += w x`` with one learned scalar ``w`` (shape ``[1, 1]``).
 
     Args:
@@ -257,7 +257,7 @@ def scaling_projection(input: Layer, param_attr: ParamAttr | None = None) -> Pro
 
 @base.layer_function
 def context_projection(
-    input: Layer,  # noqa: A002
+    input: Layer,
     context_len: int,
     context_start: int | None = None,
     padding_attr: ParamAttr | None = None,

@@ -88,7 +88,7 @@ def _select_layer(select: Any, has_selected_colums: Any, name: str) -> tuple[lis
 
 @base.layer_function
 def selective_fc(
-    input: Layer | Sequence[Layer],  # noqa: A002
+    input: Layer | Sequence[Layer],
     size: int,
     select: Layer | None = None,
     act: BaseActivation | None = None,

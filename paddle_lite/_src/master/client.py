@@ -66,7 +66,7 @@ def _paths(paths: Any) -> list[str]:
     return found
 
 
-class client:  # noqa: N801 - v2's name
+class client:
     """A client of v2's master: the task queue of a data set of v2 RecordIO files, in etcd.
 
     Args:
@@ -246,7 +246,7 @@ class client:  # noqa: N801 - v2's name
     def _fetch(self, pass_id: int) -> None:
         try:
             self._fetch_tasks(pass_id)
-        except Exception as err:  # noqa: BLE001 - reported through next_record's -1
+        except Exception as err:
             self._put(Item(code=ERROR, error=err))
 
     def _fetch_tasks(self, pass_id: int) -> None:

@@ -25,7 +25,7 @@ from paddle_lite._src.networks.sequence import simple_lstm
 from paddle_lite._src.poolings import Sum
 
 
-def _directions(name, fw, bw, return_seq, last_seq_attr, first_seq_attr, concat_attr, concat_act):  # noqa: ANN001, ANN202
+def _directions(name, fw, bw, return_seq, last_seq_attr, first_seq_attr, concat_attr, concat_act):
     """The two directions joined: whole sequences, or the last forward and first
     backward steps (``<name>_fw_last``, ``<name>_bw_last``), concatenated as ``<name>``."""
     if return_seq:
@@ -37,7 +37,7 @@ def _directions(name, fw, bw, return_seq, last_seq_attr, first_seq_attr, concat_
 
 @base.layer_function
 def bidirectional_lstm(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     name: str | None = None,
     return_seq: bool = False,
@@ -126,7 +126,7 @@ def bidirectional_lstm(
 
 @base.layer_function
 def bidirectional_gru(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     name: str | None = None,
     return_seq: bool = False,

@@ -17,7 +17,7 @@ from paddle_lite._src.poolings import BasePoolingType, Max
 
 
 def simple_img_conv_pool(
-    input: Layer,  # noqa: A002
+    input: Layer,
     filter_size: int | Sequence[int],
     num_filters: int,
     pool_size: int | Sequence[int],
@@ -93,7 +93,7 @@ def simple_img_conv_pool(
 
 
 def img_conv_bn_pool(
-    input: Layer,  # noqa: A002
+    input: Layer,
     filter_size: int | Sequence[int],
     num_filters: int,
     pool_size: int | Sequence[int],
@@ -186,7 +186,7 @@ def _per_conv(value: Any, n: int) -> list[Any]:
 
 
 def img_conv_group(
-    input: Layer,  # noqa: A002
+    input: Layer,
     conv_num_filter: Sequence[int],
     pool_size: int,
     num_channels: int | None = None,

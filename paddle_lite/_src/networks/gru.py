@@ -20,7 +20,7 @@ from paddle_lite._src.networks.rnn import gru_group
 
 @base.layer_function
 def simple_gru(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     name: str | None = None,
     reverse: bool = False,
@@ -84,7 +84,7 @@ def simple_gru(
 
 @base.layer_function
 def simple_gru2(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     name: str | None = None,
     reverse: bool = False,

@@ -22,7 +22,7 @@ from paddle_lite._src.layers.recurrent.lstm_step import get_output, lstm_step
 from paddle_lite._src.layers.recurrent.memory import memory
 
 
-def _unit_size(input, size, multiple: int, name: str) -> int:  # noqa: A002, ANN001
+def _unit_size(input, size, multiple: int, name: str) -> int:
     layer = base.as_layer(input, layer=name, arg="input")
     if size is None:
         if layer.size % multiple:
@@ -35,7 +35,7 @@ def _unit_size(input, size, multiple: int, name: str) -> int:  # noqa: A002, ANN
 
 @base.layer_function
 def lstmemory_unit(
-    input: Layer,  # noqa: A002
+    input: Layer,
     out_memory: Layer | None = None,
     name: str | None = None,
     size: int | None = None,
@@ -111,7 +111,7 @@ def lstmemory_unit(
 
 @base.layer_function
 def lstmemory_group(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int | None = None,
     name: str | None = None,
     out_memory: Layer | None = None,
@@ -178,7 +178,7 @@ def lstmemory_group(
 
 @base.layer_function
 def gru_unit(
-    input: Layer,  # noqa: A002
+    input: Layer,
     memory_boot: Layer | None = None,
     size: int | None = None,
     name: str | None = None,
@@ -243,7 +243,7 @@ def gru_unit(
 
 @base.layer_function
 def gru_group(
-    input: Layer,  # noqa: A002
+    input: Layer,
     memory_boot: Layer | None = None,
     size: int | None = None,
     name: str | None = None,

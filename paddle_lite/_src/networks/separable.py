@@ -15,7 +15,7 @@ from paddle_lite._src.layers.image.conv import img_conv
 
 @base.layer_function
 def img_separable_conv(
-    input: Layer,  # noqa: A002
+    input: Layer,
     num_channels: int,
     num_out_channels: int,
     filter_size: int | Sequence[int],

@@ -17,7 +17,7 @@ from paddle_lite._src.poolings import BasePoolingType
 
 @base.layer_function
 def simple_lstm(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     name: str | None = None,
     reverse: bool = False,
@@ -84,7 +84,7 @@ def simple_lstm(
 
 @base.layer_function
 def sequence_conv_pool(
-    input: Layer,  # noqa: A002
+    input: Layer,
     context_len: int,
     hidden_size: int,
     name: str | None = None,

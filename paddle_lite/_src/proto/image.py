@@ -31,7 +31,7 @@ UNSET_IF_EMPTY = frozenset({"bias_parameter_name", "input_parameter_name"})
 class Message(SimpleNamespace):
     """A ModelConfig message: its fields as attributes, and protobuf's ``HasField``."""
 
-    def HasField(self, name: str) -> bool:  # noqa: N802 (protobuf's method name)
+    def HasField(self, name: str) -> bool:
         """Whether v2 would have set field ``name``: it is written here and, for the
         names v2 leaves unset when empty, not ``""``."""
         value = getattr(self, name, None)

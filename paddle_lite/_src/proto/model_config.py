@@ -164,7 +164,7 @@ DEFAULTS: dict[str, Any] = {
 class Msg(dict):
     """A decoded message; ``get(name)`` falls back to the proto2 default."""
 
-    def get(self, key: str, default: Any = None) -> Any:  # noqa: D401
+    def get(self, key: str, default: Any = None) -> Any:
         if key in self:
             return self[key]
         return DEFAULTS.get(key, default)
@@ -223,7 +223,7 @@ def decode_model_config(data: bytes) -> Msg:
     """
     try:
         model = decode_message("ModelConfig", data)
-    except Exception as exc:  # noqa: BLE001 - any decoding failure means "not a ModelConfig"
+    except Exception as exc:
         raise TopologyError(f"not a v2 ModelConfig: {exc}") from None
     if "layers" not in model:
         raise TopologyError("not a v2 ModelConfig: it declares no layers.")

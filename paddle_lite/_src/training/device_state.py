@@ -50,7 +50,7 @@ class Held(NamedTuple):
 class DeviceState:
     """The device side of a trainer; see the module docstring."""
 
-    def __init__(  # noqa: ANN001
+    def __init__(
         self, costs, evaluators, equation, specs, parameters, own=None, aux_costs=()
     ) -> None:
         self.host = HostSync(specs, parameters, own, self.pull)

@@ -43,7 +43,7 @@ class Emitter:
         compiles: the trainer's ``CompileWatch``.
     """
 
-    def __init__(self, handler, evaluators, forwards, device, compiles) -> None:  # noqa: ANN001
+    def __init__(self, handler, evaluators, forwards, device, compiles) -> None:
         self.handler, self.evaluators = handler, evaluators
         self.forwards, self.device = forwards, device
         self.compiles = compiles  # the trainer's CompileWatch: a new signature fires Compiling
@@ -95,7 +95,7 @@ class Emitter:
         finally:
             parameters.gradients_from(None)
 
-    def _end_iteration(self, pick, size: int, pass_id: int, batch_id: int, gm) -> Any:  # noqa: ANN001
+    def _end_iteration(self, pick, size: int, pass_id: int, batch_id: int, gm) -> Any:
         return events.EndIteration(
             pass_id,
             batch_id,

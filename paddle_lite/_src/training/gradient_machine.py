@@ -123,7 +123,7 @@ class GradientMachine:
             )
         return state, jax.random.fold_in(state.key, self._step)
 
-    def getLayerOutputs(self, layerNames: Any) -> dict[str, dict[str, Any]]:  # noqa: N802, N803
+    def getLayerOutputs(self, layerNames: Any) -> dict[str, dict[str, Any]]:
         """``{name: {"value", "id", "prob"}}`` for the layers named ``layerNames`` (a name
         or a list of names), as v2's ``GradientMachine.getLayerOutputs``.
 
@@ -197,7 +197,7 @@ def _names(layer_names: Any) -> tuple[str, ...]:
     )
 
 
-def machines_for(forwards: LayerForwards, device: Any, chunk: Any, first_step: int):  # noqa: ANN201
+def machines_for(forwards: LayerForwards, device: Any, chunk: Any, first_step: int):
     """``i -> GradientMachine`` of batch ``i`` of a dispatched chunk (``training.chunks.Chunk``)
     whose first step was number ``first_step``; the trainer's device state holds the parameters
     (read when the machine is called)."""

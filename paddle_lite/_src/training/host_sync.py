@@ -42,7 +42,7 @@ class HostSync:
         pull: the trainer's ``pull`` (copies the device values to the host).
     """
 
-    def __init__(self, specs, parameters, own, pull: Callable[[], None]) -> None:  # noqa: ANN001
+    def __init__(self, specs, parameters, own, pull: Callable[[], None]) -> None:
         self.specs, self.parameters, self.own, self.pull = specs, parameters, own, pull
         self.masks: dict[str, np.ndarray] | None = None  # pruning hooks, fixed at first load
         self.version = -1  # the user's set's version the device values reflect

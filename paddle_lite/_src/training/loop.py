@@ -141,7 +141,7 @@ class TrainCall:
         preemption: the call's ``signals.Preemption`` (``checkpoint_dir`` runs), or None.
     """
 
-    def __init__(  # noqa: ANN001
+    def __init__(
         self, device, costs, evaluators, emitter: Emitter, settings: Settings,
         position: Position, save: Callable[[str], None], preemption: Any = None,
     ) -> None:  # fmt: skip

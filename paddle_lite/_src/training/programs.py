@@ -44,7 +44,7 @@ class TrainProgram:
         aux_costs: cost layers trained for their gradient only (see ``steps``).
     """
 
-    def __init__(  # noqa: ANN001
+    def __init__(
         self, costs, evaluators, equation, specs, frozen, precision, on_nan, aux_costs=()
     ) -> None:
         self.names = trainable_names(specs, frozen)
@@ -103,7 +103,7 @@ class Programs(dict):
     """A trainer's ``TrainProgram`` s, built when first asked for, keyed by
     ``(frozen set, precision, on_nan)``."""
 
-    def __init__(self, costs, evaluators, equation, specs, aux_costs) -> None:  # noqa: ANN001
+    def __init__(self, costs, evaluators, equation, specs, aux_costs) -> None:
         super().__init__()
         self._build = (costs, evaluators, equation, specs)
         self._aux_costs = tuple(aux_costs)  # costs trained for their gradient only

@@ -157,7 +157,7 @@ def optimized(tx: Any, state: TrainState, grads: dict[str, Any], feeds: Any) -> 
     return trainable, opt_state
 
 
-def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:  # noqa: ANN001
+def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:
     """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
 
     ``updates`` are the forward's new values of fixed parameters (batch-norm
@@ -173,7 +173,7 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
     return trainable, fixed, opt_state, totals
 
 
-def _loss(costs, aux_costs, outputs, dtype, taps):  # noqa: ANN001, ANN202
+def _loss(costs, aux_costs, outputs, dtype, taps):
     """``loss(trainable, fixed, feeds, key) -> (cost_sum, (values, updates))`` of a step.
 
     ``aux_costs`` (cost layers among the trainer's ``extra_layers``) add their gradient
@@ -182,7 +182,7 @@ def _loss(costs, aux_costs, outputs, dtype, taps):  # noqa: ANN001, ANN202
     """
     cost_names = frozenset(c.name for c in [*costs, *aux_costs])
 
-    def loss(trainable, fixed, feeds, key):  # noqa: ANN001, ANN202
+    def loss(trainable, fixed, feeds, key):
         params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
         values, updates = forward(outputs, params, feeds, key, "train", cost_names, taps)
@@ -195,7 +195,7 @@ def _loss(costs, aux_costs, outputs, dtype, taps):  # noqa: ANN001, ANN202
     return loss
 
 
-def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
+def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
     A step whose cost, gradients or update (the new trainable parameters, optimizer
@@ -212,7 +212,7 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=
     taps = {name: tap for ev in evaluators for name, tap in ev.grad_taps().items()}
     loss = _loss(costs, aux_costs, outputs, precision_mod.compute_dtype(precision), taps)
 
-    def body(state: TrainState, feeds: Any):  # noqa: ANN202
+    def body(state: TrainState, feeds: Any):
         key = jax.random.fold_in(state.key, state.step)
         with jax.default_matmul_precision(matmul):
             (total, (values, updates)), grads = jax.value_and_grad(loss, has_aux=True)(
@@ -262,7 +262,7 @@ def _uses(jaxpr: Any, primitive: str) -> bool:
     return any(_uses(sub, primitive) for sub in jax_core.subjaxprs(jaxpr))
 
 
-def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):  # noqa: ANN001
+def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):
     """``run(state, batches) -> (state, outs)`` (to be jitted, ``state`` donated):
     ``batches`` is a tuple of ``K >= 1`` feeds of one signature, ``outs`` a tuple of each
     batch's ``(cost_sum, stats, finite)``.

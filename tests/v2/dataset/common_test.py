@@ -27,7 +27,7 @@ import paddle_lite.dataset.common
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 

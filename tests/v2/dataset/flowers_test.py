@@ -19,7 +19,7 @@ from .._synthetic import SyntheticHome, write_tar
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 
@@ -46,7 +46,7 @@ class TestFlowers(SyntheticHome):
         sum = 0
         label = 0
         size = 224 * 224 * 3
-        for l in reader():  # noqa: E741
+        for l in reader():
             self.assertEqual(l[0].size, size)
             if l[1] > label:
                 label = l[1]

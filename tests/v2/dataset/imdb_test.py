@@ -15,7 +15,7 @@ from .._synthetic import SyntheticHome, write_tar
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 
@@ -58,7 +58,7 @@ class TestIMDB(SyntheticHome):
             self.word_idx = paddle.v2.dataset.imdb.build_dict(TRAIN_PATTERN, 150)
 
         sum = 0
-        for l in dataset(self.word_idx)():  # noqa: E741
+        for l in dataset(self.word_idx)():
             self.assertEqual(l[1], sum % 2)
             sum += 1
         self.assertEqual(sum, expected_size)

@@ -16,7 +16,7 @@ from .._synthetic import SyntheticHome, ptb_lines, shared_datasets
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 
@@ -31,7 +31,7 @@ TEST_FIRST = "consumers may want to move their telephones a little closer to the
 
 class _Checks:
     def check_reader(self, reader, n):
-        for l in reader():  # noqa: E741
+        for l in reader():
             self.assertEqual(len(l), n)
 
     def test_train(self):
@@ -40,7 +40,7 @@ class _Checks:
 
         first_line = TRAIN_FIRST
         first_line = [WORD_DICT.get(ch, WORD_DICT["<unk>"]) for ch in first_line.split(" ")]
-        for l in paddle.v2.dataset.imikolov.train(  # noqa: E741
+        for l in paddle.v2.dataset.imikolov.train(
             WORD_DICT, n=-1, data_type=paddle.v2.dataset.imikolov.DataType.SEQ
         )():
             read_line = l[0][1:]
@@ -53,7 +53,7 @@ class _Checks:
 
         first_line = TEST_FIRST
         first_line = [WORD_DICT.get(ch, WORD_DICT["<unk>"]) for ch in first_line.split(" ")]
-        for l in paddle.v2.dataset.imikolov.test(  # noqa: E741
+        for l in paddle.v2.dataset.imikolov.test(
             WORD_DICT, n=-1, data_type=paddle.v2.dataset.imikolov.DataType.SEQ
         )():
             read_line = l[0][1:]

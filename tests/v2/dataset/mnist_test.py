@@ -16,7 +16,7 @@ from .._synthetic import SyntheticHome, mnist_files, shared_datasets
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 
@@ -31,7 +31,7 @@ class TestMNIST(SyntheticHome):
     def check_reader(self, reader):
         sum = 0
         label = 0
-        for l in reader():  # noqa: E741
+        for l in reader():
             self.assertEqual(l[0].size, 784)
             if l[1] > label:
                 label = l[1]

@@ -14,7 +14,7 @@ from .._synthetic import SyntheticHome, letor_lines
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 

@@ -12,7 +12,7 @@ from .._synthetic import SyntheticHome, voc_members, write_tar
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 
@@ -27,7 +27,7 @@ class TestVOC(SyntheticHome):
 
     def check_reader(self, reader):
         sum = 0
-        for l in reader():  # noqa: E741
+        for l in reader():
             self.assertEqual(l[0].size, 3 * l[1].size)
             sum += 1
         return sum

@@ -19,7 +19,7 @@ from .._synthetic import SyntheticHome, shared_datasets
 
 
 class _Paddle:  # so the test reads ``paddle.v2.dataset...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         dataset = paddle_lite.dataset
 
 

@@ -21,7 +21,7 @@ import paddle_lite.reader.creator
 
 
 class _Paddle:  # so the test reads ``paddle.v2.reader.creator...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         reader = paddle_lite.reader
 
 
@@ -30,7 +30,7 @@ paddle = _Paddle
 
 class TestNumpyArray(unittest.TestCase):
     def test_numpy_array(self):
-        l = [[1, 2, 3], [4, 5, 6]]  # noqa: E741
+        l = [[1, 2, 3], [4, 5, 6]]
         x = np.array(l, np.int32)
         reader = paddle.v2.reader.creator.np_array(x)
         for idx, e in enumerate(reader()):
@@ -67,7 +67,7 @@ class TestRecordIO(unittest.TestCase):
             idx += 1
         self.assertEqual(idx, 2)
 
-    def test_recordIO(self):  # noqa: N802
+    def test_recordIO(self):
         self.do_test(self.path)
         self.do_test([self.path])
 

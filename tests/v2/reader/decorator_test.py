@@ -12,7 +12,7 @@ import paddle_lite.reader
 
 
 class _Paddle:  # so the test reads ``paddle.v2.reader...`` as v2's did
-    class v2:  # noqa: N801
+    class v2:
         reader = paddle_lite.reader
 
 
@@ -114,7 +114,7 @@ class TestShuffle(unittest.TestCase):
     def test_shuffle(self):
         case = [(0, True), (1, True), (10, False), (100, False)]
         a = reader_creator_10(0)
-        for size, checkEq in case:  # noqa: N806
+        for size, checkEq in case:
             s = paddle.v2.reader.shuffle(a, size)
             total = 0
             for idx, e in enumerate(s()):
@@ -133,7 +133,7 @@ class TestXmap(unittest.TestCase):
         thread_nums = (1, 2, 4, 8, 16)
         buffered_size = (1, 2, 4, 8, 16)
         for order in orders:
-            for tNum in thread_nums:  # noqa: N806
+            for tNum in thread_nums:
                 for size in buffered_size:
                     reader = paddle.v2.reader.xmap_readers(
                         mapper, reader_creator_10(0), tNum, size, order

@@ -65,7 +65,7 @@ def run_program(path: str, args: Sequence[str]) -> int:
     except (SystemExit, KeyboardInterrupt) as err:
         err.with_traceback(_from_program(err.__traceback__, where))
         raise
-    except BaseException as err:  # noqa: BLE001 - printed as Python prints it
+    except BaseException as err:
         err.with_traceback(_from_program(err.__traceback__, where))
         sys.excepthook(type(err), err, err.__traceback__)
         return 1

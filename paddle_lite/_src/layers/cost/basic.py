@@ -157,7 +157,7 @@ def _evaluator_names(evaluator: Any, *, layer: str) -> tuple[str, ...]:
 
 @base.layer_function
 def classification_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     weight: Layer | None = None,
     name: str | None = None,
@@ -207,7 +207,7 @@ def classification_cost(
 
 @base.layer_function
 def cross_entropy_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     coeff: float = 1.0,
@@ -244,7 +244,7 @@ def cross_entropy_cost(
 
 
 @base.layer_function
-def cross_entropy(input: Layer, label: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:  # noqa: A002
+def cross_entropy(input: Layer, label: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:
     """The design doc's cross entropy, with a class id or a distribution as label.
 
     ``cost = -log p[label]`` for an id label, ``cost = -sum_j q_j log p_j`` for a label
@@ -278,7 +278,7 @@ def cross_entropy(input: Layer, label: Layer, name: str | None = None, coeff: fl
 
 @base.layer_function
 def cross_entropy_with_selfnorm_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     coeff: float = 1.0,
@@ -323,7 +323,7 @@ def cross_entropy_with_selfnorm_cost(
 
 @base.layer_function
 def multi_binary_label_cross_entropy_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     coeff: float = 1.0,
@@ -406,7 +406,7 @@ for _kind in (SquareErrorKind(), SumCostKind()):
 
 @base.layer_function
 def square_error_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     weight: Layer | None = None,
     name: str | None = None,
@@ -450,7 +450,7 @@ regression_cost = square_error_cost
 
 
 @base.layer_function
-def sum_cost(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:  # noqa: A002
+def sum_cost(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:
     """Use a layer's values as the cost: ``cost = sum_j x_j`` per sample.
 
     Args:

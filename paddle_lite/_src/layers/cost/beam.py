@@ -164,7 +164,7 @@ register_kind(CrossEntropyOverBeamKind())
 
 @base.layer_function
 def cross_entropy_over_beam(
-    input: BeamInput | Sequence[BeamInput],  # noqa: A002
+    input: BeamInput | Sequence[BeamInput],
     name: str | None = None,
 ) -> Layer:
     """The cross entropy of the gold path over all paths of a multi-step beam search.

@@ -58,7 +58,7 @@ def log_partition(x: Any, mask: Any, param: Any) -> Any:
     """``log Z`` per sequence, ``[B]``, by the forward algorithm in log space."""
     a, b, w = split_transitions(param)
 
-    def step(alpha, inp):  # noqa: ANN001, ANN202
+    def step(alpha, inp):
         x_t, m_t = inp
         new = jax.nn.logsumexp(alpha[:, :, None] + w[None], axis=1) + x_t
         return jnp.where(m_t[:, None], new, alpha), None
@@ -82,7 +82,7 @@ def viterbi(x: Any, mask: Any, param: Any) -> Any:
     a, b, w = split_transitions(param)
     identity = jnp.arange(w.shape[0], dtype=jnp.int32)[None]
 
-    def forward(alpha, inp):  # noqa: ANN001, ANN202
+    def forward(alpha, inp):
         x_t, m_t = inp
         scores = alpha[:, :, None] + w[None]
         best = jnp.argmax(scores, axis=1).astype(jnp.int32)
@@ -93,7 +93,7 @@ def viterbi(x: Any, mask: Any, param: Any) -> Any:
     alpha, back = lax.scan(forward, a[None] + x[:, 0], _time_major(x, mask))
     last = jnp.argmax(alpha + b[None], axis=-1).astype(jnp.int32)
 
-    def backtrace(tag, back_t):  # noqa: ANN001, ANN202
+    def backtrace(tag, back_t):
         return jnp.take_along_axis(back_t, tag[:, None], axis=1)[:, 0], tag
 
     first, later = lax.scan(backtrace, last, back, reverse=True)
@@ -199,7 +199,7 @@ register_kind(CrfKind())
 
 @base.layer_function
 def crf(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     size: int | None = None,
     weight: Layer | None = None,
@@ -306,7 +306,7 @@ register_kind(CrfDecodingKind())
 
 @base.layer_function
 def crf_decoding(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     label: Layer | None = None,
     param_attr: ParamAttr | None = None,

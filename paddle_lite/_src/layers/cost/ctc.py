@@ -103,7 +103,7 @@ register_kind(CtcKind("ctc", takes_probabilities=True))
 register_kind(CtcKind("warp_ctc", takes_probabilities=False))
 
 
-def _build(kind: str, prefix: str, input, label, size, name, blank, norm_by_times, layer_attr):  # noqa: A002, ANN001, ANN202
+def _build(kind: str, prefix: str, input, label, size, name, blank, norm_by_times, layer_attr):
     name = base.layer_name(name, prefix)
     inputs = [
         base.as_layer(input, layer=name, arg="input"),
@@ -124,7 +124,7 @@ def _build(kind: str, prefix: str, input, label, size, name, blank, norm_by_time
 
 @base.layer_function
 def ctc(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     size: int | None = None,
     name: str | None = None,
@@ -163,7 +163,7 @@ def ctc(
 
 @base.layer_function
 def warp_ctc(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     size: int | None = None,
     name: str | None = None,

@@ -183,7 +183,7 @@ for _kind in (
 
 # public functions ------------------------------------------------------------------
 @base.layer_function
-def should_be_true(input: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:  # noqa: A002
+def should_be_true(input: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:
     """Cost ``-log(p)`` pushing a size-1 probability ``p`` towards 1 (v2 design doc).
 
     As in every cost, a zero ``p`` costs about 85.2 (``log`` of ``max(p, 1e-37)``).
@@ -205,7 +205,7 @@ def should_be_true(input: Layer, name: str | None = None, coeff: float = 1.0) ->
 
 
 @base.layer_function
-def should_be_false(input: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:  # noqa: A002
+def should_be_false(input: Layer, name: str | None = None, coeff: float = 1.0) -> Layer:
     """Cost ``-log(1 - p)`` pushing a size-1 probability ``p`` towards 0 (v2 design doc).
 
     As in every cost, ``p = 1`` costs about 85.2 (``log`` of ``max(1 - p, 1e-37)``).
@@ -309,10 +309,10 @@ def less_than(left: Layer, right: Layer, name: str | None = None, coeff: float =
 
 @base.layer_function
 def lambda_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     score: Layer,
     name: str | None = None,
-    NDCG_num: int = 5,  # noqa: N803
+    NDCG_num: int = 5,
     max_sort_size: int = -1,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:

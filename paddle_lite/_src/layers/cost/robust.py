@@ -62,7 +62,7 @@ for _kind in (HuberRegressionKind(), SmoothL1Kind(), HuberClassificationKind()):
 # public functions ------------------------------------------------------------------
 @base.layer_function
 def huber_regression_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     delta: float = 1.0,
@@ -108,7 +108,7 @@ def huber_regression_cost(
 
 @base.layer_function
 def smooth_l1_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     coeff: float = 1.0,
@@ -147,7 +147,7 @@ def smooth_l1_cost(
 
 @base.layer_function
 def huber_classification_cost(
-    input: Layer,  # noqa: A002
+    input: Layer,
     label: Layer,
     name: str | None = None,
     coeff: float = 1.0,

@@ -54,7 +54,7 @@ SOFTRELU_CLIP = 40.0
 
 
 # shared -----------------------------------------------------------------------------
-def _check_inputs(inputs, attrs, *, sparse_label: bool = False) -> None:  # noqa: ANN001
+def _check_inputs(inputs, attrs, *, sparse_label: bool = False) -> None:
     """Dense feature inputs, an id label (or, with ``sparse_label``, a sparse vector of
     the positive classes) of the same sequence level, an optional weight."""
     n = attrs["n_inputs"]
@@ -78,12 +78,12 @@ def _check_inputs(inputs, attrs, *, sparse_label: bool = False) -> None:  # noqa
         base.expect(inputs[n + 1], "weight", size=1, why=" (one weight per sample)")
 
 
-def _label_bound(position: int, attrs) -> int | None:  # noqa: ANN001
+def _label_bound(position: int, attrs) -> int | None:
     """The label (after the ``n_inputs`` features) holds class ids below ``num_classes``."""
     return attrs["num_classes"] if position == attrs["n_inputs"] else None
 
 
-def _class_decls(inputs, attrs, rows: int) -> list[ParamDecl]:  # noqa: ANN001
+def _class_decls(inputs, attrs, rows: int) -> list[ParamDecl]:
     decls = [
         ParamDecl(f"w{i}", (rows, s.size), ("param", i), attrs_mod.SMART)
         for i, s in enumerate(inputs[: attrs["n_inputs"]])
@@ -93,7 +93,7 @@ def _class_decls(inputs, attrs, rows: int) -> list[ParamDecl]:  # noqa: ANN001
     return decls
 
 
-def _scores(params, xs, attrs, classes) -> Any:  # noqa: ANN001
+def _scores(params, xs, attrs, classes) -> Any:
     """``b[c] + sum_i x_i . w_i[c]`` for class ids ``classes`` ``[..., K]``."""
     out = jnp.take(jnp.asarray(params["wbias"])[0], classes, mode="clip") if attrs["bias"] else 0.0
     for i, x in enumerate(xs):
@@ -102,7 +102,7 @@ def _scores(params, xs, attrs, classes) -> Any:  # noqa: ANN001
     return out
 
 
-def _cost_layer(prefix, input, label, weight, name, num_classes, layer_attr):  # noqa: A002, ANN001, ANN202
+def _cost_layer(prefix, input, label, weight, name, num_classes, layer_attr):
     """``(name, inputs, attrs)`` from the arguments nce and hsigmoid share, checked."""
     name = base.layer_name(name, prefix)
     features = base.as_layers(input, layer=name)
@@ -130,7 +130,7 @@ def _data_layer(value: Any, name: str, arg: str) -> Any:
     return layer
 
 
-def _finish(cost, inputs, attrs) -> Any:  # noqa: ANN001
+def _finish(cost, inputs, attrs) -> Any:
     n = attrs["n_inputs"]
     weight = inputs[n + 1] if attrs["weighted"] else None
     return per_sample(cost, inputs[0], weight, 1.0)
@@ -215,7 +215,7 @@ def _neg_distribution(dist: Any, num_classes: int, *, layer: str) -> tuple[float
 
 @base.layer_function
 def nce(
-    input: Layer | Sequence[Layer],  # noqa: A002
+    input: Layer | Sequence[Layer],
     label: Layer,
     num_classes: int | None = None,
     param_attr: ParamAttr | None = None,
@@ -332,7 +332,7 @@ register_kind(HsigmoidKind())
 
 @base.layer_function
 def hsigmoid(
-    input: Layer | Sequence[Layer],  # noqa: A002
+    input: Layer | Sequence[Layer],
     label: Layer,
     num_classes: int | None = None,
     name: str | None = None,

@@ -100,7 +100,7 @@ class PriorBoxKind(Kind):
 register_kind(PriorBoxKind())
 
 
-def _image_hw(layer, *, name: str, arg: str) -> tuple[int, int]:  # noqa: ANN001
+def _image_hw(layer, *, name: str, arg: str) -> tuple[int, int]:
     if layer.spec.image is None:
         raise LayerConfigError(
             f"layer '{name}': {arg} '{layer.name}' (size {layer.spec.size}) is not an image; "
@@ -112,12 +112,12 @@ def _image_hw(layer, *, name: str, arg: str) -> tuple[int, int]:  # noqa: ANN001
 
 @base.layer_function
 def priorbox(
-    input: Layer,  # noqa: A002
+    input: Layer,
     image: Layer,
     aspect_ratio: Sequence[float],
     variance: Sequence[float],
     min_size: Sequence[int],
-    max_size: Sequence[int] = [],  # noqa: B006
+    max_size: Sequence[int] = [],
     name: str | None = None,
 ) -> Layer:
     """The SSD prior (default) boxes of a feature map, with their variances (v2 ``priorbox``).
@@ -190,12 +190,12 @@ def normalize_channels(x: Any, scale: Any) -> Any:
     return _norm_fwd(x, scale)[0]
 
 
-def _norm_fwd(x, scale):  # noqa: ANN001, ANN202
+def _norm_fwd(x, scale):
     norm = jnp.sqrt(jnp.sum(x * x, axis=1, keepdims=True) + EPS)
     return x / norm * scale[None, :, None], (x, scale, norm)
 
 
-def _norm_bwd(res, g):  # noqa: ANN001, ANN202
+def _norm_bwd(res, g):
     """v2's backward: ``d scale`` exactly; ``d x = scale[c] (g - x <x, g> / n^2) / n`` (v2
     scales the projection term by the channel's own scale, which equals the true gradient
     when the scales are equal)."""
@@ -231,7 +231,7 @@ register_kind(CrossChannelNormKind())
 
 @base.layer_function
 def cross_channel_norm(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     param_attr: ParamAttr | None = None,
 ) -> Layer:

@@ -36,7 +36,7 @@ def match_priors(prior: Any, gt: Any, gt_valid: Any, threshold: float) -> tuple[
     ov = jnp.where(has, iou, 0.0)
     n_prior, n_gt = ov.shape
 
-    def bipartite(_, carry):  # noqa: ANN001, ANN202
+    def bipartite(_, carry):
         match, overlap, pool = carry
         cand = has & (match[:, None] < 0) & pool[None, :]
         flat = jnp.argmax(jnp.where(cand, ov, -1.0).reshape(-1))

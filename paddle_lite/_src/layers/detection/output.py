@@ -34,7 +34,7 @@ def nms_keep(box: Any, score: Any, valid: Any, threshold: float) -> Any:
     than ``threshold``. ``box [K, 4]``, ``valid [K]``; returns the kept mask ``[K]``."""
     iou = boxes.jaccard(box[:, None, :], box[None, :, :])
 
-    def step(i, keep):  # noqa: ANN001, ANN202
+    def step(i, keep):
         clash = jnp.any(keep & (iou[i] > threshold))
         return keep.at[i].set(valid[i] & ~clash)
 

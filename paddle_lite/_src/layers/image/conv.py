@@ -40,7 +40,7 @@ def conv_output_size(n: int, k: int, s: int, p: int, d: int, trans: bool) -> int
     return 1 + (n + 2 * p - d * (k - 1) - 1) // s
 
 
-def _conv(x, w, attrs, layout: str = "NCHW"):  # noqa: ANN001, ANN202
+def _conv(x, w, attrs, layout: str = "NCHW"):
     if layout == "NHWC" and _as_patches(x, w, attrs):
         return _patches_conv(x, w, attrs["stride"], attrs["padding"], attrs["dilation"])
     return lax.conv_general_dilated(
@@ -58,7 +58,7 @@ PATCH_CHANNELS = 3  # NHWC convolutions over at most this many channels: _patche
 PATCH_BYTES = 256 * 2**20  # and whose patches take at most this much memory
 
 
-def _as_patches(x, w, attrs) -> bool:  # noqa: ANN001
+def _as_patches(x, w, attrs) -> bool:
     """Whether an NHWC convolution runs as ``_patches_conv``: on a CPU, over at most
     ``PATCH_CHANNELS`` input channels (a grey or RGB image's first layer), where
     XLA:CPU's own convolution, its filter gradient above all, ran 1.8-5.8 times slower
@@ -79,7 +79,7 @@ def _as_patches(x, w, attrs) -> bool:  # noqa: ANN001
 
 
 @functools.partial(jax.checkpoint, static_argnums=(2, 3, 4))
-def _patches_conv(x, w, stride, padding, dilation):  # noqa: ANN001, ANN202
+def _patches_conv(x, w, stride, padding, dilation):
     """The NHWC convolution of ``x`` by the OIHW filter ``w`` as one matrix product:
     each output pixel's ``ky * kx * C`` input taps (strided slices of the zero-padded
     image) times the ``[ky * kx * C, F]`` filter matrix, as v2's CPU convolution
@@ -105,7 +105,7 @@ def _patches_conv(x, w, stride, padding, dilation):  # noqa: ANN001, ANN202
     return y.reshape(n, oh, ow, f)
 
 
-def _conv_transpose(x, w, attrs):  # noqa: ANN001, ANN202
+def _conv_transpose(x, w, attrs):
     """Transposed conv as a forward conv over the stride-dilated input with flipped filters."""
     c, f, g = x.shape[1], attrs["num_filters"], attrs["groups"]
     ky, kx = w.shape[2:]
@@ -172,7 +172,7 @@ class ImgConvKind(Kind):
         return y.reshape(y.shape[0], -1)
 
 
-def _conv_channels_last(params, x, attrs):  # noqa: ANN001, ANN202
+def _conv_channels_last(params, x, attrs):
     """The forward convolution of an NHWC image; the parameters keep v2's layout."""
     y = _conv(x, params["w0"], attrs, "NHWC")
     if attrs["bias"]:
@@ -187,7 +187,7 @@ def _conv_channels_last(params, x, attrs):  # noqa: ANN001, ANN202
 register_kind(ImgConvKind())
 
 
-def _conv_groups(groups: Any, image, num_filters: int, *, layer: str) -> int:  # noqa: ANN001
+def _conv_groups(groups: Any, image, num_filters: int, *, layer: str) -> int:
     groups = int_at_least(groups, 1, layer=layer, arg="groups")
     if image[0] % groups or num_filters % groups:
         raise LayerConfigError(
@@ -209,7 +209,7 @@ def _conv_layer_type(layer_type: Any, trans: bool, *, layer: str) -> Any:
 
 @base.layer_function
 def img_conv(
-    input: Layer,  # noqa: A002
+    input: Layer,
     filter_size: int | Sequence[int],
     num_filters: int,
     name: str | None = None,

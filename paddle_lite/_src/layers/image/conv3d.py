@@ -38,7 +38,7 @@ DIMS = ("NCDHW", "OIDHW", "NCDHW")
 class Conv3DKind(Kind):
     name = "conv3d"
 
-    def out_volume(self, spec, attrs):  # noqa: ANN001, ANN201
+    def out_volume(self, spec, attrs):
         def size_of(n: int, i: int) -> int:
             k, s, p = attrs["filter_size"][i], attrs["stride"][i], attrs["padding"][i]
             return conv_output_size(n, k, s, p, 1, attrs["trans"])
@@ -79,7 +79,7 @@ register_kind(Conv3DKind())
 register_kind(DeConv3DKind())
 
 
-def _conv3d(x, w, attrs):  # noqa: ANN001, ANN202
+def _conv3d(x, w, attrs):
     return lax.conv_general_dilated(
         x,
         w,
@@ -90,7 +90,7 @@ def _conv3d(x, w, attrs):  # noqa: ANN001, ANN202
     )
 
 
-def _deconv3d(x, w, attrs):  # noqa: ANN001, ANN202
+def _deconv3d(x, w, attrs):
     """v2's deconv3d: ``out[f, i*s - p + k] += W[f, k, m] * in[group(f)*F/g + m, i]``.
 
     v2 reads each input as ``num_filters`` channels (its weight is ``[F*kz*ky*kx, F/g]``):
@@ -135,7 +135,7 @@ def _conv3d_type(layer_type: Any, trans: bool, *, layer: str) -> str:
 
 @base.layer_function
 def img_conv3d(
-    input: Layer,  # noqa: A002
+    input: Layer,
     filter_size: int | Sequence[int],
     num_filters: int,
     name: str | None = None,
@@ -226,7 +226,7 @@ def img_conv3d(
     )
 
 
-def _out_depth(kind: str, spec, attrs, name: str) -> int:  # noqa: ANN001
+def _out_depth(kind: str, spec, attrs, name: str) -> int:
     """The output depth, recorded on the layer for the 3-D layers it feeds."""
     try:
         return get_kind(kind).out_volume(spec, attrs)[1]
@@ -238,7 +238,7 @@ def _out_depth(kind: str, spec, attrs, name: str) -> int:  # noqa: ANN001
 class Pool3DKind(Kind):
     name = "pool3d"
 
-    def out_volume(self, spec, attrs):  # noqa: ANN001, ANN201
+    def out_volume(self, spec, attrs):
         def size_of(n: int, i: int) -> int:
             k, s, p = attrs["pool_size"][i], attrs["stride"][i], attrs["padding"][i]
             return pool_output_size(n, k, s, p, attrs["ceil_mode"])
@@ -268,12 +268,12 @@ def window_counts(n: int, o: int, k: int, s: int, p: int, include_pad: bool) -> 
     return np.maximum(np.minimum(start + k, hi) - np.maximum(start, lo), 0)
 
 
-def _outer(counts):  # noqa: ANN001, ANN202
+def _outer(counts):
     a, b, c = counts
     return a[:, None, None] * b[None, :, None] * c[None, None, :]
 
 
-def _pool3d(x, pool: str, axes):  # noqa: ANN001, ANN202
+def _pool3d(x, pool: str, axes):
     """Max, or v2's 3-D average: the sum over the window divided by the window's size
     within the padded input (padding counted, windows clipped at ``n + p``)."""
     pads = [(0, 0), (0, 0)] + [
@@ -303,7 +303,7 @@ def _pool3d_type(pool_type: Any, *, layer: str) -> str:
     return "max" if isinstance(pool, poolings.Max) else "avg"
 
 
-def _v2_triples(pool_size, stride, padding, padding_z, name):  # noqa: ANN001, ANN202
+def _v2_triples(pool_size, stride, padding, padding_z, name):
     """v2's reading of the pool3d settings: an int for all axes or an ``(x, y, z)`` list;
     a padding list gives its z entry to y and leaves z to ``padding_z`` (else x)."""
     size = triple(pool_size, 1, layer=name, arg="pool_size")
@@ -317,7 +317,7 @@ def _v2_triples(pool_size, stride, padding, padding_z, name):  # noqa: ANN001, A
 
 @base.layer_function
 def img_pool3d(
-    input: Layer,  # noqa: A002
+    input: Layer,
     pool_size: int | Sequence[int],
     name: str | None = None,
     num_channels: int | None = None,

@@ -39,7 +39,7 @@ def _geometry(
     num_filters,
     num_channels,
     stride,
-    padding,  # noqa: ANN001, ANN202
+    padding,
     filter_size_y,
     stride_y,
     padding_y,
@@ -80,7 +80,7 @@ def _geometry(
 
 @base.layer_function
 def conv_projection(
-    input: Layer,  # noqa: A002
+    input: Layer,
     filter_size: int | Sequence[int],
     num_filters: int,
     num_channels: int | None = None,
@@ -141,7 +141,7 @@ def conv_projection(
 @base.layer_function
 def conv_operator(
     img: Layer,
-    filter: Layer,  # noqa: A002
+    filter: Layer,
     filter_size: int | Sequence[int],
     num_filters: int,
     num_channels: int | None = None,

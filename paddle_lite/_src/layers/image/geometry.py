@@ -100,7 +100,7 @@ def checked_image(spec: Spec, image: tuple[int, int, int]) -> tuple[int, int, in
     return tuple(image)  # type: ignore[return-value]
 
 
-def output_image(spec: Spec, attrs, size_of) -> tuple[int, int, int]:  # noqa: ANN001
+def output_image(spec: Spec, attrs, size_of) -> tuple[int, int, int]:
     """``(C, outH, outW)`` with ``size_of(in_size, axis)`` per axis (0 = y, 1 = x)."""
     c, h, w = checked_image(spec, attrs["image"])
     oh, ow = size_of(h, 0), size_of(w, 1)

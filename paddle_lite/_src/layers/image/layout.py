@@ -43,7 +43,7 @@ register_kind(SwitchOrderKind())
 
 @base.layer_function
 def switch_order(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     reshape_axis: int | None = None,
     act: BaseActivation | None = None,
@@ -133,7 +133,7 @@ def _crop_corner(offset: Any, axis: int, *, layer: str) -> tuple[int, int, int, 
     return tuple(corner)  # type: ignore[return-value]
 
 
-def _crop_target(image, axis: int, shape: Any, reference: Any, *, layer: str):  # noqa: ANN001, ANN202
+def _crop_target(image, axis: int, shape: Any, reference: Any, *, layer: str):
     """The cropped ``(C, H, W)``: the reference's H and W (channels stay the input's,
     as v2's runtime takes them), or ``shape`` ``[N, C, H, W]``; axes before ``axis`` keep
     the input's size."""
@@ -154,7 +154,7 @@ def _crop_target(image, axis: int, shape: Any, reference: Any, *, layer: str):  
 
 @base.layer_function
 def crop(
-    input: Layer | Sequence[Layer],  # noqa: A002
+    input: Layer | Sequence[Layer],
     offset: int | Sequence[int],
     axis: int = 2,
     shape: Sequence[int] | None = None,
@@ -237,7 +237,7 @@ register_kind(ResizeKind())
 
 
 @base.layer_function
-def resize(input: Layer, size: int, name: str | None = None) -> Layer:  # noqa: A002
+def resize(input: Layer, size: int, name: str | None = None) -> Layer:
     """Re-cut the batch matrix ``[N, D]`` into rows of ``size`` values: ``[N*D/size, size]``.
 
     The values keep their row-major order; ``N*D`` must be a multiple of ``size`` when
@@ -294,7 +294,7 @@ register_kind(ScaleSubRegionKind())
 
 
 @base.layer_function
-def scale_sub_region(input: Layer, indices: Layer, value: float, name: str | None = None) -> Layer:  # noqa: A002
+def scale_sub_region(input: Layer, indices: Layer, value: float, name: str | None = None) -> Layer:
     """Multiply a box of each image by ``value``; the box comes per sample from ``indices``.
 
     Row ``n`` of ``indices`` is ``[C_start, C_end, H_start, H_end, W_start, W_end]``,

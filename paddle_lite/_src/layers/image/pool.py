@@ -72,7 +72,7 @@ class ImgPoolKind(Kind):
         return _pool(x, attrs, axes).reshape(x.shape[0], -1)
 
 
-def _pool(x, attrs, axes, nhwc=False):  # noqa: ANN001, ANN202
+def _pool(x, attrs, axes, nhwc=False):
     return pool_windows(x, attrs["pool"], attrs["exclude_mode"], axes, nhwc)
 
 
@@ -105,7 +105,7 @@ def _img_pool_type(pool_type: Any, *, layer: str) -> Any:
 
 @base.layer_function
 def img_pool(
-    input: Layer,  # noqa: A002
+    input: Layer,
     pool_size: int | Sequence[int],
     name: str | None = None,
     num_channels: int | None = None,
@@ -193,7 +193,7 @@ register_kind(MaxoutKind())
 
 @base.layer_function
 def maxout(
-    input: Layer,  # noqa: A002
+    input: Layer,
     groups: int,
     num_channels: int | None = None,
     name: str | None = None,
@@ -258,7 +258,7 @@ def _pad_pair(value: Any, *, layer: str, arg: str) -> tuple[int, int]:
 
 @base.layer_function
 def pad(
-    input: Layer,  # noqa: A002
+    input: Layer,
     pad_c: Sequence[int] | None = None,
     pad_h: Sequence[int] | None = None,
     pad_w: Sequence[int] | None = None,
@@ -339,7 +339,7 @@ register_kind(SppKind())
 
 @base.layer_function
 def spp(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     num_channels: int | None = None,
     pool_type: BasePoolingType | None = None,

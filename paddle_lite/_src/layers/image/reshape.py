@@ -62,7 +62,7 @@ register_kind(BilinearInterpKind())
 
 @base.layer_function
 def bilinear_interp(
-    input: Layer,  # noqa: A002
+    input: Layer,
     out_size_x: int | None = None,
     out_size_y: int | None = None,
     name: str | None = None,
@@ -127,7 +127,7 @@ register_kind(RotateKind())
 
 @base.layer_function
 def rotate(
-    input: Layer,  # noqa: A002
+    input: Layer,
     height: int,
     width: int,
     name: str | None = None,
@@ -221,7 +221,7 @@ class BlockExpandKind(Kind):
 register_kind(BlockExpandKind())
 
 
-def _block_settings(block_x, block_y, stride_x, stride_y, padding_x, padding_y, name):  # noqa: ANN001, ANN202
+def _block_settings(block_x, block_y, stride_x, stride_y, padding_x, padding_y, name):
     """``(block, stride, padding)`` as ``(y, x)`` pairs; zero blocks and strides (v2's
     defaults) are built, and refused when the layer runs (see ``BlockExpandKind``)."""
     values = [
@@ -238,7 +238,7 @@ def _block_settings(block_x, block_y, stride_x, stride_y, padding_x, padding_y, 
     return tuple(values[0:2]), tuple(values[2:4]), tuple(values[4:6])
 
 
-def _block_image(spec, num_channels, name):  # noqa: ANN001, ANN202
+def _block_image(spec, num_channels, name):
     """The input image and, when ``num_channels`` disagrees with it, the given channels."""
     if num_channels is None or spec.image is None:
         return {"image": input_image(spec, num_channels, layer=name)}
@@ -250,7 +250,7 @@ def _block_image(spec, num_channels, name):  # noqa: ANN001, ANN202
 
 @base.layer_function
 def block_expand(
-    input: Layer,  # noqa: A002
+    input: Layer,
     block_x: int = 0,
     block_y: int = 0,
     stride_x: int = 0,

@@ -25,7 +25,7 @@ from paddle_lite._src.specs import Spec
 
 
 # roi_pool ----------------------------------------------------------------------------
-def roi_bins(rois, scale: float, n: int, pooled: int, first: int):  # noqa: ANN001, ANN201
+def roi_bins(rois, scale: float, n: int, pooled: int, first: int):
     """``[R, pooled, n]`` masks of the pixels in each bin along one axis.
 
     As v2: the region ``[round(a*scale), round(b*scale)]`` (``a, b = rois[:, first],
@@ -43,7 +43,7 @@ def roi_bins(rois, scale: float, n: int, pooled: int, first: int):  # noqa: ANN0
     return (pos >= start[..., None]) & (pos < end[..., None])
 
 
-def _roi_max(img, rows, cols):  # noqa: ANN001, ANN202
+def _roi_max(img, rows, cols):
     """``[C, PH, PW]`` maxima of ``img [C, H, W]`` over the bins; 0 for an empty bin."""
     along_w = jnp.where(cols[None, None], img[:, :, None, :], -jnp.inf).max(axis=-1)  # C,H,PW
     both = jnp.where(rows[None, :, :, None], along_w[:, None], -jnp.inf).max(axis=2)  # C,PH,PW
@@ -82,7 +82,7 @@ register_kind(RoiPoolKind())
 
 @base.layer_function
 def roi_pool(
-    input: Layer,  # noqa: A002
+    input: Layer,
     rois: Layer,
     pooled_width: int,
     pooled_height: int,
@@ -131,7 +131,7 @@ def roi_pool(
 
 
 # upsample ----------------------------------------------------------------------------
-def max_pool_mask(x, pool_attrs):  # noqa: ANN001, ANN201
+def max_pool_mask(x, pool_attrs):
     """v2's max-pool-with-mask mask: per pooled value, the flat index ``y*W + x`` in its
     input plane of the window's first maximum (windows clipped to the image)."""
     _, h, w = pool_attrs["image"]
@@ -176,7 +176,7 @@ class UpsampleKind(Kind):
 register_kind(UpsampleKind())
 
 
-def _pool_of(layer, *, name: str) -> dict[str, Any]:  # noqa: ANN001
+def _pool_of(layer, *, name: str) -> dict[str, Any]:
     """The settings of the max pooling whose mask ``upsample`` follows."""
     if layer.kind != "img_pool" or layer.attrs["pool"] != "max":
         raise LayerConfigError(
@@ -188,7 +188,7 @@ def _pool_of(layer, *, name: str) -> dict[str, Any]:  # noqa: ANN001
     return {**{k: layer.attrs[k] for k in keys}, "out_hw": layer.spec.image[1:]}
 
 
-def _upsample_hw(image, scale, upsample_size, upsample_size_y, pad_out, name):  # noqa: ANN001, ANN202
+def _upsample_hw(image, scale, upsample_size, upsample_size_y, pad_out, name):
     """``(outH, outW)``: ``upsample_size`` when given, else ``in * scale - pad_out``."""
     if upsample_size is not None:
         x = int_at_least(upsample_size, 1, layer=name, arg="upsample_size")
@@ -207,7 +207,7 @@ def _upsample_hw(image, scale, upsample_size, upsample_size_y, pad_out, name):  
 
 @base.layer_function
 def upsample(
-    input: Sequence[Layer],  # noqa: A002
+    input: Sequence[Layer],
     name: str | None = None,
     scale: float | None = None,
     scale_y: float | None = None,

@@ -89,7 +89,7 @@ def checked_volume(spec: Spec, volume: Volume) -> Volume:
     return tuple(volume)  # type: ignore[return-value]
 
 
-def output_volume(spec: Spec, attrs, channels: int, size_of) -> Volume:  # noqa: ANN001
+def output_volume(spec: Spec, attrs, channels: int, size_of) -> Volume:
     """``(channels, outD, outH, outW)`` with ``size_of(in_size, axis)`` per axis (0 = z)."""
     _, d, h, w = checked_volume(spec, attrs["volume"])
     out = tuple(size_of(n, i) for i, n in enumerate((d, h, w)))

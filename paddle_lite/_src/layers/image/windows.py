@@ -45,7 +45,7 @@ def tiles(axes: list[Axis]) -> bool:
     return all(s == k or o == 1 for _, o, k, s, _ in axes)
 
 
-def pool_windows(x, pool: str, exclude_padding: bool, axes: list[Axis], nhwc: bool = False):  # noqa: ANN001, ANN201
+def pool_windows(x, pool: str, exclude_padding: bool, axes: list[Axis], nhwc: bool = False):
     """Max (``pool="max"``) or average pooling of ``x`` ``[B, C, H, W]`` -> ``[B, C, OH, OW]``
     (``nhwc``: ``[B, H, W, C]`` -> ``[B, OH, OW, C]``)."""
     if nhwc and not tiles(axes):
@@ -76,7 +76,7 @@ def _spatial(per_position: np.ndarray, nhwc: bool) -> np.ndarray:
 
 
 # tiles -------------------------------------------------------------------------------
-def _tiled(x, fill: float, axes: list[Axis], nhwc: bool, reduce):  # noqa: ANN001, ANN202
+def _tiled(x, fill: float, axes: list[Axis], nhwc: bool, reduce):
     """Pad (or crop) each axis to ``out * window`` starting at ``-padding``; reduce the
     window axes of ``[B, C, OH, ky, OW, kx]`` (NHWC: ``[B, OH, ky, OW, kx, C]``)."""
     (h, oh, ky, _, py), (w, ow, kx, _, px) = axes
@@ -89,21 +89,21 @@ def _tiled(x, fill: float, axes: list[Axis], nhwc: bool, reduce):  # noqa: ANN00
     return reduce(padded.reshape(x.shape[0], x.shape[1], oh, ky, ow, kx), (3, 5))
 
 
-def _tile_sum(t, window_axes):  # noqa: ANN001, ANN202
+def _tile_sum(t, window_axes):
     return t.sum(axis=window_axes)
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(1,))
-def _tile_max(t, window_axes):  # noqa: ANN001, ANN202
+def _tile_max(t, window_axes):
     return t.max(axis=window_axes)
 
 
-def _tile_max_fwd(t, window_axes):  # noqa: ANN001, ANN202
+def _tile_max_fwd(t, window_axes):
     y = t.max(axis=window_axes)
     return y, (t, y)
 
 
-def _tile_max_bwd(window_axes, res, g):  # noqa: ANN001, ANN202
+def _tile_max_bwd(window_axes, res, g):
     t, y = res
     winners = t == jnp.expand_dims(y, window_axes)
     spread = jnp.expand_dims(g, window_axes)
@@ -114,7 +114,7 @@ _tile_max.defvjp(_tile_max_fwd, _tile_max_bwd)
 
 
 # overlapping or gapped windows -------------------------------------------------------
-def _window_geometry(axes: list[Axis]):  # noqa: ANN202
+def _window_geometry(axes: list[Axis]):
     """``reduce_window``'s window, strides and padding; ceil-mode windows padded out."""
     pads = [(0, 0), (0, 0)] + [
         (p, p + max(0, (o - 1) * s + k - (n + 2 * p))) for n, o, k, s, p in axes
@@ -122,23 +122,23 @@ def _window_geometry(axes: list[Axis]):  # noqa: ANN202
     return (1, 1, axes[0][2], axes[1][2]), (1, 1, axes[0][3], axes[1][3]), tuple(pads)
 
 
-def _window_max(x, axes: list[Axis]):  # noqa: ANN001, ANN202
+def _window_max(x, axes: list[Axis]):
     return _max_of_windows(x, tuple(tuple(a) for a in axes))
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(1,))
-def _max_of_windows(x, axes):  # noqa: ANN001, ANN202
+def _max_of_windows(x, axes):
     window, strides, pads = _window_geometry(list(axes))
     y = lax.reduce_window(x, -jnp.inf, lax.max, window, strides, pads)
     return y[:, :, : axes[0][1], : axes[1][1]]
 
 
-def _max_of_windows_fwd(x, axes):  # noqa: ANN001, ANN202
+def _max_of_windows_fwd(x, axes):
     y = _max_of_windows(x, axes)
     return y, (x, y)
 
 
-def _max_of_windows_bwd(axes, res, g):  # noqa: ANN001, ANN202
+def _max_of_windows_bwd(axes, res, g):
     """Per window offset ``(i, j)``: the strided slice of the padded input at that offset,
     compared with the window maxima, sends ``g`` back through a strided (interior) pad."""
     x, y = res

@@ -25,13 +25,13 @@ def _extra(layer_attr: Any, name: str) -> dict[str, Any]:
     return base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY)
 
 
-def _single(kind: str, prefix: str, input: Any, name: Any, layer_attr: Any) -> Layer:  # noqa: A002
+def _single(kind: str, prefix: str, input: Any, name: Any, layer_attr: Any) -> Layer:
     name = base.layer_name(name, prefix)
     (inp,) = base.as_layers(input, layer=name)
     return base.build(kind, name=name, inputs=[inp], attrs=_extra(layer_attr, name))
 
 
-def _scalar_weight(inputs) -> None:  # noqa: ANN001
+def _scalar_weight(inputs) -> None:
     base.expect(inputs)
     if inputs[0].size != 1:
         raise LayerConfigError(f"weight must have size 1; received size {inputs[0].size}.")
@@ -129,7 +129,7 @@ register_kind(MaxIdKind())
 
 
 @base.layer_function
-def max_id(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:  # noqa: A002
+def max_id(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:
     """The index of the largest value of each row: ``argmax_j x_j`` (int32 ids).
 
     As in v2 the layer size is the input size: it is the range of the ids, so an
@@ -219,7 +219,7 @@ register_kind(InterpolationKind())
 
 @base.layer_function
 def slope_intercept(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     slope: float = 1.0,
     intercept: float = 0.0,
@@ -253,7 +253,7 @@ def slope_intercept(
 def _weighted(
     kind: str,
     prefix: str,
-    input: Any,  # noqa: A002
+    input: Any,
     weight: Any,
     name: Any,
     layer_attr: Any,
@@ -266,7 +266,7 @@ def _weighted(
 
 @base.layer_function
 def scaling(
-    input: Layer,  # noqa: A002
+    input: Layer,
     weight: Layer,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
@@ -290,7 +290,7 @@ def scaling(
 
 @base.layer_function
 def power(
-    input: Layer,  # noqa: A002
+    input: Layer,
     weight: Layer,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
@@ -314,7 +314,7 @@ def power(
 
 @base.layer_function
 def interpolation(
-    input: Sequence[Layer],  # noqa: A002
+    input: Sequence[Layer],
     weight: Layer,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
@@ -381,7 +381,7 @@ register_kind(RepeatKind())
 
 
 @base.layer_function
-def trans(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:  # noqa: A002
+def trans(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:
     """Transpose the minibatch matrix: ``[batch, N] -> [N, batch]``.
 
     The declared size is ``N`` (v2); the output has ``batch`` columns, so the value
@@ -403,7 +403,7 @@ def trans(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = 
 
 @base.layer_function
 def repeat(
-    input: Layer,  # noqa: A002
+    input: Layer,
     num_repeats: int,
     as_row_vector: bool = True,
     act: BaseActivation | None = None,

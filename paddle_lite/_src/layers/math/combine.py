@@ -16,7 +16,7 @@ from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import data_of, with_data
 
 
-def _row_pair(inputs, what: str) -> int:  # noqa: ANN001
+def _row_pair(inputs, what: str) -> int:
     """Both inputs dense, of one sequence level, which the output keeps: v2 computes these
     row by row (a sequence's steps are its rows) and takes input 0's sequence info."""
     base.expect(inputs, "input")

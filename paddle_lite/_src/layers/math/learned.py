@@ -58,7 +58,7 @@ register_kind(FactorizationMachineKind())
 
 @base.layer_function
 def factorization_machine(
-    input: Layer,  # noqa: A002
+    input: Layer,
     factor_size: int,
     act: BaseActivation | None = None,
     name: str | None = None,
@@ -153,7 +153,7 @@ register_kind(RowConvKind())
 
 @base.layer_function
 def row_conv(
-    input: Layer,  # noqa: A002
+    input: Layer,
     context_len: int,
     act: BaseActivation | None = None,
     name: str | None = None,
@@ -202,7 +202,7 @@ def row_conv(
 # gated_unit --------------------------------------------------------------------------
 @base.layer_function
 def gated_unit(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int,
     act: BaseActivation | None = None,
     name: str | None = None,
@@ -285,7 +285,7 @@ def _slices(slices: Any, fn: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def slice_projection(input: Layer, slices: Sequence[tuple[int, int]]) -> Projection:  # noqa: A002
+def slice_projection(input: Layer, slices: Sequence[tuple[int, int]]) -> Projection:
     """Keep ranges of an image's channels, side by side:
     ``out = [x[s_0:e_0], x[s_1:e_1], ...]`` (a projection for ``mixed``).
 

@@ -20,7 +20,7 @@ from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, data_of, step_mask, with_data
 
 
-def _extra(layer_attr, name: str) -> dict:  # noqa: ANN001
+def _extra(layer_attr, name: str) -> dict:
     return base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY)
 
 
@@ -29,7 +29,7 @@ def _equal_sizes(a: Spec, b: Spec, what: str) -> None:
         raise LayerConfigError(f"{what} must have the same size; received {a.size} and {b.size}.")
 
 
-def _pair(kind: str, prefix: str, first, second, args, name, layer_attr):  # noqa: ANN001, ANN202
+def _pair(kind: str, prefix: str, first, second, args, name, layer_attr):
     """Build a two-input layer ``kind``; ``args`` name the two arguments in messages."""
     name = base.layer_name(name, prefix)
     inputs = [
@@ -39,7 +39,7 @@ def _pair(kind: str, prefix: str, first, second, args, name, layer_attr):  # noq
     return base.build(kind, name=name, inputs=inputs, attrs=_extra(layer_attr, name))
 
 
-def valid_rows(value) -> jnp.ndarray | None:  # noqa: ANN001
+def valid_rows(value) -> jnp.ndarray | None:
     """``[..., 1]`` bool mask of a sequence's real steps (None for a plain value)."""
     return step_mask(value)[..., None] if isinstance(value, Seq) else None
 
@@ -74,7 +74,7 @@ register_kind(MultiplexKind())
 
 @base.layer_function
 def multiplex(
-    input: Sequence[Layer],  # noqa: A002
+    input: Sequence[Layer],
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:

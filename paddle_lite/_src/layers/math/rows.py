@@ -17,7 +17,7 @@ from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import data_of, with_data
 
 
-def _same_spec(inputs) -> Spec:  # noqa: ANN001
+def _same_spec(inputs) -> Spec:
     base.expect(inputs)
     (s,) = inputs
     return Spec(s.size, seq_level=s.seq_level, image=s.image)
@@ -45,7 +45,7 @@ register_kind(RowL2NormKind())
 
 @base.layer_function
 def row_l2_norm(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:
@@ -96,7 +96,7 @@ register_kind(ClipKind())
 
 
 @base.layer_function
-def clip(input: Layer, min: float, max: float, name: str | None = None) -> Layer:  # noqa: A002
+def clip(input: Layer, min: float, max: float, name: str | None = None) -> Layer:
     """Clip every value into ``[min, max]``: ``y = min(max(x, min), max)``.
 
     The gradient passes where ``min <= x <= max`` and is 0 elsewhere (v2's).
@@ -149,7 +149,7 @@ register_kind(ScaleShiftKind())
 
 @base.layer_function
 def scale_shift(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     param_attr: ParamAttr | None = None,
     bias_attr: ParamAttr | bool | None = None,
@@ -211,7 +211,7 @@ class PreluKind(Kind):
 register_kind(PreluKind())
 
 
-def _partial_sum(inp, partial_sum, channel_shared, num_channels, name: str) -> int:  # noqa: ANN001
+def _partial_sum(inp, partial_sum, channel_shared, num_channels, name: str) -> int:
     """v2's rule: ``channel_shared`` (when given) overrides ``partial_sum``."""
     if channel_shared is None:
         return base.positive_int(partial_sum, layer=name, arg="partial_sum")
@@ -227,7 +227,7 @@ def _partial_sum(inp, partial_sum, channel_shared, num_channels, name: str) -> i
 
 @base.layer_function
 def prelu(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     partial_sum: int = 1,
     channel_shared: bool | None = None,

@@ -140,7 +140,7 @@ class RecurrentKind(Kind):
         w, act = params["w0"], attrs["cell_act"]
         bias = params["wbias"][0] if attrs["bias"] else 0.0
 
-        def step(h, x):  # noqa: ANN001, ANN202
+        def step(h, x):
             h = act.apply(x + bias + h @ w)
             return h, h
 
@@ -153,7 +153,7 @@ register_kind(RecurrentKind())
 
 @base.layer_function
 def recurrent(
-    input: Layer,  # noqa: A002
+    input: Layer,
     act: BaseActivation | None = None,
     bias_attr: ParamAttr | bool | None = None,
     param_attr: ParamAttr | None = None,
@@ -217,7 +217,7 @@ class LstmKind(Kind):
         peep_i, peep_f, peep_o = bias[4 * h : 5 * h], bias[5 * h : 6 * h], bias[6 * h :]
         act, gate, state_act = attrs["cell_act"], attrs["gate_act"], attrs["state_act"]
 
-        def step(carry, x):  # noqa: ANN001, ANN202
+        def step(carry, x):
             out, cell = carry
             z = x + bias[: 4 * h] + out @ w
             cand, in_g, forget_g, out_g = jnp.split(z, 4, axis=-1)
@@ -237,7 +237,7 @@ register_kind(LstmKind())
 
 @base.layer_function
 def lstmemory(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     size: int | None = None,
     reverse: bool = False,
@@ -323,7 +323,7 @@ class GruKind(Kind):
         bias = params["wbias"][0] if attrs["bias"] else 0.0
         act, gate = attrs["cell_act"], attrs["gate_act"]
 
-        def step(out, x):  # noqa: ANN001, ANN202
+        def step(out, x):
             x = x + bias
             gates = x[:, : 2 * h] + out @ w_gates
             update, reset = gate.apply(gates[:, :h]), gate.apply(gates[:, h:])
@@ -340,7 +340,7 @@ register_kind(GruKind())
 
 @base.layer_function
 def grumemory(
-    input: Layer,  # noqa: A002
+    input: Layer,
     size: int | None = None,
     name: str | None = None,
     reverse: bool = False,

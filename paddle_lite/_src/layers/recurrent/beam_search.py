@@ -110,7 +110,7 @@ def _proposals(state: _State, probs: Any, beam: int) -> tuple[Any, Any, Any, Any
     return scores, top_i.reshape(batch, -1), logp.reshape(batch, -1), parent
 
 
-def _finish(state, cand, fin, last, min_live, has_live, beam):  # noqa: ANN001, ANN202
+def _finish(state, cand, fin, last, min_live, has_live, beam):
     """Merge finished proposals into the finished paths; v2's pruning and running min.
 
     ``last`` holds the proposals' ``(word, log prob, parent)``."""

@@ -87,7 +87,7 @@ class GeneratedInput(BaseGeneratedInput):
             param_attr=ParamAttr(name=self.embedding_name),
         )
 
-    def after_real_step(self, input: Any) -> list[Layer]:  # noqa: A002
+    def after_real_step(self, input: Any) -> list[Layer]:
         """The step's output and its arg-max id, which the next step reads back."""
         outs = list(input) if isinstance(input, (list, tuple)) else [input]
         return [max_id(input=outs[0], name=PREDICT), *outs[1:]]
@@ -133,7 +133,7 @@ register_kind(SamplingIdKind())
 
 @base.layer_function
 def eos(
-    input: Layer,  # noqa: A002
+    input: Layer,
     eos_id: int,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
@@ -170,7 +170,7 @@ def eos(
 
 @base.layer_function
 def sampling_id(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,
 ) -> Layer:
@@ -240,7 +240,7 @@ register_kind(BeamSearchKind())
 register_kind(BeamOutputKind())
 
 
-def _split_inputs(name: str, input: Any) -> tuple[list[Any], int, BaseGeneratedInput]:  # noqa: A002
+def _split_inputs(name: str, input: Any) -> tuple[list[Any], int, BaseGeneratedInput]:
     items = list(input) if isinstance(input, (list, tuple)) else [input]
     real, found = [], []
     for i, item in enumerate(items):
@@ -261,7 +261,7 @@ def _split_inputs(name: str, input: Any) -> tuple[list[Any], int, BaseGeneratedI
     return real, found[0], items[found[0]]
 
 
-def _search_spec(graph, group, beam_size, eos_id, max_length, num_results) -> dict[str, Any]:  # noqa: ANN001
+def _search_spec(graph, group, beam_size, eos_id, max_length, num_results) -> dict[str, Any]:
     predict = f"{PREDICT}@{group}"
     predict_memory = next(m.name for m in graph.memories if m.target == predict)
     return {
@@ -278,7 +278,7 @@ def _search_spec(graph, group, beam_size, eos_id, max_length, num_results) -> di
 @base.layer_function
 def beam_search(
     step: Callable[..., Layer | Sequence[Layer]],
-    input: Sequence[StaticInput | BaseGeneratedInput],  # noqa: A002
+    input: Sequence[StaticInput | BaseGeneratedInput],
     bos_id: int,
     eos_id: int,
     beam_size: int,

@@ -78,14 +78,14 @@ def _time_major(seq: Seq, lengths: Any, reverse: bool) -> Any:
 def _keep(mask: Any, new: Any, old: Any) -> Any:
     """``new`` where ``mask [B]`` holds, else ``old`` (any pytree of ``[B, ...]`` leaves)."""
 
-    def pick(n, o):  # noqa: ANN001, ANN202
+    def pick(n, o):
         m = mask.reshape(mask.shape + (1,) * (o.ndim - 1))
         return jnp.where(m, n.astype(o.dtype), o)
 
     return jax.tree_util.tree_map(pick, new, old)
 
 
-def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -> Any:  # noqa: ANN001
+def _boot_value(link: MemoryLink, graph: StepGraph, params, boots, batch: int) -> Any:
     """A memory's value at the first step."""
     target = graph.node(link.target).spec
     if link.boot == "layer":
@@ -119,7 +119,7 @@ def split_inputs(graph: StepGraph, inputs: list[Any]) -> tuple[list[Any], dict, 
     return list(inputs[:n_in]), env, boots
 
 
-def boot_memories(graph: StepGraph, params, boots, batch: int) -> dict[str, Any]:  # noqa: ANN001
+def boot_memories(graph: StepGraph, params, boots, batch: int) -> dict[str, Any]:
     return {m.name: _boot_value(m, graph, params, boots, batch) for m in graph.memories}
 
 
@@ -165,7 +165,7 @@ def _step_weights(keep: Any, row_weights: Any) -> Any:
 
 
 def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: str,
-               row_weights=None) -> tuple:  # fmt: skip  # noqa: ANN001
+               row_weights=None) -> tuple:  # fmt: skip
     """Run ``graph`` over the steps of its in-links: ``(outputs, updates)``, one ``Seq``
     per step output, and the running statistics after the last step (training only;
     each step that some sequence reaches updates them, in order, as v2's frames did)."""
@@ -183,7 +183,7 @@ def scan_group(graph: StepGraph, params, inputs, *, reverse: bool, key, mode: st
     tail = tail_nodes(graph)
     edge, looped = boundary(graph, tail), [o for o in graph.outputs if o not in tail]
 
-    def body(carry, inp):  # noqa: ANN001, ANN202
+    def body(carry, inp):
         (mems, stats), (t, keep, x_t) = carry, inp
         step_key = None if key is None else jax.random.fold_in(key, t)
         step_env = {**env, **mems, **dict(zip(graph.inlinks, x_t, strict=True))}
@@ -303,13 +303,13 @@ def _check_levels(group: str, graph: StepGraph, inlinks: list[Layer]) -> None:
 @base.layer_function
 def recurrent_group(
     step: Callable[..., Layer | Sequence[Layer]],
-    input: Layer  # noqa: A002
+    input: Layer
     | StaticInput
     | SubsequenceInput
     | Sequence[Layer | StaticInput | SubsequenceInput],
     reverse: bool = False,
     name: str | None = None,
-    targetInlink: Layer | None = None,  # noqa: N803
+    targetInlink: Layer | None = None,
 ) -> Layer | list[Layer]:
     """Run ``step`` at every time step of the input sequences (v2's recurrent group).
 

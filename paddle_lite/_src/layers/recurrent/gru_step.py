@@ -69,7 +69,7 @@ class GruStepKind(Kind):
 register_kind(GruStepKind())
 
 
-def _gru_args(input, output_mem, size, name):  # noqa: A002, ANN001, ANN202
+def _gru_args(input, output_mem, size, name):
     inp = base.as_layer(input, layer=name, arg="input")
     mem = base.as_layer(output_mem, layer=name, arg="output_mem")
     if inp.size % 3:
@@ -85,7 +85,7 @@ def _gru_args(input, output_mem, size, name):  # noqa: A002, ANN001, ANN202
 
 @base.layer_function
 def gru_step(
-    input: Layer,  # noqa: A002
+    input: Layer,
     output_mem: Layer,
     size: int | None = None,
     act: BaseActivation | None = None,
@@ -150,7 +150,7 @@ def gru_step(
 
 @base.layer_function
 def gru_step_naive(
-    input: Layer,  # noqa: A002
+    input: Layer,
     output_mem: Layer,
     size: int | None = None,
     name: str | None = None,

@@ -116,7 +116,7 @@ class _StepLayer(Layer):
 
 @base.layer_function
 def lstm_step(
-    input: Layer,  # noqa: A002
+    input: Layer,
     state: Layer,
     size: int | None = None,
     act: BaseActivation | None = None,
@@ -186,7 +186,7 @@ def lstm_step(
 
 @base.layer_function
 def get_output(
-    input: Layer,  # noqa: A002
+    input: Layer,
     arg_name: str,
     name: str | None = None,
     layer_attr: ExtraAttr | None = None,

@@ -41,7 +41,7 @@ class StaticInput:
         ...     step=step, input=[paddle.layer.StaticInput(input=encoded), trg_emb])
     """
 
-    def __init__(self, input: Any, is_seq: bool = False, size: Any = None) -> None:  # noqa: A002
+    def __init__(self, input: Any, is_seq: bool = False, size: Any = None) -> None:
         self.input = base.as_layer(input, layer="StaticInput", arg="input")
         self.is_seq = bool(is_seq)
         if size is not None and size != self.input.size:
@@ -54,7 +54,7 @@ class StaticInput:
         return f"StaticInput({self.input.name!r})"
 
 
-def SubsequenceInput(input: Any) -> Any:  # noqa: A002, N802 - v2 name
+def SubsequenceInput(input: Any) -> Any:
     """v2's (deprecated) marker for a nested-sequence group input: returns ``input``.
 
     ``recurrent_group`` splits any nested sequence into its sub-sequences by itself,
@@ -121,7 +121,7 @@ class MemoryLayer(Layer):
 
     __slots__ = ()
 
-    def set_input(self, input: Any) -> None:  # noqa: A002
+    def set_input(self, input: Any) -> None:
         layer = base.as_layer(input, layer=self.name, arg="input")
         model = _model_of(self)
         for entry in model.memories:
@@ -140,7 +140,7 @@ def _model_of(memory_layer: Layer) -> StepModel:
     return model
 
 
-def _boot(boot_layer, boot_bias, boot_with_const_id, name) -> tuple[str, Any, Any]:  # noqa: ANN001
+def _boot(boot_layer, boot_bias, boot_with_const_id, name) -> tuple[str, Any, Any]:
     """``(boot kind, boot layer or id, bias attr)`` from memory's boot arguments."""
     given = [boot_layer is not None, boot_bias not in (None, False), boot_with_const_id is not None]
     if sum(given) > 1:
@@ -362,7 +362,7 @@ def _check_remembered(memory: Layer, found: Layer) -> None:
     )
 
 
-def _collect(model, outs, memories, inlinks, statics):  # noqa: ANN001, ANN202
+def _collect(model, outs, memories, inlinks, statics):
     """The inner layers the outputs and memories need, in order, and the outer ones read."""
     inner = {id(layer) for layer in model.layers}
     by_name = {layer.name: layer for layer in model.layers}

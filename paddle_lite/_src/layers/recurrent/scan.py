@@ -90,7 +90,7 @@ def _masked_scan(step: Callable, carry: Any, xs: Any, mask: Any, reverse: bool =
     """``step`` scanned over the steps of ``xs`` ``[B, T, ...]`` (backwards with
     ``reverse``); where ``mask`` ``[B, T]`` is False the state is kept and the output is 0."""
 
-    def body(state, inp):  # noqa: ANN001, ANN202
+    def body(state, inp):
         x_t, m_t = inp
         new_state, out = step(state, x_t)
         keep = m_t[:, None]

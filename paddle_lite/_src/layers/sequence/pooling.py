@@ -224,7 +224,7 @@ def _pooling_type(pooling_type: Any, layer: str) -> poolings.BasePoolingType:
 
 @base.layer_function
 def pooling(
-    input: Layer,  # noqa: A002
+    input: Layer,
     pooling_type: BasePoolingType | None = None,
     name: str | None = None,
     bias_attr: ParamAttr | bool | None = None,
@@ -294,7 +294,7 @@ register_kind(SeqInstanceKind("seqlastins", "last"))
 register_kind(SeqInstanceKind("seqfirstins", "first"))
 
 
-def _instance(kind: str, prefix: str, input, name, agg_level, stride, layer_attr):  # noqa: A002, ANN001, ANN202
+def _instance(kind: str, prefix: str, input, name, agg_level, stride, layer_attr):
     name = base.layer_name(name, prefix)
     inp = base.as_layer(input, layer=name, arg="input")
     base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY)
@@ -314,7 +314,7 @@ def _instance(kind: str, prefix: str, input, name, agg_level, stride, layer_attr
 
 @base.layer_function
 def last_seq(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     agg_level: str = AggregateLevel.TO_NO_SEQUENCE,
     stride: int = -1,
@@ -347,7 +347,7 @@ def last_seq(
 
 @base.layer_function
 def first_seq(
-    input: Layer,  # noqa: A002
+    input: Layer,
     name: str | None = None,
     agg_level: str = AggregateLevel.TO_NO_SEQUENCE,
     stride: int = -1,

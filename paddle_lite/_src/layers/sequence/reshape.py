@@ -207,7 +207,7 @@ register_kind(ExpandKind())
 
 @base.layer_function
 def expand(
-    input: Layer,  # noqa: A002
+    input: Layer,
     expand_as: Layer,
     name: str | None = None,
     bias_attr: ParamAttr | bool | None = False,
@@ -291,7 +291,7 @@ register_kind(SeqReshapeKind())
 
 @base.layer_function
 def seq_reshape(
-    input: Layer,  # noqa: A002
+    input: Layer,
     reshape_size: int,
     act: BaseActivation | None = None,
     name: str | None = None,

@@ -114,7 +114,7 @@ register_kind(KmaxSeqScoreKind())
 
 
 @base.layer_function
-def kmax_seq_score(input: Layer, name: str | None = None, beam_size: int = 1) -> Layer:  # noqa: A002
+def kmax_seq_score(input: Layer, name: str | None = None, beam_size: int = 1) -> Layer:
     """The indices of the ``beam_size`` best-scored steps of each sequence.
 
     For a sequence of scores ``s_0 .. s_{n-1}``: ``out = [i_0, i_1, ...]`` with
@@ -170,7 +170,7 @@ register_kind(SubNestedSeqKind())
 
 
 @base.layer_function
-def sub_nested_seq(input: Layer, selected_indices: Layer, name: str | None = None) -> Layer:  # noqa: A002
+def sub_nested_seq(input: Layer, selected_indices: Layer, name: str | None = None) -> Layer:
     """Chosen sub-sequences of a nested sequence, in the order chosen.
 
     Sample ``b`` with index row ``[j_0, j_1, ..., -1, ...]`` gives the nested sequence
@@ -270,7 +270,7 @@ register_kind(SubSeqKind())
 
 @base.layer_function
 def sub_seq(
-    input: Layer,  # noqa: A002
+    input: Layer,
     offsets: Layer,
     sizes: Layer,
     act: BaseActivation | None = None,

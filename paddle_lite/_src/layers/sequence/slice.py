@@ -134,7 +134,7 @@ register_kind(SeqSliceKind())
 
 @base.layer_function
 def seq_slice(
-    input: Layer,  # noqa: A002
+    input: Layer,
     starts: Layer | None,
     ends: Layer | None,
     name: str | None = None,
