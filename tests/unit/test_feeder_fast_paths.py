@@ -6,7 +6,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.errors import DataError
-from paddle_lite._src.feeding import items as feeder_items
+from paddle_lite._src.feeding import dense_rows as feeder_items
 from paddle_lite._src.feeding.feeder import DataFeeder
 
 DT = paddle.data_type
