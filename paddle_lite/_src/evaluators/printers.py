@@ -97,7 +97,6 @@ def declare_printer(
     declare(Printer(name, inputs, dict(attrs, render=render)))
 
 
-# paddle.layer.printer --------------------------------------------------------------
 def _render_print(ev: Printer, rows: list[np.ndarray]) -> str:
     return ev.attrs["format"] % tuple(np.array2string(r, threshold=1 << 30) for r in rows)
 
