@@ -24,13 +24,13 @@ from unit import test_v2_inference_file as v2_files
 
 import paddle_lite as paddle
 from paddle_lite._src import inference
-from paddle_lite._src.errors import PaddleLiteError, TopologyError
 from paddle_lite._src.proto import inference_file as V2
 from paddle_lite._src.proto import inference_payload as V2_PAYLOAD
 from paddle_lite._src.readers import recordio_v2
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.checkpoint_folders import MANIFEST
+from paddle_lite.errors import PaddleLiteError, TopologyError
 
 PEAK_LIMIT = 64 << 20
 

@@ -18,6 +18,7 @@ import ast
 import pathlib
 
 import paddle_lite
+import paddle_lite.errors
 
 ROOT = pathlib.Path(paddle_lite.__file__).parent
 MAX_LINES = 400
@@ -202,3 +203,21 @@ def outside(owner, row):
         (23, "owner._display_handle"),
         (24, "getattr(owner, '_display_handle', None)"),
     ]
+
+
+def test_tests_import_errors_from_the_public_module():
+    """A test catches what a user catches: ``paddle_lite.errors``, not the module under
+    ``_src`` that defines the class."""
+    public = set(paddle_lite.errors.__all__)
+    tests = pathlib.Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "paddle_lite._src"
+            ):
+                names = sorted(a.name for a in node.names if a.name in public)
+                if names:
+                    where = path.relative_to(tests.parent).as_posix()
+                    found.append(f"{where}:{node.lineno}: {', '.join(names)} from {node.module}")
+    assert not found, "import these from paddle_lite.errors:\n" + "\n".join(found)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerTypeError
 from paddle_lite._src.graph import current_scope
+from paddle_lite.errors import LayerTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 

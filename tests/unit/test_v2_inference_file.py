@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import TopologyError
 from paddle_lite._src.proto import inference_payload as V2_PAYLOAD
 from paddle_lite._src.proto.model_config import SCHEMA
+from paddle_lite.errors import TopologyError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(4)

@@ -91,7 +91,7 @@ class MathLayerTest(unittest.TestCase):
 
 
 # A layer v2 built but could not run warns when it is built (see the module docstring).
-v2_builds_it = pytest.mark.filterwarnings("default::paddle_lite._src.errors.LayerConfigWarning")
+v2_builds_it = pytest.mark.filterwarnings("default::paddle_lite.errors.LayerConfigWarning")
 
 
 @v2_builds_it

@@ -62,7 +62,7 @@ class RNNTest(unittest.TestCase):
 
     # v2's test embeds a dense_vector data layer: v2 built that (and failed when it ran);
     # paddle_lite builds it too, with a LayerConfigWarning.
-    @pytest.mark.filterwarnings("default::paddle_lite._src.errors.LayerConfigWarning")
+    @pytest.mark.filterwarnings("default::paddle_lite.errors.LayerConfigWarning")
     def test_sequence_rnn_multi_input(self):
         dict_dim = 10
         word_dim = 8
