@@ -59,3 +59,21 @@ def assert_parsed(
     assert parameters_of(config) == parameters
     assert list(config.input_layer_names) == inputs
     assert list(config.output_layer_names) == outputs
+
+
+def groups_of(config: Any) -> list[tuple[Any, ...]]:
+    """Each recurrent group (a sub-model other than ``root``) as ``(name, layer names,
+    reversed, in-links, memories, out-links)``; a link is ``(layer, link)``, a memory
+    ``(layer, link, boot layer)``."""
+    return [
+        (
+            sub.name,
+            list(sub.layer_names),
+            bool(sub.reversed),
+            [(link.layer_name, link.link_name) for link in sub.in_links],
+            [(m.layer_name, m.link_name, m.boot_layer_name or "") for m in sub.memories],
+            [(link.layer_name, link.link_name) for link in sub.out_links],
+        )
+        for sub in config.sub_models
+        if sub.name != "root"
+    ]
