@@ -3,7 +3,8 @@
 from paddle_lite._src.compat.aliases import module_getattr
 from paddle_lite._src.evaluators.printers import printer
 from paddle_lite._src.graph import Layer, name_scope, reset_names
-from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
+from paddle_lite._src.layers.addto import addto, dropout
+from paddle_lite._src.layers.concat import concat
 from paddle_lite._src.layers.cost.basic import (
     classification_cost,
     cross_entropy,
@@ -30,9 +31,12 @@ from paddle_lite._src.layers.cost.robust import (
     smooth_l1_cost,
 )
 from paddle_lite._src.layers.cost.sampled import hsigmoid, nce
+from paddle_lite._src.layers.data import data
 from paddle_lite._src.layers.detection.features import cross_channel_norm, priorbox
 from paddle_lite._src.layers.detection.loss import multibox_loss
 from paddle_lite._src.layers.detection.output import detection_output
+from paddle_lite._src.layers.embedding import embedding
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.layers.image.conv import img_conv
 from paddle_lite._src.layers.image.conv3d import img_conv3d, img_pool3d
 from paddle_lite._src.layers.image.conv_mixed import conv_operator, conv_projection

@@ -30,6 +30,7 @@ from paddle_lite._src.feeding.buckets import pow2
 from paddle_lite._src.feeding.checks import explain_infer_input, feeder_for
 from paddle_lite._src.files.params import source_name
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.layers.recurrent.beam_search import BeamResult
 from paddle_lite._src.layers.recurrent.generation import beam_fields
 from paddle_lite._src.parameters import Parameters
@@ -104,7 +105,7 @@ class Inference:
 
     def _needed(self) -> list[Layer]:
         """The outputs, plus the input of each ``max_id`` (its ``prob`` field)."""
-        extra = [o.inputs[0] for o in self.outputs if o.kind == "maxid"]
+        extra = [o.inputs[0] for o in self.outputs if _reports_input_max(o)]
         return self.outputs + extra
 
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:
@@ -132,7 +133,7 @@ class Inference:
         n = len(self.outputs)
         sources = iter(values[n:])  # the input of each max_id output, in order (_needed)
         yield [
-            output_fields(layer, value, next(sources) if layer.kind == "maxid" else None)
+            output_fields(layer, value, next(sources) if _reports_input_max(layer) else None)
             for layer, value in zip(self.outputs, values[:n], strict=True)
         ]
 
@@ -268,6 +269,10 @@ def seq_rows(value: Seq) -> np.ndarray:
     return np.concatenate(rows, axis=0) if rows else data.reshape(0, *data.shape[3:])
 
 
+def _reports_input_max(layer: Layer) -> bool:
+    return get_kind(layer.kind).reports_input_max
+
+
 def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
     """The v2 fields (``value``, ``id``, ``prob``) of one output value: sequences as
     their steps' rows concatenated; ``source`` is the input of a ``max_id`` output."""
@@ -275,7 +280,7 @@ def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
         return beam_fields(value)
     if isinstance(value, Seq):
         value = seq_rows(value)
-    if layer.kind == "maxid":
+    if _reports_input_max(layer):
         probs = seq_rows(source) if isinstance(source, Seq) else np.asarray(source)
         return {"id": value, "prob": np.max(probs, axis=-1, keepdims=True)}
     if layer.spec.dtype == "int32":

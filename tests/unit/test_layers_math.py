@@ -10,7 +10,7 @@ from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import arith as AR
 from paddle_lite._src.layers import mixed as MX
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.layers.core import embedding
+from paddle_lite._src.layers.embedding import embedding
 from paddle_lite._src.layers.math import basic as M
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq

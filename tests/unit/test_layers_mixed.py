@@ -11,7 +11,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerT
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.layers.core import fc
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq, Sparse
 

@@ -14,7 +14,16 @@ from paddle_lite._src.activations import BaseActivation, Relu, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import (
+    BiasAttr,
+    Fixed,
+    HostChecks,
+    Kind,
+    ParamAttrAt,
+    ParamDecl,
+    V2Layer,
+    register_kind,
+)
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image.geometry import (
     checked_image,
@@ -24,6 +33,9 @@ from paddle_lite._src.layers.image.geometry import (
 )
 from paddle_lite._src.layers.image.volume import input_volume
 from paddle_lite._src.lowering.channels_last import ChannelsLast
+from paddle_lite._src.proto import rebuild
+from paddle_lite._src.proto.layers import Message, height_width
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import InitSpec, Spec
 from paddle_lite._src.values import Seq, data_of, step_mask, with_data
 
@@ -31,9 +43,55 @@ BATCH_NORM_TYPES = (None, "batch_norm", "cudnn_batch_norm", "mkldnn_batch_norm")
 
 
 # batch_norm --------------------------------------------------------------------------
+def _image_conf(n: Layer) -> Message:
+    image = n.attrs.get("image")
+    if image is None:  # v2 reads a flat input as channels of 1x1 images
+        return Message(channels=int(n.attrs["channels"]), img_size=1, img_size_y=1)
+    channels, height, width = image
+    depth = n.attrs.get("out_depth")
+    if depth:  # a 3-D image: channels of depth x height x width
+        channels = int(n.attrs["channels"])
+        return Message(channels=channels, img_size=width, img_size_y=height, img_size_z=depth)
+    return Message(channels=channels, img_size=width, img_size_y=height)
+
+
+def _batch_norm_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
+    """``epsilon``, the moving average's settings, the image sizes, and the input's
+    ``image_conf``."""
+    inputs[0].image_conf = _image_conf(n)
+    extra = {"epsilon": n.attrs["epsilon"]}
+    extra["moving_average_fraction"] = n.attrs["moving_average_fraction"]
+    if n.attrs.get("use_global_stats") is not None:
+        extra["use_global_stats"] = bool(n.attrs["use_global_stats"])
+    if n.attrs.get("image") is None:  # v2 wrote a flat batch_norm's size only
+        return extra
+    return extra | height_width(n) | {"depth": n.attrs.get("out_depth") or 1}
+
+
+def _batch_norm_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    first, mean, var = cfg["inputs"][:3]
+    return batch_norm(
+        input=ins[0],
+        act=rebuild.act(cfg),
+        name=cfg["name"],
+        num_channels=first.get("image_conf", Msg()).get("channels"),
+        bias_attr=rebuild.bias(cfg),
+        param_attr=rebuild.param(first),
+        use_global_stats=cfg.get("use_global_stats"),
+        moving_average_fraction=cfg.get("moving_average_fraction"),
+        mean_var_names=[mean["input_parameter_name"], var["input_parameter_name"]],
+    )
+
+
 class BatchNormKind(Kind):
     name = "batch_norm"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
+    v2 = V2Layer(
+        fields=_batch_norm_fields,
+        dimless=("w0",),  # v2 declares the scale by its size only
+        rebuild=_batch_norm_from_v2,
+        reads=("batch_norm", "cudnn_batch_norm"),
+    )
     stateful = True
     uses_row_weights = True  # batch statistics leave padding rows out
 
@@ -49,12 +107,12 @@ class BatchNormKind(Kind):
         c = attrs["channels"]
         named = attrs["mean_var_names"] is not None
         decls = [
-            ParamDecl("w0", (1, c), ("param", 0), InitSpec("gaussian", 0.0, 1.0 / math.sqrt(c))),
-            ParamDecl("w1", (1, c), ("param", 1) if named else ("fixed",), attrs_mod.ZERO, True),
-            ParamDecl("w2", (1, c), ("param", 2) if named else ("fixed",), attrs_mod.ZERO, True),
+            ParamDecl("w0", (1, c), ParamAttrAt(0), InitSpec("gaussian", 0.0, 1.0 / math.sqrt(c))),
+            ParamDecl("w1", (1, c), ParamAttrAt(1) if named else Fixed(), attrs_mod.ZERO, True),
+            ParamDecl("w2", (1, c), ParamAttrAt(2) if named else Fixed(), attrs_mod.ZERO, True),
         ]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, c), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, c), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def channels_last(self, attrs, input_is_channels_last):
@@ -283,8 +341,36 @@ def batch_norm(
 
 
 # img_cmrnorm -------------------------------------------------------------------------
+def _cmrnorm_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
+    """The output's ``height`` and ``width`` and the input's ``norm_conf`` (of an image
+    input only)."""
+    if len(n.attrs.get("image") or ()) != 3:
+        return {}
+    channels, height, width = n.attrs["image"]
+    size = int(n.attrs["size"])
+    inputs[0].norm_conf = Message(
+        norm_type="cmrnorm-projection", channels=channels, size=size,
+        scale=n.attrs["scale"] / size, pow=n.attrs["power"], output_x=width, img_size=width,
+        blocked=False, output_y=height, img_size_y=height,
+    )  # fmt: skip
+    return height_width(n)
+
+
+def _cmrnorm_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    n = cfg["inputs"][0]["norm_conf"]
+    return img_cmrnorm(
+        input=ins[0],
+        size=n["size"],
+        scale=n["scale"] * n["size"],
+        power=n["pow"],
+        name=cfg["name"],
+        num_channels=n["channels"],
+    )
+
+
 class CmrNormKind(Kind):
     name = "img_cmrnorm"
+    v2 = V2Layer(type="norm", fields=_cmrnorm_fields, rebuild=_cmrnorm_from_v2)
 
     def infer_spec(self, inputs, attrs):
         return Spec(inputs[0].size, image=checked_image(inputs[0], attrs["image"]))
@@ -347,7 +433,7 @@ def img_cmrnorm(
 # sum_to_one_norm ---------------------------------------------------------------------
 class SumToOneNormKind(Kind):
     name = "sum_to_one_norm"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         (s,) = inputs

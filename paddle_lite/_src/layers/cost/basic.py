@@ -26,12 +26,14 @@ from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.evaluators.base import Evaluator
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import register_kind
+from paddle_lite._src.kinds import V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.cost.base import (
+    CostChecks,
     CostKind,
     build_cost,
     check_same_size,
+    class_ids,
     safe_log,
     v2_note,
 )
@@ -65,9 +67,9 @@ def _check_class_label(specs: Mapping[str, Spec]) -> None:
 # cross entropies -------------------------------------------------------------------
 class CrossEntropyKind(CostKind):
     name = "multi_class_cross_entropy"
+    v2 = V2Layer(type="multi-class-cross-entropy")
 
-    def id_bound(self, position, inputs, attrs):
-        return inputs[0].size if position == 1 else None  # class ids index the input
+    host = CostChecks(id_bounds=class_ids)  # class ids index the input's columns
 
     def check(self, specs, attrs):
         if attrs.get("soft_label") and specs["label"].dtype == "float32":
@@ -84,6 +86,7 @@ class CrossEntropyKind(CostKind):
 
 class SelfNormKind(CrossEntropyKind):
     name = "cross_entropy_with_selfnorm"
+    v2 = V2Layer(type="multi_class_cross_entropy_with_selfnorm", size=0)
 
     def check(self, specs, attrs):
         _check_class_label(specs)
@@ -106,8 +109,7 @@ class MultiBinaryKind(CostKind):
 
     name = "multi_binary_label_cross_entropy"
 
-    def id_bound(self, position, inputs, attrs):
-        return inputs[0].size if position == 1 else None  # the positive class's column
+    host = CostChecks(id_bounds=class_ids)  # an id is the positive class's column
 
     def check(self, specs, attrs):
         base.expect(specs["input"], "input")

@@ -16,7 +16,7 @@ from paddle_lite._src import poolings
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import Kind, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image.geometry import (
     checked_image,
@@ -28,6 +28,8 @@ from paddle_lite._src.layers.image.geometry import (
 from paddle_lite._src.layers.image.windows import pool_windows
 from paddle_lite._src.lowering.channels_last import ChannelsLast
 from paddle_lite._src.poolings import BasePoolingType
+from paddle_lite._src.proto.layers import Message, height_width, yx
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import Spec
 
 
@@ -38,8 +40,44 @@ def pool_output_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
     return 1 + (-(-span // s) if ceil_mode else span // s)
 
 
+def _v2_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
+    """The output's ``height`` and ``width`` and the input's ``pool_conf`` (of an image
+    input only)."""
+    if len(n.attrs.get("image") or ()) != 3:
+        return {}
+    channels, height, width = n.attrs["image"]
+    _, out_h, out_w = n.spec.image
+    kind = n.attrs["pool"]
+    sy, sx = yx(n.attrs["pool_size"])
+    ty, tx = yx(n.attrs["stride"])
+    py, px = yx(n.attrs["padding"])
+    inputs[0].pool_conf = Message(
+        pool_type=f"{kind}-projection" if kind in ("max", "avg") else kind,
+        channels=channels, size_x=sx, stride=tx, output_x=out_w, img_size=width, padding=px,
+        size_y=sy, stride_y=ty, output_y=out_h, img_size_y=height, padding_y=py,
+    )  # fmt: skip
+    return height_width(n)
+
+
+def _from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    p = cfg["inputs"][0]["pool_conf"]
+    return img_pool(
+        input=ins[0],
+        pool_size=p["size_x"],
+        pool_size_y=p.get("size_y"),
+        name=cfg["name"],
+        num_channels=p["channels"],
+        pool_type=poolings.Max() if p["pool_type"].startswith("max") else poolings.Avg(),
+        stride=p.get("stride"),
+        stride_y=p.get("stride_y"),
+        padding=p.get("padding"),
+        padding_y=p.get("padding_y"),
+    )
+
+
 class ImgPoolKind(Kind):
     name = "img_pool"
+    v2 = V2Layer(type="pool", fields=_v2_fields, rebuild=_from_v2)
 
     def infer_spec(self, inputs, attrs):
         image = output_image(

@@ -13,9 +13,10 @@ from paddle_lite._src.activations import BaseActivation
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import HostChecks, Kind, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.math.pairs import valid_rows
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import data_of, with_data
 
@@ -41,7 +42,8 @@ def _scalar_weight(inputs) -> None:
 # cos_sim -------------------------------------------------------------------------
 class CosSimKind(Kind):
     name = "cos"
-    aligns_rows = True
+    v2 = V2Layer(type=lambda n: "cos_vm" if n.attrs.get("size", 1) > 1 else "cos")
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -113,8 +115,15 @@ def cos_sim(
 
 
 # max_id --------------------------------------------------------------------------
+def _max_id_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    return max_id(input=ins[0], name=cfg["name"])
+
+
 class MaxIdKind(Kind):
     name = "maxid"
+    per_row = True
+    reports_input_max = True
+    v2 = V2Layer(rebuild=_max_id_from_v2)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -150,9 +159,17 @@ def max_id(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None =
 
 
 # elementwise: slope_intercept, scaling, interpolation, power --------------------
+def _slope_intercept_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    return slope_intercept(
+        input=ins[0], name=cfg["name"], slope=cfg.get("slope"), intercept=cfg.get("intercept")
+    )
+
+
 class SlopeInterceptKind(Kind):
     name = "slope_intercept"
-    keeps_lengths = True
+    per_row = True
+    v2 = V2Layer(rebuild=_slope_intercept_from_v2)
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -165,10 +182,8 @@ class SlopeInterceptKind(Kind):
 
 class ScalingKind(Kind):
     name = "scaling"
-    aligns_rows = True
-
-    def lengths_input(self, inputs, out):
-        return 1  # the scaled input's (the weight comes first)
+    per_row = True
+    host = HostChecks(aligns_rows=True, lengths_of=1)  # the scaled input's (weight first)
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)
@@ -181,6 +196,7 @@ class ScalingKind(Kind):
 
 class PowerKind(ScalingKind):
     name = "power"
+    per_row = False  # stays in a recurrent group's loop (``recurrent.tail``)
 
     def apply(self, params, inputs, attrs, *, key, mode):
         w, x = inputs
@@ -195,7 +211,7 @@ class PowerKind(ScalingKind):
 
 class InterpolationKind(Kind):
     name = "interpolation"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)
@@ -343,9 +359,7 @@ def interpolation(
             f"layer '{name}': input must be a list of 2 layers [x1, x2]; received {len(pair)}."
         )
     w = base.as_layer(weight, layer=name, arg="weight")
-    return base.build(
-        "interpolation", name=name, inputs=[w, *pair], attrs=_extra(layer_attr, name)
-    )
+    return base.build("interpolation", name=name, inputs=[w, *pair], attrs=_extra(layer_attr, name))
 
 
 # trans / repeat ------------------------------------------------------------------
@@ -364,7 +378,7 @@ class TransKind(Kind):
 
 class RepeatKind(Kind):
     name = "featmap_expand"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)

@@ -28,7 +28,15 @@ from paddle_lite._src.activations import (
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import (
+    BiasAttr,
+    HostChecks,
+    Kind,
+    ParamAttrAt,
+    ParamDecl,
+    V2Layer,
+    register_kind,
+)
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.recurrent.scan import (
     as_sequence,
@@ -36,6 +44,8 @@ from paddle_lite._src.layers.recurrent.scan import (
     scan_sequence,
     zero_state,
 )
+from paddle_lite._src.proto import rebuild
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.tracebacks import user_stacklevel
 
@@ -121,18 +131,37 @@ def _build(kind: str, name: str, inp: Any, attrs: dict, param_attr: Any, bias_at
 
 
 # recurrent ---------------------------------------------------------------------------
+def _v2_args(cfg: Msg, ins: list[Layer], gated: bool = False, state: bool = False) -> dict:
+    """The arguments that rebuild a v2 layer of a kind below by its layer function
+    (``V2Layer.rebuild``); ``gated``/``state``: it has a gate/state activation."""
+    args = {
+        "input": ins[0],
+        "name": cfg["name"],
+        "reverse": cfg.get("reversed"),
+        "act": rebuild.act(cfg),
+        "bias_attr": rebuild.bias(cfg),
+        "param_attr": rebuild.param(cfg["inputs"][0]),
+    }
+    if gated:
+        args["gate_act"] = rebuild.act(cfg, "active_gate_type", "sigmoid")
+    if state:
+        args["state_act"] = rebuild.act(cfg, "active_state_type", "tanh")
+    return args
+
+
 class RecurrentKind(Kind):
     name = "recurrent"
-    keeps_lengths = True
+    v2 = V2Layer(rebuild=lambda cfg, ins: recurrent(**_v2_args(cfg, ins)))
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         return Spec(_sequence_input(inputs[0], 1), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         size = inputs[0].size
-        decls = [ParamDecl("w0", (size, size), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (size, size), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, size), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, size), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -197,16 +226,17 @@ def recurrent(
 # lstmemory ---------------------------------------------------------------------------
 class LstmKind(Kind):
     name = "lstmemory"
-    keeps_lengths = True
+    v2 = V2Layer(rebuild=lambda cfg, ins: lstmemory(**_v2_args(cfg, ins, gated=True, state=True)))
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         return Spec(_sequence_input(inputs[0], 4), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         h = inputs[0].size // 4
-        decls = [ParamDecl("w0", (h, h, 4), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (h, h, 4), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, 7 * h), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, 7 * h), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -302,16 +332,17 @@ def lstmemory(
 # grumemory ---------------------------------------------------------------------------
 class GruKind(Kind):
     name = "gated_recurrent"
-    keeps_lengths = True
+    v2 = V2Layer(rebuild=lambda cfg, ins: grumemory(**_v2_args(cfg, ins, gated=True)))
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         return Spec(_sequence_input(inputs[0], 3), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         h = inputs[0].size // 3
-        decls = [ParamDecl("w0", (h, 3 * h), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (h, 3 * h), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, 3 * h), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, 3 * h), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):

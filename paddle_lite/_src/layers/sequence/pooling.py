@@ -19,10 +19,12 @@ from paddle_lite._src import poolings
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, HostChecks, Kind, ParamDecl, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.sequence import maxindex as sequence_maxindex
 from paddle_lite._src.poolings import BasePoolingType
+from paddle_lite._src.proto import rebuild
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, data_of, step_mask, with_data
 
@@ -180,11 +182,28 @@ def _agg_args(agg_level: Any, stride: Any, *, layer: str) -> dict[str, Any]:
 
 
 # pooling ---------------------------------------------------------------------------
+_STRATEGIES = {"average": poolings.Avg, "sum": poolings.Sum, "squarerootn": poolings.SquareRootN}
+
+
+def _pooling_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    strategy = _STRATEGIES[cfg.get("average_strategy", "average")]
+    return pooling(
+        input=ins[0],
+        pooling_type=poolings.Max() if cfg["type"] == "max" else strategy(),
+        name=cfg["name"],
+        bias_attr=rebuild.bias(cfg),
+        agg_level=cfg.get("trans_type"),
+        stride=cfg.get("seq_pool_stride"),
+    )
+
+
 class SeqPoolKind(Kind):
     """Pooling over time; v2's layer types ``max`` and ``average``."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    v2 = V2Layer(rebuild=_pooling_from_v2)
+
+    def __init__(self, name: str, host: HostChecks) -> None:
+        self.name, self.host = name, host
 
     def infer_spec(self, inputs, attrs):
         return aggregate_spec(inputs[0], attrs)
@@ -192,7 +211,7 @@ class SeqPoolKind(Kind):
     def param_specs(self, inputs, attrs):
         if not attrs["bias"]:
             return []
-        return [ParamDecl("wbias", (1, inputs[0].size), ("bias",), attrs_mod.SMART)]
+        return [ParamDecl("wbias", (1, inputs[0].size), BiasAttr(), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         pool = attrs["pooling_type"]
@@ -206,8 +225,8 @@ class SeqPoolKind(Kind):
         return out
 
 
-register_kind(SeqPoolKind("max"))
-register_kind(SeqPoolKind("average"))
+register_kind(SeqPoolKind("max", HostChecks(needs_a_step=True)))  # no steps: no maximum
+register_kind(SeqPoolKind("average", HostChecks()))
 
 
 def _pooling_type(pooling_type: Any, layer: str) -> poolings.BasePoolingType:
@@ -277,8 +296,22 @@ def pooling(
 
 
 # first / last step -----------------------------------------------------------------
+def _instance_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    fn = first_seq if cfg.get("select_first") else last_seq
+    return fn(
+        input=ins[0],
+        name=cfg["name"],
+        agg_level=cfg.get("trans_type"),
+        stride=cfg.get("seq_pool_stride"),
+    )
+
+
 class SeqInstanceKind(Kind):
-    """The first or last valid step; v2's ``seqfirstins`` and ``seqlastins``."""
+    """The first or last valid step; v2's ``seqfirstins`` and ``seqlastins``: v2 writes
+    both as ``seqlastins`` (``select_first`` tells them apart)."""
+
+    host = HostChecks(needs_a_step=True)  # a sequence of no steps has no first or last
+    v2 = V2Layer(type="seqlastins", rebuild=_instance_from_v2)
 
     def __init__(self, name: str, op: str) -> None:
         self.name, self.op = name, op
