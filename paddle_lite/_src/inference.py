@@ -105,7 +105,7 @@ class Inference:
 
     def _needed(self) -> list[Layer]:
         """The outputs, plus the input of each ``max_id`` (its ``prob`` field)."""
-        extra = [o.inputs[0] for o in self.outputs if _reports_input_max(o)]
+        extra = [o.inputs[0] for o in self.outputs if get_kind(o.kind).reports_input_max]
         return self.outputs + extra
 
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:
@@ -132,10 +132,10 @@ class Inference:
         values = self._run(input, feeding)
         n = len(self.outputs)
         sources = iter(values[n:])  # the input of each max_id output, in order (_needed)
-        yield [
-            output_fields(layer, value, next(sources) if _reports_input_max(layer) else None)
-            for layer, value in zip(self.outputs, values[:n], strict=True)
+        maxes = [
+            next(sources) if get_kind(o.kind).reports_input_max else None for o in self.outputs
         ]
+        yield [output_fields(*out) for out in zip(self.outputs, values[:n], maxes, strict=True)]
 
     @api_boundary
     def iter_infer_field(self, field: Any, **kwargs: Any) -> Iterator[list[Any]]:
@@ -269,10 +269,6 @@ def seq_rows(value: Seq) -> np.ndarray:
     return np.concatenate(rows, axis=0) if rows else data.reshape(0, *data.shape[3:])
 
 
-def _reports_input_max(layer: Layer) -> bool:
-    return get_kind(layer.kind).reports_input_max
-
-
 def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
     """The v2 fields (``value``, ``id``, ``prob``) of one output value: sequences as
     their steps' rows concatenated; ``source`` is the input of a ``max_id`` output."""
@@ -280,7 +276,7 @@ def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
         return beam_fields(value)
     if isinstance(value, Seq):
         value = seq_rows(value)
-    if _reports_input_max(layer):
+    if get_kind(layer.kind).reports_input_max:
         probs = seq_rows(source) if isinstance(source, Seq) else np.asarray(source)
         return {"id": value, "prob": np.max(probs, axis=-1, keepdims=True)}
     if layer.spec.dtype == "int32":

@@ -13,7 +13,7 @@ from paddle_lite import layer as L
 from paddle_lite._src import data_types, poolings
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.layers import norm
-from paddle_lite._src.layers.image import conv, pool
+from paddle_lite._src.layers.image import cmrnorm, conv, pool
 
 BATCH = 3
 
@@ -57,7 +57,7 @@ def _batch_norm():
 
 def _img_cmrnorm():
     x, feeds = _image("lrn_pixel", 4, 3, 3)
-    return norm.img_cmrnorm(input=x, size=3), feeds
+    return cmrnorm.img_cmrnorm(input=x, size=3), feeds
 
 
 def _sum_to_one_norm():

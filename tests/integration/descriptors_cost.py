@@ -12,6 +12,7 @@ from paddle_lite._src import data_types as dt
 from paddle_lite._src.layers.cost import basic as C
 from paddle_lite._src.layers.cost import rank as R
 from paddle_lite._src.layers.cost import robust as H
+from paddle_lite._src.layers.cost import square as SQ
 from paddle_lite._src.values import Seq
 
 B = 3
@@ -125,7 +126,7 @@ def _lambda():
 
 
 def _sum():
-    return C.sum_cost(input=_dense("sc_x", 5)), {"sc_x": _rng().normal(size=(B, 5)).astype(F32)}
+    return SQ.sum_cost(input=_dense("sc_x", 5)), {"sc_x": _rng().normal(size=(B, 5)).astype(F32)}
 
 
 def _judgement(fn, prefix):
@@ -151,8 +152,8 @@ _BUILDERS = {
     "cross_entropy": _cross_entropy,
     "cross_entropy_with_selfnorm_cost": _selfnorm,
     "multi_binary_label_cross_entropy_cost": _multi_binary,
-    "square_error_cost": _regression(C.square_error_cost, "se"),
-    "regression_cost": _regression(C.regression_cost, "reg"),
+    "square_error_cost": _regression(SQ.square_error_cost, "se"),
+    "regression_cost": _regression(SQ.regression_cost, "reg"),
     "huber_regression_cost": _regression(H.huber_regression_cost, "hr"),
     "huber_classification_cost": _huber_classification,
     "smooth_l1_cost": _regression(H.smooth_l1_cost, "sl1"),

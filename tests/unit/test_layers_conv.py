@@ -539,6 +539,7 @@ def test_pad_errors():
 
 def test_v2_test_layer_image_network_builds_with_v2_sizes():
     from paddle_lite._src.layers import norm
+    from paddle_lite._src.layers.image import cmrnorm
 
     pixel = L.data(name="pixel", type=dt.dense_vector(128))
     c = conv.img_conv(
@@ -550,7 +551,7 @@ def test_v2_test_layer_image_network_builds_with_v2_sizes():
     ).spec.image == (16, 5, 5)
     assert pool.maxout(input=c, groups=4).spec.image == (4, 4, 4)
     assert pool.pad(input=c, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1]).spec.image == (21, 7, 8)
-    assert norm.img_cmrnorm(input=c, size=5).size == 256
+    assert cmrnorm.img_cmrnorm(input=c, size=5).size == 256
     assert norm.batch_norm(input=c).params[0].shape == (1, 16)
     assert norm.sum_to_one_norm(input=c).size == 256
 

@@ -17,6 +17,7 @@ from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import norm
+from paddle_lite._src.layers.image import cmrnorm
 from paddle_lite._src.specs import InitSpec
 from paddle_lite._src.topology import traverse
 
@@ -203,7 +204,7 @@ def test_batch_norm_accepts_drop_and_clip():
 def test_img_cmrnorm_matches_reference(size):
     with name_scope():
         x = image_data("x", 5, 2, 3)
-        layer = norm.img_cmrnorm(input=x, size=size, scale=0.3, power=0.6)
+        layer = cmrnorm.img_cmrnorm(input=x, size=size, scale=0.3, power=0.6)
     assert layer.name == "__crmnorm_0__"
     assert layer.spec.image == (5, 2, 3) and layer.params == ()
     xv = np.random.RandomState(size).randn(3, 30).astype(np.float32)
@@ -222,16 +223,16 @@ def test_img_cmrnorm_matches_reference(size):
 
 def test_img_cmrnorm_flat_input_and_errors():
     flat = L.data(name="flat", type=dt.dense_vector(2 * 9))
-    layer = norm.img_cmrnorm(input=flat, size=3, num_channels=2)
+    layer = cmrnorm.img_cmrnorm(input=flat, size=3, num_channels=2)
     assert layer.spec.image == (2, 3, 3)
     with pytest.raises(LayerConfigError, match="not an image"):
-        norm.img_cmrnorm(input=flat, size=3)
+        cmrnorm.img_cmrnorm(input=flat, size=3)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
-        norm.img_cmrnorm(input=layer, size=3, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
+        cmrnorm.img_cmrnorm(input=layer, size=3, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
     with pytest.raises(LayerConfigError, match="size must be positive"):
-        norm.img_cmrnorm(input=layer, size=0)
+        cmrnorm.img_cmrnorm(input=layer, size=0)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'alpha'"):
-        norm.img_cmrnorm(input=layer, size=3, alpha=1.0)
+        cmrnorm.img_cmrnorm(input=layer, size=3, alpha=1.0)
 
 
 # sum_to_one_norm -----------------------------------------------------------------------

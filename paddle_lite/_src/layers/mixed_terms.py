@@ -17,7 +17,7 @@ from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image import conv_mixed
 from paddle_lite._src.layers.projections import project
-from paddle_lite._src.layers.sequence.reshape import context_padding_rows, context_window
+from paddle_lite._src.layers.sequence.context import context_padding_rows, context_window
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import data_of
 
