@@ -112,9 +112,9 @@ def test_it_trains_and_infers_as_its_numpy_reference():
     trainer.train(
         reader=paddle.batch(lambda: iter(rows), len(rows)),
         num_passes=1,
-        event_handler=lambda e: costs.append(e.cost)
-        if isinstance(e, paddle.event.EndIteration)
-        else None,
+        event_handler=lambda e: (
+            costs.append(e.cost) if isinstance(e, paddle.event.EndIteration) else None
+        ),
         feeding={"x": 0, "t": 1},
     )
     want_cost, want_w, want_b = _reference(w0, b0)
@@ -145,14 +145,22 @@ def test_the_host_traces_lengths_through_it():
         paddle.infer(output_layer=both, parameters=params, input=samples)
 
 
-def test_a_recurrent_group_runs_it_after_the_scan():
+def test_a_recurrent_group_runs_it_after_the_scan_as_its_numpy_reference():
     words = paddle.layer.data("words", DT.dense_vector_sequence(3))
 
     def step(x):
         mem = paddle.layer.memory(name="h", size=2)
-        h = paddle.layer.fc(input=[x, mem], size=2, name="h")
+        h = paddle.layer.fc(input=[x, mem], size=2, name="h")  # tanh
         return scaled_fc(input=h, size=2, scale=2.0, name="tail_sfc")
 
-    group = paddle.layer.recurrent_group(step=step, input=words, name="g")
-    graph = group.inputs[0].attrs["step"] if group.kind == "gather_agent" else group.attrs["step"]
-    assert "tail_sfc@g" in tail_nodes(graph)
+    out = paddle.layer.recurrent_group(step=step, input=words, name="g")  # the group's output
+    assert "tail_sfc@g" in tail_nodes(out.inputs[0].attrs["step"])
+    params = paddle.parameters.create(out)
+    p = {n: params.get(n).astype(np.float64) for n in params.names()}
+    xs = X[:3]
+    h, want = np.zeros(2), []
+    for x in xs:
+        h = np.tanh(x @ p["_h@g.w0"] + h @ p["_h@g.w1"] + p["_h@g.wbias"][0])
+        want.append(2.0 * h @ p["_tail_sfc@g.w0"] + p["_tail_sfc@g.wbias"][0])
+    got = paddle.infer(output_layer=out, parameters=params, input=[(xs.tolist(),)])
+    np.testing.assert_allclose(got, np.array(want), rtol=1e-5, atol=1e-6)
