@@ -21,7 +21,7 @@ and class attributes declare the rest, each with a default that fits most kinds:
   inference file's LayerConfig rebuilds it.
 
 The layer's activation, ``ExtraAttr(drop_rate)`` and ``ExtraAttr(error_clipping_threshold)``
-are applied after ``apply`` by ``run``, so kinds compute the pre-activation value
+are applied after ``apply`` by ``run_layer.run``, so kinds compute the pre-activation value
 (bias included). Users may register their own kinds with ``register_kind``.
 
 Example:
