@@ -10,7 +10,7 @@ parameter ``w{i}`` (default name ``_<mixed name>.w{i}``, v2's ``___mixed_0__.w0`
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -61,8 +61,8 @@ def _v2_dimless(n: Layer) -> set[str]:
 
 def _v2_projection(inp: Msg, layer: Layer) -> Projection:
     proj, attr = inp["proj_conf"], rebuild.param(inp)
-    kind = proj["type"]
-    by_type = {
+    kind = proj["type"]  # v2's projection type
+    by_type: dict[str, Callable[..., Projection]] = {
         "fc": projections.full_matrix_projection,
         "trans_fc": projections.trans_full_matrix_projection,
         "table": projections.table_projection,
