@@ -147,3 +147,12 @@ def test_a_kind_name_in_its_own_module_or_another_table_is_fine(tmp_path):
         'def pool(attrs):\n    return attrs["pool"] == "max"\n'
     )
     assert kind_names_outside_their_declaration(tmp_path / "paddle_lite") == []
+
+
+def test_a_v2_inference_file_rebuilds_the_types_its_kinds_declare():
+    from paddle_lite._src.proto.inference_file import rebuilders
+
+    assert sorted(rebuilders()) == sorted(
+        "fc mixed exconv cudnn_conv conv pool batch_norm cudnn_batch_norm norm max average "
+        "seqlastins lstmemory gated_recurrent recurrent addto concat maxid slope_intercept".split()
+    )
