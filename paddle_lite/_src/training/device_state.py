@@ -25,7 +25,7 @@ import numpy as np
 
 from paddle_lite._src import config
 from paddle_lite._src.distributed.parallel import put_replicated, to_host
-from paddle_lite._src.training import packing, pass_totals, steps
+from paddle_lite._src.training import chunks, packing, pass_totals, steps
 from paddle_lite._src.training.checkpoints import (
     Saved,
     Snapshot,
@@ -47,6 +47,23 @@ class Held(NamedTuple):
     run: Any = None
 
 
+class Ran(NamedTuple):
+    """The last run that returned, with the feeds it ran on while training (their
+    signature alone after ``stop``, which lets the batch go)."""
+
+    run: Any = None
+    feeds: Any = None
+    known: tuple[Any, ...] | None = None  # the feeds' signature, once they are let go
+
+    def signature(self) -> tuple[Any, ...] | None:
+        if self.known is None and self.run is not None:
+            return chunks.signature(self.feeds)
+        return self.known
+
+    def let_go(self) -> Ran:
+        return Ran(self.run, None, self.signature())
+
+
 class DeviceState:
     """The device side of a trainer; see the module docstring."""
 
@@ -60,6 +77,7 @@ class DeviceState:
         self.zeros = steps.make_zeros(costs, evaluators)
         self.program: TrainProgram | None = None
         self.held: Held | None = None  # while training
+        self.ran = Ran()  # the last run that returned, and what it ran on
         self.frozen: frozenset[str] = frozenset()
         self.step_count: Any = np.int32(0)  # steps run, carried across train() calls
         self.pass_id: Any = np.int32(0)  # the last pass trained
@@ -145,12 +163,18 @@ class DeviceState:
         try:
             leaves, out = run(held.leaves, chunk.feeds)
         except BaseException:
-            if not any(x.is_deleted() for x in held.leaves):  # not run: tracing, compiling
-                self.program.forget(held.packing)  # the next call builds a fresh program
+            if not any(x.is_deleted() for x in held.leaves) and not self._warm(run, chunk):
+                self.program.forget(held.packing)  # a compile cut short: build afresh
                 self.held = held._replace(run=None)
             raise
         self.held = Held(held.packing, leaves, run)
+        self.ran = Ran(run, chunk.feeds)
         return out
+
+    def _warm(self, run: Any, chunk: Any) -> bool:
+        """Whether ``run`` has returned on feeds of ``chunk``'s signature: a call cut
+        short before it ran then compiled nothing, and its program is kept."""
+        return self.ran.run is run and self.ran.signature() == chunks.signature(chunk.feeds)
 
     def end_pass(self) -> None:
         """v2's end-of-pass catch-up of lazily decayed sparse rows."""
@@ -169,7 +193,7 @@ class DeviceState:
                 step, pass_id, _ = state.counters
                 self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
             self.host.detach()
-            self.held = None
+            self.held, self.ran = None, self.ran.let_go()
 
     def restore(self, snapshot: Snapshot) -> None:
         """Take a checkpoint's state (between ``train`` calls; the parameters are the
