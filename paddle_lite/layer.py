@@ -3,16 +3,14 @@
 from paddle_lite._src.compat.aliases import module_getattr
 from paddle_lite._src.evaluators.printers import printer
 from paddle_lite._src.graph import Layer, name_scope, reset_names
-from paddle_lite._src.layers.core import addto, concat, data, dropout, embedding, fc
+from paddle_lite._src.layers.addto import addto, dropout
+from paddle_lite._src.layers.concat import concat
 from paddle_lite._src.layers.cost.basic import (
     classification_cost,
     cross_entropy,
     cross_entropy_cost,
     cross_entropy_with_selfnorm_cost,
     multi_binary_label_cross_entropy_cost,
-    regression_cost,
-    square_error_cost,
-    sum_cost,
 )
 from paddle_lite._src.layers.cost.beam import BeamInput, cross_entropy_over_beam
 from paddle_lite._src.layers.cost.crf import crf, crf_decoding
@@ -30,26 +28,30 @@ from paddle_lite._src.layers.cost.robust import (
     smooth_l1_cost,
 )
 from paddle_lite._src.layers.cost.sampled import hsigmoid, nce
+from paddle_lite._src.layers.cost.square import regression_cost, square_error_cost, sum_cost
+from paddle_lite._src.layers.data import data
 from paddle_lite._src.layers.detection.features import cross_channel_norm, priorbox
 from paddle_lite._src.layers.detection.loss import multibox_loss
 from paddle_lite._src.layers.detection.output import detection_output
+from paddle_lite._src.layers.embedding import embedding
+from paddle_lite._src.layers.fc import fc
+from paddle_lite._src.layers.image.cmrnorm import img_cmrnorm
 from paddle_lite._src.layers.image.conv import img_conv
 from paddle_lite._src.layers.image.conv3d import img_conv3d, img_pool3d
 from paddle_lite._src.layers.image.conv_mixed import conv_operator, conv_projection
 from paddle_lite._src.layers.image.layout import crop, resize, scale_sub_region, switch_order
-from paddle_lite._src.layers.image.pool import img_pool, maxout, pad, spp
+from paddle_lite._src.layers.image.pool import img_pool, maxout, pad
 from paddle_lite._src.layers.image.reshape import bilinear_interp, block_expand, rotate
 from paddle_lite._src.layers.image.roi_pool import roi_pool, upsample
+from paddle_lite._src.layers.image.spp import spp
 from paddle_lite._src.layers.layer_types import LayerType, layer_support
 from paddle_lite._src.layers.math.basic import (
     cos_sim,
     interpolation,
     max_id,
     power,
-    repeat,
     scaling,
     slope_intercept,
-    trans,
 )
 from paddle_lite._src.layers.math.combine import conv_shift, convex_comb, linear_comb, tensor
 from paddle_lite._src.layers.math.learned import (
@@ -60,8 +62,9 @@ from paddle_lite._src.layers.math.learned import (
 )
 from paddle_lite._src.layers.math.pairs import dot_prod, l2_distance, multiplex, out_prod
 from paddle_lite._src.layers.math.rows import clip, prelu, row_l2_norm, scale_shift
+from paddle_lite._src.layers.math.tile import repeat, trans
 from paddle_lite._src.layers.mixed import AddToSealedMixedLayerException, mixed
-from paddle_lite._src.layers.norm import batch_norm, img_cmrnorm, sum_to_one_norm
+from paddle_lite._src.layers.norm import batch_norm, sum_to_one_norm
 from paddle_lite._src.layers.projections import (
     context_projection,
     dotmul_operator,
@@ -85,13 +88,8 @@ from paddle_lite._src.layers.recurrent.gru_step import gru_step, gru_step_naive
 from paddle_lite._src.layers.recurrent.lstm_step import get_output, lstm_step
 from paddle_lite._src.layers.recurrent.memory import StaticInput, SubsequenceInput, memory
 from paddle_lite._src.layers.selective_fc import selective_fc
-from paddle_lite._src.layers.sequence.pooling import (
-    AggregateLevel,
-    ExpandLevel,
-    first_seq,
-    last_seq,
-    pooling,
-)
+from paddle_lite._src.layers.sequence.aggregate import AggregateLevel, ExpandLevel
+from paddle_lite._src.layers.sequence.pooling import first_seq, last_seq, pooling
 from paddle_lite._src.layers.sequence.reshape import expand, seq_concat, seq_reshape
 from paddle_lite._src.layers.sequence.select import kmax_seq_score, sub_nested_seq, sub_seq
 from paddle_lite._src.layers.sequence.slice import seq_slice

@@ -13,9 +13,10 @@ from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
-from paddle_lite._src.kinds import get_kind, run
+from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.lowering import channels_last, xla_options
 from paddle_lite._src.lowering import precision as precision_mod
+from paddle_lite._src.run_layer import run
 from paddle_lite._src.topology import traverse
 from paddle_lite._src.values import VALID, data_of, paired_rows
 

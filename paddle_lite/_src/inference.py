@@ -30,6 +30,7 @@ from paddle_lite._src.feeding.buckets import pow2
 from paddle_lite._src.feeding.checks import explain_infer_input, feeder_for
 from paddle_lite._src.files.params import source_name
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.layers.recurrent.beam_search import BeamResult
 from paddle_lite._src.layers.recurrent.generation import beam_fields
 from paddle_lite._src.parameters import Parameters
@@ -105,7 +106,7 @@ class Inference:
 
     def _needed(self) -> list[Layer]:
         """The outputs, plus the input of each ``max_id`` (its ``prob`` field)."""
-        extra = [o.inputs[0] for o in self.outputs if o.kind == "maxid"]
+        extra = [o.inputs[0] for o in self.outputs if get_kind(o.kind).reports_input_max]
         return self.outputs + extra
 
     def _run(self, input: Sequence[Any], feeding: Any) -> list[Any]:
@@ -132,10 +133,10 @@ class Inference:
         values = self._run(input, feeding)
         n = len(self.outputs)
         sources = iter(values[n:])  # the input of each max_id output, in order (_needed)
-        yield [
-            output_fields(layer, value, next(sources) if layer.kind == "maxid" else None)
-            for layer, value in zip(self.outputs, values[:n], strict=True)
+        maxes = [
+            next(sources) if get_kind(o.kind).reports_input_max else None for o in self.outputs
         ]
+        yield [output_fields(*out) for out in zip(self.outputs, values[:n], maxes, strict=True)]
 
     @api_boundary
     def iter_infer_field(self, field: Any, **kwargs: Any) -> Iterator[list[Any]]:
@@ -277,7 +278,7 @@ def output_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
         return beam_fields(value)
     if isinstance(value, Seq):
         value = seq_rows(value)
-    if layer.kind == "maxid":
+    if get_kind(layer.kind).reports_input_max:
         probs = seq_rows(source) if isinstance(source, Seq) else np.asarray(source)
         return {"id": value, "prob": np.max(probs, axis=-1, keepdims=True)}
     if layer.spec.dtype == "int32":

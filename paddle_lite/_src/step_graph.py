@@ -24,11 +24,9 @@ import jax.numpy as jnp
 from paddle_lite._src.errors import TopologyError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import name_key
-from paddle_lite._src.kinds import run
+from paddle_lite._src.run_layer import run
 from paddle_lite._src.specs import ParamSpec, Spec
 from paddle_lite._src.values import Seq
-
-PLACEHOLDER_KINDS = ("scatter_agent", "static_agent", "memory")
 
 
 @dataclasses.dataclass(frozen=True)

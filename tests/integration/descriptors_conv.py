@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_lite import layer as L
 from paddle_lite._src import data_types, poolings
 from paddle_lite._src.activations import Linear
-from paddle_lite._src.layers import core, norm
-from paddle_lite._src.layers.image import conv, pool
+from paddle_lite._src.layers import norm
+from paddle_lite._src.layers.image import cmrnorm, conv, pool
 
 BATCH = 3
 
 
 def _image(name, c, h, w, positive=False):
-    layer = core.data(name=name, type=data_types.dense_vector(c * h * w), height=h, width=w)
+    layer = L.data(name=name, type=data_types.dense_vector(c * h * w), height=h, width=w)
     rng = np.random.RandomState(c * 100 + h * 10 + w)
     values = rng.rand(BATCH, c * h * w) + 0.1 if positive else rng.randn(BATCH, c * h * w)
     return layer, {name: values.astype(np.float32)}
@@ -56,7 +57,7 @@ def _batch_norm():
 
 def _img_cmrnorm():
     x, feeds = _image("lrn_pixel", 4, 3, 3)
-    return norm.img_cmrnorm(input=x, size=3), feeds
+    return cmrnorm.img_cmrnorm(input=x, size=3), feeds
 
 
 def _sum_to_one_norm():

@@ -6,12 +6,13 @@ outputs ``[3, 1]``.
 
 import numpy as np
 
+from paddle_lite import layer as L
 from paddle_lite._src import activations as act
 from paddle_lite._src import data_types as dt
-from paddle_lite._src.layers import core
 from paddle_lite._src.layers.cost import basic as C
 from paddle_lite._src.layers.cost import rank as R
 from paddle_lite._src.layers.cost import robust as H
+from paddle_lite._src.layers.cost import square as SQ
 from paddle_lite._src.values import Seq
 
 B = 3
@@ -23,11 +24,11 @@ def _rng():
 
 
 def _dense(name, size):
-    return core.data(name=name, type=dt.dense_vector(size))
+    return L.data(name=name, type=dt.dense_vector(size))
 
 
 def _ids(name, size):
-    return core.data(name=name, type=dt.integer_value(size))
+    return L.data(name=name, type=dt.integer_value(size))
 
 
 def _probs(n):
@@ -42,7 +43,7 @@ def _labels(n):
 
 def _classification():
     x = _dense("cls_x", 4)
-    prob = core.fc(input=x, size=4, act=act.Softmax())
+    prob = L.fc(input=x, size=4, act=act.Softmax())
     cost = C.classification_cost(input=prob, label=_ids("cls_y", 4), weight=_dense("cls_w", 1))
     feeds = {
         "cls_x": _rng().normal(size=(B, 4)).astype(F32),
@@ -53,8 +54,8 @@ def _classification():
 
 
 def _cross_entropy_cost():
-    x = core.data(name="ce_x", type=dt.dense_vector_sequence(4))
-    y = core.data(name="ce_y", type=dt.integer_value_sequence(4))
+    x = L.data(name="ce_x", type=dt.dense_vector_sequence(4))
+    y = L.data(name="ce_y", type=dt.integer_value_sequence(4))
     lengths = np.array([2, 3, 1], np.int32)
     p = np.stack([_probs(4)] * 3, axis=1)
     feeds = {"ce_x": Seq(p, lengths), "ce_y": Seq(np.zeros((B, 3), np.int32), lengths)}
@@ -73,7 +74,7 @@ def _selfnorm():
 
 def _multi_binary():
     x = _dense("mb_x", 4)
-    prob = core.fc(input=x, size=4, act=act.Sigmoid())
+    prob = L.fc(input=x, size=4, act=act.Sigmoid())
     cost = C.multi_binary_label_cross_entropy_cost(input=prob, label=_dense("mb_y", 4))
     t = (_rng().uniform(size=(B, 4)) > 0.5).astype(F32)
     return cost, {"mb_x": _rng().normal(size=(B, 4)).astype(F32), "mb_y": t}
@@ -115,8 +116,8 @@ def _rank():
 
 
 def _lambda():
-    s = core.data(name="lc_s", type=dt.dense_vector_sequence(1))
-    r = core.data(name="lc_r", type=dt.dense_vector_sequence(1))
+    s = L.data(name="lc_s", type=dt.dense_vector_sequence(1))
+    r = L.data(name="lc_r", type=dt.dense_vector_sequence(1))
     lengths = np.array([4, 3, 2], np.int32)
     out = _rng().normal(size=(B, 4, 1)).astype(F32)
     rel = np.tile(np.array([0.0, 2.0, 1.0, 3.0], F32)[None, :, None], (B, 1, 1))
@@ -125,7 +126,7 @@ def _lambda():
 
 
 def _sum():
-    return C.sum_cost(input=_dense("sc_x", 5)), {"sc_x": _rng().normal(size=(B, 5)).astype(F32)}
+    return SQ.sum_cost(input=_dense("sc_x", 5)), {"sc_x": _rng().normal(size=(B, 5)).astype(F32)}
 
 
 def _judgement(fn, prefix):
@@ -151,8 +152,8 @@ _BUILDERS = {
     "cross_entropy": _cross_entropy,
     "cross_entropy_with_selfnorm_cost": _selfnorm,
     "multi_binary_label_cross_entropy_cost": _multi_binary,
-    "square_error_cost": _regression(C.square_error_cost, "se"),
-    "regression_cost": _regression(C.regression_cost, "reg"),
+    "square_error_cost": _regression(SQ.square_error_cost, "se"),
+    "regression_cost": _regression(SQ.regression_cost, "reg"),
     "huber_regression_cost": _regression(H.huber_regression_cost, "hr"),
     "huber_classification_cost": _huber_classification,
     "smooth_l1_cost": _regression(H.smooth_l1_cost, "sl1"),

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_lite import layer as L
 from paddle_lite._src import data_types, poolings
 from paddle_lite._src.activations import Linear
-from paddle_lite._src.layers import core
 from paddle_lite._src.layers.image import conv3d, pool, roi_pool
 from paddle_lite._src.layers.image import layout as image_layout
 
@@ -21,7 +21,7 @@ BATCH = 3
 
 def _image(name, c, h, w, depth=None):
     d = depth or 1
-    layer = core.data(
+    layer = L.data(
         name=name, type=data_types.dense_vector(c * d * h * w), height=h, width=w, depth=depth
     )
     rng = np.random.RandomState(c * 100 + h * 10 + w + d)
@@ -45,7 +45,7 @@ def _resize():
 
 def _scale_sub_region():
     x, feeds = _image("ssr_pixel", 2, 3, 4)
-    box = core.data(name="ssr_box", type=data_types.dense_vector(6))
+    box = L.data(name="ssr_box", type=data_types.dense_vector(6))
     feeds["ssr_box"] = np.tile(np.array([[1, 2, 2, 3, 1, 2]], np.float32), (BATCH, 1))
     return image_layout.scale_sub_region(input=x, indices=box, value=0.5), feeds
 
@@ -73,7 +73,7 @@ def _img_pool3d():
 
 def _roi_pool():
     x, feeds = _image("roi_pixel", 2, 6, 5)
-    rois = core.data(name="roi_boxes", type=data_types.dense_vector(5))
+    rois = L.data(name="roi_boxes", type=data_types.dense_vector(5))
     feeds["roi_boxes"] = np.array(
         [[0, 0, 0, 8, 10], [2, 2, 4, 6, 6], [1, 4, 0, 9, 3], [0, 1, 1, 1, 1]], np.float32
     )

@@ -8,6 +8,7 @@ from paddle_lite._src.layers import arith as AR
 from paddle_lite._src.layers import mixed as MX
 from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers.math import basic as M
+from paddle_lite._src.layers.math import tile as MT
 from paddle_lite._src.values import Seq, Sparse
 
 L, DT = paddle.layer, paddle.data_type
@@ -108,12 +109,12 @@ def _power():
 
 def _trans():
     x, fx = _dense("x", 3)
-    return M.trans(input=x), {"x": fx}
+    return MT.trans(input=x), {"x": fx}
 
 
 def _repeat():
     x, fx = _dense("x", 3)
-    return M.repeat(input=x, num_repeats=4, as_row_vector=False), {"x": fx}
+    return MT.repeat(input=x, num_repeats=4, as_row_vector=False), {"x": fx}
 
 
 def _unary(op_name):

@@ -6,6 +6,7 @@ import numpy as np
 import paddle_lite as paddle
 from paddle_lite._src.layers import mixed as MX
 from paddle_lite._src.layers import projections as PR
+from paddle_lite._src.layers.sequence import aggregate as AG
 from paddle_lite._src.layers.sequence import pooling as S
 from paddle_lite._src.layers.sequence import reshape as R
 from paddle_lite._src.values import Seq
@@ -32,7 +33,7 @@ def _pooling():
     out = S.pooling(
         input=n,
         pooling_type=paddle.pooling.Avg(),
-        agg_level=S.AggregateLevel.TO_SEQUENCE,
+        agg_level=AG.AggregateLevel.TO_SEQUENCE,
         bias_attr=True,
     )
     return out, {"n": fn}

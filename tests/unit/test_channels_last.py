@@ -6,16 +6,18 @@ import jax
 import numpy as np
 import pytest
 
+from paddle_lite import layer as L
 from paddle_lite._src import activations as acts
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import data_types as dt
 from paddle_lite._src import poolings
 from paddle_lite._src.compile import forward
 from paddle_lite._src.graph import name_scope
-from paddle_lite._src.kinds import get_kind, run
-from paddle_lite._src.layers import core, norm
+from paddle_lite._src.kinds import get_kind
+from paddle_lite._src.layers import norm
 from paddle_lite._src.layers.image import conv, pool
 from paddle_lite._src.lowering import channels_last
+from paddle_lite._src.run_layer import run
 from paddle_lite._src.topology import traverse
 from paddle_lite._src.values import VALID
 
@@ -33,14 +35,14 @@ def xla_convolutions(monkeypatch):
 def _net(shared_biases=True, act=None):
     """data 2x12x12 -> conv 3x3 -> max 2/2 (tiles) -> conv 3x3 -> avg 3/2 pad 1 -> fc."""
     with name_scope():
-        x = core.data(name="x", type=dt.dense_vector(2 * 12 * 12), height=12, width=12)
+        x = L.data(name="x", type=dt.dense_vector(2 * 12 * 12), height=12, width=12)
         c1 = conv.img_conv(
             input=x, filter_size=3, num_filters=4, shared_biases=shared_biases, act=act
         )
         p1 = pool.img_pool(input=c1, pool_size=2, stride=2)
         c2 = conv.img_conv(input=p1, filter_size=3, num_filters=6, groups=2, padding=1)
         p2 = pool.img_pool(input=c2, pool_size=3, stride=2, padding=1, pool_type=poolings.Avg())
-        out = core.fc(input=p2, size=5, act=acts.Softmax())
+        out = L.fc(input=p2, size=5, act=acts.Softmax())
     return [c1, p1, c2, p2, out]
 
 
@@ -107,7 +109,7 @@ def test_the_chain_convolves_channels_last(xla_convolutions):
 )
 def test_layers_that_depend_on_the_layout_stay_flat(extra):
     with name_scope():
-        x = core.data(name="x", type=dt.dense_vector(2 * 6 * 6), height=6, width=6)
+        x = L.data(name="x", type=dt.dense_vector(2 * 6 * 6), height=6, width=6)
         c = conv.img_conv(input=x, filter_size=3, num_filters=2, **extra)
         assert not channels_last.joins(c, get_kind("img_conv"), [np.zeros((1, 72))], False)
     jaxpr = str(
@@ -120,7 +122,7 @@ def test_layers_that_depend_on_the_layout_stay_flat(extra):
 
 def test_a_pool_on_flat_input_stays_flat_and_outputs_are_flat():
     with name_scope():
-        x = core.data(name="x", type=dt.dense_vector(2 * 4 * 4), height=4, width=4)
+        x = L.data(name="x", type=dt.dense_vector(2 * 4 * 4), height=4, width=4)
         p = pool.img_pool(input=x, pool_size=2, stride=2)
     assert not channels_last.joins(p, get_kind("img_pool"), [np.zeros((1, 32))], False)
     xv = np.arange(64, dtype=np.float32).reshape(2, 32)
@@ -132,14 +134,14 @@ def _residual_net(bias=False):
     """conv -> batch_norm(relu) -> conv -> batch_norm, added to the first batch norm's
     output (relu), -> avg pool -> fc: a ResNet block."""
     with name_scope():
-        x = core.data(name="x", type=dt.dense_vector(3 * 8 * 8), height=8, width=8)
+        x = L.data(name="x", type=dt.dense_vector(3 * 8 * 8), height=8, width=8)
         c1 = conv.img_conv(input=x, filter_size=3, num_filters=4, padding=1, bias_attr=False)
         b1 = norm.batch_norm(input=c1, act=acts.Relu())
         c2 = conv.img_conv(input=b1, filter_size=3, num_filters=4, padding=1, bias_attr=False)
         b2 = norm.batch_norm(input=c2, act=acts.Linear())
-        added = core.addto(input=[b1, b2], act=acts.Relu(), bias_attr=bias)
+        added = L.addto(input=[b1, b2], act=acts.Relu(), bias_attr=bias)
         p = pool.img_pool(input=added, pool_size=8, stride=1, pool_type=poolings.Avg())
-        out = core.fc(input=p, size=5, act=acts.Softmax())
+        out = L.fc(input=p, size=5, act=acts.Softmax())
     return [b1, added, p, out]
 
 
@@ -224,12 +226,12 @@ def test_layers_a_chain_cannot_carry_stay_flat(case):
         np.testing.assert_allclose(got[1], want[1], rtol=2e-5, atol=2e-6)
         return
     with name_scope():
-        x = core.data(name="x", type=dt.dense_vector(4 * 2 * 2), height=2, width=2)
+        x = L.data(name="x", type=dt.dense_vector(4 * 2 * 2), height=2, width=2)
         c = conv.img_conv(input=x, filter_size=1, num_filters=4)
         if case == "shapes":  # equal sizes, different images: v2 adds the flat vectors
-            y = core.data(name="y", type=dt.dense_vector(16), height=1, width=4)
+            y = L.data(name="y", type=dt.dense_vector(16), height=1, width=4)
             d = conv.img_conv(input=y, filter_size=1, num_filters=4)
-            layer = core.addto(input=[c, d])
+            layer = L.addto(input=[c, d])
             inputs = [channels_last.ChannelsLast(np.zeros((1, 2, 2, 4)))]
             inputs.append(channels_last.ChannelsLast(np.zeros((1, 1, 4, 4))))
         else:  # batch norm over fewer channels than the image has

@@ -72,7 +72,9 @@ def test_lengths_made_on_the_device_cost_nan_where_not_one():
     )
     assert np.isclose(float(out[0, 0]), np.log(3.0)) and np.isnan(float(out[1, 0]))
     seq = L.data(name="s", type=D.dense_vector_sequence(3)).spec
-    assert kind.one_row_inputs([seq, L.data(name="t", type=D.integer_value(3)).spec]) == (0,)
+    rules = kind.host.length_rules([seq, L.data(name="t", type=D.integer_value(3)).spec], {})
+    assert [rule.position for rule in rules] == [0]
+    assert rules[0].broken(np.array([1, 2, 0])).tolist() == [False, True, True]
 
 
 def test_a_nested_sequence_beside_a_plain_label_is_still_refused():

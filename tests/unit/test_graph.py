@@ -69,7 +69,7 @@ def test_spec_rejects_inconsistent_image():
 
 def test_a_kind_declaring_a_static_parameter_keeps_the_users_init():
     from paddle_lite._src import attrs as attrs_mod
-    from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+    from paddle_lite._src.kinds import Kind, ParamAttrAt, ParamDecl, register_kind
     from paddle_lite._src.layers import base
 
     class FrozenScale(Kind):
@@ -79,7 +79,7 @@ def test_a_kind_declaring_a_static_parameter_keeps_the_users_init():
             return Spec(inputs[0].size)
 
         def param_specs(self, inputs, attrs):
-            return [ParamDecl("w0", (1, inputs[0].size), ("param", 0), attrs_mod.SMART, True)]
+            return [ParamDecl("w0", (1, inputs[0].size), ParamAttrAt(0), attrs_mod.SMART, True)]
 
         def apply(self, params, inputs, attrs, *, key, mode):
             return inputs[0] * params["w0"][0]

@@ -8,6 +8,7 @@ import jax
 import numpy as np
 import pytest
 
+from paddle_lite import layer as L
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import data_types as dt
 from paddle_lite._src import poolings
@@ -15,7 +16,6 @@ from paddle_lite._src.activations import Linear
 from paddle_lite._src.compile import forward
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.initializers import initialize
-from paddle_lite._src.layers import core
 from paddle_lite._src.layers.image import conv, pool
 from paddle_lite._src.specs import InitSpec
 from paddle_lite._src.topology import traverse
@@ -25,7 +25,7 @@ RTOL, ATOL = 1e-5, 1e-5
 
 
 def image_data(name, c, h, w):
-    return core.data(name=name, type=dt.dense_vector(c * h * w), height=h, width=w)
+    return L.data(name=name, type=dt.dense_vector(c * h * w), height=h, width=w)
 
 
 def init_params(layer, seed=0):
@@ -205,7 +205,7 @@ def test_img_conv_trans_padding_larger_than_kernel_reach():
 
 
 def test_img_conv_flat_input_is_square_and_default_relu():
-    x = core.data(name="pixel", type=dt.dense_vector(2 * 16))
+    x = L.data(name="pixel", type=dt.dense_vector(2 * 16))
     layer = conv.img_conv(input=x, filter_size=3, num_filters=2, num_channels=2, padding=1)
     assert layer.spec.image == (2, 4, 4)
     params = random_params(layer, seed=3)
@@ -322,7 +322,7 @@ def test_img_conv_dropout_extra_attr_scales_in_test():
 
 
 def test_img_conv_errors():
-    flat = core.data(name="flat", type=dt.dense_vector(10))
+    flat = L.data(name="flat", type=dt.dense_vector(10))
     with pytest.raises(LayerConfigError, match=r"'__conv_\d+__'.*v2 could shape"):
         conv.img_conv(input=flat, filter_size=1, num_filters=1, num_channels=1)
     with pytest.raises(LayerConfigError, match="num_channels"):
@@ -347,7 +347,7 @@ def test_img_conv_errors():
         conv.img_conv(input=x, filter_size=1, num_filters=1, trans=True, layer_type="exconv")
     with pytest.raises(LayerTypeError, match="filter_size must be an int"):
         conv.img_conv(input=x, filter_size=1.5, num_filters=1)
-    ids = core.data(name="ids", type=dt.integer_value(16))
+    ids = L.data(name="ids", type=dt.integer_value(16))
     with pytest.raises(LayerConfigError, match="dense non-sequence"):
         conv.img_conv(input=ids, filter_size=1, num_filters=1, num_channels=1)
 
@@ -442,7 +442,7 @@ def test_img_pool_names_and_errors():
         pool.img_pool(input=x, pool_size=6)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'size'"):
         pool.img_pool(input=x, size=2)
-    flat = core.data(name="flat", type=dt.dense_vector(10))  # v2: 3 wide, 3 high: 9 != 10
+    flat = L.data(name="flat", type=dt.dense_vector(10))  # v2: 3 wide, 3 high: 9 != 10
     with pytest.raises(LayerConfigError, match="not an image v2 could shape"):
         pool.img_pool(input=flat, pool_size=2, num_channels=1)
 
@@ -501,7 +501,7 @@ def test_maxout_errors():
         pool.maxout(input=x, groups=4)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         pool.maxout(input=x, groups=2, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
-    flat = core.data(name="flat", type=dt.dense_vector(8))
+    flat = L.data(name="flat", type=dt.dense_vector(8))
     out = pool.maxout(input=flat, groups=2, num_channels=2)
     assert out.spec.image == (1, 2, 2)
 
@@ -532,15 +532,16 @@ def test_pad_errors():
         pool.pad(input=x, pad_h=[1])
     with pytest.raises(LayerConfigError, match="pad_c must be >= 0"):
         pool.pad(input=x, pad_c=[-1, 0])
-    flat = core.data(name="flat", type=dt.dense_vector(12))
+    flat = L.data(name="flat", type=dt.dense_vector(12))
     with pytest.raises(LayerConfigError, match="not an image"):
         pool.pad(input=flat, pad_c=[1, 1])
 
 
 def test_v2_test_layer_image_network_builds_with_v2_sizes():
     from paddle_lite._src.layers import norm
+    from paddle_lite._src.layers.image import cmrnorm
 
-    pixel = core.data(name="pixel", type=dt.dense_vector(128))
+    pixel = L.data(name="pixel", type=dt.dense_vector(128))
     c = conv.img_conv(
         input=pixel, filter_size=1, filter_size_y=1, num_channels=8, num_filters=16, act=Linear()
     )
@@ -550,13 +551,13 @@ def test_v2_test_layer_image_network_builds_with_v2_sizes():
     ).spec.image == (16, 5, 5)
     assert pool.maxout(input=c, groups=4).spec.image == (4, 4, 4)
     assert pool.pad(input=c, pad_c=[2, 3], pad_h=[1, 2], pad_w=[3, 1]).spec.image == (21, 7, 8)
-    assert norm.img_cmrnorm(input=c, size=5).size == 256
+    assert cmrnorm.img_cmrnorm(input=c, size=5).size == 256
     assert norm.batch_norm(input=c).params[0].shape == (1, 16)
     assert norm.sum_to_one_norm(input=c).size == 256
 
 
 def test_lenet_sizes_from_the_book():
-    images = core.data(name="pixel", type=dt.dense_vector(784))
+    images = L.data(name="pixel", type=dt.dense_vector(784))
     c1 = conv.img_conv(input=images, filter_size=5, num_filters=20, num_channels=1)
     p1 = pool.img_pool(input=c1, pool_size=2, stride=2)
     c2 = conv.img_conv(input=p1, filter_size=5, num_filters=50)
@@ -580,4 +581,4 @@ def test_whole_floats_count_as_ints_as_python_2_divisions_made_them():
     with pytest.raises(LayerTypeError, match="padding must be an int; received 0.5"):
         conv.img_conv(input=x, filter_size=3, num_filters=2, padding=0.5)
     with pytest.raises(LayerTypeError, match="size must be an int; received 2.5"):
-        core.fc(input=x, size=2.5)
+        L.fc(input=x, size=2.5)

@@ -13,6 +13,7 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.layers.cost import basic as C
 from paddle_lite._src.layers.cost import rank as R
 from paddle_lite._src.layers.cost import robust as H
+from paddle_lite._src.layers.cost import square as SQ
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, Sparse
 from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
@@ -173,11 +174,11 @@ def test_square_error_weight_coeff_and_aliases():
     y = L.data(name="y", type=DT.dense_vector(3))
     t = L.data(name="t", type=DT.dense_vector(3))
     w = L.data(name="w", type=DT.dense_vector(1))
-    cost = C.square_error_cost(input=y, label=t, weight=w, coeff=1.5)
+    cost = SQ.square_error_cost(input=y, label=t, weight=w, coeff=1.5)
     fy, ft, fw = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3)), RNG.uniform(size=(4, 1))
     got = _run(cost, {"y": fy.astype(F32), "t": ft.astype(F32), "w": fw.astype(F32)})
     np.testing.assert_allclose(got[:, 0], fw[:, 0] * ((fy - ft) ** 2).sum(1), rtol=1e-5)
-    assert C.regression_cost is C.square_error_cost
+    assert SQ.regression_cost is SQ.square_error_cost
     assert cost.name == "__square_error_cost_0__"
 
 
@@ -185,7 +186,7 @@ def test_square_error_over_sequences_and_nested_sequences():
     y = L.data(name="y", type=DT.dense_vector_sequence(2))
     t = L.data(name="t", type=DT.dense_vector_sequence(2))
     w = L.data(name="w", type=DT.dense_vector(1))
-    cost = C.square_error_cost(input=y, label=t, weight=w)
+    cost = SQ.square_error_cost(input=y, label=t, weight=w)
     fy, ft = RNG.normal(size=(2, 4, 2)), RNG.normal(size=(2, 4, 2))
     lengths, fw = np.array([2, 4], np.int32), np.array([[2.0], [0.5]])
     got = _run(
@@ -197,7 +198,7 @@ def test_square_error_over_sequences_and_nested_sequences():
 
     ny = L.data(name="ny", type=DT.dense_vector_sub_sequence(2))
     nt = L.data(name="nt", type=DT.dense_vector_sub_sequence(2))
-    nested = C.square_error_cost(input=ny, label=nt)
+    nested = SQ.square_error_cost(input=ny, label=nt)
     dy, dt = RNG.normal(size=(2, 3, 4, 2)), RNG.normal(size=(2, 3, 4, 2))
     outer, inner = np.array([2, 3], np.int32), np.array([[4, 1, 0], [2, 3, 1]], np.int32)
     feeds = {"ny": Seq(dy.astype(F32), outer, inner), "nt": Seq(dt.astype(F32), outer, inner)}
@@ -263,9 +264,9 @@ def test_sum_cost_plain_and_sequence():
     fx, fs = RNG.normal(size=(4, 3)), RNG.normal(size=(2, 3, 2))
     lengths = np.array([1, 3], np.int32)
     np.testing.assert_allclose(
-        _run(C.sum_cost(input=x), {"x": fx.astype(F32)})[:, 0], fx.sum(axis=1), rtol=1e-5
+        _run(SQ.sum_cost(input=x), {"x": fx.astype(F32)})[:, 0], fx.sum(axis=1), rtol=1e-5
     )
-    got = _run(C.sum_cost(input=s), {"s": Seq(fs.astype(F32), lengths)})
+    got = _run(SQ.sum_cost(input=s), {"s": Seq(fs.astype(F32), lengths)})
     np.testing.assert_allclose(got[:, 0], [fs[0, :1].sum(), fs[1].sum()], rtol=1e-5)
 
 
@@ -431,8 +432,8 @@ def test_every_cost_is_parameter_free_and_size_one():
     lab = L.data(name="lab", type=DT.integer_value(1))
     layers = [
         C.cross_entropy_cost(input=x, label=lab),
-        C.square_error_cost(input=x, label=x),
-        C.sum_cost(input=x),
+        SQ.square_error_cost(input=x, label=x),
+        SQ.sum_cost(input=x),
         R.rank_cost(left=x, right=x, label=x),
         R.should_be_true(input=x),
         R.less_than(left=x, right=x),
@@ -451,7 +452,7 @@ def test_label_size_mismatch_names_layer_and_argument():
         assert "unrunnable" not in C.classification_cost(input=prob, label=lab).attrs
     y, t = L.data(name="y", type=DT.dense_vector(3)), L.data(name="t", type=DT.dense_vector(2))
     with pytest.warns(LayerConfigWarning, match=r"'mine'.*label has size 2; expected 3"):
-        cost = C.square_error_cost(input=y, label=t, name="mine")
+        cost = SQ.square_error_cost(input=y, label=t, name="mine")
     feeds = {"y": np.zeros((2, 3), F32), "t": np.zeros((2, 2), F32)}
     with pytest.raises(LayerConfigError, match=r"'mine' \(square_error\) cannot run: label has"):
         _run(cost, feeds)
@@ -474,7 +475,7 @@ def test_weight_must_be_size_one():
     x = L.data(name="x", type=DT.dense_vector(3))
     w = L.data(name="w", type=DT.dense_vector(2))
     with pytest.raises(LayerConfigError, match=r"weight has size 2; expected 1"):
-        C.square_error_cost(input=x, label=x, weight=w)
+        SQ.square_error_cost(input=x, label=x, weight=w)
     with pytest.raises(LayerTypeError, match=r"weight must be a layer"):
         R.rank_cost(left=x, right=x, label=x, weight=0.5)
 
@@ -482,18 +483,18 @@ def test_weight_must_be_size_one():
 def test_unknown_keyword_and_unsupported_extra_attr():
     x = L.data(name="x", type=DT.dense_vector(3))
     with pytest.raises(LayerTypeError, match=r"unexpected keyword argument 'wieght'.*weight"):
-        C.square_error_cost(input=x, label=x, wieght=x)
+        SQ.square_error_cost(input=x, label=x, wieght=x)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'weight'"):
         H.huber_regression_cost(input=x, label=x, weight=x)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
-        C.sum_cost(input=x, layer_attr=paddle.attr.Extra(drop_rate=0.5))
+        SQ.sum_cost(input=x, layer_attr=paddle.attr.Extra(drop_rate=0.5))
 
 
 def test_sequence_level_and_lambda_argument_errors():
     s = L.data(name="s", type=DT.dense_vector_sub_sequence(3))
     x = L.data(name="x", type=DT.dense_vector(3))
     with pytest.raises(LayerConfigError, match="different sequence levels"):
-        C.square_error_cost(input=s, label=x)  # a sequence beside it: test_cost_one_row
+        SQ.square_error_cost(input=s, label=x)  # a sequence beside it: test_cost_one_row
     one = L.data(name="one", type=DT.dense_vector(1))
     with pytest.warns(LayerConfigWarning, match="expected 1 \\(a sequence"):
         R.lambda_cost(input=one, score=one)
@@ -523,7 +524,7 @@ def test_evaluator_argument_forms():
 def test_coeff_scales_the_gradient_but_not_the_reported_cost():
     y = L.data(name="y", type=DT.dense_vector(2))
     t = L.data(name="t", type=DT.dense_vector(2))
-    cost = C.square_error_cost(input=y, label=t, coeff=3.0)
+    cost = SQ.square_error_cost(input=y, label=t, coeff=3.0)
     fy, ft = RNG.normal(size=(3, 2)).astype(F32), RNG.normal(size=(3, 2)).astype(F32)
     feeds = {"y": fy, "t": ft}
     np.testing.assert_allclose(_run(cost, feeds)[:, 0], ((fy - ft) ** 2).sum(1), rtol=1e-5)
@@ -534,7 +535,7 @@ def test_coeff_scales_the_gradient_but_not_the_reported_cost():
 @pytest.mark.parametrize(
     ("build", "fix"),
     [
-        (lambda x, y, s: C.square_error_cost(input=x, label=y), r"dense_vector\(3\)"),
+        (lambda x, y, s: SQ.square_error_cost(input=x, label=y), r"dense_vector\(3\)"),
         (lambda x, y, s: H.huber_regression_cost(input=x, label=y), r"dense_vector\(3\)"),
         (lambda x, y, s: R.lambda_cost(input=s, score=s), r"size=1"),
         (lambda x, y, s: L.crf(input=x, label=y), "declare the input and label as sequences"),

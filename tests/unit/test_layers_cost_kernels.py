@@ -13,6 +13,7 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.layers.cost import basic as C
 from paddle_lite._src.layers.cost import rank as R
+from paddle_lite._src.layers.cost import square as SQ
 from paddle_lite._src.values import Seq, Sparse
 
 L, DT = paddle.layer, paddle.data_type
@@ -107,7 +108,7 @@ def test_square_error_sparse_label_follows_v2s_sum_of_squares(label_type):
     y = L.data(name="y", type=DT.dense_vector(4))
     t = L.data(name="t", type=getattr(DT, label_type)(4))
     w = L.data(name="w", type=DT.dense_vector(1))
-    cost = C.square_error_cost(input=y, label=t, weight=w, coeff=1.5)
+    cost = SQ.square_error_cost(input=y, label=t, weight=w, coeff=1.5)
     out = RNG.normal(size=(3, 4))
     binary = label_type == "sparse_binary_vector"
     rows = [[(0, 0.5), (2, -1.5)], [], [(3, 2.0), (3, 0.25)]]

@@ -9,8 +9,9 @@ from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import arith as AR
 from paddle_lite._src.layers import mixed as MX
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.layers.core import embedding
+from paddle_lite._src.layers.embedding import embedding
 from paddle_lite._src.layers.math import basic as M
+from paddle_lite._src.layers.math import tile as MT
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq
 from paddle_lite.errors import LayerConfigError, LayerTypeError
@@ -112,7 +113,7 @@ def test_scaling_over_sequences_uses_the_weight_of_each_step():
 
 def test_trans_transposes_the_minibatch():
     x = _dense("x", 3)
-    t = M.trans(input=x)
+    t = MT.trans(input=x)
     assert t.name == "__trans_layer_0__" and t.size == 3
     fx = _feed(3, 3)
     np.testing.assert_array_equal(_run(t, {"x": fx}), fx.T)
@@ -120,8 +121,8 @@ def test_trans_transposes_the_minibatch():
 
 def test_repeat_tiles_rows_or_elements():
     x = _dense("x", 3)
-    row = M.repeat(input=x, num_repeats=2)
-    col = M.repeat(input=x, num_repeats=2, as_row_vector=False, act=A.Relu())
+    row = MT.repeat(input=x, num_repeats=2)
+    col = MT.repeat(input=x, num_repeats=2, as_row_vector=False, act=A.Relu())
     assert (row.name, row.size, col.size) == ("__repeat_layer_0__", 6, 6)
     fx = np.array([[1.0, -2.0, 3.0]], np.float32)
     got_row, got_col = _run([row, col], {"x": fx})
@@ -199,13 +200,13 @@ def test_math_layer_errors_name_layer_and_argument():
     with pytest.raises(LayerConfigError, match="same size; received 3 and 2"):
         M.interpolation(input=[x, w2], weight=_dense("w1", 1))
     with pytest.raises(LayerConfigError, match="num_repeats must be positive; received 0"):
-        M.repeat(input=x, num_repeats=0)
+        MT.repeat(input=x, num_repeats=0)
     with pytest.raises(LayerTypeError, match="slope must be a number"):
         M.slope_intercept(input=x, slope="2")
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'wieght'"):
         M.power(input=x, wieght=x)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
-        M.trans(input=x, layer_attr=paddle.attr.Extra(drop_rate=0.5))
+        MT.trans(input=x, layer_attr=paddle.attr.Extra(drop_rate=0.5))
     ids = L.data(name="ids", type=DT.integer_value(3))
     with pytest.raises(LayerConfigError, match="integer ids"):
         M.max_id(input=ids)

@@ -10,7 +10,7 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
-from paddle_lite._src.layers.core import fc
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq, Sparse
 from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError

@@ -8,13 +8,15 @@ import jax
 import numpy as np
 import pytest
 
+from paddle_lite import layer as L
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src import data_types as dt
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.compile import forward
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.initializers import initialize
-from paddle_lite._src.layers import core, norm
+from paddle_lite._src.layers import norm
+from paddle_lite._src.layers.image import cmrnorm
 from paddle_lite._src.specs import InitSpec
 from paddle_lite._src.topology import traverse
 from paddle_lite.errors import LayerConfigError, LayerTypeError
@@ -23,7 +25,7 @@ RTOL, ATOL = 1e-5, 1e-5
 
 
 def image_data(name, c, h, w):
-    return core.data(name=name, type=dt.dense_vector(c * h * w), height=h, width=w)
+    return L.data(name=name, type=dt.dense_vector(c * h * w), height=h, width=w)
 
 
 def init_params(layer, seed=0):
@@ -80,7 +82,7 @@ def test_batch_norm_names_shapes_and_default_init():
 
 @pytest.mark.parametrize("image", [(3, 2, 2), None])
 def test_batch_norm_train_uses_batch_stats_and_updates_moving_stats(image):
-    x = image_data("x", *image) if image else core.data(name="x", type=dt.dense_vector(5))
+    x = image_data("x", *image) if image else L.data(name="x", type=dt.dense_vector(5))
     c, pixels = (image[0], image[1] * image[2]) if image else (5, 1)
     layer = norm.batch_norm(input=x, act=Linear(), epsilon=1e-3, moving_average_fraction=0.8)
     params = bn_params(layer, c, seed=1)
@@ -119,7 +121,7 @@ def test_batch_norm_test_mode_statistics(use_global_stats):
 
 
 def test_batch_norm_train_ignores_use_global_stats_like_v2():
-    x = core.data(name="x", type=dt.dense_vector(3))
+    x = L.data(name="x", type=dt.dense_vector(3))
     layer = norm.batch_norm(input=x, act=Linear(), use_global_stats=True)
     params = bn_params(layer, 3, seed=5)
     xv = np.random.RandomState(6).randn(4, 3).astype(np.float32)
@@ -131,7 +133,7 @@ def test_batch_norm_train_ignores_use_global_stats_like_v2():
 
 
 def test_batch_norm_default_relu_no_bias_and_jit_train():
-    x = core.data(name="x", type=dt.dense_vector(4))
+    x = L.data(name="x", type=dt.dense_vector(4))
     layer = norm.batch_norm(input=x, bias_attr=False)
     assert [p.name[-3:] for p in layer.params] == [".w0", ".w1", ".w2"]
     params = init_params(layer)
@@ -147,7 +149,7 @@ def test_batch_norm_default_relu_no_bias_and_jit_train():
 
 
 def test_batch_norm_num_channels_param_attr_and_mean_var_names():
-    x = core.data(name="x", type=dt.dense_vector(12))
+    x = L.data(name="x", type=dt.dense_vector(12))
     layer = norm.batch_norm(
         input=x,
         num_channels=3,
@@ -161,14 +163,14 @@ def test_batch_norm_num_channels_param_attr_and_mean_var_names():
     # a Param without init falls back to v2's dimensionless smart init 1/sqrt(C)
     assert layer.params[0].init == InitSpec("gaussian", 0.0, 1.0 / math.sqrt(3))
     # v2's geometry of 6 pixels: 2 wide (int(sqrt(6))), 3 high; 7 pixels it could not shape
-    wide = norm.batch_norm(input=core.data(name="y", type=dt.dense_vector(12)), num_channels=2)
+    wide = norm.batch_norm(input=L.data(name="y", type=dt.dense_vector(12)), num_channels=2)
     assert wide.spec.image == (2, 3, 2) and wide.params[0].shape == (1, 2)
-    odd = norm.batch_norm(input=core.data(name="z", type=dt.dense_vector(14)), num_channels=2)
+    odd = norm.batch_norm(input=L.data(name="z", type=dt.dense_vector(14)), num_channels=2)
     assert odd.spec.image is None and odd.params[0].shape == (1, 2)
 
 
 def test_batch_norm_errors():
-    x = core.data(name="x", type=dt.dense_vector(10))
+    x = L.data(name="x", type=dt.dense_vector(10))
     with pytest.raises(LayerConfigError, match="num_channels=3 does not divide"):
         norm.batch_norm(input=x, num_channels=3)
     with pytest.raises(LayerConfigError, match="not an image"):  # img3D needs a volume
@@ -181,16 +183,16 @@ def test_batch_norm_errors():
         norm.batch_norm(input=x, momentum=0.9)
     with pytest.raises(LayerTypeError, match="use_global_stats"):
         norm.batch_norm(input=x, use_global_stats="yes")
-    ids = core.data(name="s", type=dt.integer_value_sequence(4))
+    ids = L.data(name="s", type=dt.integer_value_sequence(4))
     with pytest.raises(LayerConfigError, match="dtype int32"):
         norm.batch_norm(input=ids)
     # v2 accepted a sequence (its steps are the rows): see test_v2_programs_vision.py
-    seq = core.data(name="f", type=dt.dense_vector_sequence(4))
+    seq = L.data(name="f", type=dt.dense_vector_sequence(4))
     assert norm.batch_norm(input=seq).spec.seq_level == 1
 
 
 def test_batch_norm_accepts_drop_and_clip():
-    x = core.data(name="x", type=dt.dense_vector(4))
+    x = L.data(name="x", type=dt.dense_vector(4))
     layer = norm.batch_norm(
         input=x, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.5, error_clipping_threshold=10.0)
     )
@@ -202,7 +204,7 @@ def test_batch_norm_accepts_drop_and_clip():
 def test_img_cmrnorm_matches_reference(size):
     with name_scope():
         x = image_data("x", 5, 2, 3)
-        layer = norm.img_cmrnorm(input=x, size=size, scale=0.3, power=0.6)
+        layer = cmrnorm.img_cmrnorm(input=x, size=size, scale=0.3, power=0.6)
     assert layer.name == "__crmnorm_0__"
     assert layer.spec.image == (5, 2, 3) and layer.params == ()
     xv = np.random.RandomState(size).randn(3, 30).astype(np.float32)
@@ -220,23 +222,23 @@ def test_img_cmrnorm_matches_reference(size):
 
 
 def test_img_cmrnorm_flat_input_and_errors():
-    flat = core.data(name="flat", type=dt.dense_vector(2 * 9))
-    layer = norm.img_cmrnorm(input=flat, size=3, num_channels=2)
+    flat = L.data(name="flat", type=dt.dense_vector(2 * 9))
+    layer = cmrnorm.img_cmrnorm(input=flat, size=3, num_channels=2)
     assert layer.spec.image == (2, 3, 3)
     with pytest.raises(LayerConfigError, match="not an image"):
-        norm.img_cmrnorm(input=flat, size=3)
+        cmrnorm.img_cmrnorm(input=flat, size=3)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
-        norm.img_cmrnorm(input=layer, size=3, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
+        cmrnorm.img_cmrnorm(input=layer, size=3, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
     with pytest.raises(LayerConfigError, match="size must be positive"):
-        norm.img_cmrnorm(input=layer, size=0)
+        cmrnorm.img_cmrnorm(input=layer, size=0)
     with pytest.raises(LayerTypeError, match="unexpected keyword argument 'alpha'"):
-        norm.img_cmrnorm(input=layer, size=3, alpha=1.0)
+        cmrnorm.img_cmrnorm(input=layer, size=3, alpha=1.0)
 
 
 # sum_to_one_norm -----------------------------------------------------------------------
 def test_sum_to_one_norm():
     with name_scope():
-        x = core.data(name="x", type=dt.dense_vector(4))
+        x = L.data(name="x", type=dt.dense_vector(4))
         layer = norm.sum_to_one_norm(input=x)
     assert layer.name == "__sum_to_one_norm_layer_0__"
     assert layer.size == 4 and layer.params == ()
@@ -248,6 +250,6 @@ def test_sum_to_one_norm():
     np.testing.assert_allclose(np.asarray(jitted), ref, rtol=RTOL)
     with pytest.raises(LayerConfigError, match="does not support drop_rate"):
         norm.sum_to_one_norm(input=x, layer_attr=attrs_mod.ExtraAttr(drop_rate=0.1))
-    ids = core.data(name="ids", type=dt.integer_value(4))
+    ids = L.data(name="ids", type=dt.integer_value(4))
     with pytest.raises(LayerConfigError, match="integer ids"):
         norm.sum_to_one_norm(input=ids)

@@ -11,10 +11,10 @@ import jax
 import numpy as np
 import pytest
 
+from paddle_lite import layer as L
 from paddle_lite._src import data_types as dt
 from paddle_lite._src import poolings
 from paddle_lite._src.compile import forward
-from paddle_lite._src.layers import core
 from paddle_lite._src.layers.image import pool
 from paddle_lite._src.layers.image import windows as pw
 
@@ -78,7 +78,7 @@ def v2_avg_pool_backward(x, g, k, s, p, out_hw, exclude):
 
 def _layer(case, pool_type, exclude_mode=None):
     h, w, k, s, p, ceil_mode, _ = case
-    x = core.data(name="x", type=dt.dense_vector(2 * h * w), height=h, width=w)
+    x = L.data(name="x", type=dt.dense_vector(2 * h * w), height=h, width=w)
     return pool.img_pool(
         input=x,
         pool_size=k[1],

@@ -15,6 +15,7 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
+from paddle_lite._src.layers.sequence import aggregate as AG
 from paddle_lite._src.layers.sequence import pooling as S
 from paddle_lite._src.layers.sequence import reshape as R
 from paddle_lite._src.topology import Topology
@@ -28,7 +29,7 @@ except ImportError:
 
 D, LENGTHS, RNG, SUB_COUNTS = sf.D, sf.LENGTHS, sf.RNG, sf.SUB_COUNTS
 DT, P, ATTR = paddle.data_type, paddle.pooling, paddle.attr
-AGG, EXP = S.AggregateLevel, S.ExpandLevel
+AGG, EXP = AG.AggregateLevel, AG.ExpandLevel
 
 
 def _pool_ref(kind, steps):

@@ -8,6 +8,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
+from paddle_lite._src.layers.sequence import aggregate as AG
 from paddle_lite._src.layers.sequence import pooling as S
 from paddle_lite._src.values import Seq
 from paddle_lite.errors import LayerConfigError
@@ -17,7 +18,7 @@ try:
 except ImportError:
     import _sequence_fixtures as sf
 
-P, AGG = paddle.pooling, S.AggregateLevel
+P, AGG = paddle.pooling, AG.AggregateLevel
 
 
 def _max_sequence_forward(packed, starts):

@@ -10,6 +10,7 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
+from paddle_lite._src.layers.sequence import aggregate as AG
 from paddle_lite._src.layers.sequence import pooling as S
 from paddle_lite._src.layers.sequence import reshape as R
 from paddle_lite._src.specs import Spec
@@ -24,7 +25,7 @@ except ImportError:
 D, LENGTHS, RNG = sf.D, sf.LENGTHS, sf.RNG
 SUB_COUNTS, SUB_LENGTHS = sf.SUB_COUNTS, sf.SUB_LENGTHS
 DT, ATTR = paddle.data_type, paddle.attr
-EXP = S.ExpandLevel
+EXP = AG.ExpandLevel
 
 
 # seq_concat ------------------------------------------------------------------------

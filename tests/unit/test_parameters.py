@@ -20,7 +20,8 @@ from paddle_lite._src.activations import Linear
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.data_types import dense_vector
 from paddle_lite._src.graph import name_scope
-from paddle_lite._src.layers.core import data, fc
+from paddle_lite._src.layers.data import data
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.proto import parameter_config as proto
 from paddle_lite._src.proto import wire as proto_wire
 from paddle_lite._src.specs import InitSpec, ParamSpec

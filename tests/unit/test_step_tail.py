@@ -53,7 +53,7 @@ def test_a_layer_read_inside_the_loop_stays_there():
     def step(x_t):
         mem = L.memory(name="h", size=2)
         a = L.fc(input=x_t, size=2, name="a")  # no memory needs it, but ...
-        b = L.sum_to_one_norm(input=a, name="b")  # ... a kind not in PER_ROW reads it
+        b = L.sum_to_one_norm(input=a, name="b")  # ... a kind that is not per_row reads it
         return L.addto(input=[L.fc(input=[x_t, mem], size=2, name="h"), b], name="out")
 
     graph = _graph(L.recurrent_group(name="g", step=step, input=x))

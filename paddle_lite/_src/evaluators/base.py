@@ -247,7 +247,7 @@ def same_level(
 ) -> None:
     """Refuse inputs whose sequence level differs from ``main``'s. ``paired`` (the
     evaluators of a cost pairing sequences of one row per sample with plain values,
-    ``CostKind.one_row_inputs``) also accepts plain values beside sequences."""
+    ``cost.base.OneRowPerSample``) also accepts plain values beside sequences."""
     levels = {main.spec.seq_level, *(x.spec.seq_level for x in others.values() if x)}
     if paired and levels == {0, 1}:
         return

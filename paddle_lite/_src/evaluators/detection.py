@@ -27,8 +27,10 @@ from paddle_lite._src.evaluators.base import (
     where_of,
 )
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.detection import boxes
+from paddle_lite._src.layers.detection.output import DetectionOutputKind
 
 SCORE_BINS = 1 << 14
 AP_TYPES = ("11point", "Integral")
@@ -136,7 +138,7 @@ def _input(input: Any, where: str) -> Any:
     if isinstance(input, (list, tuple)) and len(input) == 1:  # v2 wraps input in a list
         input = input[0]
     det = check_layer(input, where, "input")
-    if det.kind != "detection_output":
+    if not isinstance(get_kind(det.kind), DetectionOutputKind):
         raise LayerConfigError(
             f"{where}: input '{det.name}' is a {det.kind} layer; expected the output of "
             "paddle.layer.detection_output (its rows and num_classes)."

@@ -11,10 +11,12 @@ error says which pass and batch it came from and never surfaces as a tracer mess
 - ``numbered`` adds the batch number to the feeder's ``DataError``.
 - ``nonempty_sequences`` lists the sequence data layers an empty sequence must not feed:
   those reaching a layer that picks or compares steps (``last_seq``, ``first_seq``, max
-  pooling, CRF), where a sequence of no steps has no defined value.
+  pooling, CRF: ``HostChecks.needs_a_step``), where a sequence of no steps has no
+  defined value.
 - ``image_inputs`` gives the image each image layer reads a dense data layer as.
 - ``id_limits`` gives the range of the ids of each data layer whose readers bound them
-  otherwise than by the declared dim (a cost's label indexes its input's columns).
+  otherwise than by the declared dim (a cost's label indexes its input's columns:
+  ``HostChecks.id_bound``).
 
 Example:
     ```python
@@ -42,9 +44,6 @@ from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.readers.decorator import ReaderTypeError, called
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.tracebacks import user_stacklevel
-
-# Layer kinds whose value on a sequence of no steps is undefined.
-NEEDS_A_STEP = frozenset({"seqlastins", "seqfirstins", "max", "crf", "crf_decoding"})
 
 
 def _show(value: Any, limit: int = 60) -> str:
@@ -206,7 +205,8 @@ def _cost_without_labels(err: DataError, topology: Topology, feeding: Any, input
 
 
 def nonempty_sequences(topology: Topology) -> frozenset[str]:
-    """The sequence data layers that reach a layer in ``NEEDS_A_STEP``."""
+    """The sequence data layers that reach a layer whose kind ``needs_a_step``
+    (``HostChecks``)."""
     sources: dict[int, frozenset[str]] = {}  # node -> the sequence data layers it reads
     found: set[str] = set()
     for node in topology.nodes:  # inputs come before their users
@@ -214,7 +214,7 @@ def nonempty_sequences(topology: Topology) -> frozenset[str]:
         if node.kind == "data" and node.attrs["type"].seq_type != SequenceType.NO_SEQUENCE:
             own = frozenset([node.name])
         sources[id(node)] = own.union(*(sources[id(i)] for i in node.inputs))
-        if node.kind in NEEDS_A_STEP:
+        if get_kind(node.kind).host.needs_a_step:
             found |= sources[id(node)]
     return frozenset(found)
 
@@ -222,14 +222,11 @@ def nonempty_sequences(topology: Topology) -> frozenset[str]:
 def _reader_bound(node: Any, position: int) -> tuple[float, str] | None:
     """``(bound, reader)`` on the ids ``node`` reads at input ``position``: ``inf`` when it
     takes them as numbers; None when the data layer's declared dim bounds them."""
-    kind = get_kind(node.kind) if node.kind != "data" else None
-    if kind is None:
-        return None
-    if kind.reads_ids_as_numbers(position):
-        return math.inf, f"layer '{node.name}' reads them as numbers"
-    bound = kind.id_bound(position, [i.spec for i in node.inputs], node.attrs)
+    bound = get_kind(node.kind).host.id_bound(position, [i.spec for i in node.inputs], node.attrs)
     if bound is None:
         return None
+    if bound == math.inf:
+        return math.inf, f"layer '{node.name}' reads them as numbers"
     return bound, f"layer '{node.name}' ({node.kind}) takes ids below {bound}"
 
 

@@ -2,7 +2,7 @@
 
 v2 refused a ``recurrent_group`` whose sequence inputs (those split into steps) differ
 in length for some sample ("RecurrentGroup <name> input <i> has mismatched sequence
-length"). A layer that pairs its sequence inputs row by row (``Kind.aligns_rows``: an
+length"). A layer that pairs its sequence inputs row by row (``HostChecks.aligns_rows``: an
 ``addto``, a ``concat``, a cost and its label) worked in v2 on the batch's rows: rows
 of different counts stopped v2, and sequences of other lengths with the same total
 paired rows of different samples. Both are refused here, naming the sample.
@@ -10,14 +10,19 @@ paired rows of different samples. Both are refused here, naming the sample.
 Inside the jitted program the lengths are data and nothing can be raised, so the
 checks run where the lengths are still numpy arrays on the host: after the feeder has
 converted a batch. Each input is traced back, through layers whose output has the
-lengths of one of their inputs (``Kind.lengths_input``), to the data layer whose
+lengths of one of their inputs (``HostChecks.lengths_input``), to the data layer whose
 lengths it carries: its top-level lengths (depth 0), or its sub-sequence lengths
 (depth 1: a nested input's, or, for the input of a group inside the step of a group
 over nested sequences, the outer in-link's). Inputs that trace to no data layer (their
 lengths are computed on the device, as a ``seq_concat``'s) are not checked on the host;
 the group or the row-pairing layer checks them on the device: it makes its outputs NaN
 for the samples whose inputs differ in length, and training's non-finite check, once it
-stops there, raises the error that ``device_mismatch`` words.
+stops there, raises the error that ``device_mismatch`` words. A kind's rules on single
+inputs' lengths (``HostChecks.length_rules``: a cost's sequence beside plain labels has
+one row per sample) are checked the same way.
+
+What each kind needs is on its ``host`` (``kinds.HostChecks``); this module only traces
+lengths to data layers and words the errors.
 """
 
 from __future__ import annotations
@@ -29,10 +34,8 @@ import numpy as np
 
 from paddle_lite._src.errors import DataError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import get_kind
+from paddle_lite._src.kinds import HostChecks, LengthRule, get_kind
 from paddle_lite._src.values import Seq
-
-GROUP = "recurrent_layer_group"
 
 
 class Source(NamedTuple):
@@ -45,13 +48,14 @@ class Source(NamedTuple):
 
 class LengthCheck(NamedTuple):
     """One layer's inputs whose lengths must agree, those that trace to data layers:
-    ``(index, name, Source)``; ``kind`` is the layer's (``GROUP`` for a group)."""
+    ``(index, name, Source)``; ``kind`` is the layer's, ``group`` whether it is a
+    recurrent group. With a ``rule``, each input's lengths must follow it instead."""
 
     layer: str
     kind: str
     inputs: tuple[tuple[int, str, Source], ...]
-    one_row: bool = False  # each sequence must hold one row per sample
-    recut: tuple[int, ...] = ()  # (width, new_width): length * width % new_width == 0
+    group: bool = False
+    rule: LengthRule | None = None
 
 
 class _Step(NamedTuple):
@@ -70,12 +74,14 @@ def _source(layer: Layer, step: _Step | None) -> Source | None:
         outer = step.group.inputs[step.inlinks.index(layer.name)]
         src = _source(outer, step.outer) if outer.spec.seq_level == 2 else None
         return None if src is None or src.depth > 0 else Source(src.data, 1)
-    if layer.kind == "data":
+    if layer.kind == "data":  # the graph's input: where lengths come from
         return Source(layer.name, 0)
-    if layer.kind == "gather_agent":  # a group's output has its first in-link's lengths
-        return _source(layer.inputs[0].inputs[0], step)
-    index = get_kind(layer.kind).lengths_input([i.spec for i in layer.inputs], layer.spec)
+    index = _host(layer).lengths_input([i.spec for i in layer.inputs], layer.spec)
     return None if index is None else _source(layer.inputs[index], step)
+
+
+def _host(node: Layer) -> HostChecks:
+    return get_kind(node.kind).host
 
 
 def _known(node: Layer, positions: Iterable[int], step: _Step | None) -> tuple[Any, ...]:
@@ -85,47 +91,40 @@ def _known(node: Layer, positions: Iterable[int], step: _Step | None) -> tuple[A
     return tuple(t for t in traced if t[2] is not None)
 
 
-def _traced(node: Layer, positions: Iterable[int], step: _Step | None) -> list[LengthCheck]:
+def _traced(
+    node: Layer, positions: Iterable[int], step: _Step | None, group: bool
+) -> list[LengthCheck]:
     """The checks of ``node``'s inputs at ``positions``: their top-level lengths, then
-    (inputs of nested sequences) their sub-sequence lengths; none where all trace to
-    one source."""
+    (inputs of nested sequences, except a group's: its step checks those) their
+    sub-sequence lengths; none where all trace to one source."""
     known = _known(node, positions, step)
     if len({t[2] for t in known}) < 2:
         return []
-    checks = [LengthCheck(node.name, node.kind, known)]
-    if node.kind != GROUP and all(node.inputs[i].spec.seq_level == 2 for i, _, _ in known):
+    checks = [LengthCheck(node.name, node.kind, known, group)]
+    if not group and all(node.inputs[i].spec.seq_level == 2 for i, _, _ in known):
         subs = tuple((i, name, Source(src.data, 1)) for i, name, src in known if not src.depth)
         checks += [LengthCheck(node.name, node.kind, subs)] if len(subs) == len(known) else []
     return checks
 
 
-def _one_row(node: Layer, positions: Iterable[int], step: _Step | None) -> list[LengthCheck]:
-    """The check that ``node``'s inputs at ``positions`` hold one row per sample, for
-    those whose lengths are a data layer's."""
-    known = tuple(t for t in _known(node, positions, step) if t[2].depth == 0)
-    return [LengthCheck(node.name, node.kind, known, one_row=True)] if known else []
-
-
-def _recut(node: Layer, widths: tuple[int, ...], step: _Step | None) -> list[LengthCheck]:
-    """The check that each sequence of ``node``'s first input fills whole new steps, when
-    its lengths are a data layer's."""
-    known = tuple(t for t in _known(node, (0,), step) if t[2].depth == 0) if widths else ()
-    return [LengthCheck(node.name, node.kind, known, recut=widths)] if known else []
+def _ruled(node: Layer, rule: LengthRule, step: _Step | None) -> list[LengthCheck]:
+    """The check that ``node``'s input at ``rule.position`` follows ``rule``, when its
+    lengths are a data layer's."""
+    known = tuple(t for t in _known(node, (rule.position,), step) if t[2].depth == 0)
+    return [LengthCheck(node.name, node.kind, known, rule=rule)] if known else []
 
 
 def _checks(nodes: Iterable[Layer], step: _Step | None) -> list[LengthCheck]:
     """The checks of the layers among ``nodes``, outer groups before the inner ones."""
     checks = []
     for node in nodes:
-        if node.kind != GROUP:
-            kind, specs = get_kind(node.kind), [x.spec for x in node.inputs]
-            checks += _traced(node, kind.aligned_inputs(specs), step)
-            checks += _one_row(node, kind.one_row_inputs(specs), step)
-            checks += _recut(node, kind.recut_widths(specs, node.attrs), step)
-            continue
-        graph = node.attrs["step"]
-        checks += _traced(node, range(len(graph.inlinks)), step)
-        checks += _checks(graph.nodes, _Step(graph.inlinks, node, step))
+        host, specs = _host(node), [x.spec for x in node.inputs]
+        group = host.group_step(node.attrs)
+        checks += _traced(node, host.aligned_inputs(specs, node.attrs), step, group is not None)
+        for rule in host.length_rules(specs, node.attrs):
+            checks += _ruled(node, rule, step)
+        if group is not None:
+            checks += _checks(group.nodes, _Step(group.inlinks, node, step))
     return checks
 
 
@@ -145,35 +144,32 @@ def _lengths(feeds: dict[str, Any], src: Source, top: Any) -> np.ndarray:
     return np.where(np.arange(sub.shape[1])[None, :] < np.asarray(top)[:, None], sub, 0)
 
 
-_RULES = {
-    GROUP: "every input split into steps must have as many steps as the others, sample "
-    "by sample, as in v2",
-    "": "the layer pairs its inputs row by row, so their sequences must have the same "
-    "lengths, sample by sample (v2 paired the rows of the whole batch: it stopped where "
-    "their counts differed, and paired rows of different samples where only the totals "
-    "agreed)",
-}
+_PAIRED_ROWS = (
+    "the layer pairs its inputs row by row, so their sequences must have the same lengths, "
+    "sample by sample (v2 paired the rows of the whole batch: it stopped where their counts "
+    "differed, and paired rows of different samples where only the totals agreed)"
+)
 
 
 def _mismatch(check: LengthCheck, i: int, first: np.ndarray, other: np.ndarray) -> DataError:
     (i0, name0, src0), (_, name, src) = check.inputs[0], check.inputs[i]
     row = int(np.argwhere(first != other)[0][0])
-    group = check.kind == GROUP
+    group = check.group
     what = "sequence lengths" if src.depth == 0 else "sub-sequence lengths"
-    where = f"recurrent_group '{check.layer}'" if group else f"{check.kind} '{check.layer}'"
+    where = _where(check.layer, check.kind, group)
     return DataError(
         f"{where}: input {check.inputs[i][0]} '{name}' (data layer '{src.data}') has "
         f"mismatched {what}{' within a step' if group and src.depth else ''}: sample {row} "
         f"has {other[row].tolist()}, but input {i0} '{name0}' (data layer '{src0.data}') has "
-        f"{first[row].tolist()}; {_RULES[GROUP if group else '']}."
+        f"{first[row].tolist()}; {_GROUP_NEEDS if group else _PAIRED_ROWS}."
     )
 
 
 def check_lengths(checks: tuple[LengthCheck, ...], feeds: dict[str, Any]) -> None:
     """Raise ``DataError`` when inputs that must agree differ in length in ``feeds``."""
     for check in checks:
-        if check.one_row or check.recut:
-            (_check_recut if check.recut else _check_one_row)(check, feeds)
+        if check.rule is not None:
+            _check_rule(check, check.rule, feeds)
             continue
         src0 = check.inputs[0][2]
         top = feeds[src0.data].lengths  # for depth 1: the outer lengths, checked before
@@ -184,33 +180,16 @@ def check_lengths(checks: tuple[LengthCheck, ...], feeds: dict[str, Any]) -> Non
                 raise _mismatch(check, i, first, other)
 
 
-def _check_one_row(check: LengthCheck, feeds: dict[str, Any]) -> None:
+def _check_rule(check: LengthCheck, rule: LengthRule, feeds: dict[str, Any]) -> None:
     for i, name, src in check.inputs:
         lengths = np.asarray(feeds[src.data].lengths)
-        if np.any(lengths != 1):
-            row = int(np.argwhere(lengths != 1)[0][0])
+        broken = np.asarray(rule.broken(lengths))
+        if np.any(broken):
+            row = int(np.argwhere(broken)[0][0])
             raise DataError(
                 f"{check.kind} '{check.layer}': input {i} '{name}' (data layer '{src.data}') "
-                f"is a sequence beside plain inputs, so it needs one row per sample; sample "
-                f"{row} has {int(lengths[row])}. v2 paired the rows of the whole batch (it "
-                "stopped where their counts differed, and paired rows of different samples "
-                "where only the totals agreed); make the label a sequence too, or reduce the "
-                "sequence to one row (last_seq, pooling)."
+                + rule.says(row, int(lengths[row]))
             )
-
-
-def _check_recut(check: LengthCheck, feeds: dict[str, Any]) -> None:
-    (i, name, src), (width, new_width) = check.inputs[0], check.recut
-    values = np.asarray(feeds[src.data].lengths) * width
-    if np.any(values % new_width):
-        row = int(np.argwhere(values % new_width)[0][0])
-        raise DataError(
-            f"{check.kind} '{check.layer}': input {i} '{name}' (data layer '{src.data}') has "
-            f"{values[row] // width} steps of {width} values in sample {row}: {values[row]} "
-            f"values, not a multiple of the new step width {new_width}. v2's "
-            "SequenceReshapeLayer stopped on such a sequence; give each sequence a length "
-            f"whose values fill whole steps of {new_width}."
-        )
 
 
 def _like(other: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -225,17 +204,15 @@ def _like(other: np.ndarray, first: np.ndarray) -> np.ndarray:
 
 
 def device_mismatch(node: Layer, values: Mapping[str, Any]) -> str | None:
-    """What a recurrent group, or a layer pairing rows (``Kind.aligns_rows``), whose
+    """What a recurrent group, or a layer pairing rows (``HostChecks.aligns_rows``), whose
     inputs' lengths come from the device received: a sentence naming the first input
     whose lengths differ from the first one's, or None.
 
     ``values`` maps layer names to their (eagerly computed) values; the layer itself
     makes the rows of such samples NaN, so training's non-finite check leads here."""
-    if node.kind == GROUP:
-        links = node.inputs[: len(node.attrs["step"].inlinks)]
-        indices = range(len(links))
-    else:
-        indices = get_kind(node.kind).aligned_inputs([x.spec for x in node.inputs])
+    host = _host(node)
+    group = host.group_step(node.attrs) is not None
+    indices = host.aligned_inputs([x.spec for x in node.inputs], node.attrs)
     seqs = [(i, node.inputs[i].name, values.get(node.inputs[i].name)) for i in indices]
     seqs = [(i, name, np.asarray(v.lengths)) for i, name, v in seqs if isinstance(v, Seq)]
     for i, name, lengths in seqs[1:]:
@@ -243,16 +220,17 @@ def device_mismatch(node: Layer, values: Mapping[str, Any]) -> str | None:
         if lengths.shape == first.shape and np.any(lengths != first):
             row = int(np.argwhere(lengths != first)[0][0])
             return (
-                f"{_role(node)}: input {i} '{name}' has mismatched sequence lengths: sample "
-                f"{row} has {int(lengths[row])} steps, but input 0 '{name0}' has "
-                f"{int(first[row])}; {_GROUP_NEEDS if node.kind == GROUP else _ROWS_NEED} "
+                f"{_where(node.name, node.kind, group)}: input {i} '{name}' has mismatched "
+                f"sequence lengths: sample {row} has {int(lengths[row])} steps, but input 0 "
+                f"'{name0}' has {int(first[row])}; {_GROUP_NEEDS if group else _ROWS_NEED} "
                 "(the outputs for such samples are NaN)"
             )
     return None
 
 
-def _role(node: Layer) -> str:
-    return f"recurrent_group '{node.name}'" if node.kind == GROUP else f"{node.kind} '{node.name}'"
+def _where(layer: str, kind: str, group: bool) -> str:
+    """How an error names the layer: a group by the function that builds it."""
+    return f"recurrent_group '{layer}'" if group else f"{kind} '{layer}'"
 
 
 _GROUP_NEEDS = (

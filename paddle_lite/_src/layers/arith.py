@@ -13,7 +13,8 @@ from paddle_lite._src import activations as acts
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, register_operators
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.math.basic import repeat, scaling, slope_intercept
+from paddle_lite._src.layers.math.basic import scaling, slope_intercept
+from paddle_lite._src.layers.math.tile import repeat
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import identity_projection
 

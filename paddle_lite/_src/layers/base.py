@@ -21,7 +21,7 @@ from paddle_lite._src.errors import (
     did_you_mean,
 )
 from paddle_lite._src.graph import Layer, auto_name, qualified_name
-from paddle_lite._src.kinds import ParamDecl, get_kind
+from paddle_lite._src.kinds import BiasAttr, Fixed, ParamAttrAt, ParamDecl, get_kind
 from paddle_lite._src.specs import ParamSpec, Spec
 from paddle_lite._src.tracebacks import hide_library_frames, user_stacklevel
 
@@ -162,7 +162,7 @@ def layer_name(name: Any, prefix: str) -> str:
 
 def as_layer(value: Any, *, layer: str, arg: str) -> Layer:
     if isinstance(value, Layer):
-        if value.kind == "mixed" and value.attrs.get("open", False):
+        if value.attrs.get("open", False):  # only a mixed layer is built open (``mixed``)
             raise LayerConfigError(
                 f"layer '{layer}': {arg} is the mixed layer '{value.name}' whose `with` block "
                 "is still open; use it after the block ends."
@@ -247,9 +247,24 @@ def _default_param_name(
 ) -> str:
     if parameter_name is None:
         return f"_{name}.{decl.role}"
-    if decl.attr[0] == "param" and n_weights == 1:
+    if isinstance(decl.attr, ParamAttrAt) and n_weights == 1:
         return parameter_name
     return f"{parameter_name}.{decl.role}"
+
+
+def _user_attr(
+    decl: ParamDecl,
+    param_attrs: Sequence[attrs_mod.ParamAttr],
+    bias: attrs_mod.ParamAttr | None,
+) -> attrs_mod.ParamAttr:
+    """The user's attribute that configures ``decl`` (``decl.attr`` says which)."""
+    match decl.attr:
+        case ParamAttrAt(index=index):
+            return param_attrs[index]
+        case BiasAttr():
+            return bias if bias is not None else attrs_mod.ParamAttr()
+        case Fixed():
+            return attrs_mod.ParamAttr(is_static=decl.static)
 
 
 def resolve_params(
@@ -260,15 +275,10 @@ def resolve_params(
     parameter_name: str | None,
 ) -> tuple[ParamSpec, ...]:
     """Turn a kind's declarations and the user's attributes into named ``ParamSpec``s."""
-    n_weights = sum(1 for d in decls if d.attr[0] == "param")
+    n_weights = sum(1 for d in decls if isinstance(d.attr, ParamAttrAt))
     specs = []
     for decl in decls:
-        if decl.attr[0] == "param":
-            attr = param_attrs[decl.attr[1]]
-        elif decl.attr[0] == "bias":
-            attr = bias if bias is not None else attrs_mod.ParamAttr()
-        else:
-            attr = attrs_mod.ParamAttr(is_static=decl.static)
+        attr = _user_attr(decl, param_attrs, bias)
         if decl.static and not attr.is_static:  # the kind forces it; the user's init stays
             attr = copy.copy(attr)
             attr.is_static = True

@@ -10,7 +10,7 @@ parameter ``w{i}`` (default name ``_<mixed name>.w{i}``, v2's ``___mixed_0__.w0`
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -18,166 +18,111 @@ import jax.numpy as jnp
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import BaseActivation, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite._src.errors import LayerConfigError, LayerTypeError, TopologyError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
-from paddle_lite._src.layers import base
+from paddle_lite._src.kinds import (
+    BiasAttr,
+    HostChecks,
+    Kind,
+    ParamAttrAt,
+    ParamDecl,
+    V2Layer,
+    register_kind,
+)
+from paddle_lite._src.layers import base, projections
+from paddle_lite._src.layers import mixed_terms as terms
 from paddle_lite._src.layers.image import conv_mixed
-from paddle_lite._src.layers.projections import Projection, _size_arg, project
-from paddle_lite._src.layers.sequence.reshape import context_padding_rows, context_window
+from paddle_lite._src.layers.projections import Projection, size_arg
+from paddle_lite._src.proto import rebuild
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.values import data_of, with_data
+from paddle_lite._src.values import with_data
 
 
 class AddToSealedMixedLayerException(LayerConfigError):
     """``+=`` on a mixed layer whose inputs are already fixed (v2's exception name)."""
 
 
-_DENSE_ONLY = (
-    "identity",
-    "identity_offset",
-    "dotmul",
-    "scaling",
-    "dotmul_operator",
-    "context",
-    "slice",
-)
+# v2's ModelConfig ----------------------------------------------------------------------
+def _v2_inputs(n: Layer) -> list[int]:
+    """The inputs in v2's order: each projection's (or operator's) first input in
+    projection order, then the other inputs of its operators."""
+    items = n.attrs.get("projections") or ()
+    if not items:
+        return list(range(len(n.inputs)))
+    return [p["inputs"][0] for p in items] + [i for p in items for i in p["inputs"][1:]]
 
 
-# the kind -------------------------------------------------------------------------
-def _implied_size(item: dict[str, Any], specs: list[Spec]) -> int:
-    """The output width a projection implies (0: none, take the mixed layer's)."""
-    kind = item["type"]
-    if kind in ("identity", "dotmul", "scaling", "dotmul_operator"):
-        return specs[0].size
-    return item["size"]
+def _v2_dimless(n: Layer) -> set[str]:
+    """The filters of conv projections, which v2 declares by size only."""
+    items = n.attrs.get("projections") or ()
+    return {f"w{k}" for k, p in enumerate(items) if p["type"] in ("conv", "convt")}
 
 
-def _check_input(i: int, item: dict[str, Any], specs: list[Spec]) -> None:
-    kind, dtypes = item["type"], {s.dtype for s in specs}
-    if kind in conv_mixed.CONV_TYPES:
-        return conv_mixed.check_conv_input(i, item, specs)
-    if kind == "table" and dtypes != {"int32"}:  # v2 parsed it; TableProjection failed run
-        base.cannot_run(
-            f"projection {i} (table) needs integer ids; received {specs[0].dtype} values "
-            "(v2's TableProjection looks up the rows of its input's ids)."
-        )
-    if kind in ("full_matrix", "trans_full_matrix") and "int32" in dtypes:
-        raise LayerConfigError(
-            f"projection {i} ({kind}) needs dense or sparse values; received "
-            "integer ids. Use table_projection for ids."
-        )
-    if kind in _DENSE_ONLY and dtypes != {"float32"}:
-        raise LayerConfigError(
-            f"projection {i} ({kind}) needs dense values; received {sorted(dtypes)}."
-        )
-    if kind == "identity_offset" and item["offset"] + item["size"] > specs[0].size:
-        raise LayerConfigError(
-            f"projection {i} (identity_offset) takes the values [{item['offset']}, "
-            f"{item['offset'] + item['size']}) of an input of size {specs[0].size}; expected "
-            f"offset + layer size <= {specs[0].size}."
-        )
-    if kind == "dotmul_operator" and specs[0].size != specs[1].size:
-        raise LayerConfigError(
-            f"projection {i} (dotmul_operator) needs equal sizes; received "
-            f"{specs[0].size} and {specs[1].size}."
-        )
-    return None
-
-
-def _item_sizes(inputs, attrs) -> list[int]:
-    """Each projection's own output width (0 when it takes the layer's), checked."""
-    sizes = []
-    for i, item in enumerate(attrs["projections"]):
-        specs = [inputs[j] for j in item["inputs"]]
-        _check_input(i, item, specs)
-        sizes.append(_implied_size(item, specs))
-    return sizes
-
-
-def mixed_size(inputs, attrs) -> int:
-    """The layer's width: for a sum, ``attrs["size"]`` or the one its projections agree
-    on; for a concatenation (``attrs["combine"] == "concat"``), the sum of their widths."""
-    sizes = _item_sizes(inputs, attrs)
-    if attrs.get("combine") == "concat":
-        missing = [i for i, n in enumerate(sizes) if not n]
-        if missing:
-            raise LayerConfigError(
-                f"projections {missing} of a concat have no size; pass size= to each."
-            )
-        return sum(sizes)
-    size = attrs["size"]
-    for i, (item, implied) in enumerate(zip(attrs["projections"], sizes, strict=True)):
-        if implied and size and implied != size:
-            raise LayerConfigError(
-                f"projection {i} ({item['type']}) has output size {implied}, but the layer size "
-                f"is {size}; all projections and operators must agree."
-            )
-        size = size or implied
-    if not size:
-        raise LayerConfigError(
-            "size is not set and no projection implies one; pass "
-            "mixed(size=...) or a projection size."
-        )
-    return size
-
-
-def _weight_decl(item: dict[str, Any], in_size: int, size: int) -> tuple[Any, Any] | None:
-    """``(shape, default init)`` of a projection's weight, or None if it has none."""
-    if item["type"] in conv_mixed.CONV_TYPES:
-        return conv_mixed.weight_decl(item)
-    shape = _weight_shape(item, in_size, size)
-    return None if shape is None else (shape, attrs_mod.SMART)
-
-
-def _weight_shape(item: dict[str, Any], in_size: int, size: int) -> tuple[int, int] | None:
-    if item["type"] == "context":
-        rows = sum(context_padding_rows(item["context_start"], item["context_len"]))
-        return (rows, in_size) if item["trainable"] and rows else None
-    return {
-        "full_matrix": (in_size, size),
-        "trans_full_matrix": (size, in_size),
-        "table": (in_size, size),
-        "dotmul": (1, size),
-        "scaling": (1, 1),
-    }.get(item["type"])
-
-
-def _term(item: dict[str, Any], w: Any, xs: list[Any]) -> Any:
-    kind = item["type"]
-    if kind == "full_matrix":
-        return project(xs[0], w)
-    if kind == "trans_full_matrix":
-        return project(xs[0], w.T)
-    if kind == "table":
-        return w[data_of(xs[0])]
-    if kind == "context":
-        return context_window(xs[0], item["context_start"], item["context_len"], w)
-    if kind in conv_mixed.CONV_TYPES:
-        return conv_mixed.conv_term(item, w, xs)
-    x = data_of(xs[0])
+def _v2_projection(inp: Msg, layer: Layer) -> Projection:
+    proj, attr = inp["proj_conf"], rebuild.param(inp)
+    kind = proj["type"]  # v2's projection type
+    by_type: dict[str, Callable[..., Projection]] = {
+        "fc": projections.full_matrix_projection,
+        "trans_fc": projections.trans_full_matrix_projection,
+        "table": projections.table_projection,
+        "dot_mul": projections.dotmul_projection,
+        "scaling": projections.scaling_projection,
+    }
+    if kind in by_type:
+        return by_type[kind](input=layer, param_attr=attr)
     if kind == "identity":
-        return x
+        return projections.identity_projection(input=layer)
     if kind == "identity_offset":
-        return x[..., item["offset"] : item["offset"] + item["size"]]
-    if kind == "slice":
-        return jnp.concatenate([x[..., start:end] for start, end in item["slices"]], axis=-1)
-    if kind == "dotmul":
-        return x * w[0]
-    if kind == "scaling":
-        return x * w[0, 0]
-    return item["scale"] * x * data_of(xs[1])
+        return projections.identity_projection(
+            input=layer, offset=proj.get("offset"), size=proj["output_size"]
+        )
+    if kind == "context":
+        return projections.context_projection(
+            input=layer,
+            context_len=proj["context_length"],
+            context_start=proj["context_start"],
+            padding_attr=(attr if proj.get("trainable_padding") else False) or False,
+        )
+    raise TopologyError(f"mixed layer projection type {kind!r} cannot be rebuilt")
 
 
+def _from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    operators = cfg.get("operator_confs", [])
+    op_inputs = {i for op in operators for i in op["input_indices"]}
+    items = [
+        _v2_projection(inp, ins[i]) for i, inp in enumerate(cfg["inputs"]) if i not in op_inputs
+    ]
+    for op in operators:
+        if op["type"] != "dot_mul":
+            raise TopologyError(f"mixed layer operator type {op['type']!r} cannot be rebuilt")
+        a, b = (ins[i] for i in op["input_indices"])
+        items.append(projections.dotmul_operator(a=a, b=b, scale=op.get("dotmul_scale")))
+    return mixed(
+        size=cfg.get("size", 0),
+        input=items,
+        name=cfg["name"],
+        act=rebuild.act(cfg),
+        bias_attr=rebuild.bias(cfg),
+    )
+
+
+# the kind ------------------------------------------------------------------------------
 class MixedKind(Kind):
     name = "mixed"
-    aligns_rows = True
-    keeps_lengths = True
+    per_row = True
+    host = HostChecks(keeps_lengths=True, aligns_rows=True)
+    v2 = V2Layer(
+        type=lambda n: "concat2" if n.attrs.get("combine") == "concat" else "mixed",
+        inputs=_v2_inputs,
+        dimless=_v2_dimless,
+        rebuild=_from_v2,
+    )
 
     def infer_spec(self, inputs, attrs):
         level = base.rows_seq_level(inputs, "mixed inputs")
-        size = mixed_size(inputs, attrs)
-        convs = _conv_items(attrs)
+        size = terms.mixed_size(inputs, attrs)
+        convs = terms.conv_items(attrs)
         image = None
         if convs and len(convs) == len(attrs["projections"]):
             f = sum(c["conv"]["num_filters"] for c in convs)
@@ -187,63 +132,39 @@ class MixedKind(Kind):
         return Spec(size, seq_level=level, image=image)
 
     def param_specs(self, inputs, attrs):
-        size = mixed_size(inputs, attrs)
+        size = terms.mixed_size(inputs, attrs)
         concat = attrs.get("combine") == "concat"
-        widths = _item_sizes(inputs, attrs) if concat else None
+        widths = terms.item_sizes(inputs, attrs) if concat else None
         decls = []
         for i, item in enumerate(attrs["projections"]):
             width = widths[i] if concat else size
-            decl = _weight_decl(item, inputs[item["inputs"][0]].size, width)
+            decl = terms.weight_decl(item, inputs[item["inputs"][0]].size, width)
             if decl is not None:
-                decls.append(ParamDecl(f"w{i}", decl[0], ("param", i), decl[1]))
+                decls.append(ParamDecl(f"w{i}", decl[0], ParamAttrAt(i), decl[1]))
         if attrs["bias"]:
-            bias_shape = (1, _bias_size(attrs, size))
-            decls.append(ParamDecl("wbias", bias_shape, ("bias",), attrs_mod.SMART))
+            bias_shape = (1, terms.bias_size(attrs, size))
+            decls.append(ParamDecl("wbias", bias_shape, BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
         if attrs.get("open"):
             raise LayerConfigError("a mixed layer is computed before its `with` block ended.")
-        terms = [
-            _term(item, params.get(f"w{i}"), [inputs[j] for j in item["inputs"]])
+        added = [
+            terms.term(item, params.get(f"w{i}"), [inputs[j] for j in item["inputs"]])
             for i, item in enumerate(attrs["projections"])
         ]
         if attrs.get("combine") == "concat":
-            out = jnp.concatenate(terms, axis=-1)
+            out = jnp.concatenate(added, axis=-1)
         else:
-            out = sum(terms[1:], terms[0])
-        if attrs["bias"] and _shared_conv_bias(attrs):
-            out = conv_mixed.channel_bias(out, params["wbias"][0], _conv_items(attrs))
+            out = sum(added[1:], added[0])
+        if attrs["bias"] and terms.shared_conv_bias(attrs):
+            out = conv_mixed.channel_bias(out, params["wbias"][0], terms.conv_items(attrs))
         elif attrs["bias"]:
             out = out + params["wbias"][0]
         return with_data(inputs[0], out)  # the inputs share one sequence level
 
 
 register_kind(MixedKind())
-
-
-def _conv_items(attrs: Any) -> list[dict[str, Any]]:
-    return [p for p in attrs["projections"] if p["type"] in conv_mixed.CONV_TYPES]
-
-
-def _shared_conv_bias(attrs: Any) -> bool:
-    """v2 shares the bias per channel when the first input is a conv projection."""
-    return attrs["projections"][0]["type"] in ("conv", "convt")
-
-
-def _bias_size(attrs: Any, size: int) -> int:
-    if not _shared_conv_bias(attrs):
-        return size
-    convs = _conv_items(attrs)
-    if len(convs) != len(attrs["projections"]) or (
-        attrs.get("combine") != "concat" and len(convs) > 1
-    ):
-        raise LayerConfigError(
-            "a bias after conv projections is shared per output channel, which needs a "
-            "single conv projection (or a concat of conv projections only); add the bias "
-            "in a separate layer (paddle.layer.addto(..., bias_attr=True))."
-        )
-    return sum(c["conv"]["num_filters"] for c in convs)
 
 
 class MixedLayer(Layer):
@@ -283,10 +204,11 @@ class MixedLayer(Layer):
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         if exc_type is None:
-            self._seal()
+            self.seal()
         return False
 
-    def _seal(self) -> None:
+    def seal(self) -> None:
+        """Fix the layer's inputs: the projections added so far."""
         if not self._pending:
             raise LayerConfigError(
                 f"layer '{self.name}' (mixed): no projection or operator was "
@@ -357,7 +279,7 @@ def mixed(
         8
     """
     name = base.layer_name(name, "mixed")
-    size = _size_arg(size, f"layer '{name}'")
+    size = size_arg(size, f"layer '{name}'")
     layer = _open_mixed(name, size, act, bias_attr, layer_attr)
     if input is None:
         return layer
@@ -393,7 +315,7 @@ def _offsets_take_the_layer_size(items: list[dict], inputs: list[Layer], size: i
     """v2's identity_offset projection adds ``x[offset : offset + layer size]``: its own
     ``size`` only counts when nothing else sets the layer size (v2 then had none)."""
     others = [
-        _implied_size(item, [inputs[j] for j in item["inputs"]])
+        terms.implied_size(item, [inputs[j] for j in item["inputs"]])
         for item in items
         if item["type"] != "identity_offset"
     ]
@@ -407,5 +329,5 @@ def _sealed(layer: MixedLayer, items: Any) -> MixedLayer:
     """``layer`` with ``items`` added, then sealed."""
     for item in items:
         layer += item
-    layer._seal()
+    layer.seal()
     return layer

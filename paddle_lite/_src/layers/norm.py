@@ -1,4 +1,5 @@
-"""Normalisation layers: batch_norm, img_cmrnorm (cross-map LRN), sum_to_one_norm."""
+"""Normalisation layers: batch_norm and sum_to_one_norm (img_cmrnorm, the cross-map LRN, is
+in ``image.cmrnorm``)."""
 
 from __future__ import annotations
 
@@ -14,16 +15,26 @@ from paddle_lite._src.activations import BaseActivation, Relu, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import (
+    BiasAttr,
+    Fixed,
+    HostChecks,
+    Kind,
+    ParamAttrAt,
+    ParamDecl,
+    V2Layer,
+    register_kind,
+)
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image.geometry import (
-    checked_image,
     flat_image,
-    input_image,
     plain_dense,
 )
 from paddle_lite._src.layers.image.volume import input_volume
 from paddle_lite._src.lowering.channels_last import ChannelsLast
+from paddle_lite._src.proto import rebuild
+from paddle_lite._src.proto.layers import Message, height_width
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import InitSpec, Spec
 from paddle_lite._src.values import Seq, data_of, step_mask, with_data
 
@@ -31,9 +42,55 @@ BATCH_NORM_TYPES = (None, "batch_norm", "cudnn_batch_norm", "mkldnn_batch_norm")
 
 
 # batch_norm --------------------------------------------------------------------------
+def _image_conf(n: Layer) -> Message:
+    image = n.attrs.get("image")
+    if image is None:  # v2 reads a flat input as channels of 1x1 images
+        return Message(channels=int(n.attrs["channels"]), img_size=1, img_size_y=1)
+    channels, height, width = image
+    depth = n.attrs.get("out_depth")
+    if depth:  # a 3-D image: channels of depth x height x width
+        channels = int(n.attrs["channels"])
+        return Message(channels=channels, img_size=width, img_size_y=height, img_size_z=depth)
+    return Message(channels=channels, img_size=width, img_size_y=height)
+
+
+def _batch_norm_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
+    """``epsilon``, the moving average's settings, the image sizes, and the input's
+    ``image_conf``."""
+    inputs[0].image_conf = _image_conf(n)
+    extra = {"epsilon": n.attrs["epsilon"]}
+    extra["moving_average_fraction"] = n.attrs["moving_average_fraction"]
+    if n.attrs.get("use_global_stats") is not None:
+        extra["use_global_stats"] = bool(n.attrs["use_global_stats"])
+    if n.attrs.get("image") is None:  # v2 wrote a flat batch_norm's size only
+        return extra
+    return extra | height_width(n) | {"depth": n.attrs.get("out_depth") or 1}
+
+
+def _batch_norm_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    first, mean, var = cfg["inputs"][:3]
+    return batch_norm(
+        input=ins[0],
+        act=rebuild.act(cfg),
+        name=cfg["name"],
+        num_channels=first.get("image_conf", Msg()).get("channels"),
+        bias_attr=rebuild.bias(cfg),
+        param_attr=rebuild.param(first),
+        use_global_stats=cfg.get("use_global_stats"),
+        moving_average_fraction=cfg.get("moving_average_fraction"),
+        mean_var_names=[mean["input_parameter_name"], var["input_parameter_name"]],
+    )
+
+
 class BatchNormKind(Kind):
     name = "batch_norm"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
+    v2 = V2Layer(
+        fields=_batch_norm_fields,
+        dimless=("w0",),  # v2 declares the scale by its size only
+        rebuild=_batch_norm_from_v2,
+        reads=("batch_norm", "cudnn_batch_norm"),
+    )
     stateful = True
     uses_row_weights = True  # batch statistics leave padding rows out
 
@@ -49,12 +106,12 @@ class BatchNormKind(Kind):
         c = attrs["channels"]
         named = attrs["mean_var_names"] is not None
         decls = [
-            ParamDecl("w0", (1, c), ("param", 0), InitSpec("gaussian", 0.0, 1.0 / math.sqrt(c))),
-            ParamDecl("w1", (1, c), ("param", 1) if named else ("fixed",), attrs_mod.ZERO, True),
-            ParamDecl("w2", (1, c), ("param", 2) if named else ("fixed",), attrs_mod.ZERO, True),
+            ParamDecl("w0", (1, c), ParamAttrAt(0), InitSpec("gaussian", 0.0, 1.0 / math.sqrt(c))),
+            ParamDecl("w1", (1, c), ParamAttrAt(1) if named else Fixed(), attrs_mod.ZERO, True),
+            ParamDecl("w2", (1, c), ParamAttrAt(2) if named else Fixed(), attrs_mod.ZERO, True),
         ]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, c), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, c), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def channels_last(self, attrs, input_is_channels_last):
@@ -282,72 +339,10 @@ def batch_norm(
     )
 
 
-# img_cmrnorm -------------------------------------------------------------------------
-class CmrNormKind(Kind):
-    name = "img_cmrnorm"
-
-    def infer_spec(self, inputs, attrs):
-        return Spec(inputs[0].size, image=checked_image(inputs[0], attrs["image"]))
-
-    def apply(self, params, inputs, attrs, *, key, mode):
-        x = inputs[0].reshape(-1, *attrs["image"])
-        n = attrs["size"]
-        before = (n - 1) // 2
-        pads = ((0, 0), (before, n - 1 - before), (0, 0), (0, 0))
-        sums = lax.reduce_window(jnp.square(x), 0.0, lax.add, (1, n, 1, 1), (1, 1, 1, 1), pads)
-        y = x * jnp.power(1.0 + (attrs["scale"] / n) * sums, -attrs["power"])
-        return y.reshape(y.shape[0], -1)
-
-
-register_kind(CmrNormKind())
-
-
-@base.layer_function
-def img_cmrnorm(
-    input: Layer,
-    size: int,
-    scale: float = 0.0128,
-    power: float = 0.75,
-    name: str | None = None,
-    num_channels: int | None = None,
-    layer_attr: ExtraAttr | None = None,
-) -> Layer:
-    """Local response normalisation across channels (cross-map LRN).
-
-    ``out[c] = x[c] / (1 + scale/size * sum_{c'} x[c']**2) ** power`` with ``c'`` over
-    the ``size`` channels ``c - (size-1)//2 ... c + size - 1 - (size-1)//2`` that exist
-    (v2 stores ``scale/size``).
-
-    Args:
-        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
-        size: channels in the window.
-        scale, power: as in the formula.
-        name: the layer name (default ``__crmnorm_<n>__``).
-        num_channels: input channels (default: the input image's channels).
-        layer_attr: ``Extra(device=...)`` only.
-
-    Returns:
-        An image layer of the input's shape.
-
-    Example:
-        >>> norm = paddle.layer.img_cmrnorm(input=conv, size=5)
-    """
-    name = base.layer_name(name, "crmnorm")
-    (inp,) = base.as_layers(input, layer=name)
-    attrs = {
-        "image": input_image(inp.spec, num_channels, layer=name),
-        "size": base.positive_int(size, layer=name, arg="size"),
-        "scale": base.number(scale, layer=name, arg="scale"),
-        "power": base.number(power, layer=name, arg="power"),
-        **base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY),
-    }
-    return base.build("img_cmrnorm", name=name, inputs=[inp], attrs=attrs)
-
-
 # sum_to_one_norm ---------------------------------------------------------------------
 class SumToOneNormKind(Kind):
     name = "sum_to_one_norm"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         (s,) = inputs

@@ -72,7 +72,7 @@ class Projection:
         return item
 
 
-def _size_arg(value: Any, where: str) -> int:
+def size_arg(value: Any, where: str) -> int:
     """A size >= 0 (0: inferred); ``where`` names the function or layer."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise LayerTypeError(f"{where}: size must be an int; received {value!r}.")
@@ -84,7 +84,7 @@ def _size_arg(value: Any, where: str) -> int:
 def _projection(fn: str, kind: str, input: Any, size: int, param_attr: Any) -> Projection:
     layer = base.as_layer(input, layer=fn, arg="input")
     attr = attrs_mod.as_param_attr(param_attr, layer=fn, arg="param_attr")
-    return Projection(kind, (layer,), _size_arg(size, f"{fn}()"), param_attr=attr)
+    return Projection(kind, (layer,), size_arg(size, f"{fn}()"), param_attr=attr)
 
 
 def project(x: Any, w: Any) -> Any:
@@ -206,7 +206,7 @@ def identity_projection(
         return Projection("identity", (layer,))
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise LayerTypeError(f"{fn}(): offset must be an int >= 0; received {offset!r}.")
-    width = layer.size - offset if size is None else _size_arg(size, f"{fn}()")
+    width = layer.size - offset if size is None else size_arg(size, f"{fn}()")
     if width <= 0 or offset + width > layer.size:
         raise LayerConfigError(
             f"{fn}(): the slice [{offset}, {offset + width}) does not fit the input "

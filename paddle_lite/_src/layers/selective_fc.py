@@ -20,7 +20,7 @@ from paddle_lite._src.activations import (
 )
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, HostChecks, Kind, ParamAttrAt, ParamDecl, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.projections import project
 from paddle_lite._src.specs import Spec
@@ -46,8 +46,7 @@ def _masked_activation(act: Any, z: Any, mask: Any) -> Any:
 
 class SelectiveFcKind(Kind):
     name = "selective_fc"
-    aligns_rows = True
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True, aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         n = attrs["n_weighted"]
@@ -60,11 +59,11 @@ class SelectiveFcKind(Kind):
     def param_specs(self, inputs, attrs):
         size = attrs["size"]
         decls = [  # v2 keeps the weight transposed: [size, input.size]
-            ParamDecl(f"w{i}", (size, s.size), ("param", i), attrs_mod.SMART)
+            ParamDecl(f"w{i}", (size, s.size), ParamAttrAt(i), attrs_mod.SMART)
             for i, s in enumerate(inputs[: attrs["n_weighted"]])
         ]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, size), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, size), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):

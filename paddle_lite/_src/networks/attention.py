@@ -14,7 +14,8 @@ from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.core import concat, fc
+from paddle_lite._src.layers.concat import concat
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.layers.math.basic import scaling
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import full_matrix_projection, identity_projection

@@ -8,8 +8,9 @@ from typing import Any
 from paddle_lite._src.activations import BaseActivation, Linear, Relu, Softmax
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.graph import Layer
+from paddle_lite._src.layers.addto import dropout
 from paddle_lite._src.layers.base import layer_name
-from paddle_lite._src.layers.core import dropout, fc
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.layers.image.conv import img_conv
 from paddle_lite._src.layers.image.pool import img_pool
 from paddle_lite._src.layers.norm import batch_norm

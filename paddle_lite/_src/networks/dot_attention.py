@@ -14,7 +14,8 @@ from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.core import concat, fc
+from paddle_lite._src.layers.concat import concat
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.layers.math.basic import scaling, slope_intercept
 from paddle_lite._src.layers.math.pairs import dot_prod
 from paddle_lite._src.layers.mixed import mixed

@@ -7,7 +7,7 @@ from paddle_lite._src.activations import BaseActivation, Linear
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.core import fc
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import context_projection, full_matrix_projection
 from paddle_lite._src.layers.recurrent.basic import lstmemory

@@ -6,8 +6,9 @@
    parameter in a v2 tar.
 3. ``model_config`` -- v2's ``ModelConfig``, decoded; ``inference_payload`` -- the pickle
    of the files v2's ``serialize_for_inference`` wrote; ``inference_file`` -- their
-   ModelConfig rebuilt as a topology.
-4. ``layers`` and ``image`` -- how one layer reads in a ModelConfig (its ``LayerConfig``
-   fields, its image fields); ``views`` -- a topology shown as v2's ModelConfig text and as
-   a summary table.
+   ModelConfig rebuilt as a topology, each layer by its kind's ``V2Layer.rebuild``
+   (``rebuild``: the helpers those share).
+4. ``layers`` -- how one layer reads in a ModelConfig (its ``LayerConfig`` fields, written
+   from its kind's ``V2Layer``); ``views`` -- a topology shown as v2's ModelConfig text and
+   as a summary table.
 """

@@ -21,7 +21,7 @@ from typing import Any
 from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.proto import layers as proto_layers
 from paddle_lite._src.proto import parameter_config as proto
-from paddle_lite._src.proto.image import Message
+from paddle_lite._src.proto.layers import Message
 from paddle_lite._src.specs import ParamSpec, Spec
 from paddle_lite._src.step_graph import StepGraph
 

@@ -11,15 +11,17 @@ the safe logarithm and the label conversion that the cost families (``cost``,
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind
+from paddle_lite._src.kinds import HostChecks, Kind, LengthRule
 from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, data_of, nan_unless, paired_rows, step_mask
@@ -63,6 +65,46 @@ def per_sample(cost: Any, template: Any, weight: Any, coeff: float) -> Any:
     return cost[:, None].astype(jnp.float32)
 
 
+@dataclasses.dataclass(frozen=True)
+class OneRowPerSample(LengthRule):
+    """A sequence input beside plain ones holds one row per sample (v2 paired the rows
+    of the whole batch)."""
+
+    position: int
+
+    def broken(self, lengths: np.ndarray) -> np.ndarray:
+        return lengths != 1
+
+    def says(self, row: int, length: int) -> str:
+        return (
+            f"is a sequence beside plain inputs, so it needs one row per sample; sample {row} "
+            f"has {length}. v2 paired the rows of the whole batch (it stopped where their "
+            "counts differed, and paired rows of different samples where only the totals "
+            "agreed); make the label a sequence too, or reduce the sequence to one row "
+            "(last_seq, pooling)."
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class CostChecks(HostChecks):
+    """What the host checks before a cost: its inputs' rows pair, and a sequence among
+    plain inputs has one row per sample."""
+
+    aligns_rows: bool = True
+
+    def length_rules(self, inputs, attrs):
+        named = len(inputs) - bool(attrs.get("weighted", False))  # a weight comes last
+        if {s.seq_level for s in inputs[:named]} != {0, 1}:
+            return ()
+        return tuple(OneRowPerSample(i) for i, s in enumerate(inputs) if s.seq_level)
+
+
+def class_ids(position: int, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> int | None:
+    """``HostChecks.id_bounds`` of a cost whose label (input 1) holds class ids, which
+    index its input's columns."""
+    return inputs[0].size if position == 1 else None
+
+
 class CostKind(Kind):
     """A cost over the inputs named ``args``, plus a trailing ``weight`` when weighted.
 
@@ -72,19 +114,13 @@ class CostKind(Kind):
     without its feature axis).
     """
 
-    aligns_rows = True
     args: tuple[str, ...] = ("input", "label")
+    host: HostChecks = CostChecks()
     is_cost = True
     scales_by_coeff = True  # v2's CostLayer::backward scaled the gradient by coeff
 
     def check(self, specs: Mapping[str, Spec], attrs: Mapping[str, Any]) -> None:
         raise NotImplementedError
-
-    def one_row_inputs(self, inputs):
-        n = len(self.args)
-        if {s.seq_level for s in inputs[:n]} != {0, 1}:
-            return ()
-        return tuple(i for i, s in enumerate(inputs) if s.seq_level)  # a weight too
 
     def step_cost(self, values: Sequence[Any], attrs: Mapping[str, Any]) -> Any:
         raise NotImplementedError

@@ -18,6 +18,7 @@ expansion ``L`` -- plus the gold path itself when it fell off the beam:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +27,7 @@ import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import HostChecks, Kind, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.sequence.select import batch_rows, first_number, refuse_level
 from paddle_lite._src.layers.sequence.slice import pack_valid
@@ -128,12 +129,17 @@ def beam_cost(beams: Sequence[tuple[Any, Any, Any]]) -> Any:
     return cost
 
 
+def _gold_positions(position: int, inputs: Sequence[Any], attrs: Any) -> float | None:
+    """The gold of each beam (every third input) is a position, not a class id."""
+    return math.inf if position % 3 == 2 else None
+
+
 class CrossEntropyOverBeamKind(Kind):
     name = "cross_entropy_over_beam"
+    v2 = V2Layer(size=0)  # v2 writes no size
     is_cost = True
 
-    def reads_ids_as_numbers(self, position):
-        return position % 3 == 2  # the gold of each beam: a position, not a class id
+    host = HostChecks(id_bounds=_gold_positions)
 
     def infer_spec(self, inputs, attrs):
         if not inputs or len(inputs) % 3:

@@ -20,6 +20,7 @@ garbage there changes neither values nor gradients.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax
@@ -30,9 +31,9 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import HostChecks, Kind, ParamAttrAt, ParamDecl, V2Layer, register_kind
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.cost.base import CostKind, per_sample, v2_note
+from paddle_lite._src.layers.cost.base import CostChecks, CostKind, per_sample, v2_note
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, step_mask
 
@@ -149,7 +150,7 @@ def _check_tags(spec: Spec, arg: str, size: int | None = None) -> None:
 
 
 def _transition_decl(size: int) -> list[ParamDecl]:
-    return [ParamDecl("w0", (size + 2, size), ("param", 0), attrs_mod.SMART)]
+    return [ParamDecl("w0", (size + 2, size), ParamAttrAt(0), attrs_mod.SMART)]
 
 
 def _optional_size(size: Any, input_layer: Any, *, layer: str) -> int:
@@ -158,12 +159,17 @@ def _optional_size(size: Any, input_layer: Any, *, layer: str) -> int:
     return base.positive_int(size, layer=layer, arg="size")
 
 
+def _tag_ids(position: int, inputs: Sequence[Spec], attrs: Mapping[str, Any]) -> int | None:
+    """The label (input 1) holds tag ids below the CRF's ``size``."""
+    return attrs["size"] if position == 1 else None
+
+
 # crf -------------------------------------------------------------------------------
 class CrfKind(CostKind):
     name = "crf"
 
-    def id_bound(self, position, inputs, attrs):
-        return attrs["size"] if position == 1 else None  # tag ids index the CRF's tags
+    host = CostChecks(needs_a_step=True, id_bounds=_tag_ids)
+    v2 = V2Layer(size=lambda n: n.attrs["size"])  # v2 writes the number of tags
 
     def check(self, specs, attrs):
         _check_emissions(specs["input"], attrs["size"])
@@ -273,10 +279,7 @@ def crf(
 # crf_decoding ----------------------------------------------------------------------
 class CrfDecodingKind(Kind):
     name = "crf_decoding"
-    aligns_rows = True
-
-    def id_bound(self, position, inputs, attrs):
-        return attrs["size"] if position == 1 else None  # tag ids index the CRF's tags
+    host = HostChecks(aligns_rows=True, needs_a_step=True, id_bounds=_tag_ids)
 
     def infer_spec(self, inputs, attrs):
         _check_emissions(inputs[0], attrs["size"])

@@ -25,7 +25,7 @@ import optax
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import Kind, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.cost.base import safe_log, v2_note
 from paddle_lite._src.specs import Spec
@@ -61,6 +61,7 @@ class CtcKind(Kind):
     """v2's ``ctc`` (probabilities in) and ``warp_ctc`` (scores in)."""
 
     is_cost = True
+    v2 = V2Layer(size=lambda n: n.attrs["size"])  # v2 writes the number of classes
 
     def __init__(self, name: str, takes_probabilities: bool) -> None:
         self.name, self.takes_probabilities = name, takes_probabilities

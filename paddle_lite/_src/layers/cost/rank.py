@@ -7,6 +7,7 @@ the valid steps of a sequence; ``coeff`` scales only the gradient.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -16,9 +17,10 @@ import jax.numpy as jnp
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import register_kind
+from paddle_lite._src.kinds import V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.cost.base import (
+    CostChecks,
     CostKind,
     as_target,
     build_cost,
@@ -56,13 +58,18 @@ class ShouldBeFalseKind(ShouldBeTrueKind):
         return -safe_log(1.0 - values[0][..., 0])
 
 
+def _label_as_number(position: int, inputs: Any, attrs: Any) -> float | None:
+    """v2 copies an id label (input 2) into the target P as a number."""
+    return math.inf if position == 2 else None
+
+
 class RankKind(CostKind):
     name = "rank_cost"
+    v2 = V2Layer(type="rank-cost")
     args = ("left", "right", "label")
     scales_by_coeff = False  # v2's RankingCost is a Layer, not a CostLayer: no coeff
 
-    def reads_ids_as_numbers(self, position):
-        return position == 2  # v2 copies an id label into the target P as a number
+    host = CostChecks(id_bounds=_label_as_number)
 
     def check(self, specs, attrs):
         base.expect(specs["left"], "left", size=1, why=" (one score per sample)")

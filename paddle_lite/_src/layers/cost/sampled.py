@@ -44,7 +44,15 @@ from paddle_lite._src.activations import v2_sigmoid
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import (
+    BiasAttr,
+    HostChecks,
+    Kind,
+    ParamAttrAt,
+    ParamDecl,
+    V2Layer,
+    register_kind,
+)
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.cost.base import clip_value_only, per_sample, safe_log
 from paddle_lite._src.specs import Spec
@@ -78,18 +86,18 @@ def _check_inputs(inputs, attrs, *, sparse_label: bool = False) -> None:
         base.expect(inputs[n + 1], "weight", size=1, why=" (one weight per sample)")
 
 
-def _label_bound(position: int, attrs) -> int | None:
+def _label_bound(position: int, inputs: Sequence[Spec], attrs: Any) -> int | None:
     """The label (after the ``n_inputs`` features) holds class ids below ``num_classes``."""
     return attrs["num_classes"] if position == attrs["n_inputs"] else None
 
 
 def _class_decls(inputs, attrs, rows: int) -> list[ParamDecl]:
     decls = [
-        ParamDecl(f"w{i}", (rows, s.size), ("param", i), attrs_mod.SMART)
+        ParamDecl(f"w{i}", (rows, s.size), ParamAttrAt(i), attrs_mod.SMART)
         for i, s in enumerate(inputs[: attrs["n_inputs"]])
     ]
     if attrs["bias"]:
-        decls.append(ParamDecl("wbias", (1, rows), ("bias",), attrs_mod.SMART))
+        decls.append(ParamDecl("wbias", (1, rows), BiasAttr(), attrs_mod.SMART))
     return decls
 
 
@@ -139,11 +147,9 @@ def _finish(cost, inputs, attrs) -> Any:
 # nce --------------------------------------------------------------------------------
 class NceKind(Kind):
     name = "nce"
-    aligns_rows = True
     is_cost = True
-
-    def id_bound(self, position, inputs, attrs):
-        return _label_bound(position, attrs)
+    v2 = V2Layer(active_type="sigmoid")  # which the cost applies here
+    host = HostChecks(aligns_rows=True, id_bounds=_label_bound)
 
     def infer_spec(self, inputs, attrs):
         _check_inputs(inputs, attrs, sparse_label=True)
@@ -268,9 +274,7 @@ def nce(
     name, inputs, attrs = _cost_layer(
         "nce_layer", input, label, weight, name, num_classes, layer_attr
     )
-    attrs["num_neg_samples"] = base.positive_int(
-        num_neg_samples, layer=name, arg="num_neg_samples"
-    )
+    attrs["num_neg_samples"] = base.positive_int(num_neg_samples, layer=name, arg="num_neg_samples")
     attrs["neg_distribution"] = _neg_distribution(
         neg_distribution, attrs["num_classes"], layer=name
     )
@@ -303,11 +307,8 @@ def code_table(num_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 class HsigmoidKind(Kind):
     name = "hsigmoid"
-    aligns_rows = True
     is_cost = True
-
-    def id_bound(self, position, inputs, attrs):
-        return _label_bound(position, attrs)
+    host = HostChecks(aligns_rows=True, id_bounds=_label_bound)
 
     def infer_spec(self, inputs, attrs):
         _check_inputs(inputs, attrs)

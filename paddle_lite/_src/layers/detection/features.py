@@ -15,7 +15,7 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import Kind, ParamAttrAt, ParamDecl, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
 
@@ -217,7 +217,7 @@ class CrossChannelNormKind(Kind):
 
     def param_specs(self, inputs, attrs):
         channels = inputs[0].image[0]
-        return [ParamDecl("w0", (channels, 1), ("param", 0), attrs_mod.SMART)]
+        return [ParamDecl("w0", (channels, 1), ParamAttrAt(0), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         x = inputs[0]

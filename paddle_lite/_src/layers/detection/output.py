@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import Kind, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.detection import boxes
 from paddle_lite._src.layers.detection.loss import class_attrs, prediction_inputs, predictions
@@ -95,6 +95,7 @@ def image_rows(image_id: Any, decoded: Any, prob: Any, attrs: Any, cap: int) -> 
 
 class DetectionOutputKind(Kind):
     name = "detection_output"
+    v2 = V2Layer(size=lambda n: n.attrs["keep_top_k"] * 7)  # 7 numbers per detection
 
     def infer_spec(self, inputs, attrs):
         for i, spec in enumerate(inputs):

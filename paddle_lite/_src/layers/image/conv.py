@@ -22,10 +22,13 @@ from paddle_lite._src.activations import BaseActivation, Relu, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, Kind, ParamAttrAt, ParamDecl, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image.geometry import input_image, int_at_least, output_image, pair
 from paddle_lite._src.lowering.channels_last import ChannelsLast
+from paddle_lite._src.proto import rebuild
+from paddle_lite._src.proto.layers import Message, height_width, yx
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import InitSpec, Spec
 
 CONV_TYPES = (None, "conv", "exconv", "cudnn_conv")
@@ -40,7 +43,9 @@ def conv_output_size(n: int, k: int, s: int, p: int, d: int, trans: bool) -> int
     return 1 + (n + 2 * p - d * (k - 1) - 1) // s
 
 
-def _conv(x, w, attrs, layout: str = "NCHW"):
+def convolve(x, w, attrs, layout: str = "NCHW"):
+    """``x`` (NCHW, or NHWC) convolved by the OIHW filter ``w`` with ``attrs``' stride,
+    padding, dilation and groups (caffe mode)."""
     if layout == "NHWC" and _as_patches(x, w, attrs):
         return _patches_conv(x, w, attrs["stride"], attrs["padding"], attrs["dilation"])
     return lax.conv_general_dilated(
@@ -105,8 +110,9 @@ def _patches_conv(x, w, stride, padding, dilation):
     return y.reshape(n, oh, ow, f)
 
 
-def _conv_transpose(x, w, attrs):
-    """Transposed conv as a forward conv over the stride-dilated input with flipped filters."""
+def convolve_transposed(x, w, attrs):
+    """The transposed convolution of the NCHW ``x`` by ``w`` (``[C, F/groups, ky, kx]``):
+    a forward convolution over the stride-dilated input with flipped filters."""
     c, f, g = x.shape[1], attrs["num_filters"], attrs["groups"]
     ky, kx = w.shape[2:]
     oihw = w.reshape(g, c // g, f // g, ky, kx).transpose(0, 2, 1, 3, 4)
@@ -127,8 +133,74 @@ def _conv_transpose(x, w, attrs):
     )
 
 
+# v2's ModelConfig ----------------------------------------------------------------------
+def _v2_type(n: Layer) -> str:
+    return "exconvt" if n.attrs.get("trans") else "exconv"
+
+
+def _v2_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
+    """``num_filters``, ``shared_biases``, the output's ``height`` and ``width``, and the
+    input's ``conv_conf`` (of an image input only)."""
+    if len(n.attrs.get("image") or ()) != 3:
+        return {}
+    inputs[0].conv_conf = _conv_conf(n)
+    extra = {"num_filters": n.attrs["num_filters"], "shared_biases": n.attrs["shared_biases"]}
+    return extra | height_width(n)
+
+
+def _conv_conf(n: Layer) -> Message:
+    channels, height, width = n.attrs["image"]
+    _, out_h, out_w = n.spec.image
+    fy, fx = yx(n.attrs["filter_size"])
+    sy, sx = yx(n.attrs["stride"])
+    py, px = yx(n.attrs["padding"])
+    dy, dx = yx(n.attrs["dilation"])
+    groups = int(n.attrs["groups"])
+    trans = bool(n.attrs.get("trans"))
+    # a transposed convolution's "image" is its output and its "output" its input
+    img, out = ((out_w, out_h), (width, height)) if trans else ((width, height), (out_w, out_h))
+    filter_channels = (n.attrs["num_filters"] if trans else channels) // groups
+    return Message(
+        filter_size=fx, channels=channels, stride=sx, padding=px, groups=groups,
+        filter_channels=filter_channels, output_x=out[0], img_size=img[0], caffe_mode=True,
+        filter_size_y=fy, padding_y=py, stride_y=sy, output_y=out[1], img_size_y=img[1],
+        dilation=dx, dilation_y=dy,
+    )  # fmt: skip
+
+
+def _from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    c = cfg["inputs"][0]["conv_conf"]
+    return img_conv(
+        input=ins[0],
+        filter_size=c["filter_size"],
+        filter_size_y=c.get("filter_size_y"),
+        num_filters=cfg["num_filters"],
+        name=cfg["name"],
+        num_channels=c["channels"],
+        act=rebuild.act(cfg),
+        groups=c.get("groups"),
+        stride=c.get("stride"),
+        stride_y=c.get("stride_y"),
+        padding=c.get("padding"),
+        padding_y=c.get("padding_y"),
+        dilation=c.get("dilation"),
+        dilation_y=c.get("dilation_y", c.get("dilation")),
+        bias_attr=rebuild.bias(cfg),
+        param_attr=rebuild.param(cfg["inputs"][0]),
+        shared_biases=cfg.get("shared_biases"),
+    )
+
+
+# the kind ------------------------------------------------------------------------------
 class ImgConvKind(Kind):
     name = "img_conv"
+    v2 = V2Layer(
+        type=_v2_type,
+        fields=_v2_fields,
+        dimless=("w0",),  # v2 declares a filter by its size only
+        rebuild=_from_v2,
+        reads=("exconv", "cudnn_conv", "conv"),
+    )
 
     def infer_spec(self, inputs, attrs):
         _, oh, ow = output_image(
@@ -151,10 +223,10 @@ class ImgConvKind(Kind):
         ky, kx = attrs["filter_size"]
         shape = (c, f // g, ky, kx) if attrs["trans"] else (f, c // g, ky, kx)
         std = math.sqrt(2.0 / (kx * kx * c))
-        decls = [ParamDecl("w0", shape, ("param", 0), InitSpec("gaussian", 0.0, std))]
+        decls = [ParamDecl("w0", shape, ParamAttrAt(0), InitSpec("gaussian", 0.0, std))]
         if attrs["bias"]:
             n = f if attrs["shared_biases"] else self.infer_spec(inputs, attrs).size
-            decls.append(ParamDecl("wbias", (n, 1), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (n, 1), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def channels_last(self, attrs, input_is_channels_last):
@@ -164,7 +236,7 @@ class ImgConvKind(Kind):
         if isinstance(inputs[0], ChannelsLast):
             return _conv_channels_last(params, inputs[0].data, attrs)
         x = inputs[0].reshape(-1, *attrs["image"])
-        conv = _conv_transpose if attrs["trans"] else _conv
+        conv = convolve_transposed if attrs["trans"] else convolve
         y = conv(x, params["w0"], attrs)
         if attrs["bias"]:
             b = params["wbias"]
@@ -174,7 +246,7 @@ class ImgConvKind(Kind):
 
 def _conv_channels_last(params, x, attrs):
     """The forward convolution of an NHWC image; the parameters keep v2's layout."""
-    y = _conv(x, params["w0"], attrs, "NHWC")
+    y = convolve(x, params["w0"], attrs, "NHWC")
     if attrs["bias"]:
         b = params["wbias"]
         f, oh, ow = y.shape[3], y.shape[1], y.shape[2]

@@ -22,7 +22,15 @@ from paddle_lite._src.activations import BaseActivation, Relu, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, get_kind, register_kind
+from paddle_lite._src.kinds import (
+    BiasAttr,
+    Kind,
+    ParamAttrAt,
+    ParamDecl,
+    V2Layer,
+    get_kind,
+    register_kind,
+)
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image.conv import conv_output_size
 from paddle_lite._src.layers.image.geometry import int_at_least
@@ -37,6 +45,7 @@ DIMS = ("NCDHW", "OIDHW", "NCDHW")
 # img_conv3d --------------------------------------------------------------------------
 class Conv3DKind(Kind):
     name = "conv3d"
+    v2 = V2Layer(dimless=("w0",))  # v2 declares a filter by its size only
 
     def out_volume(self, spec, attrs):
         def size_of(n: int, i: int) -> int:
@@ -54,10 +63,10 @@ class Conv3DKind(Kind):
         # v2's layouts: conv3d [F, C/g*kz*ky*kx]; deconv3d [F*kz*ky*kx, F/g]
         shape = (f, kz, ky, kx, f // g) if attrs["trans"] else (f, c // g, kz, ky, kx)
         std = math.sqrt(2.0 / (kx * kx * c))
-        decls = [ParamDecl("w0", shape, ("param", 0), InitSpec("gaussian", 0.0, std))]
+        decls = [ParamDecl("w0", shape, ParamAttrAt(0), InitSpec("gaussian", 0.0, std))]
         if attrs["bias"]:
             n = f if attrs["shared_biases"] else self.infer_spec(inputs, attrs).size
-            decls.append(ParamDecl("wbias", (n, 1), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (n, 1), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):

@@ -24,7 +24,7 @@ from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.image.conv import _conv, _conv_transpose, conv_output_size
+from paddle_lite._src.layers.image.conv import conv_output_size, convolve, convolve_transposed
 from paddle_lite._src.layers.image.geometry import input_image, int_at_least, pair
 from paddle_lite._src.layers.projections import Projection
 from paddle_lite._src.specs import InitSpec, Spec
@@ -237,7 +237,7 @@ def conv_term(item: dict[str, Any], w: Any, xs: list[Any]) -> Any:
     """The ``[B, F*outH*outW]`` output of a conv projection or operator."""
     conv = item["conv"]
     x = xs[0].reshape(-1, *conv["image"])
-    fn = _conv_transpose if conv["trans"] else _conv
+    fn = convolve_transposed if conv["trans"] else convolve
     if item["type"] != "conv_operator":
         y = fn(x, w, conv)
     else:

@@ -1,4 +1,4 @@
-"""Image pooling and reshaping layers: img_pool, maxout, pad, spp.
+"""Image pooling and reshaping layers: img_pool, maxout, pad (spp is in ``image.spp``).
 
 Like ``img_conv`` they take flat NCHW images (geometry from ``image.geometry``) and
 flatten their output back; none has parameters.
@@ -16,7 +16,7 @@ from paddle_lite._src import poolings
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import Kind, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image.geometry import (
     checked_image,
@@ -28,6 +28,8 @@ from paddle_lite._src.layers.image.geometry import (
 from paddle_lite._src.layers.image.windows import pool_windows
 from paddle_lite._src.lowering.channels_last import ChannelsLast
 from paddle_lite._src.poolings import BasePoolingType
+from paddle_lite._src.proto.layers import Message, height_width, yx
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import Spec
 
 
@@ -38,8 +40,44 @@ def pool_output_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
     return 1 + (-(-span // s) if ceil_mode else span // s)
 
 
+def _v2_fields(n: Layer, inputs: list[Message]) -> dict[str, Any]:
+    """The output's ``height`` and ``width`` and the input's ``pool_conf`` (of an image
+    input only)."""
+    if len(n.attrs.get("image") or ()) != 3:
+        return {}
+    channels, height, width = n.attrs["image"]
+    _, out_h, out_w = n.spec.image
+    kind = n.attrs["pool"]
+    sy, sx = yx(n.attrs["pool_size"])
+    ty, tx = yx(n.attrs["stride"])
+    py, px = yx(n.attrs["padding"])
+    inputs[0].pool_conf = Message(
+        pool_type=f"{kind}-projection" if kind in ("max", "avg") else kind,
+        channels=channels, size_x=sx, stride=tx, output_x=out_w, img_size=width, padding=px,
+        size_y=sy, stride_y=ty, output_y=out_h, img_size_y=height, padding_y=py,
+    )  # fmt: skip
+    return height_width(n)
+
+
+def _from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    p = cfg["inputs"][0]["pool_conf"]
+    return img_pool(
+        input=ins[0],
+        pool_size=p["size_x"],
+        pool_size_y=p.get("size_y"),
+        name=cfg["name"],
+        num_channels=p["channels"],
+        pool_type=poolings.Max() if p["pool_type"].startswith("max") else poolings.Avg(),
+        stride=p.get("stride"),
+        stride_y=p.get("stride_y"),
+        padding=p.get("padding"),
+        padding_y=p.get("padding_y"),
+    )
+
+
 class ImgPoolKind(Kind):
     name = "img_pool"
+    v2 = V2Layer(type="pool", fields=_v2_fields, rebuild=_from_v2)
 
     def infer_spec(self, inputs, attrs):
         image = output_image(
@@ -67,19 +105,21 @@ class ImgPoolKind(Kind):
             )
         )
         if isinstance(inputs[0], ChannelsLast):
-            return ChannelsLast(_pool(inputs[0].data, attrs, axes, nhwc=True))
+            return ChannelsLast(pool_image(inputs[0].data, attrs, axes, nhwc=True))
         x = inputs[0].reshape(-1, c, h, w)
-        return _pool(x, attrs, axes).reshape(x.shape[0], -1)
+        return pool_image(x, attrs, axes).reshape(x.shape[0], -1)
 
 
-def _pool(x, attrs, axes, nhwc=False):
+def pool_image(x, attrs, axes, nhwc=False):
+    """``x`` (NCHW, or NHWC) pooled with ``attrs``' pooling over ``axes``: one
+    ``(size, out, window, stride, padding)`` per spatial axis."""
     return pool_windows(x, attrs["pool"], attrs["exclude_mode"], axes, nhwc)
 
 
 register_kind(ImgPoolKind())
 
 
-def _pool_mode(pool_type: Any, exclude_mode: Any, *, layer: str) -> tuple[str, bool]:
+def pool_mode(pool_type: Any, exclude_mode: Any, *, layer: str) -> tuple[str, bool]:
     """``("max" | "avg", exclude_padding)`` for a v2 pooling type."""
     pool = poolings.as_pooling(poolings.Max() if pool_type is None else pool_type, layer=layer)
     exclude_mode = base.flag(exclude_mode, layer=layer, arg="exclude_mode", allow_none=True)
@@ -151,7 +191,7 @@ def img_pool(
     name = base.layer_name(name, "pool")
     (inp,) = base.as_layers(input, layer=name)
     pool_type = _img_pool_type(pool_type, layer=name)
-    pool, exclude = _pool_mode(pool_type, exclude_mode, layer=name)
+    pool, exclude = pool_mode(pool_type, exclude_mode, layer=name)
     attrs = {
         "image": input_image(inp.spec, num_channels, layer=name),
         "pool": pool,
@@ -292,93 +332,3 @@ def pad(
         **base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY),
     }
     return base.build("pad", name=name, inputs=[inp], attrs=attrs)
-
-
-# spp ---------------------------------------------------------------------------------
-def spp_level(n: int, level: int) -> tuple[int, int, int]:
-    """``(window, padding, outputs)`` along one axis of pyramid level ``level``.
-
-    v2 covers ``n`` pixels with ``2**level`` bins of ``ceil(n / bins)`` pixels, padded
-    by ``(window * bins - n + 1) // 2``, and counts the outputs in caffe mode.
-    """
-    bins = 2**level
-    window = -(-n // bins)
-    padding = (window * bins - n + 1) // 2
-    return window, padding, 1 + (n + 2 * padding - window) // window
-
-
-class SppKind(Kind):
-    name = "spp"
-
-    def infer_spec(self, inputs, attrs):
-        c, h, w = checked_image(inputs[0], attrs["image"])
-        for level in range(attrs["pyramid_height"]):
-            outs = (spp_level(h, level)[2], spp_level(w, level)[2])
-            if outs != (2**level, 2**level):
-                raise LayerConfigError(
-                    f"pyramid level {level} of a {h}x{w} image pools to {outs[0]}x{outs[1]} "
-                    f"bins instead of {2**level}x{2**level} (v2 would fail when the layer is "
-                    "created); use a larger image or a smaller pyramid_height."
-                )
-        width = (4 ** attrs["pyramid_height"] - 1) // 3
-        return Spec(c * width, image=(c, 1, width))
-
-    def apply(self, params, inputs, attrs, *, key, mode):
-        c, h, w = attrs["image"]
-        x = inputs[0].reshape(-1, c, h, w)
-        parts = []
-        for level in range(attrs["pyramid_height"]):
-            (ky, py, oy), (kx, px, ox) = spp_level(h, level), spp_level(w, level)
-            axes = [(h, oy, ky, ky, py), (w, ox, kx, kx, px)]
-            parts.append(_pool(x, attrs, axes).reshape(x.shape[0], -1))
-        return jnp.concatenate(parts, axis=1)
-
-
-register_kind(SppKind())
-
-
-@base.layer_function
-def spp(
-    input: Layer,
-    name: str | None = None,
-    num_channels: int | None = None,
-    pool_type: BasePoolingType | None = None,
-    pyramid_height: int | None = None,
-    layer_attr: ExtraAttr | None = None,
-) -> Layer:
-    """Spatial pyramid pooling: level ``l`` pools each channel into ``2**l x 2**l`` bins.
-
-    Level ``l`` uses windows and strides of ``ceil(H / 2**l)`` (and likewise for W),
-    padded by ``(window * 2**l - H + 1) // 2``. The output concatenates, level by level,
-    each level's ``[C, 2**l, 2**l]`` bins (NCHW order within a level). A bin that covers
-    only padding gives 0 (v2 gave -FLT_MAX for Max and divided by zero for Avg).
-
-    Args:
-        input: an image layer, or a flat layer with ``num_channels`` (shaped as in v2).
-        name: the layer name (default ``__spp_<n>__``).
-        num_channels: input channels (default: the input image's channels).
-        pool_type: ``paddle.pooling.Max()`` (default) or ``Avg()`` (padding excluded).
-        pyramid_height: the number of levels (required).
-        layer_attr: ``Extra(device=...)`` only.
-
-    Returns:
-        An image layer ``(C, 1, (4**pyramid_height - 1) / 3)`` (auto name
-        ``__spp_<n>__``); no parameters.
-
-    Example:
-        >>> feats = paddle.layer.spp(input=conv, pyramid_height=2,
-        ...                          pool_type=paddle.pooling.Max())
-    """
-    name = base.layer_name(name, "spp")
-    (inp,) = base.as_layers(input, layer=name)
-    if pyramid_height is None:
-        raise LayerConfigError(f"layer '{name}': spp needs pyramid_height=, e.g. 2 or 3.")
-    pool, exclude = _pool_mode(pool_type, None, layer=name)
-    attrs = {
-        "image": input_image(inp.spec, num_channels, layer=name),
-        "pool": pool,
-        "exclude_mode": exclude,
-        "pyramid_height": base.positive_int(pyramid_height, layer=name, arg="pyramid_height"),
-        **base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY),
-    }
-    return base.build("spp", name=name, inputs=[inp], attrs=attrs)

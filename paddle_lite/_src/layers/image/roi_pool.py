@@ -17,9 +17,10 @@ from jax import lax
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import Kind, get_kind, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.image.geometry import checked_image, input_image, int_at_least
+from paddle_lite._src.layers.image.pool import ImgPoolKind
 from paddle_lite._src.layers.image.volume import depth_of
 from paddle_lite._src.specs import Spec
 
@@ -178,7 +179,7 @@ register_kind(UpsampleKind())
 
 def _pool_of(layer, *, name: str) -> dict[str, Any]:
     """The settings of the max pooling whose mask ``upsample`` follows."""
-    if layer.kind != "img_pool" or layer.attrs["pool"] != "max":
+    if not isinstance(get_kind(layer.kind), ImgPoolKind) or layer.attrs["pool"] != "max":
         raise LayerConfigError(
             f"layer '{name}': the second input must be a max img_pool (v2: "
             "pool_type=paddle.pooling.MaxWithMask()); received "

@@ -1,7 +1,7 @@
 """Math layers: functions of rows, with or without learned weights.
 
 1. ``basic`` -- ``cos_sim``, ``max_id``, ``slope_intercept``, ``scaling``,
-   ``interpolation``, ``power``, ``trans``, ``repeat``.
+   ``interpolation``, ``power``; ``tile`` -- ``trans``, ``repeat``.
 2. ``rows`` -- elementwise and per-row layers of one input (``row_l2_norm``, ``clip``,
    ``scale_shift``, ``prelu``).
 3. ``pairs`` -- layers over rows of two or more inputs (``multiplex``, ``dot_prod``,

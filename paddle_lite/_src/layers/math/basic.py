@@ -8,27 +8,27 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from paddle_lite._src import activations as acts
-from paddle_lite._src.activations import BaseActivation
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import HostChecks, Kind, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.math.pairs import valid_rows
+from paddle_lite._src.proto.model_config import Msg
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import data_of, with_data
 
 
-def _extra(layer_attr: Any, name: str) -> dict[str, Any]:
+def device_only(layer_attr: Any, name: str) -> dict[str, Any]:
     """v2 math layers support no ExtraAttr field but ``device``."""
     return base.extra_fields(layer_attr, layer=name, supported=base.DEVICE_ONLY)
 
 
-def _single(kind: str, prefix: str, input: Any, name: Any, layer_attr: Any) -> Layer:
+def single_input(kind: str, prefix: str, input: Any, name: Any, layer_attr: Any) -> Layer:
+    """A layer of kind ``kind`` over one input, with no settings but ``device``."""
     name = base.layer_name(name, prefix)
     (inp,) = base.as_layers(input, layer=name)
-    return base.build(kind, name=name, inputs=[inp], attrs=_extra(layer_attr, name))
+    return base.build(kind, name=name, inputs=[inp], attrs=device_only(layer_attr, name))
 
 
 def _scalar_weight(inputs) -> None:
@@ -41,7 +41,8 @@ def _scalar_weight(inputs) -> None:
 # cos_sim -------------------------------------------------------------------------
 class CosSimKind(Kind):
     name = "cos"
-    aligns_rows = True
+    v2 = V2Layer(type=lambda n: "cos_vm" if n.attrs.get("size", 1) > 1 else "cos")
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -107,14 +108,21 @@ def cos_sim(
     attrs = {
         "scale": base.number(scale, layer=name, arg="scale"),
         "size": base.positive_int(size, layer=name, arg="size"),
-        **_extra(layer_attr, name),
+        **device_only(layer_attr, name),
     }
     return base.build("cos", name=name, inputs=inputs, attrs=attrs)
 
 
 # max_id --------------------------------------------------------------------------
+def _max_id_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    return max_id(input=ins[0], name=cfg["name"])
+
+
 class MaxIdKind(Kind):
     name = "maxid"
+    per_row = True
+    reports_input_max = True
+    v2 = V2Layer(rebuild=_max_id_from_v2)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -146,13 +154,21 @@ def max_id(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None =
     Example:
         >>> pred = paddle.layer.max_id(input=prob)
     """
-    return _single("maxid", "maxid_layer", input, name, layer_attr)
+    return single_input("maxid", "maxid_layer", input, name, layer_attr)
 
 
 # elementwise: slope_intercept, scaling, interpolation, power --------------------
+def _slope_intercept_from_v2(cfg: Msg, ins: list[Layer]) -> Layer:
+    return slope_intercept(
+        input=ins[0], name=cfg["name"], slope=cfg.get("slope"), intercept=cfg.get("intercept")
+    )
+
+
 class SlopeInterceptKind(Kind):
     name = "slope_intercept"
-    keeps_lengths = True
+    per_row = True
+    v2 = V2Layer(rebuild=_slope_intercept_from_v2)
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -165,10 +181,8 @@ class SlopeInterceptKind(Kind):
 
 class ScalingKind(Kind):
     name = "scaling"
-    aligns_rows = True
-
-    def lengths_input(self, inputs, out):
-        return 1  # the scaled input's (the weight comes first)
+    per_row = True
+    host = HostChecks(aligns_rows=True, lengths_of=1)  # the scaled input's (weight first)
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)
@@ -181,6 +195,7 @@ class ScalingKind(Kind):
 
 class PowerKind(ScalingKind):
     name = "power"
+    per_row = False  # stays in a recurrent group's loop (``recurrent.tail``)
 
     def apply(self, params, inputs, attrs, *, key, mode):
         w, x = inputs
@@ -195,7 +210,7 @@ class PowerKind(ScalingKind):
 
 class InterpolationKind(Kind):
     name = "interpolation"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         _scalar_weight(inputs)
@@ -245,7 +260,7 @@ def slope_intercept(
     attrs = {
         "slope": base.number(slope, layer=name, arg="slope"),
         "intercept": base.number(intercept, layer=name, arg="intercept"),
-        **_extra(layer_attr, name),
+        **device_only(layer_attr, name),
     }
     return base.build("slope_intercept", name=name, inputs=[inp], attrs=attrs)
 
@@ -261,7 +276,7 @@ def _weighted(
     name = base.layer_name(name, prefix)
     (inp,) = base.as_layers(input, layer=name)
     w = base.as_layer(weight, layer=name, arg="weight")
-    return base.build(kind, name=name, inputs=[w, inp], attrs=_extra(layer_attr, name))
+    return base.build(kind, name=name, inputs=[w, inp], attrs=device_only(layer_attr, name))
 
 
 @base.layer_function
@@ -344,96 +359,5 @@ def interpolation(
         )
     w = base.as_layer(weight, layer=name, arg="weight")
     return base.build(
-        "interpolation", name=name, inputs=[w, *pair], attrs=_extra(layer_attr, name)
+        "interpolation", name=name, inputs=[w, *pair], attrs=device_only(layer_attr, name)
     )
-
-
-# trans / repeat ------------------------------------------------------------------
-class TransKind(Kind):
-    name = "trans"
-
-    def infer_spec(self, inputs, attrs):
-        base.expect(inputs)
-        if inputs[0].seq_level:
-            raise LayerConfigError("trans needs a plain (non-sequence) input.")
-        return Spec(inputs[0].size)
-
-    def apply(self, params, inputs, attrs, *, key, mode):
-        return jnp.transpose(inputs[0])
-
-
-class RepeatKind(Kind):
-    name = "featmap_expand"
-    keeps_lengths = True
-
-    def infer_spec(self, inputs, attrs):
-        base.expect(inputs)
-        return Spec(inputs[0].size * attrs["num_repeats"], seq_level=inputs[0].seq_level)
-
-    def apply(self, params, inputs, attrs, *, key, mode):
-        x, n = data_of(inputs[0]), attrs["num_repeats"]
-        out = jnp.tile(x, n) if attrs["as_row_vector"] else jnp.repeat(x, n, axis=-1)
-        return with_data(inputs[0], out)
-
-
-register_kind(TransKind())
-register_kind(RepeatKind())
-
-
-@base.layer_function
-def trans(input: Layer, name: str | None = None, layer_attr: ExtraAttr | None = None) -> Layer:
-    """Transpose the minibatch matrix: ``[batch, N] -> [N, batch]``.
-
-    The declared size is ``N`` (v2); the output has ``batch`` columns, so the value
-    matches the declared size only when the batch size equals ``N``.
-
-    Args:
-        input: a dense, non-sequence layer.
-        name: the layer name (default ``__trans_layer_<n>__``).
-        layer_attr: ``Extra(device=...)`` only.
-
-    Returns:
-        A layer of declared size ``input.size``.
-
-    Example:
-        >>> t = paddle.layer.trans(input=x)
-    """
-    return _single("trans", "trans_layer", input, name, layer_attr)
-
-
-@base.layer_function
-def repeat(
-    input: Layer,
-    num_repeats: int,
-    as_row_vector: bool = True,
-    act: BaseActivation | None = None,
-    name: str | None = None,
-    layer_attr: ExtraAttr | None = None,
-) -> Layer:
-    """Repeat each row ``num_repeats`` times: ``[x, x, ..., x]`` (row vector), or
-    each element in turn ``[x1, x1, ..., x2, x2, ...]`` when ``as_row_vector=False``.
-
-    Args:
-        input: a dense layer.
-        num_repeats: how many times, a positive int.
-        as_row_vector: repeat the whole row (``[x, x, ...]``); ``False`` repeats each
-            value in place (``[x1, x1, ..., x2, x2, ...]``).
-        act: activation (default ``Linear``).
-        name: the layer name (default ``__repeat_layer_<n>__``).
-        layer_attr: ``Extra(device=...)`` only.
-
-    Returns:
-        A layer of size ``input.size * num_repeats``.
-
-    Example:
-        >>> y = paddle.layer.repeat(input=x, num_repeats=4)
-    """
-    name = base.layer_name(name, "repeat_layer")
-    (inp,) = base.as_layers(input, layer=name)
-    attrs = {
-        "num_repeats": base.positive_int(num_repeats, layer=name, arg="num_repeats"),
-        "as_row_vector": bool(as_row_vector),
-        "act": acts.as_activation(act, layer=name),
-        **_extra(layer_attr, name),
-    }
-    return base.build("featmap_expand", name=name, inputs=[inp], attrs=attrs)

@@ -10,7 +10,7 @@ from paddle_lite._src.activations import BaseActivation, Linear, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, HostChecks, Kind, ParamAttrAt, ParamDecl, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import data_of, with_data
@@ -26,7 +26,7 @@ def _row_pair(inputs, what: str) -> int:
 # conv_shift -------------------------------------------------------------------------
 class ConvShiftKind(Kind):
     name = "conv_shift"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         level = _row_pair(inputs, "a and b")
@@ -81,7 +81,7 @@ def conv_shift(
 # linear_comb ------------------------------------------------------------------------
 class LinearCombKind(Kind):
     name = "convex_comb"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         level = _row_pair(inputs, "weights and vectors")
@@ -154,16 +154,16 @@ convex_comb = linear_comb
 # tensor -----------------------------------------------------------------------------
 class TensorKind(Kind):
     name = "tensor"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         return Spec(attrs["size"], seq_level=_row_pair(inputs, "a and b"))
 
     def param_specs(self, inputs, attrs):
         a, b = inputs
-        decls = [ParamDecl("w0", (a.size, b.size, attrs["size"]), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (a.size, b.size, attrs["size"]), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, attrs["size"]), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, attrs["size"]), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):

@@ -15,9 +15,9 @@ from paddle_lite._src.activations import BaseActivation, Linear, Sigmoid, as_act
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import HostChecks, Kind, ParamAttrAt, ParamDecl, register_kind
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.core import fc
+from paddle_lite._src.layers.fc import fc
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import Projection, dotmul_operator, project
 from paddle_lite._src.layers.sequence.reshape import from_outer_steps, outer_steps
@@ -44,7 +44,7 @@ class FactorizationMachineKind(Kind):
 
     def param_specs(self, inputs, attrs):
         shape = (inputs[0].size, attrs["factor_size"])
-        return [ParamDecl("w0", shape, ("param", 0), attrs_mod.SMART)]
+        return [ParamDecl("w0", shape, ParamAttrAt(0), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         (x,) = inputs
@@ -121,7 +121,7 @@ def _nested_lookahead(seq: Seq, w: Any) -> Any:
 
 class RowConvKind(Kind):
     name = "row_conv"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -135,7 +135,7 @@ class RowConvKind(Kind):
 
     def param_specs(self, inputs, attrs):
         shape = (attrs["context_len"], inputs[0].size)
-        return [ParamDecl("w0", shape, ("param", 0), attrs_mod.SMART)]
+        return [ParamDecl("w0", shape, ParamAttrAt(0), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         (seq,) = inputs

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from paddle_lite._src.attrs import ExtraAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, register_kind
+from paddle_lite._src.kinds import HostChecks, Kind, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, data_of, step_mask, with_data
@@ -47,7 +47,7 @@ def valid_rows(value) -> jnp.ndarray | None:
 # multiplex ---------------------------------------------------------------------------
 class MultiplexKind(Kind):
     name = "multiplex"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         index, *cands = inputs
@@ -113,7 +113,7 @@ def multiplex(
 # dot_prod / l2_distance --------------------------------------------------------------
 class DotProdKind(Kind):
     name = "dot_prod"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)
@@ -193,7 +193,7 @@ def l2_distance(
 # out_prod ----------------------------------------------------------------------------
 class OutProdKind(Kind):
     name = "out_prod"
-    aligns_rows = True
+    host = HostChecks(aligns_rows=True)
 
     def infer_spec(self, inputs, attrs):
         base.expect(inputs)

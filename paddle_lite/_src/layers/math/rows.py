@@ -10,7 +10,7 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, HostChecks, Kind, ParamAttrAt, ParamDecl, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.math.pairs import valid_rows
 from paddle_lite._src.specs import Spec
@@ -26,7 +26,7 @@ def _same_spec(inputs) -> Spec:
 # row_l2_norm -------------------------------------------------------------------------
 class RowL2NormKind(Kind):
     name = "row_l2_norm"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         return _same_spec(inputs)
@@ -75,7 +75,7 @@ def row_l2_norm(
 # clip --------------------------------------------------------------------------------
 class ClipKind(Kind):
     name = "clip"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         if not attrs["min"] < attrs["max"]:
@@ -126,15 +126,15 @@ def clip(input: Layer, min: float, max: float, name: str | None = None) -> Layer
 # scale_shift -------------------------------------------------------------------------
 class ScaleShiftKind(Kind):
     name = "scale_shift"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         return _same_spec(inputs)
 
     def param_specs(self, inputs, attrs):
-        decls = [ParamDecl("w0", (1, 1), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (1, 1), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, 1), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, 1), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -187,7 +187,7 @@ def scale_shift(
 # prelu -------------------------------------------------------------------------------
 class PreluKind(Kind):
     name = "prelu"
-    keeps_lengths = True
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
         spec = _same_spec(inputs)
@@ -200,7 +200,7 @@ class PreluKind(Kind):
     def param_specs(self, inputs, attrs):
         slopes = inputs[0].size // attrs["partial_sum"]
         # the function passes v2's default (all 0.25); a Param without init is smart
-        return [ParamDecl("w0", (1, slopes), ("param", 0), attrs_mod.SMART)]
+        return [ParamDecl("w0", (1, slopes), ParamAttrAt(0), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         x = data_of(inputs[0])

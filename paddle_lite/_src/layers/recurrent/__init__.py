@@ -4,7 +4,8 @@ Sequences are padded (``values.Seq``); every recurrence runs one ``lax.scan`` ov
 ignores padding exactly. Read in this order:
 
 1. ``scan`` -- the scan over padded sequences every recurrence uses.
-2. ``basic`` -- ``recurrent``, ``lstmemory``, ``grumemory``.
+2. ``basic`` -- ``recurrent``, ``lstmemory``, ``grumemory``, over ``common`` (their
+   checks, attributes and builders).
 3. ``memory`` -- defining a recurrent group's step: placeholders, ``memory``,
    ``StaticInput``; ``group`` -- ``recurrent_group``, its step compiled into one scan body;
    ``tail`` -- step layers no memory needs, computed after the scan for all steps at once.

@@ -12,9 +12,6 @@ followed by a row-major ``[H, H]`` candidate matrix.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import jax.numpy as jnp
 
 from paddle_lite._src import attrs as attrs_mod
@@ -26,10 +23,26 @@ from paddle_lite._src.activations import (
     cell_activation,
 )
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import (
+    BiasAttr,
+    HostChecks,
+    Kind,
+    ParamAttrAt,
+    ParamDecl,
+    V2Layer,
+    register_kind,
+)
 from paddle_lite._src.layers import base
+from paddle_lite._src.layers.recurrent.common import (
+    build_recurrent,
+    check_size,
+    common_attrs,
+    sequence_hidden,
+    sequence_input,
+    unapplied_drop_rate,
+    v2_args,
+)
 from paddle_lite._src.layers.recurrent.scan import (
     as_sequence,
     like_input,
@@ -37,102 +50,22 @@ from paddle_lite._src.layers.recurrent.scan import (
     zero_state,
 )
 from paddle_lite._src.specs import Spec
-from paddle_lite._src.tracebacks import user_stacklevel
-
-
-# checks and builders shared by the three layers --------------------------------------
-def _sequence_input(spec: Spec, multiple: int) -> int:
-    """The hidden width ``spec.size / multiple`` of a sequence input, checked.
-
-    A non-sequence input counts as a batch of one-step sequences (v2's rule for
-    sequence layers). Like v2's config parser, only the size is checked when the layer
-    is built: integer ids are refused when the network runs (``as_sequence``).
-    """
-    if spec.seq_level not in (0, 1, 2):
-        raise LayerConfigError(
-            f"input must be a sequence or plain values; received seq_level "
-            f"{spec.seq_level} (size {spec.size})."
-        )
-    if spec.dtype not in ("float32", "int32"):
-        raise LayerConfigError(
-            f"input must hold dense values; received {spec.dtype}. Project sparse inputs "
-            "first (paddle.layer.fc or mixed)."
-        )
-    if spec.size % multiple:
-        raise LayerConfigError(
-            f"input size must be a multiple of {multiple} (input.size = {multiple}·H); "
-            f"received {spec.size}."
-        )
-    return spec.size // multiple
-
-
-def _sequence_hidden(inp: Any, name: str, multiple: int) -> int:
-    """The hidden width, raising the kind's error (named) before other checks."""
-    try:
-        return _sequence_input(inp.spec, multiple)
-    except LayerConfigError as exc:
-        raise LayerConfigError(f"layer '{name}': {exc}") from None
-
-
-def _check_size(size: Any, hidden: int, *, layer: str, multiple: int) -> None:
-    if size is None:
-        return
-    size = base.positive_int(size, layer=layer, arg="size")
-    if size != hidden:
-        raise LayerConfigError(
-            f"layer '{layer}': size must equal input.size / {multiple} = {hidden}; received "
-            f"{size}. Leave size unset: it follows the input."
-        )
-
-
-def _common_attrs(
-    name: str, reverse: Any, layer_attr: Any, supported: tuple[str, ...] = base.DEVICE_ONLY
-) -> dict[str, Any]:
-    return {
-        "reverse": base.flag(reverse, layer=name, arg="reverse"),
-        **base.extra_fields(layer_attr, layer=name, supported=supported),
-    }
-
-
-def _unapplied_drop_rate(attrs: dict[str, Any], name: str) -> dict[str, Any]:
-    """v2's grumemory took ``Extra(drop_rate=...)`` (2017) but its GatedRecurrentLayer never
-    applied it (it skips the activation step that drops); so it is dropped here too, with a
-    warning, rather than giving another result than v2."""
-    if attrs.pop("drop_rate", None):
-        warnings.warn(
-            f"layer '{name}' (grumemory): v2 accepted layer_attr=Extra(drop_rate=...) here but "
-            "never applied it, so neither does paddle_lite; put the dropout on the layer that "
-            "reads this one (an fc, say) to have it.",
-            LayerConfigWarning,
-            stacklevel=user_stacklevel(),
-        )
-    return attrs
-
-
-def _build(kind: str, name: str, inp: Any, attrs: dict, param_attr: Any, bias_attr: Any) -> Any:
-    return base.build(
-        kind,
-        name=name,
-        inputs=[inp],
-        attrs=attrs,
-        param_attrs=base.param_attr_list(param_attr, 1, layer=name),
-        bias=attrs_mod.bias_param_attr(bias_attr, default_on=True, layer=name),
-    )
 
 
 # recurrent ---------------------------------------------------------------------------
 class RecurrentKind(Kind):
     name = "recurrent"
-    keeps_lengths = True
+    v2 = V2Layer(rebuild=lambda cfg, ins: recurrent(**v2_args(cfg, ins)))
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
-        return Spec(_sequence_input(inputs[0], 1), seq_level=inputs[0].seq_level)
+        return Spec(sequence_input(inputs[0], 1), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         size = inputs[0].size
-        decls = [ParamDecl("w0", (size, size), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (size, size), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, size), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, size), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -189,24 +122,25 @@ def recurrent(
     (inp,) = base.as_layers(input, layer=name)
     attrs = {
         "cell_act": as_activation(Tanh() if act is None else act, layer=name),
-        **_common_attrs(name, reverse, layer_attr),
+        **common_attrs(name, reverse, layer_attr),
     }
-    return _build("recurrent", name, inp, attrs, param_attr, bias_attr)
+    return build_recurrent("recurrent", name, inp, attrs, param_attr, bias_attr)
 
 
 # lstmemory ---------------------------------------------------------------------------
 class LstmKind(Kind):
     name = "lstmemory"
-    keeps_lengths = True
+    v2 = V2Layer(rebuild=lambda cfg, ins: lstmemory(**v2_args(cfg, ins, gated=True, state=True)))
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
-        return Spec(_sequence_input(inputs[0], 4), seq_level=inputs[0].seq_level)
+        return Spec(sequence_input(inputs[0], 4), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         h = inputs[0].size // 4
-        decls = [ParamDecl("w0", (h, h, 4), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (h, h, 4), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, 7 * h), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, 7 * h), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -288,30 +222,31 @@ def lstmemory(
     """
     name = base.layer_name(name, "lstmemory")
     (inp,) = base.as_layers(input, layer=name)
-    hidden = _sequence_hidden(inp, name, 4)
-    _check_size(size, hidden, layer=name, multiple=4)
+    hidden = sequence_hidden(inp, name, 4)
+    check_size(size, hidden, layer=name, multiple=4)
     attrs = {
         "cell_act": cell_activation(act, Tanh(), layer=name, arg="act"),
         "gate_act": cell_activation(gate_act, Sigmoid(), layer=name, arg="gate_act"),
         "state_act": cell_activation(state_act, Tanh(), layer=name, arg="state_act"),
-        **_common_attrs(name, reverse, layer_attr, base.DROP_ONLY),
+        **common_attrs(name, reverse, layer_attr, base.DROP_ONLY),
     }
-    return _build("lstmemory", name, inp, attrs, param_attr, bias_attr)
+    return build_recurrent("lstmemory", name, inp, attrs, param_attr, bias_attr)
 
 
 # grumemory ---------------------------------------------------------------------------
 class GruKind(Kind):
     name = "gated_recurrent"
-    keeps_lengths = True
+    v2 = V2Layer(rebuild=lambda cfg, ins: grumemory(**v2_args(cfg, ins, gated=True)))
+    host = HostChecks(keeps_lengths=True)
 
     def infer_spec(self, inputs, attrs):
-        return Spec(_sequence_input(inputs[0], 3), seq_level=inputs[0].seq_level)
+        return Spec(sequence_input(inputs[0], 3), seq_level=inputs[0].seq_level)
 
     def param_specs(self, inputs, attrs):
         h = inputs[0].size // 3
-        decls = [ParamDecl("w0", (h, 3 * h), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (h, 3 * h), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, 3 * h), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, 3 * h), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -387,12 +322,12 @@ def grumemory(
     """
     name = base.layer_name(name, "gru")
     (inp,) = base.as_layers(input, layer=name)
-    hidden = _sequence_hidden(inp, name, 3)
-    _check_size(size, hidden, layer=name, multiple=3)
+    hidden = sequence_hidden(inp, name, 3)
+    check_size(size, hidden, layer=name, multiple=3)
     attrs = {
         "cell_act": cell_activation(act, Tanh(), layer=name, arg="act"),
         "gate_act": cell_activation(gate_act, Sigmoid(), layer=name, arg="gate_act"),
-        **_common_attrs(name, reverse, layer_attr, base.DROP_ONLY),
+        **common_attrs(name, reverse, layer_attr, base.DROP_ONLY),
     }
-    attrs = _unapplied_drop_rate(attrs, name)
-    return _build("gated_recurrent", name, inp, attrs, param_attr, bias_attr)
+    attrs = unapplied_drop_rate(attrs, name)
+    return build_recurrent("gated_recurrent", name, inp, attrs, param_attr, bias_attr)

@@ -24,7 +24,7 @@ from paddle_lite._src.graph import Layer, qualified_name
 from paddle_lite._src.initializers import name_key
 from paddle_lite._src.kinds import Kind, register_kind
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.core import embedding
+from paddle_lite._src.layers.embedding import embedding
 from paddle_lite._src.layers.math.basic import max_id
 from paddle_lite._src.layers.recurrent.beam_search import BeamResult, search
 from paddle_lite._src.layers.recurrent.group import (

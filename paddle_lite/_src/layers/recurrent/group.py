@@ -25,7 +25,15 @@ from jax import lax
 from paddle_lite._src import kinds
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import Layer, freeze, qualified_name
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import (
+    Fixed,
+    GroupStep,
+    HostChecks,
+    Kind,
+    ParamDecl,
+    V2Layer,
+    register_kind,
+)
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.recurrent.memory import (
     StaticInput,
@@ -221,15 +229,29 @@ class StepGraphKind(Kind):
     def param_specs(self, inputs, attrs):
         """The step's parameters, each under its global name (the layer's roles)."""
         return [
-            ParamDecl(role=p.name, shape=p.shape, attr=("fixed",), default=p.init)
+            ParamDecl(role=p.name, shape=p.shape, attr=Fixed(), default=p.init)
             for p in attrs["step"].params()
         ]
+
+
+class _GroupChecks(HostChecks):
+    def aligned_inputs(self, inputs, attrs):
+        """The in-links (the group's first inputs): every input split into steps must
+        have as many steps as the others, sample by sample."""
+        return tuple(range(len(attrs["step"].inlinks)))
+
+    def group_step(self, attrs):
+        graph = attrs["step"]
+        return GroupStep(graph.inlinks, graph.nodes)
 
 
 class RecurrentGroupKind(StepGraphKind):
     """The group: its value is a tuple, one sequence per step output."""
 
     name = "recurrent_layer_group"
+    host = _GroupChecks(lengths_of=0)  # its outputs have its first in-link's lengths
+    # v2 writes the group bare: its step is a sub-model
+    v2 = V2Layer(size=0, active_type="", inputs=lambda n: ())
     stateful = True  # the running statistics of its step layers (batch norm)
     uses_row_weights = True  # which rows each step's batch statistics count
 
@@ -247,6 +269,9 @@ class GatherAgentKind(Kind):
     """One output of a group (v2's gather agent)."""
 
     name = "gather_agent"
+    host = HostChecks(lengths_of=0)  # the group's (its first in-link's)
+    # v2 links a group's outputs to it by its sub-model, not by inputs
+    v2 = V2Layer(active_type="", inputs=lambda n: ())
 
     def infer_spec(self, inputs, attrs):
         return Spec(attrs["size"], attrs["dtype"], attrs["seq_level"])

@@ -23,7 +23,7 @@ from paddle_lite._src.activations import (
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, Kind, ParamAttrAt, ParamDecl, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import (
@@ -56,9 +56,9 @@ class GruStepKind(Kind):
 
     def param_specs(self, inputs, attrs):
         h = inputs[1].size
-        decls = [ParamDecl("w0", (h, 3 * h), ("param", 0), attrs_mod.SMART)]
+        decls = [ParamDecl("w0", (h, 3 * h), ParamAttrAt(0), attrs_mod.SMART)]
         if attrs["bias"]:
-            decls.append(ParamDecl("wbias", (1, 3 * h), ("bias",), attrs_mod.SMART))
+            decls.append(ParamDecl("wbias", (1, 3 * h), BiasAttr(), attrs_mod.SMART))
         return decls
 
     def apply(self, params, inputs, attrs, *, key, mode):

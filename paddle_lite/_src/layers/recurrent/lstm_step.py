@@ -18,7 +18,7 @@ from paddle_lite._src.activations import BaseActivation, Sigmoid, Tanh, cell_act
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer, qualified_name
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, Kind, ParamDecl, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers.mixed import mixed
 from paddle_lite._src.layers.projections import identity_projection
@@ -77,7 +77,7 @@ class LstmStepKind(Kind):
     def param_specs(self, inputs, attrs):
         if not attrs["bias"]:
             return []
-        return [ParamDecl("wbias", (1, 3 * inputs[1].size), ("bias",), attrs_mod.SMART)]
+        return [ParamDecl("wbias", (1, 3 * inputs[1].size), BiasAttr(), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         peep = _peepholes(params, attrs, inputs[1].shape[-1])
@@ -88,6 +88,8 @@ class LstmStateKind(LstmStepKind):
     """``c_t`` of an ``lstm_step``: its inputs are the step and the step's two inputs."""
 
     name = "lstm_step_state"
+    # v2 reads the state as an output of the step, whose parameters it holds
+    v2 = V2Layer(type="get_output", active_type="", inputs=lambda n: (0,), owns_params=False)
 
     def infer_spec(self, inputs, attrs):
         return Spec(inputs[0].size)

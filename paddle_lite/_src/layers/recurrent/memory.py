@@ -18,7 +18,7 @@ from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import BaseActivation, as_activation
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError, did_you_mean
 from paddle_lite._src.graph import Layer, auto_name, current_submodel, qualified_name, submodel
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, Kind, ParamDecl, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.step_graph import MemoryLink, StepGraph
@@ -87,15 +87,15 @@ class StepModel:
 class PlaceholderKind(Kind):
     """A value the group supplies: its spec is stored in its attributes."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, v2: V2Layer) -> None:
+        self.name, self.v2 = name, v2
 
     def infer_spec(self, inputs, attrs):
         return Spec(attrs["size"], attrs["dtype"], attrs["seq_level"])
 
     def param_specs(self, inputs, attrs):
         if attrs.get("bias"):
-            return [ParamDecl("wbias", (1, attrs["size"]), ("bias",), attrs_mod.SMART)]
+            return [ParamDecl("wbias", (1, attrs["size"]), BiasAttr(), attrs_mod.SMART)]
         return []
 
     def apply(self, params, inputs, attrs, *, key, mode):
@@ -104,8 +104,9 @@ class PlaceholderKind(Kind):
         )
 
 
-for _kind in ("scatter_agent", "static_agent", "memory"):
-    register_kind(PlaceholderKind(_kind))
+register_kind(PlaceholderKind("scatter_agent", V2Layer()))
+register_kind(PlaceholderKind("static_agent", V2Layer(type="agent")))
+register_kind(PlaceholderKind("memory", V2Layer(type="agent")))
 
 
 def _spec_attrs(spec: Spec, seq_level: int) -> dict[str, Any]:

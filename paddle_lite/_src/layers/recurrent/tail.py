@@ -17,13 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from paddle_lite._src.kinds import run
+from paddle_lite._src.kinds import get_kind
+from paddle_lite._src.run_layer import run
 from paddle_lite._src.step_graph import StepGraph
-
-# Kinds whose value for a sample depends only on that sample's inputs, deterministically.
-PER_ROW = frozenset(
-    {"fc", "mixed", "embedding", "addto", "concat", "slope_intercept", "scaling", "maxid"}
-)
 
 
 def _memory_inputs(graph: StepGraph) -> set[str]:
@@ -42,7 +38,7 @@ def _memory_inputs(graph: StepGraph) -> set[str]:
 
 def _movable(node: Any, readable: set[str]) -> bool:
     return (
-        node.kind in PER_ROW
+        get_kind(node.kind).per_row
         and not node.attrs.get("drop_rate")
         and node.spec.seq_level == 0
         and all(i.name in readable and i.spec.seq_level == 0 for i in node.inputs)
@@ -52,8 +48,8 @@ def _movable(node: Any, readable: set[str]) -> bool:
 def tail_nodes(graph: StepGraph) -> frozenset[str]:
     """The step layers that can run after the scan (see the module docstring).
 
-    A layer is in the tail when no memory depends on it, its kind is in
-    ``PER_ROW`` without dropout, it and its inputs are one vector per sample, its
+    A layer is in the tail when no memory depends on it, its kind is
+    ``per_row`` (``Kind``), without dropout, it and its inputs are one vector per sample, its
     inputs are in-links or inner layers, and every layer reading it is in the tail too.
     """
     placeholders = set(graph.inlinks) | set(graph.statics) | {m.name for m in graph.memories}

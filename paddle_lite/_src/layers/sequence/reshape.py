@@ -7,19 +7,21 @@ and a non-sequence input counts as a batch of one-step sequences.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 
 from paddle_lite._src import attrs as attrs_mod
 from paddle_lite._src.activations import BaseActivation, Linear, as_activation
 from paddle_lite._src.attrs import ExtraAttr, ParamAttr
 from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, HostChecks, Kind, LengthRule, ParamDecl, register_kind
 from paddle_lite._src.layers import base
-from paddle_lite._src.layers.sequence.pooling import ExpandLevel, bucket
+from paddle_lite._src.layers.sequence.aggregate import ExpandLevel, bucket
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.values import Seq, Sparse, data_of, step_mask, with_data
@@ -36,7 +38,7 @@ def as_steps(value: Any) -> Seq:
 def _bias_decl(attrs: Any, size: int) -> list[ParamDecl]:
     if not attrs["bias"]:
         return []
-    return [ParamDecl("wbias", (1, size), ("bias",), attrs_mod.SMART)]
+    return [ParamDecl("wbias", (1, size), BiasAttr(), attrs_mod.SMART)]
 
 
 def _add_bias(params: Any, attrs: Any, out: Any) -> Any:
@@ -153,14 +155,16 @@ def _steps_shape(value: Any) -> tuple[int, ...]:
     return tuple(data.shape[: 3 if value.sub_lengths is not None else 2])
 
 
-class ExpandKind(Kind):
-    name = "expand"
-    aligns_rows = True  # FROM_SEQUENCE: one input step per sub-sequence of expand_as
-
-    def aligned_inputs(self, inputs):
+class _ExpandChecks(HostChecks):
+    def aligned_inputs(self, inputs, attrs):
         """``FROM_SEQUENCE`` pairs step ``s`` of ``input`` with sub-sequence ``s`` of
         ``expand_as``: each sample needs as many of both (v2 paired the batch's rows)."""
         return (0, 1) if (inputs[0].seq_level, inputs[1].seq_level) == (1, 2) else ()
+
+
+class ExpandKind(Kind):
+    name = "expand"
+    host = _ExpandChecks(aligns_rows=True, lengths_of=1)  # the output has expand_as's lengths
 
     def infer_spec(self, inputs, attrs):
         inp, like = inputs
@@ -181,9 +185,6 @@ class ExpandKind(Kind):
                 + " of expand_as)."
             )
         return Spec(inp.size, seq_level=like.seq_level)
-
-    def lengths_input(self, inputs, out):
-        return 1  # expand_as's lengths
 
     def param_specs(self, inputs, attrs):
         return _bias_decl(attrs, inputs[0].size)
@@ -256,11 +257,37 @@ def expand(
 
 
 # seq_reshape -----------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class WholeSteps(LengthRule):
+    """Each sequence of ``width``-value steps re-cut into steps of ``new_width`` values
+    fills whole new steps: ``length * width`` is a multiple of ``new_width``."""
+
+    position: int
+    width: int
+    new_width: int
+
+    def broken(self, lengths: np.ndarray) -> np.ndarray:
+        return lengths * self.width % self.new_width != 0
+
+    def says(self, row: int, length: int) -> str:
+        return (
+            f"has {length} steps of {self.width} values in sample {row}: "
+            f"{length * self.width} values, not a multiple of the new step width "
+            f"{self.new_width}. v2's SequenceReshapeLayer stopped on such a sequence; give "
+            f"each sequence a length whose values fill whole steps of {self.new_width}."
+        )
+
+
+class _ReshapeChecks(HostChecks):
+    def length_rules(self, inputs, attrs):
+        if inputs[0].seq_level != 1:
+            return ()
+        return (WholeSteps(0, inputs[0].size, attrs["reshape_size"]),)
+
+
 class SeqReshapeKind(Kind):
     name = "seqreshape"
-
-    def recut_widths(self, inputs, attrs):
-        return (inputs[0].size, attrs["reshape_size"]) if inputs[0].seq_level == 1 else ()
+    host = _ReshapeChecks()
 
     def infer_spec(self, inputs, attrs):
         (inp,) = inputs
@@ -343,43 +370,3 @@ def seq_reshape(
     }
     bias = attrs_mod.bias_param_attr(bias_attr, default_on=False, layer=name)
     return base.build("seqreshape", name=name, inputs=[inp], attrs=attrs, bias=bias)
-
-
-# context window (the "context" projection of a mixed layer) ------------------------
-def context_padding_rows(context_start: int, context_len: int) -> tuple[int, int]:
-    """``(rows before the start, rows after the end)`` of trainable context padding."""
-    return max(0, -context_start), max(0, context_start + context_len - 1)
-
-
-def context_window(x: Any, context_start: int, context_len: int, padding: Any = None) -> Any:
-    """The context of every step: ``out_t = [x_{t+s}, ..., x_{t+s+len-1}]``, ``s = context_start``.
-
-    A position ``p`` outside ``[0, len_b)`` gives zeros, or with ``padding`` (rows
-    ``[before + after, D]``) the row ``p + before`` when ``p < 0`` and
-    ``before + p - len_b`` when ``p >= len_b`` (v2's ContextProjection). A nested
-    sequence is windowed over its outer sequence, its sub-sequences one after another,
-    as v2's ContextProjection read only the outer start positions.
-
-    Returns:
-        The data ``[B, T, context_len * D]`` (``[B, S, T, context_len * D]`` for a nested
-        sequence, ``[B, context_len * D]`` for a non-sequence).
-    """
-    if isinstance(x, Seq) and x.sub_lengths is not None:
-        plain, slots = outer_steps(x)
-        out = context_window(plain, context_start, context_len, padding)
-        return from_outer_steps(out, slots, x)
-    seq = as_steps(x)
-    b, t, d = seq.data.shape
-    lengths = seq.lengths.astype(jnp.int32)[:, None, None]
-    pos = jnp.arange(t)[:, None] + jnp.arange(context_start, context_start + context_len)[None]
-    src = seq.data[:, jnp.clip(pos, 0, t - 1)]  # [B, T, len, D]
-    inside = (pos >= 0)[None] & (pos[None] < lengths)
-    if padding is None:
-        out = jnp.where(inside[..., None], src, 0.0)
-    else:
-        before = context_padding_rows(context_start, context_len)[0]
-        row = jnp.where(pos[None] < 0, pos[None] + before, before + pos[None] - lengths)
-        pad = padding[jnp.clip(row, 0, padding.shape[0] - 1)]
-        out = jnp.where(inside[..., None], src, pad)
-    out = out.reshape(b, t, context_len * d)
-    return out if isinstance(x, Seq) else out[:, 0]

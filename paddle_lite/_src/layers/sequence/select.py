@@ -11,6 +11,7 @@ padding, and are zero here.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax
@@ -21,7 +22,7 @@ from paddle_lite._src.activations import BaseActivation, as_activation
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.graph import Layer
-from paddle_lite._src.kinds import Kind, ParamDecl, register_kind
+from paddle_lite._src.kinds import BiasAttr, HostChecks, Kind, ParamDecl, V2Layer, register_kind
 from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, step_mask
@@ -93,6 +94,7 @@ def top_k_steps(scores: Any, lengths: Any, k: int) -> Any:
 
 class KmaxSeqScoreKind(Kind):
     name = "kmax_seq_score"
+    v2 = V2Layer(size=0)  # v2 writes no size
 
     def infer_spec(self, inputs, attrs):
         (inp,) = inputs
@@ -238,11 +240,15 @@ def _one_number(spec: Spec, arg: str) -> None:
         )
 
 
+def _counts_of_steps(position: int, inputs: Any, attrs: Any) -> float | None:
+    """Offsets and sizes (inputs 1 and 2) are counts of steps, not ids."""
+    return math.inf if position in (1, 2) else None
+
+
 class SubSeqKind(Kind):
     name = "subseq"
 
-    def reads_ids_as_numbers(self, position):
-        return position in (1, 2)  # offsets and sizes are counts of steps, not ids
+    host = HostChecks(id_bounds=_counts_of_steps)
 
     def infer_spec(self, inputs, attrs):
         inp, offsets, sizes = inputs
@@ -255,7 +261,7 @@ class SubSeqKind(Kind):
     def param_specs(self, inputs, attrs):
         if not attrs["bias"]:
             return []
-        return [ParamDecl("wbias", (1, inputs[0].size), ("bias",), attrs_mod.SMART)]
+        return [ParamDecl("wbias", (1, inputs[0].size), BiasAttr(), attrs_mod.SMART)]
 
     def apply(self, params, inputs, attrs, *, key, mode):
         seq, offsets, sizes = inputs
