@@ -9,18 +9,25 @@ parameters (that catch-up and the model average, without touching the state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from paddle_lite._src import config
+from paddle_lite._src.evaluators.base import Evaluator
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.optim.optimizers import Optimizer, as_optax
 from paddle_lite._src.optim.regularizers import trainable_names
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.training import steps
+from paddle_lite._src.training.chunks import Feeds
+from paddle_lite._src.training.packing import Packing
+
+# The compiled run of ``K >= 1`` steps over a state's packed leaves (``run_for``).
+Run = Callable[[list[Any], tuple[Feeds, ...]], tuple[list[Any], steps.Outputs]]
 
 
 def _lazy_decay(equation: Any, specs: Mapping[str, ParamSpec]) -> bool:
@@ -45,7 +52,15 @@ class TrainProgram:
     """
 
     def __init__(
-        self, costs, evaluators, equation, specs, frozen, precision, on_nan, aux_costs=()
+        self,
+        costs: Sequence[Layer],
+        evaluators: Sequence[Evaluator],
+        equation: Any,
+        specs: Mapping[str, ParamSpec],
+        frozen: frozenset[str],
+        precision: str,
+        on_nan: steps.OnNan,
+        aux_costs: Sequence[Layer] = (),
     ) -> None:
         self.names = trainable_names(specs, frozen)
         self.specs = {n: specs[n] for n in self.names}
@@ -53,12 +68,12 @@ class TrainProgram:
         self.tx = as_optax(equation, self.specs)
         self.init = jax.jit(self.tx.init)
         self._run = steps.make_train_run(costs, evaluators, self.tx, precision, on_nan, aux_costs)
-        self.runs: dict[Any, Any] = {}  # {Packing: jitted run over the leaves it packs}
+        self.runs: dict[Packing, Run] = {}  # jitted runs over the leaves each packs
         self.lazy_decay = _lazy_decay(equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
         self.eval_view = jax.jit(self._eval_view, static_argnums=(3,))
 
-    def run_for(self, packing: Any) -> Any:
+    def run_for(self, packing: Packing) -> Run:
         """The jitted ``run(leaves, batches) -> (leaves, outs)`` of ``K >= 1`` steps
         (``steps.make_train_run``) over the leaves of a ``TrainState`` as ``packing``
         carries them (``packing.Packing``), donated: a short list of arrays is the
@@ -69,7 +84,7 @@ class TrainProgram:
             self.runs[packing] = run
         return run
 
-    def forget(self, packing: Any) -> None:
+    def forget(self, packing: Packing) -> None:
         """Drop the run over ``packing``: an interrupt cut its compile short, and JAX
         would compile that jitted function again at every later call."""
         self.runs.pop(packing, None)
@@ -99,11 +114,18 @@ class TrainProgram:
         return {**params, **trainable}
 
 
-class Programs(dict):
+class Programs(dict[tuple[frozenset[str], str, steps.OnNan], TrainProgram]):
     """A trainer's ``TrainProgram`` s, built when first asked for, keyed by
     ``(frozen set, precision, on_nan)``."""
 
-    def __init__(self, costs, evaluators, equation, specs, aux_costs) -> None:
+    def __init__(
+        self,
+        costs: Sequence[Layer],
+        evaluators: Sequence[Evaluator],
+        equation: Any,
+        specs: Mapping[str, ParamSpec],
+        aux_costs: Sequence[Layer],
+    ) -> None:
         super().__init__()
         self._build = (costs, evaluators, equation, specs)
         self._aux_costs = tuple(aux_costs)  # costs trained for their gradient only

@@ -93,9 +93,9 @@ class Guard:
         return inputs is not None and not any(x.is_deleted() for x in inputs)
 
     def _deliver(self) -> None:
-        signum, frame = self.pending
-        self.pending = None
-        _call(self._previous, signum, frame)
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            _call(self._previous, *pending)
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[Guard]:
@@ -164,9 +164,9 @@ class Preemption:
         the handler installed before returns, go on training."""
         if self.multi_process:
             _call(signal.SIG_DFL, signal.SIGTERM, None)
-        signum, frame = self.notice
-        self.notice = None
-        _call(self._previous, signum, frame)
+        notice, self.notice = self.notice, None
+        if notice is not None:  # due() said so
+            _call(self._previous, *notice)
 
 
 def _reached_sync_point() -> bool:

@@ -16,7 +16,7 @@ the same updates in the same order (bit for bit), one dispatch.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -29,21 +29,28 @@ from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.distributed.parallel import row_shardings
 from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.evaluators.base import Evaluator
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.lowering import precision as precision_mod
 from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.topology import collect_params, traverse
 from paddle_lite._src.training import packing as packing_mod
 from paddle_lite._src.training import pass_totals
+from paddle_lite._src.training.chunks import Feeds
 from paddle_lite._src.values import VALID
+
+# Each batch's (cost_sum, evaluator stats, finite) of one dispatch, in order.
+Outputs = tuple[tuple[Any, list[Any], Any], ...]
 
 
 class TrainState(NamedTuple):
-    """What a training step reads and writes on the device (a jax pytree)."""
+    """What a training step reads and writes on the device (a jax pytree). Its leaves
+    are device arrays, tracers inside the step, or, read by ``DeviceState.host_state``,
+    numpy arrays for the small ones."""
 
     trainable: dict[str, Any]  # differentiated and updated parameters
     fixed: dict[str, Any]  # static and frozen parameters (batch-norm statistics change)
-    opt_state: Any
+    opt_state: optax.OptState
     totals: tuple[Any, ...] | None  # (cost_sum, evaluator stats) over the pass, packed
     counters: Any  # int32[3]: (step, pass_id, bad) in one array, one argument
     key: Any  # the trainer's PRNG key
@@ -169,6 +176,8 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
         for n, v in trainable.items()
     }
     fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
+    if state.totals is None:  # DeviceState.begin_pass sets them before a pass's first step
+        raise RuntimeError("a training step ran before its pass began: no pass totals")
     totals = pass_totals.add(state.totals, batch_totals)
     return trainable, fixed, opt_state, totals
 
@@ -262,7 +271,17 @@ def _uses(jaxpr: Any, primitive: str) -> bool:
     return any(_uses(sub, primitive) for sub in jax_core.subjaxprs(jaxpr))
 
 
-def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):
+TrainRun = Callable[[TrainState, tuple[Feeds, ...]], tuple[TrainState, Outputs]]
+
+
+def make_train_run(
+    costs: Sequence[Layer],
+    evaluators: Sequence[Evaluator],
+    tx: Any,
+    precision: str,
+    on_nan: OnNan,
+    aux_costs: Sequence[Layer] = (),
+) -> TrainRun:
     """``run(state, batches) -> (state, outs)`` (to be jitted, ``state`` donated):
     ``batches`` is a tuple of ``K >= 1`` feeds of one signature, ``outs`` a tuple of each
     batch's ``(cost_sum, stats, finite)``.
@@ -275,7 +294,7 @@ def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_cos
     enable_compilation_cache()
     body = _train_body(costs, evaluators, tx, precision, on_nan, aux_costs)
 
-    def run(state: TrainState, batches: tuple[Any, ...]) -> tuple[TrainState, Any]:
+    def run(state: TrainState, batches: tuple[Feeds, ...]) -> tuple[TrainState, Outputs]:
         if len(batches) == 1:
             state, out = body(state, batches[0])
             return state, (out,)
@@ -289,12 +308,13 @@ def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_cos
     return run
 
 
-def over_packed(train_run: Any, packing: Any) -> Any:
-    """``train_run`` over a ``TrainState``'s leaves as ``packing`` (a
-    ``packing.Packing``) carries them: ``(leaves, batches) -> (leaves, outs)`` (named
-    ``run`` in JAX's logs)."""
+def over_packed(
+    train_run: TrainRun, packing: packing_mod.Packing
+) -> Callable[[list[Any], tuple[Feeds, ...]], tuple[list[Any], Outputs]]:
+    """``train_run`` over a ``TrainState``'s leaves as ``packing`` carries them:
+    ``(leaves, batches) -> (leaves, outs)`` (named ``run`` in JAX's logs)."""
 
-    def run(leaves: list[Any], batches: tuple[Any, ...]) -> tuple[list[Any], Any]:
+    def run(leaves: list[Any], batches: tuple[Feeds, ...]) -> tuple[list[Any], Outputs]:
         state = jax.tree_util.tree_unflatten(packing.tree, packing_mod.unpack(packing, leaves))
         state, outs = train_run(state, batches)
         leaves, tree = jax.tree_util.tree_flatten(state)
@@ -305,7 +325,10 @@ def over_packed(train_run: Any, packing: Any) -> Any:
     return run
 
 
-def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
+Zeros = Callable[[dict[str, Any], Feeds], tuple[Any, list[Any]]]
+
+
+def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Evaluator]) -> Zeros:
     """``zeros(params, feeds)``: host zeros shaped like one batch's ``(cost_sum, stats)``.
 
     Their shapes are found by tracing the test forward on ``feeds`` (no compilation),
@@ -319,7 +342,7 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
 
     cache: dict[Any, Any] = {}
 
-    def zeros(params: Any, feeds: Any) -> tuple[Any, list[Any]]:
+    def zeros(params: dict[str, Any], feeds: Feeds) -> tuple[Any, list[Any]]:
         leaves, tree = jax.tree_util.tree_flatten(feeds)
         sig = (tree, tuple((x.shape, x.dtype) for x in leaves))
         if sig not in cache:
@@ -329,7 +352,9 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
     return zeros
 
 
-def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any], precision: str):
+def make_test_step(
+    costs: Sequence[Layer], evaluators: Sequence[Evaluator], precision: str
+) -> Callable[[dict[str, Any], Feeds, Any], Any]:
     """Jitted ``step(params, feeds, totals) -> totals`` in test mode; ``totals`` is
     ``(cost_sum, stats)`` summed over the batches so far, and is donated."""
     enable_compilation_cache()
