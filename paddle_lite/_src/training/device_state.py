@@ -34,7 +34,7 @@ from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.training import packing, pass_totals, steps
 from paddle_lite._src.training.chunks import Chunk, Feeds
 from paddle_lite._src.training.host_sync import HostSync
-from paddle_lite._src.training.programs import Programs, Run, TrainProgram
+from paddle_lite._src.training.programs import Programs, Run, TrainProgram, UpdateEquation
 from paddle_lite._src.training.signals import Guard
 from paddle_lite._src.training.snapshot import Saved, Snapshot, check_fit, fill
 
@@ -65,7 +65,7 @@ class DeviceState:
         self,
         costs: Sequence[Layer],
         evaluators: Sequence[Evaluator],
-        equation: Any,
+        equation: UpdateEquation,
         specs: Mapping[str, ParamSpec],
         parameters: Parameters,
         own: Parameters | None = None,

@@ -10,10 +10,11 @@ parameters (that catch-up and the model average, without touching the state).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import jax
 import jax.numpy as jnp
+import optax
 
 from paddle_lite._src import config
 from paddle_lite._src.evaluators.base import Evaluator
@@ -26,11 +27,14 @@ from paddle_lite._src.training import steps
 from paddle_lite._src.training.chunks import Feeds
 from paddle_lite._src.training.packing import Packing
 
+# What a trainer's ``update_equation`` may be (``as_optax`` turns either into optax).
+UpdateEquation: TypeAlias = Optimizer | optax.GradientTransformation
+
 # The compiled run of ``K >= 1`` steps over a state's packed leaves (``run_for``).
 Run = Callable[[list[Any], tuple[Feeds, ...]], tuple[list[Any], steps.Outputs]]
 
 
-def _lazy_decay(equation: Any, specs: Mapping[str, ParamSpec]) -> bool:
+def _lazy_decay(equation: UpdateEquation, specs: Mapping[str, ParamSpec]) -> bool:
     """Whether some sparse-row parameter decays lazily (and so must catch up)."""
     if not isinstance(equation, Optimizer):
         return False
@@ -55,7 +59,7 @@ class TrainProgram:
         self,
         costs: Sequence[Layer],
         evaluators: Sequence[Evaluator],
-        equation: Any,
+        equation: UpdateEquation,
         specs: Mapping[str, ParamSpec],
         frozen: frozenset[str],
         precision: str,
@@ -122,7 +126,7 @@ class Programs(dict[tuple[frozenset[str], str, steps.OnNan], TrainProgram]):
         self,
         costs: Sequence[Layer],
         evaluators: Sequence[Evaluator],
-        equation: Any,
+        equation: UpdateEquation,
         specs: Mapping[str, ParamSpec],
         aux_costs: Sequence[Layer],
     ) -> None:

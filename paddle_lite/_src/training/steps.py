@@ -147,7 +147,9 @@ def _made(changed: tuple[Any, ...], updates: dict[str, Any]) -> tuple[Any, ...]:
     return trainable, opt_state, {n: fixed[n] for n in updates if n in fixed}
 
 
-def optimized(tx: Any, state: TrainState, grads: dict[str, Any], feeds: Any) -> tuple[Any, Any]:
+def optimized(
+    tx: optax.GradientTransformationExtraArgs, state: TrainState, grads: dict[str, Any], feeds: Any
+) -> tuple[Any, Any]:
     """``(trainable, opt_state)`` after the optimizer's update of ``state`` by ``grads``
     (the gradients of the trainable parameters; others are ignored), pruning masks
     applied."""
@@ -277,7 +279,7 @@ TrainRun = Callable[[TrainState, tuple[Feeds, ...]], tuple[TrainState, Outputs]]
 def make_train_run(
     costs: Sequence[Layer],
     evaluators: Sequence[Evaluator],
-    tx: Any,
+    tx: optax.GradientTransformationExtraArgs,
     precision: str,
     on_nan: OnNan,
     aux_costs: Sequence[Layer] = (),
