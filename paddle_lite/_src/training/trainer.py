@@ -389,10 +389,10 @@ class SGD:
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
         values = self._device.eval_params(averaged=True, on_mesh=False)
-        snapshot = Parameters()
+        saved = Parameters()
         for spec in self._parameters.specs():
             value = values.get(spec.name)
-            snapshot.append_spec(
+            saved.append_spec(
                 spec, self._parameters.get(spec.name) if value is None else np.asarray(value)
             )
-        snapshot.to_tar(f)
+        saved.to_tar(f)
