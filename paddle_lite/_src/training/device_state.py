@@ -18,7 +18,6 @@ half-joined.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -27,14 +26,11 @@ import optax
 
 from paddle_lite._src import config
 from paddle_lite._src.distributed.parallel import put_replicated, to_host
-from paddle_lite._src.evaluators.base import Evaluator
-from paddle_lite._src.graph import Layer
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.training import packing, pass_totals, steps
 from paddle_lite._src.training.chunks import Chunk, Feeds
 from paddle_lite._src.training.host_sync import HostSync
-from paddle_lite._src.training.programs import Programs, Run, TrainProgram, UpdateEquation
+from paddle_lite._src.training.programs import Model, Programs, Run, TrainProgram
 from paddle_lite._src.training.signals import Guard
 from paddle_lite._src.training.snapshot import Saved, Snapshot, check_fit, fill
 
@@ -52,30 +48,17 @@ class DeviceState:
     """The device side of a trainer; see the module docstring.
 
     Args:
-        costs, evaluators: what the steps compute (the trainer's cost layers and
-            evaluators).
-        equation: the trainer's update equation.
-        specs: ``{name: ParamSpec}`` of the topology's parameters.
+        model: what the trainer trains (``programs.Model``).
         parameters: the user's ``Parameters``.
         own: the trainer's own ``Parameters`` (those the user's set lacks), or None.
-        aux_costs: cost layers trained for their gradient only (see ``steps``).
     """
 
-    def __init__(
-        self,
-        costs: Sequence[Layer],
-        evaluators: Sequence[Evaluator],
-        equation: UpdateEquation,
-        specs: Mapping[str, ParamSpec],
-        parameters: Parameters,
-        own: Parameters | None = None,
-        aux_costs: Sequence[Layer] = (),
-    ) -> None:
-        self.host = HostSync(specs, parameters, own, self.pull)
+    def __init__(self, model: Model, parameters: Parameters, own: Parameters | None = None) -> None:
+        self.host = HostSync(model.specs, parameters, own, self.pull)
         self.guard = Guard(parameters.lock)
-        self.programs = Programs(costs, evaluators, equation, specs, aux_costs)
+        self.programs = Programs(model)
         self.opt_states: dict[frozenset[str], optax.OptState | Saved] = {}  # device, or host
-        self.zeros = steps.make_zeros(costs, evaluators)
+        self.zeros = steps.make_zeros(model.costs, model.evaluators)
         self._program: TrainProgram | None = None
         self.held: Held | None = None  # while training
         self.frozen: frozenset[str] = frozenset()

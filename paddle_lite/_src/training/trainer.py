@@ -55,6 +55,7 @@ from paddle_lite._src.training.loop import (
     positive,
 )
 from paddle_lite._src.training.own_shares import trained_tasks
+from paddle_lite._src.training.programs import Model
 from paddle_lite._src.training.resume import Loaded, Position, Resume, pass_range, position_meta
 from paddle_lite._src.training.signals import Preemption
 from paddle_lite._src.training.trained_set import (
@@ -121,15 +122,8 @@ class SGD:
         self._specs = dict(self.__topology__.params)
         as_optax(update_equation, self._specs)  # checks the equation against the parameters
         aux_costs = extra_costs(self.__topology__, self._costs)
-        self._device = DeviceState(
-            self._costs,
-            self._evaluators,
-            update_equation,
-            self._specs,
-            parameters,
-            self._own,
-            aux_costs,
-        )
+        model = Model(self._costs, self._evaluators, update_equation, self._specs, aux_costs)
+        self._device = DeviceState(model, parameters, self._own)
         self._test_steps: dict[str, testing.Step] = {}  # compiled, per precision
         # for event.gm and parameters.get_grad
         self._forwards = LayerForwards(self.__topology__, self._costs, aux_costs)
