@@ -114,7 +114,7 @@ class Emitter:
 
     def _end_iteration(
         self,
-        pick: Callable[[], tuple[Any, list[Any], Any]],
+        pick: Callable[[], steps.BatchOutput],
         size: int,
         pass_id: int,
         batch_id: int,

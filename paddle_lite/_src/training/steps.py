@@ -16,7 +16,7 @@ the same updates in the same order (bit for bit), one dispatch.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -39,8 +39,13 @@ from paddle_lite._src.training import pass_totals
 from paddle_lite._src.training.chunks import Feeds
 from paddle_lite._src.values import VALID
 
-# Each batch's (cost_sum, evaluator stats, finite) of one dispatch, in order.
-Outputs = tuple[tuple[Any, list[Any], Any], ...]
+# One batch's (cost_sum, evaluator stats, finite), and those of one dispatch, in order.
+BatchOutput = tuple[Any, list[Any], Any]
+Outputs = tuple[BatchOutput, ...]
+# A step's loss: (trainable, fixed, feeds, key) -> (cost_sum, (layer values, updates)).
+Loss = Callable[
+    [dict[str, Any], dict[str, Any], Feeds, Any], tuple[Any, tuple[list[Any], dict[str, Any]]]
+]
 
 
 class TrainState(NamedTuple):
@@ -166,7 +171,15 @@ def optimized(
     return trainable, opt_state
 
 
-def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:
+def _update(
+    tx: optax.GradientTransformationExtraArgs,
+    rows: Mapping[str, Any],
+    state: TrainState,
+    grads: dict[str, Any],
+    feeds: Feeds,
+    updates: dict[str, Any],
+    batch_totals: tuple[Any, list[Any]],
+) -> tuple[Any, ...]:
     """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
 
     ``updates`` are the forward's new values of fixed parameters (batch-norm
@@ -184,7 +197,13 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
     return trainable, fixed, opt_state, totals
 
 
-def _loss(costs, aux_costs, outputs, dtype, taps):
+def _loss(
+    costs: Sequence[Layer],
+    aux_costs: Sequence[Layer],
+    outputs: Sequence[Layer],
+    dtype: Any,
+    taps: dict[str, Any],
+) -> Loss:
     """``loss(trainable, fixed, feeds, key) -> (cost_sum, (values, updates))`` of a step.
 
     ``aux_costs`` (cost layers among the trainer's ``extra_layers``) add their gradient
@@ -193,7 +212,9 @@ def _loss(costs, aux_costs, outputs, dtype, taps):
     """
     cost_names = frozenset(c.name for c in [*costs, *aux_costs])
 
-    def loss(trainable, fixed, feeds, key):
+    def loss(
+        trainable: dict[str, Any], fixed: dict[str, Any], feeds: Feeds, key: Any
+    ) -> tuple[Any, tuple[list[Any], dict[str, Any]]]:
         params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
         values, updates = forward(outputs, params, feeds, key, "train", cost_names, taps)
@@ -206,7 +227,14 @@ def _loss(costs, aux_costs, outputs, dtype, taps):
     return loss
 
 
-def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):
+def _train_body(
+    costs: Sequence[Layer],
+    evaluators: Sequence[Evaluator],
+    tx: optax.GradientTransformationExtraArgs,
+    precision: str,
+    on_nan: OnNan,
+    aux_costs: Sequence[Layer] = (),
+) -> Callable[[TrainState, Feeds], tuple[TrainState, BatchOutput]]:
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
     A step whose cost, gradients or update (the new trainable parameters, optimizer
@@ -223,7 +251,7 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=
     taps = {name: tap for ev in evaluators for name, tap in ev.grad_taps().items()}
     loss = _loss(costs, aux_costs, outputs, precision_mod.compute_dtype(precision), taps)
 
-    def body(state: TrainState, feeds: Any):
+    def body(state: TrainState, feeds: Feeds) -> tuple[TrainState, BatchOutput]:
         key = jax.random.fold_in(state.key, state.step)
         with jax.default_matmul_precision(matmul):
             (total, (values, updates)), grads = jax.value_and_grad(loss, has_aux=True)(
@@ -338,7 +366,7 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Evaluator]) -> Zeros
     """
     outputs, slots = outputs_for(costs, evaluators)
 
-    def stats(params, feeds):
+    def stats(params: dict[str, Any], feeds: Feeds) -> tuple[Any, list[Any]]:
         values, _ = forward(outputs, params, feeds, None, "test")
         return cost_sum(values, len(costs)), evaluate(values, slots, evaluators)
 
@@ -365,7 +393,7 @@ def make_test_step(
     matmul = precision_mod.matmul_precision(precision)
     cost_names = frozenset(c.name for c in costs)
 
-    def step(params, feeds, totals):
+    def step(params: dict[str, Any], feeds: Feeds, totals: Any) -> Any:
         params = precision_mod.cast_floats(params, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
         weights = feeds.get(VALID)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import collections
 import functools
 from collections.abc import Callable
-from typing import Any
 
 import jax
 
@@ -46,7 +45,7 @@ class Fetched:
             self._host = to_host(self._value)
         return self._host
 
-    def pick(self, i: int) -> Callable[[], tuple[Any, list[Any], Any]]:
+    def pick(self, i: int) -> Callable[[], steps.BatchOutput]:
         """``() -> (cost_sum, stats, finite)`` of batch ``i`` of the dispatch."""
         return lambda: self.get()[i]
 
