@@ -58,15 +58,19 @@ def _reader(batches):
 
 
 class Compiles:
-    """Counts XLA compilations (``jax.monitoring``'s backend compile events)."""
+    """Counts the XLA compilations of the thread that trains (``jax.monitoring``'s
+    backend compile events, which JAX reports on the compiling thread): a thread another
+    test left behind in the same worker process compiles its own programs."""
 
     def __init__(self):
-        self.count = 0
+        self.count, self.names = 0, []
+        self.thread = threading.get_ident()
         jax.monitoring.register_event_duration_secs_listener(self._event)
 
-    def _event(self, name, duration, **kwargs):
-        if "backend_compile" in name:
+    def _event(self, name, duration, fun_name="?", **kwargs):
+        if "backend_compile" in name and threading.get_ident() == self.thread:
             self.count += 1
+            self.names.append(fun_name)
 
 
 COMPILES = Compiles()
@@ -251,13 +255,56 @@ def test_sigint_at_random_opcodes_of_a_warm_trainer(run, fault, tmp_path):
         steps.append(k)
         interrupted += raised is not None
         compiled += COMPILES.count - before
-    assert compiled == 0
+    assert compiled == 0, COMPILES.names[-compiled:]
     assert interrupted >= 110 and len(set(steps)) >= 5, (interrupted, steps)
     fault.observed(
         f"120 signals, {interrupted} during train() (the rest came as it returned): "
         f"KeyboardInterrupt, the state after steps {sorted(set(steps))}; every "
         "continuation bit-identical; 0 compilations"
     )
+
+
+class RaiseBeforeLine:
+    """Raises ``KeyboardInterrupt`` at the first line of the library whose text holds
+    ``text``, before that line runs: a signal landing just there."""
+
+    def __init__(self, text):
+        self.text, self.fired = text, False
+
+    def __call__(self, frame, event, arg):
+        if self.fired or not frame.f_code.co_filename.startswith(LIBRARY):
+            return None
+        return self._line
+
+    def _line(self, frame, event, arg):
+        if event == "line" and not self.fired:
+            with open(frame.f_code.co_filename) as source:
+                line = source.readlines()[frame.f_lineno - 1]
+            if self.text in line:
+                self.fired = True
+                raise KeyboardInterrupt
+        return self._line
+
+
+@pytest.mark.parametrize("batch", [0, 3])
+def test_an_interrupt_just_before_a_warm_step_keeps_its_compiled_program(run, batch):
+    trainer = run.trainer
+    trainer.load_checkpoint(run.start)
+    if batch:
+        trainer.train(_reader(run.batches[:batch]), num_passes=1)
+    before = COMPILES.count
+    alarm = RaiseBeforeLine("= run(held.leaves")  # the step's call, before it donates
+    with pytest.raises(KeyboardInterrupt):
+        sys.settrace(alarm)
+        try:
+            trainer.train(_reader(run.batches[batch:]), num_passes=1)
+        finally:
+            sys.settrace(None)
+    assert alarm.fired
+    assert run.step_of(run.params.values()) == batch
+    trainer.train(_reader(run.batches[batch:]), num_passes=1)
+    assert run.step_of(run.params.values()) == BATCHES
+    assert COMPILES.count == before, COMPILES.names[before:]
 
 
 def test_sigint_at_random_times_of_cold_and_warm_trainers(run, fault, tmp_path):
@@ -281,10 +328,11 @@ def test_sigint_at_random_times_of_cold_and_warm_trainers(run, fault, tmp_path):
         outcomes["interrupted" if raised is not None else "finished first"] += 1
         _check_after(run, trainer, raised, kwargs)
         # a compile the interrupt cut short may run once more; nothing else compiles again
-        assert COMPILES.count - before <= (run.cold_compiles + 1 if cold else 0)
+        compiled = COMPILES.count - before
+        assert compiled <= (run.cold_compiles + 1 if cold else 0), COMPILES.names[-compiled:]
         trainer.load_checkpoint(run.start)
         again = COMPILES.count
         trainer.train(_reader(run.batches), num_passes=1)
-        assert COMPILES.count == again, "a later train() compiled again"
+        assert COMPILES.count == again, ("a later train() compiled", COMPILES.names[again:])
     assert outcomes["interrupted"] >= 15, outcomes  # (a busy machine slows the runs down)
     fault.observed(f"60 runs: {outcomes}; every check held")

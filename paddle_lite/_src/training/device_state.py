@@ -27,7 +27,7 @@ import optax
 from paddle_lite._src import config
 from paddle_lite._src.distributed.parallel import put_replicated, to_host
 from paddle_lite._src.parameters import Parameters
-from paddle_lite._src.training import packing, pass_totals, steps
+from paddle_lite._src.training import chunks, packing, pass_totals, steps
 from paddle_lite._src.training.chunks import Chunk, Feeds
 from paddle_lite._src.training.host_sync import HostSync
 from paddle_lite._src.training.programs import Model, Programs, Run, TrainProgram
@@ -42,6 +42,23 @@ class Held(NamedTuple):
     packing: packing.Packing
     leaves: list[Any]
     run: Run | None = None
+
+
+class Ran(NamedTuple):
+    """The last run that returned, with the feeds it ran on while training (their
+    signature alone after ``stop``, which lets the batch go)."""
+
+    run: Run | None = None
+    feeds: tuple[Feeds, ...] | None = None
+    known: tuple[Any, ...] | None = None  # the feeds' signature, once they are let go
+
+    def signature(self) -> tuple[Any, ...] | None:
+        if self.known is None and self.run is not None:
+            return chunks.signature(self.feeds)
+        return self.known
+
+    def let_go(self) -> Ran:
+        return Ran(self.run, None, self.signature())
 
 
 class DeviceState:
@@ -61,6 +78,7 @@ class DeviceState:
         self.zeros = steps.make_zeros(model.costs, model.evaluators)
         self._program: TrainProgram | None = None
         self.held: Held | None = None  # while training
+        self.ran = Ran()  # the last run that returned, and what it ran on
         self.frozen: frozenset[str] = frozenset()
         self.step_count = np.int32(0)  # steps run, carried across train() calls
         self.pass_id = np.int32(0)  # the last pass trained
@@ -159,12 +177,18 @@ class DeviceState:
         try:
             leaves, out = run(held.leaves, chunk.feeds)
         except BaseException:
-            if not any(x.is_deleted() for x in held.leaves):  # not run: tracing, compiling
-                self.program.forget(held.packing)  # the next call builds a fresh program
+            if not any(x.is_deleted() for x in held.leaves) and not self._warm(run, chunk):
+                self.program.forget(held.packing)  # a compile cut short: build afresh
                 self.held = held._replace(run=None)
             raise
         self.held = Held(held.packing, leaves, run)
+        self.ran = Ran(run, chunk.feeds)
         return out
+
+    def _warm(self, run: Run, chunk: Chunk) -> bool:
+        """Whether ``run`` has returned on feeds of ``chunk``'s signature: a call cut
+        short before it ran then compiled nothing, and its program is kept."""
+        return self.ran.run is run and self.ran.signature() == chunks.signature(chunk.feeds)
 
     def end_pass(self) -> None:
         """v2's end-of-pass catch-up of lazily decayed sparse rows."""
@@ -183,7 +207,7 @@ class DeviceState:
                 step, pass_id, _ = state.counters
                 self.step_count, self.pass_id = np.int32(step), np.int32(pass_id)
             self.host.detach()
-            self.held = None
+            self.held, self.ran = None, self.ran.let_go()
 
     def restore(self, snapshot: Snapshot) -> None:
         """Take a checkpoint's state (between ``train`` calls; the parameters are the
