@@ -127,30 +127,6 @@ def check_not_training(training_in: threading.Thread | None, what: str) -> None:
     )
 
 
-class Claim:
-    """Which ``train`` call trains a trainer, and in which thread: one call at a time."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._call: object = None
-        self.thread: threading.Thread | None = None  # the thread the call trains in
-
-    def take(self, call: object) -> None:
-        """Mark the trainer as trained by ``call`` in this thread; a second ``train``
-        (from a handler, or from another thread) is a ``TrainerBusyError``."""
-        with self._lock:
-            check_not_training(self.thread, "train()")
-            self._call, self.thread = call, threading.current_thread()
-
-    def release(self, call: object) -> bool:
-        """Let go of ``call``'s claim; False when it held none (refused by ``take``)."""
-        with self._lock:
-            if self._call is not call:
-                return False
-            self._call, self.thread = None, None
-            return True
-
-
 def checkpointing(folder: Any, every: Any, kept: Any) -> Checkpointing | None:
     if folder is None:
         if every is not None:

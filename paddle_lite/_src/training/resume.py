@@ -24,9 +24,12 @@ import numpy as np
 from paddle_lite._src.distributed.parallel import exchange, process_index
 from paddle_lite._src.errors import TrainingWarning
 from paddle_lite._src.readers import state as reader_state
+from paddle_lite._src.topology import Topology
 from paddle_lite._src.tracebacks import user_stacklevel
-from paddle_lite._src.training import checkpoints
+from paddle_lite._src.training import checkpoints, snapshot
 from paddle_lite._src.training.checkpoints import Meta
+from paddle_lite._src.training.own_shares import trained_tasks
+from paddle_lite._src.version import __version__
 
 
 @dataclasses.dataclass
@@ -100,6 +103,29 @@ def position_meta(where: Position, reader: Any) -> Meta:
         "random": where.random if mid_pass else random_states(),
         "reader": where.reader if mid_pass else reader_state.get_state(reader),
     }
+
+
+def checkpoint_files(
+    state: snapshot.Snapshot,
+    where: Position,
+    reader: Any,
+    topology: Topology,
+    shapes: dict[str, list[int]],
+) -> tuple[dict[str, np.ndarray], Meta]:
+    """The arrays and the ``checkpoint.json`` entries of a checkpoint of one step: the
+    device ``state`` taken at ``where`` (at a pass's start without the pass's totals),
+    the position, the tasks of the master's shares this process trained, the topology's
+    fingerprint, the parameters' ``shapes`` and the library version."""
+    if where.batch_id == 0:  # a pass's start: no totals to keep
+        state = dataclasses.replace(state, totals=None)
+    arrays, meta = snapshot.to_files(state)
+    meta.update(position_meta(where, reader))
+    share = getattr(reader, "process_share", None)
+    if share:
+        meta["master"] = trained_tasks(share, where.share_tasks)
+    meta["fingerprint"] = checkpoints.fingerprint(topology)
+    meta["parameters"], meta["version"] = shapes, __version__
+    return arrays, meta
 
 
 @dataclasses.dataclass(frozen=True)

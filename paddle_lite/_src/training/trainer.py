@@ -45,18 +45,23 @@ from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_ha
 from paddle_lite._src.training.gradient_machine import LayerForwards
 from paddle_lite._src.training.history import History
 from paddle_lite._src.training.loop import (
-    Claim,
     Reader,
     Settings,
     TrainCall,
     check_batch_reader,
+    check_not_training,
     checkpointing,
     pass_count,
     positive,
 )
-from paddle_lite._src.training.own_shares import trained_tasks
 from paddle_lite._src.training.programs import Model
-from paddle_lite._src.training.resume import Loaded, Position, Resume, pass_range, position_meta
+from paddle_lite._src.training.resume import (
+    Loaded,
+    Position,
+    Resume,
+    checkpoint_files,
+    pass_range,
+)
 from paddle_lite._src.training.signals import Preemption
 from paddle_lite._src.training.trained_set import (
     extra_costs,
@@ -64,7 +69,6 @@ from paddle_lite._src.training.trained_set import (
     own_parameters,
     warn_if_costs_need,
 )
-from paddle_lite._src.version import __version__
 
 
 class SGD:
@@ -128,7 +132,9 @@ class SGD:
         # for event.gm and parameters.get_grad
         self._forwards = LayerForwards(self.__topology__, self._costs, aux_costs)
         self._position = Position()  # where the next step trains (for checkpoints)
-        self._claim = Claim()  # the running train() call, and its thread
+        self._claim_lock = threading.Lock()
+        self._claimed_by: object = None  # the running train() call (see _claim)
+        self._training_in: threading.Thread | None = None  # and its thread
         self._resume: Loaded | None = None  # where load_checkpoint left off
         self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
         self._history: History | None = None  # the running train() call's, for test()
@@ -210,9 +216,9 @@ class SGD:
             v2 returned None; a program that ignores the result is unaffected.
         """
         early_sgd.complete(self, early)
-        call = object()  # this call's claim on the trainer
+        call = object()  # this call's claim on the trainer (see _claim)
         try:
-            self._claim.take(call)
+            self._claim(call)
             check_batch_reader(reader, "train()")
             feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "train()")
             settings = Settings(
@@ -224,9 +230,17 @@ class SGD:
                 handler=combined_handler(event_handler),
             )
             return self._run(reader, pass_count(num_passes), checkpoint_dir, settings)
-        finally:
-            if self._claim.release(call):
-                self._history = None
+        finally:  # no Python call before the claim is let go: a Ctrl-C would skip it
+            with self._claim_lock:
+                if self._claimed_by is call:
+                    self._claimed_by, self._training_in, self._history = None, None, None
+
+    def _claim(self, call: object) -> None:
+        """Mark this trainer as trained by ``call`` in this thread; a second ``train``
+        (from a handler, or from another thread) is a ``TrainerBusyError``."""
+        with self._claim_lock:
+            check_not_training(self._training_in, "train()")
+            self._claimed_by, self._training_in = call, threading.current_thread()
 
     def _run(
         self,
@@ -307,16 +321,9 @@ class SGD:
             state = self._device.snapshot()
             values = merged_values(self._parameters, self._own)
             reader = self._reader
-        if where.batch_id == 0:  # a pass's start: no totals to keep
-            state = dataclasses.replace(state, totals=None)
-        arrays, meta = snapshot.to_files(state)
-        meta.update(position_meta(where, reader))
-        share = getattr(reader, "process_share", None)
-        if share:
-            meta["master"] = trained_tasks(share, where.share_tasks)
-        meta["fingerprint"] = checkpoints.fingerprint(self.__topology__)
-        meta["parameters"] = {n: list(s.shape) for n, s in self._specs.items()}
-        meta["version"], meta["call_end"] = __version__, self._call_end
+        shapes = {n: list(s.shape) for n, s in self._specs.items()}
+        arrays, meta = checkpoint_files(state, where, reader, self.__topology__, shapes)
+        meta["call_end"] = self._call_end
         checkpoints.save(dirname, values, arrays, meta, owner=self)
 
     @api_boundary
@@ -375,7 +382,7 @@ class SGD:
         feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "test()")
         feeder = feeder_for(self.__topology__, feeding)
         result = testing.run(reader, feeder, step, self._device.zeros, self._evaluators, params)
-        if self._history is not None and self._claim.thread is threading.current_thread():
+        if self._history is not None and self._training_in is threading.current_thread():
             self._history.tested(result)
         return result
 
