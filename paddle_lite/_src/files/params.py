@@ -29,7 +29,6 @@ from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.tracebacks import user_stacklevel
 
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
-_BLOCK = 512
 MAX_CONFIG_BYTES = 1 << 20  # a ParameterConfig is a few dozen bytes
 _READ_ERRORS = tar_members.READ_ERRORS
 
@@ -111,7 +110,7 @@ def write_tar(
     for spec in specs:
         _write_member(stream, spec.name, member_bytes(values[spec.name]))
         _write_member(stream, spec.name + ".protobuf", proto.encode(proto.from_spec(spec)))
-    stream.write(b"\0" * (2 * _BLOCK))
+    stream.write(b"\0" * (2 * tar_members.BLOCK))
 
 
 def _write_member(stream: IO[bytes], name: str, data: bytes) -> None:
@@ -119,9 +118,9 @@ def _write_member(stream: IO[bytes], name: str, data: bytes) -> None:
     if len(raw) > 99:
         long_name = raw + b"\0"
         stream.write(_tar_header(b"././@LongLink", len(long_name), 0, b"L"))
-        stream.write(long_name + b"\0" * (-len(long_name) % _BLOCK))
+        stream.write(long_name + b"\0" * (-len(long_name) % tar_members.BLOCK))
     stream.write(_tar_header(raw, len(data), 0o644, b"0"))
-    stream.write(data + b"\0" * (-len(data) % _BLOCK))
+    stream.write(data + b"\0" * (-len(data) % tar_members.BLOCK))
 
 
 def source_name(f: Any) -> str:
