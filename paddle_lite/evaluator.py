@@ -5,19 +5,23 @@ values in ``event.metrics`` under their names.
 """
 
 from paddle_lite._src.compat.aliases import module_getattr
+from paddle_lite._src.evaluators.auc import auc
 from paddle_lite._src.evaluators.base import Evaluator
+from paddle_lite._src.evaluators.chunk import chunk
 from paddle_lite._src.evaluators.classification import classification_error
+from paddle_lite._src.evaluators.ctc_error import ctc_error
 from paddle_lite._src.evaluators.detection import detection_map
-from paddle_lite._src.evaluators.printers import (
+from paddle_lite._src.evaluators.gradient_printer import gradient_printer
+from paddle_lite._src.evaluators.pnpair import pnpair
+from paddle_lite._src.evaluators.precision_recall import precision_recall
+from paddle_lite._src.evaluators.seqtext_printer import seqtext_printer
+from paddle_lite._src.evaluators.sums import column_sum, sum
+from paddle_lite._src.evaluators.value_printers import (
     classification_error_printer,
-    gradient_printer,
     maxframe_printer,
     maxid_printer,
-    seqtext_printer,
     value_printer,
 )
-from paddle_lite._src.evaluators.scores import auc, column_sum, pnpair, precision_recall, sum
-from paddle_lite._src.evaluators.sequences import chunk, ctc_error
 
 __all__ = [
     "Evaluator",

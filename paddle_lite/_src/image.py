@@ -33,7 +33,8 @@ CUBIC_A = -0.75
 
 
 # decoding ---------------------------------------------------------------------------
-def _pillow() -> Any:
+def pil_image() -> Any:
+    """Pillow's ``PIL.Image`` module, or an ``ImportError`` saying how to install it."""
     try:
         from PIL import Image
     except ImportError:  # pragma: no cover - depends on the environment
@@ -45,7 +46,7 @@ def _pillow() -> Any:
 
 
 def _decode(source: Any, is_color: bool) -> np.ndarray:
-    with _pillow().open(source) as image:
+    with pil_image().open(source) as image:
         if not is_color and image.format == "JPEG":
             image.draft("L", image.size)  # libjpeg's own luma, as OpenCV reads grayscale JPEGs
         if image.mode in ("L", "1", "I;16") and not is_color:

@@ -34,6 +34,7 @@ from paddle_lite._src.layers.recurrent.beam_search import BeamResult
 from paddle_lite._src.layers.recurrent.generation import beam_fields
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.proto import inference_file as v2_inference_file
+from paddle_lite._src.proto import inference_payload as v2_inference_payload
 from paddle_lite._src.readers.minibatch import batch
 from paddle_lite._src.topology import Topology, load_inference_topology
 from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
@@ -194,12 +195,13 @@ def _check_samples(input: Any) -> None:
 
 def _file_topology(fileobj: Any) -> Topology:
     """The topology of a stream from ``serialize_for_inference``: paddle_lite's JSON, or
-    the pickled ModelConfig v2 wrote (read with ``proto.inference_file``)."""
+    the pickled ModelConfig v2 wrote (read with ``proto.inference_payload``, rebuilt with
+    ``proto.inference_file``)."""
     where = source_name(fileobj)
     data = fileobj.read() if hasattr(fileobj, "read") else fileobj
     try:
-        if isinstance(data, bytes) and v2_inference_file.is_v2_inference_file(data):
-            payload = v2_inference_file.load_payload(data, f"v2 inference file {where}")
+        if isinstance(data, bytes) and v2_inference_payload.is_v2_inference_file(data):
+            payload = v2_inference_payload.load_payload(data, f"v2 inference file {where}")
             return v2_inference_file.rebuild(*payload)
         return load_inference_topology(data)
     except TopologyError as err:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ConfigError, TrainingWarning
+from paddle_lite.errors import ConfigError, TrainingWarning
 
 SCRIPT = pathlib.Path(__file__).parents[1] / "unit" / "scripts" / "data_parallel.py"
 ENV = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONUNBUFFERED": "1"}

@@ -15,10 +15,10 @@ import time
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ArgumentTypeError, DataError, MasterError
 from paddle_lite._src.master.etcd import Etcd
 from paddle_lite._src.master.task_queue import PASS_END, WAIT, Task, TaskQueue
 from paddle_lite._src.readers.recordio_v2 import read_records, write_recordio_v2
+from paddle_lite.errors import ArgumentTypeError, DataError, MasterError
 
 FAST = {"lease_ttl_sec": 1, "poll_sec": 0.05, "chunks_per_task": 2}
 SAMPLES = 12

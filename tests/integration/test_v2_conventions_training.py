@@ -22,7 +22,7 @@ from integration._v2_program_fixtures import (
     tag_reader,
     tagger,
 )
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, TopologyError
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning, TopologyError
 
 L, DT, A, E = paddle.layer, paddle.data_type, paddle.activation, paddle.evaluator
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from paddle_lite._src.errors import LayerConfigError
+from paddle_lite.errors import LayerConfigError
 from tests.integration import protostr, v2_golden
 
 _RUN_CHECKED = (

@@ -7,7 +7,7 @@ built, put in a topology, and its sizes, names and parameter shapes are checked.
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigError
+from paddle_lite.errors import LayerConfigError
 
 L, DT, A, P, ATTR = paddle.layer, paddle.data_type, paddle.activation, paddle.pooling, paddle.attr
 Topology = paddle.topology.Topology

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError
+from paddle_lite.errors import DataError
 
 L, DT, A, E = paddle.layer, paddle.data_type, paddle.activation, paddle.evaluator
 RNG = np.random.default_rng(7)

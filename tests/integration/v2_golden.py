@@ -193,7 +193,7 @@ def compare(name: str) -> tuple[list[str], list[str]]:
     """The differences between config ``name`` built with paddle_lite and v2's golden, and
     the ``LayerConfigWarning`` messages of layers v2 built but could not run."""
     import paddle_lite as paddle
-    from paddle_lite._src.errors import LayerConfigWarning
+    from paddle_lite.errors import LayerConfigWarning
     from paddle_lite.topology import Topology
 
     module = importlib.import_module(f"tests.integration.v2_configs.{name}")

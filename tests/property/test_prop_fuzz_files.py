@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ParameterError, TopologyError
 from paddle_lite._src.graph import reset_names
 from paddle_lite._src.proto import parameter_config as proto
 from paddle_lite._src.specs import InitSpec, ParamSpec
+from paddle_lite.errors import ParameterError, TopologyError
 
 Parameters = paddle.parameters.Parameters
 

@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError, DataWarning, PaddleLiteError, ReaderError
 from paddle_lite._src.feeding.checks import nonempty_sequences
 from paddle_lite._src.feeding.feeder import DataFeeder
-from paddle_lite._src.readers.decorator import ReaderTypeError
 from paddle_lite._src.training import loop as loop_mod
 from paddle_lite._src.training.chunks import device_batches
+from paddle_lite.errors import DataError, DataWarning, PaddleLiteError, ReaderError, ReaderTypeError
 
 DT = paddle.data_type
 TYPES = [

@@ -24,12 +24,13 @@ from unit import test_v2_inference_file as v2_files
 
 import paddle_lite as paddle
 from paddle_lite._src import inference
-from paddle_lite._src.errors import PaddleLiteError, TopologyError
 from paddle_lite._src.proto import inference_file as V2
+from paddle_lite._src.proto import inference_payload as V2_PAYLOAD
 from paddle_lite._src.readers import recordio_v2
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.checkpoint_folders import MANIFEST
+from paddle_lite.errors import PaddleLiteError, TopologyError
 
 PEAK_LIMIT = 64 << 20
 
@@ -131,7 +132,7 @@ def _read_topology(data):
 
 
 def test_the_v2_base_file_loads():
-    protobin, types = V2.load_payload(_v2_file())
+    protobin, types = V2_PAYLOAD.load_payload(_v2_file())
     assert types == [("x", paddle.data_type.dense_vector(4))]
     assert V2.rebuild(protobin, types).outputs[0].size == 3
 

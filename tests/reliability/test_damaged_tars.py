@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ParameterError, ParameterWarning
 from paddle_lite._src.specs import InitSpec, ParamSpec
+from paddle_lite.errors import ParameterError, ParameterWarning
 
 Parameters = paddle.parameters.Parameters
 V2_TAR = pathlib.Path("/work/shared/v2_models/fit_a_line.tar")

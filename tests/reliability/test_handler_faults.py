@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import (
+from paddle_lite._src.training.chunks import converted, device_batches
+from paddle_lite.errors import (
     NonFiniteError,
     ParameterError,
     ParameterWarning,
+    ReaderTypeError,
     TrainerBusyError,
 )
-from paddle_lite._src.readers.decorator import ReaderTypeError
-from paddle_lite._src.training.chunks import converted, device_batches
 
 W = "_out.w0"
 

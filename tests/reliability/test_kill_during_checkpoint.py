@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from paddle_lite._src.training import checkpoints
-from paddle_lite._src.training.checkpoint_folders import CheckpointError
+from paddle_lite.errors import CheckpointError
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import NonFiniteError
+from paddle_lite.errors import NonFiniteError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 BAD, BATCH = 5, 2

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import NonFiniteError, OptimizerWarning
-from paddle_lite._src.optim.schedules import OptimizerConfigError
+from paddle_lite.errors import NonFiniteError, OptimizerConfigError, OptimizerWarning
 
 RNG = np.random.RandomState(0)
 X, Y = RNG.randn(8, 3), RNG.randn(8, 1)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.readers.decorator import ReaderTypeError
 from paddle_lite._src.training.chunks import converted, device_batches
+from paddle_lite.errors import ReaderTypeError
 
 DEADLINE_S = 10.0
 

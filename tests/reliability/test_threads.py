@@ -10,6 +10,7 @@ says, and nothing may raise but the typed errors the docs name.
 import hashlib
 import io
 import threading
+import time
 
 import numpy as np
 
@@ -45,6 +46,12 @@ def _reader():
     return paddle.batch(lambda: iter(ROWS), 8)
 
 
+def _wait_for(condition, timeout_s=60.0):
+    deadline = time.monotonic() + timeout_s
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
 def test_readers_in_other_threads_see_whole_steps(tmp_path, fault):
     fault.case(
         "threads",
@@ -63,6 +70,9 @@ def test_readers_in_other_threads_see_whole_steps(tmp_path, fault):
             step = trainer._device.steps_run()
             steps[_digest(values)] = step
             step_values[step] = values
+            if step in (24, 48):  # a checkpoint mid-run, however busy the machine is
+                count = len(saved)
+                _wait_for(lambda: len(saved) > count)
 
     seen, errors, saved = [], [], []
     stop = threading.Event()

@@ -18,13 +18,19 @@ import pytest
 import v2_recordio_files as go
 
 import paddle_lite as paddle
-from paddle_lite._src.dataset.cifar import UnsafePickleError, load_batch
-from paddle_lite._src.errors import DataError, ParameterError, ParameterWarning, TopologyError
+from paddle_lite._src.dataset.cifar import load_batch
 from paddle_lite._src.files.params import HEADER
 from paddle_lite._src.proto import parameter_config as proto
 from paddle_lite._src.readers import recordio, recordio_v2
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.topology import load_inference_topology
+from paddle_lite.errors import (
+    DataError,
+    ParameterError,
+    ParameterWarning,
+    TopologyError,
+    UnsafePickleError,
+)
 
 Parameters = paddle.parameters.Parameters
 

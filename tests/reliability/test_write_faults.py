@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.dataset.download import DownloadError
-from paddle_lite._src.errors import DataError
+from paddle_lite.errors import DataError, DownloadError
 
 
 def _params():

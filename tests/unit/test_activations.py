@@ -7,7 +7,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.activations import as_activation
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerTypeError
+from paddle_lite.errors import LayerTypeError
 
 act = paddle.activation
 Z = np.linspace(-50.0, 50.0, 41).reshape(1, -1)
@@ -253,7 +253,7 @@ def test_sequence_softmax_of_a_wide_or_plain_layer_cannot_run():
     """v2's sequence_softmax forward returned an error for a step wider than 1 and had no
     sequence to run over for a plain layer: both build (as v2 parsed them) and refuse to
     run, instead of a softmax over each column's steps or over the batch."""
-    from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
+    from paddle_lite.errors import LayerConfigError, LayerConfigWarning
 
     seq = paddle.layer.data(name="s", type=paddle.data_type.dense_vector_sequence(3))
     plain = paddle.layer.data(name="p", type=paddle.data_type.dense_vector(3))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 attr = paddle.attr
 

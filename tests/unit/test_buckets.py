@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.feeding.buckets import default_ladder, make_policy, pow2, waste
+from paddle_lite.errors import ConfigError
 
 
 def test_default_ladder():

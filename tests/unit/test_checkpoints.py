@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ParameterError
-from paddle_lite._src.training.checkpoints import CheckpointError
+from paddle_lite.errors import CheckpointError, ParameterError
 
 SCRIPT = pathlib.Path(__file__).parent / "scripts" / "checkpointed_training.py"
 sys.path.insert(0, str(SCRIPT.parent))
@@ -207,7 +206,7 @@ def _begin_passes():
 
 
 def test_num_passes_is_the_passes_of_the_call(tmp_path, fault):
-    from paddle_lite._src.errors import TrainingWarning
+    from paddle_lite.errors import TrainingWarning
 
     fault.case(
         "checkpoints (num_passes)",

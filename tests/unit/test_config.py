@@ -5,7 +5,7 @@ import re
 import pytest
 
 from paddle_lite._src import config
-from paddle_lite._src.errors import ConfigError, TrainingWarning
+from paddle_lite.errors import ConfigError, TrainingWarning
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +36,7 @@ def test_more_trainers_than_jax_has_devices_train_on_those_it_has(monkeypatch):
     import jax
 
     from paddle_lite._src.distributed import parallel as distributed
-    from paddle_lite._src.errors import TrainingWarning
+    from paddle_lite.errors import TrainingWarning
 
     jax.devices()  # JAX runs now, with the devices it started with
     have = len(jax.devices())

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError, LayerConfigError
 from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import DataError, LayerConfigError
 
 L, D, A = paddle.layer, paddle.data_type, paddle.attr
 rng = np.random.default_rng(3)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 dt = paddle.data_type
 SEQ = dt.SequenceType

@@ -14,11 +14,10 @@ except ImportError:
     import _dataset_fixtures as fx
 
 from paddle_lite._src import image
-from paddle_lite._src.dataset.download import DownloadError
 from paddle_lite._src.dataset.flowers import MEAN
 from paddle_lite._src.dataset.matfile import write_mat
-from paddle_lite._src.errors import DataError
 from paddle_lite.dataset import flowers, mq2007, sentiment, voc2012, voc_seg
+from paddle_lite.errors import DataError, DownloadError
 
 RNG = np.random.default_rng(13)
 

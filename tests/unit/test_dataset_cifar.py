@@ -13,8 +13,8 @@ try:
 except ImportError:
     import _dataset_fixtures as fx
 
-from paddle_lite._src.errors import DataError
 from paddle_lite.dataset import cifar, common
+from paddle_lite.errors import DataError
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ try:
 except ImportError:
     import _dataset_fixtures as fx
 
-from paddle_lite._src.errors import DataError, PaddleLiteError
 from paddle_lite.dataset import common
+from paddle_lite.errors import DataError, PaddleLiteError
 
 
 def _ten():

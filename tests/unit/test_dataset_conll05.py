@@ -14,8 +14,8 @@ except ImportError:
     import _dataset_fixtures as fx
 
 from paddle_lite._src.dataset import conll05 as impl
-from paddle_lite._src.errors import DataError
 from paddle_lite.dataset import common, conll05
+from paddle_lite.errors import DataError
 
 SIT = (
     [3, 4, 5, 6, 7],  # The cat sat on mats

@@ -11,7 +11,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compat import early_names
-from paddle_lite._src.errors import ArgumentTypeError
+from paddle_lite.errors import ArgumentTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)

@@ -9,11 +9,11 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite import evaluator as E
 from paddle_lite._src import graph
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.evaluators.base import total_stats
 from paddle_lite._src.evaluators.classification import auto_evaluators, first_max
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 try:
     from tests.unit._evaluator_fixtures import RTOL, data, dt, metrics, padded

@@ -9,8 +9,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite import evaluator as E
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.values import Seq, Sparse
+from paddle_lite.errors import LayerConfigError
 
 try:
     from tests.unit._evaluator_fixtures import RTOL, data, dt, metrics

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError
-from paddle_lite._src.feeding import items as feeder_items
+from paddle_lite._src.feeding import dense_rows as feeder_items
 from paddle_lite._src.feeding.feeder import DataFeeder
+from paddle_lite.errors import DataError
 
 DT = paddle.data_type
 RNG = np.random.default_rng(11)

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError, DataWarning, LayerConfigWarning
 from paddle_lite._src.feeding.checks import id_limits
 from paddle_lite._src.feeding.feeder import DataFeeder
+from paddle_lite.errors import DataError, DataWarning, LayerConfigWarning
 
 DT = paddle.data_type
 X = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 2.0], [2.0, 1.0, 0.0]])

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError, DataWarning
 from paddle_lite._src.feeding.checks import feeder_for, image_inputs
 from paddle_lite._src.feeding.feeder import DataFeeder
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import DataError, DataWarning
 
 DT = paddle.data_type
 RNG = np.random.default_rng(5)

@@ -3,8 +3,8 @@
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.specs import Spec
+from paddle_lite.errors import LayerConfigError
 
 
 def _x(dim=4, name="x"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigError
+from paddle_lite.errors import LayerConfigError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(7)

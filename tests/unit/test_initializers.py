@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.initializers import fans, initialize, lookup, param_key
 from paddle_lite._src.specs import InitSpec, ParamSpec
+from paddle_lite.errors import ParameterError
 
 init = paddle.initializer
 SHAPE = (400, 300)

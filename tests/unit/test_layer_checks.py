@@ -2,9 +2,9 @@
 
 import pytest
 
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.layers import base
 from paddle_lite._src.specs import Spec
+from paddle_lite.errors import LayerConfigError
 
 DENSE, IDS = Spec(4), Spec(10, dtype="int32")
 SPARSE = Spec(7, dtype="sparse_binary")

@@ -6,7 +6,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError
+from paddle_lite.errors import LayerConfigError
 
 L, DT, A, ATTR = paddle.layer, paddle.data_type, paddle.activation, paddle.attr
 RNG = np.random.default_rng(11)

@@ -13,13 +13,13 @@ from paddle_lite._src import data_types as dt
 from paddle_lite._src import poolings
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import core
 from paddle_lite._src.layers.image import conv, pool
 from paddle_lite._src.specs import InitSpec
 from paddle_lite._src.topology import traverse
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 RTOL, ATOL = 1e-5, 1e-5
 

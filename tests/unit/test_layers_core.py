@@ -6,10 +6,10 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq, Sparse
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(0)

@@ -10,12 +10,12 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers.cost import basic as C
 from paddle_lite._src.layers.cost import rank as R
 from paddle_lite._src.layers.cost import robust as H
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq, Sparse
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(7)

@@ -10,9 +10,9 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 try:
     from tests.unit import _v2_slice_reference as ref

@@ -8,8 +8,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(2)

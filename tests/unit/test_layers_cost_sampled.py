@@ -6,9 +6,9 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward, layer_key
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.layers.cost import sampled as CS
 from paddle_lite._src.values import Sparse
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning
 
 L, DT, ATTR = paddle.layer, paddle.data_type, paddle.attr
 RNG = np.random.default_rng(9)

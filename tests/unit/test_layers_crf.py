@@ -8,10 +8,10 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers.cost.crf import crf, crf_decoding
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 
 L, DT = paddle.layer, paddle.data_type
 F32 = np.float32

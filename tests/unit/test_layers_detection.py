@@ -11,11 +11,11 @@ from jax.test_util import check_grads
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.evaluators.base import total_stats
 from paddle_lite._src.evaluators.detection import DetectionMAP
 from paddle_lite._src.layers.detection.loss import match_priors
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from tests.unit import _detection_reference as ref
 
 L, DT = paddle.layer, paddle.data_type

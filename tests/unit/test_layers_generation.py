@@ -10,7 +10,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 L, A = paddle.layer, paddle.activation
 V, E, H, C = 7, 4, 5, 3  # vocabulary, embedding, state and context widths

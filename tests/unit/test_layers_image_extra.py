@@ -8,7 +8,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 try:
     from tests.unit import _image_extra_refs as ref

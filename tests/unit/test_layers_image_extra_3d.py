@@ -8,9 +8,9 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
+from paddle_lite.errors import LayerConfigError
 
 try:
     from tests.unit import _image_extra_refs as ref

@@ -11,7 +11,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError
+from paddle_lite.errors import LayerConfigError
 
 L, DT = paddle.layer, paddle.data_type
 

@@ -7,7 +7,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 
 L, DT, P = paddle.layer, paddle.data_type, paddle.pooling
 RNG = np.random.default_rng(5)

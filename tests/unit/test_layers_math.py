@@ -5,7 +5,6 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import arith as AR
 from paddle_lite._src.layers import mixed as MX
@@ -14,6 +13,7 @@ from paddle_lite._src.layers.core import embedding
 from paddle_lite._src.layers.math import basic as M
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(11)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.values import Seq, Sparse
+from paddle_lite.errors import LayerConfigError
 from tests.unit import _math_fixtures as MF
 from tests.unit._math_fixtures import float64_and_fresh_names  # noqa: F401 (autouse)
 

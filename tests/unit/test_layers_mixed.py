@@ -7,13 +7,13 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers.core import fc
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq, Sparse
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(7)

@@ -12,8 +12,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError
 
 L, A, DT = paddle.layer, paddle.activation, paddle.data_type
 

@@ -9,10 +9,10 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 from tests.unit._sequence_fixtures import nested_data, nested_value, seq_data, seq_value
 from tests.unit.test_layers_recurrent import gru_ref, lstm_ref
 

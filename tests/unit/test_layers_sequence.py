@@ -12,7 +12,6 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.layers import base
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
@@ -20,6 +19,7 @@ from paddle_lite._src.layers.sequence import pooling as S
 from paddle_lite._src.layers.sequence import reshape as R
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 try:
     from tests.unit import _sequence_fixtures as sf

@@ -8,9 +8,9 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.layers.sequence import pooling as S
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError
 
 try:
     from tests.unit import _sequence_fixtures as sf

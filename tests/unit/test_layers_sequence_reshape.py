@@ -8,13 +8,13 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import DataError, LayerConfigError, LayerConfigWarning, LayerTypeError
 from paddle_lite._src.layers import mixed as M
 from paddle_lite._src.layers import projections as PR
 from paddle_lite._src.layers.sequence import pooling as S
 from paddle_lite._src.layers.sequence import reshape as R
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import DataError, LayerConfigError, LayerConfigWarning, LayerTypeError
 
 try:
     from tests.unit import _sequence_fixtures as sf

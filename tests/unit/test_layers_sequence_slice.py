@@ -10,11 +10,11 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerTypeError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerTypeError
 
 try:
     from tests.unit import _sequence_fixtures as sf

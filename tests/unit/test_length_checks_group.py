@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src import errors as paddle_lite_errors
-from paddle_lite._src.errors import DataError
+from paddle_lite import errors as paddle_lite_errors
 from paddle_lite._src.feeding.lengths import Source, length_checks
 from paddle_lite._src.topology import Topology
+from paddle_lite.errors import DataError
 
 L, D = paddle.layer, paddle.data_type
 H = 2

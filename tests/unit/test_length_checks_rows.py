@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError
 from paddle_lite._src.feeding.lengths import Source, length_checks
 from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.specs import Spec
 from paddle_lite._src.topology import Topology
+from paddle_lite.errors import DataError
 
 L, D = paddle.layer, paddle.data_type
 H = 2

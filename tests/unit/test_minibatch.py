@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from paddle_lite._src.errors import DataError
+from paddle_lite.errors import DataError
 from paddle_lite.minibatch import batch
 
 

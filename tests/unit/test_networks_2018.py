@@ -7,9 +7,9 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
+from paddle_lite.errors import LayerConfigError
 from tests.unit._sequence_fixtures import seq_data, seq_value
 
 L, N, D = paddle.layer, paddle.networks, paddle.data_type

@@ -6,8 +6,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerTypeError
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerTypeError
 
 L, DT, N = paddle.layer, paddle.data_type, paddle.networks
 RNG = np.random.default_rng(8)

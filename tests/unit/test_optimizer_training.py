@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.optim.schedules import OptimizerConfigError
+from paddle_lite.errors import OptimizerConfigError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(5)

@@ -13,11 +13,10 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite import optimizer as O
-from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.optim.optimizers import as_optax
-from paddle_lite._src.optim.regularizers import OptimizerArgumentError
-from paddle_lite._src.optim.schedules import OptimizerConfigError, make_schedule
+from paddle_lite._src.optim.schedules import make_schedule
 from paddle_lite._src.specs import InitSpec, ParamSpec
+from paddle_lite.errors import OptimizerArgumentError, OptimizerConfigError, ParameterError
 
 LR, DECAY_A, DECAY_B, L2_GLOBAL, CLIP_GLOBAL = 0.05, 0.01, 0.5, 0.02, 0.8
 BATCHES = [4, 4, 3, 4, 2]

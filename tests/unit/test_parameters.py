@@ -19,13 +19,13 @@ from paddle_lite._src import parameters as P
 from paddle_lite._src.activations import Linear
 from paddle_lite._src.attrs import ParamAttr
 from paddle_lite._src.data_types import dense_vector
-from paddle_lite._src.errors import ParameterError, ParameterWarning
 from paddle_lite._src.graph import name_scope
 from paddle_lite._src.layers.core import data, fc
 from paddle_lite._src.proto import parameter_config as proto
 from paddle_lite._src.proto import wire as proto_wire
 from paddle_lite._src.specs import InitSpec, ParamSpec
 from paddle_lite._src.topology import Topology
+from paddle_lite.errors import ParameterError, ParameterWarning
 
 try:
     from tests.unit._dataset_fixtures import shared_root

@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from paddle_lite._src.errors import TopologyError
 from paddle_lite._src.training import pass_totals
+from paddle_lite.errors import TopologyError
 
 
 def _tree(rng: np.random.Generator) -> tuple:

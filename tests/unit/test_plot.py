@@ -5,7 +5,7 @@ import pytest
 
 from paddle_lite._src.display import draw as plot_draw
 from paddle_lite._src.display.plot import Ploter
-from paddle_lite._src.errors import PaddleLiteError
+from paddle_lite.errors import PaddleLiteError
 
 
 def test_append_and_reset():

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.training.chunks import converted, device_batches
 from paddle_lite._src.training.steps import OnNan
+from paddle_lite.errors import ConfigError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(7)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerTypeError
 from paddle_lite._src.graph import current_scope
+from paddle_lite.errors import LayerTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 
@@ -83,5 +83,5 @@ def test_maxframe_printer_ranks_the_frames_of_each_sequence(capsys):
     paddle.evaluator.maxframe_printer(input=scores, num_results=2)
     (ev,) = current_scope().evaluators
     data = np.array([[[0.1], [0.9], [0.5]], [[0.7], [0.2], [9.0]]], "f4")
-    printers._emit(ev.attrs["render"], ev, [Seq(data, np.array([3, 2], np.int32))])
+    printers.emit(ev.attrs["render"], ev, [Seq(data, np.array([3, 2], np.int32))])
     assert "frames=[[1, 2], [0, 1]]" in capsys.readouterr().out

@@ -6,7 +6,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.feeding.buckets import default_ladder
-from paddle_lite._src.readers.decorator import ReaderTypeError
+from paddle_lite.errors import ReaderTypeError
 
 RNG = np.random.default_rng(0)
 LENGTHS = np.minimum(RNG.lognormal(5.1, 0.6, 2000).astype(int) + 1, 2500).tolist()

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paddle_lite._src.errors import DataError, DataWarning
+from paddle_lite.errors import DataError, DataWarning
 from paddle_lite.reader.creator import np_array, recordio, text_file, write_recordio
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import paddle_lite as paddle
 import paddle_lite.reader as reader_mod
-from paddle_lite._src.errors import DataError
+from paddle_lite.errors import DataError
 from paddle_lite.reader import (
     ComposeNotAligned,
     Fake,

@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from paddle_lite._src.errors import DataWarning
 from paddle_lite._src.readers import record_index, recordio, recordio_v2
+from paddle_lite.errors import DataWarning
 from paddle_lite.reader import creator
 
 SAMPLES = [(i, [float(i)] * (i % 4), f"s{i}") for i in range(25)]

@@ -14,8 +14,8 @@ import pytest
 import v2_recordio_files as go
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import DataError, MissingDependencyError
 from paddle_lite._src.readers import recordio_v2
+from paddle_lite.errors import DataError, MissingDependencyError
 from paddle_lite.reader.creator import recordio, write_recordio, write_recordio_v2
 
 try:

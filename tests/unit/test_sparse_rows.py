@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import ConfigError
+from paddle_lite.errors import ConfigError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 V, D = 12, 3

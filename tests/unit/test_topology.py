@@ -5,8 +5,8 @@ import io
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import LayerConfigWarning, ParameterError, TopologyError
 from paddle_lite._src.topology import load_inference_topology
+from paddle_lite.errors import LayerConfigWarning, ParameterError, TopologyError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 Topology = paddle.topology.Topology

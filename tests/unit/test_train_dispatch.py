@@ -13,10 +13,10 @@ from unit._determinism import assert_same
 import paddle_lite as paddle
 import paddle_lite._src.training.loop as loop_mod
 import paddle_lite._src.training.steps as steps_mod
-from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.training.chunks import device_batches
 from paddle_lite._src.training.steps import OnNan
 from paddle_lite._src.values import VALID
+from paddle_lite.errors import ConfigError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(3)

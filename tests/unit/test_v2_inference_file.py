@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import paddle_lite as paddle
-from paddle_lite._src.errors import TopologyError
-from paddle_lite._src.proto import inference_file as V2
+from paddle_lite._src.proto import inference_payload as V2_PAYLOAD
 from paddle_lite._src.proto.model_config import SCHEMA
+from paddle_lite.errors import TopologyError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 RNG = np.random.default_rng(4)
@@ -202,8 +202,8 @@ def test_v2_inference_file_rebuilds_the_network_and_infers_like_it():
 def test_only_v2_data_type_globals_may_appear():
     evil = b"\x80\x02cos\nsystem\n" + _s("echo hi") + b"\x85R."
     with pytest.raises(TopologyError, match="os.system.*refused"):
-        V2.load_payload(evil)
-    protobin, types = V2.load_payload(_v2_file(b"abc", [("w", (7, 1, 3))]))
+        V2_PAYLOAD.load_payload(evil)
+    protobin, types = V2_PAYLOAD.load_payload(_v2_file(b"abc", [("w", (7, 1, 3))]))
     assert protobin == b"abc" and types == [("w", DT.integer_value_sequence(7))]
 
 

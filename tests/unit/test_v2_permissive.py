@@ -6,7 +6,7 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning, LayerTypeError
 
 L, DT, A = paddle.layer, paddle.data_type, paddle.activation
 

@@ -8,8 +8,8 @@ import pytest
 
 import paddle_lite as paddle
 from paddle_lite._src.compile import forward
-from paddle_lite._src.errors import LayerConfigError, LayerConfigWarning
 from paddle_lite._src.values import Seq
+from paddle_lite.errors import LayerConfigError, LayerConfigWarning
 from tests.unit import test_layers_detection as det
 
 L, DT, P = paddle.layer, paddle.data_type, paddle.pooling

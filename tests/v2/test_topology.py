@@ -4,7 +4,10 @@ Translated: Python 2 -> 3 (``filter`` returns an iterator, so ``list(filter(...)
 v1 activations ``conf_helps.SigmoidActivation()`` / ``SoftmaxActivation()`` are v2's
 ``paddle.activation.Sigmoid()`` / ``Softmax()`` (v2's classes are those same v1 classes);
 ``paddle.trainer.PyDataProvider2.DataType`` is what v2 re-exported as
-``paddle.data_type.DataType``.
+``paddle.data_type.DataType``. ``test_parse`` only built each topology's ModelConfig in
+v2; the port asserts what v2 put in it (see ``_parsed_config``): the layers reachable from
+the outputs, in the order they were created, their parameters, and the input and output
+layers.
 """
 
 import types
@@ -15,6 +18,8 @@ import paddle_lite.data_type as pydp2
 import paddle_lite.layer as layer
 import paddle_lite.topology as topology
 from paddle_lite import data_type
+
+from ._parsed_config import assert_parsed, data_row, row
 
 # the two v1 activation classes the test names, under their v1 names
 conf_helps = types.SimpleNamespace(
@@ -65,10 +70,42 @@ class TestTopology(unittest.TestCase):
         cost1 = layer.classification_cost(input=inference, label=label)
         cost2 = layer.cross_entropy_cost(input=inference, label=label)
 
-        topology.Topology(cost2).proto()
-        topology.Topology([cost1]).proto()
-        topology.Topology([cost1, cost2]).proto()
-        topology.Topology([inference, maxid]).proto()
+        # fc_layer: weight "_<name>.w0" [input size, size], bias "_<name>.wbias" [1, size];
+        # classification_cost is named "cost"; each cost has size 1; max_id keeps its
+        # input's size
+        fc0, fc1 = "___fc_layer_0__", "___fc_layer_1__"
+        fcs = [
+            row("__fc_layer_0__", "fc", 100, ("pixel3", f"{fc0}.w0"), act="sigmoid",
+                bias=f"{fc0}.wbias"),
+            row("__fc_layer_1__", "fc", 10, ("__fc_layer_0__", f"{fc1}.w0"), act="softmax",
+                bias=f"{fc1}.wbias"),
+        ]  # fmt: skip
+        params = {
+            f"{fc0}.w0": (78400, (784, 100)),
+            f"{fc0}.wbias": (100, (1, 100)),
+            f"{fc1}.w0": (1000, (100, 10)),
+            f"{fc1}.wbias": (10, (1, 10)),
+        }
+        data = [data_row("pixel3", 784), data_row("label3", 10)]
+        xent = "multi-class-cross-entropy"
+        by_cost = row("__cost_0__", xent, 1, "__fc_layer_1__", "label3")
+        by_xent = row("__cross_entropy_0__", xent, 1, "__fc_layer_1__", "label3")
+        for net, costs in [
+            (cost2, [by_xent]),
+            ([cost1], [by_cost]),
+            ([cost1, cost2], [by_cost, by_xent]),
+        ]:
+            outputs = [cost[0] for cost in costs]
+            config = topology.Topology(net).proto()
+            assert_parsed(config, data + fcs + costs, params, ["pixel3", "label3"], outputs)
+        maxid_row = row("__maxid_layer_0__", "maxid", 10, "__fc_layer_1__")
+        assert_parsed(
+            topology.Topology([inference, maxid]).proto(),
+            [data[0], *fcs, maxid_row],
+            params,
+            ["pixel3"],
+            ["__fc_layer_1__", "__maxid_layer_0__"],
+        )
 
 
 if __name__ == "__main__":

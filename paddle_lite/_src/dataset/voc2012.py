@@ -36,7 +36,9 @@ LABEL_FILE = "VOCdevkit/VOC2012/SegmentationClass/{}.png"
 Sample = tuple[np.ndarray, np.ndarray]
 
 
-def _source() -> str:
+def data_source() -> str:
+    """The tar, else the extracted folder, under ``<data home>/voc2012/``, else the tar
+    downloaded there (md5-checked) or an error saying how to get it."""
     home = module_home("voc2012")
     if os.path.isfile(os.path.join(home, ARCHIVE)):
         return os.path.join(home, ARCHIVE)
@@ -56,8 +58,8 @@ def reader_creator(sub_name: str) -> Callable[[], Iterator[Sample]]:
     """
 
     def reader() -> Iterator[Sample]:
-        source = _source()
-        with _members(source) as get:
+        source = data_source()
+        with open_members(source) as get:
             for line in get(SET_FILE.format(sub_name)).decode("utf-8").split():
                 data, label = get(DATA_FILE.format(line)), get(LABEL_FILE.format(line))
                 yield image.load_image_bytes(data), image.load_image_bytes(label, is_color=False)
@@ -66,7 +68,7 @@ def reader_creator(sub_name: str) -> Callable[[], Iterator[Sample]]:
 
 
 @contextlib.contextmanager
-def _members(source: str) -> Iterator[Callable[[str], bytes]]:
+def open_members(source: str) -> Iterator[Callable[[str], bytes]]:
     """``get(name) -> bytes`` over the tar (indexed once) or the extracted folder."""
     if os.path.isdir(source):
         yield lambda name: read_file(os.path.join(source, name))

@@ -27,7 +27,7 @@ Sample = tuple[np.ndarray, np.ndarray]
 
 def _decode(data: bytes) -> np.ndarray:
     """An image file's pixels as PIL gives them (``np.array(Image.open(...))``)."""
-    with image._pillow().open(io.BytesIO(data)) as im:
+    with image.pil_image().open(io.BytesIO(data)) as im:
         return np.array(im)
 
 
@@ -41,8 +41,8 @@ def reader_creator(sub_name: str) -> Callable[[], Iterator[Sample]]:
     """
 
     def reader() -> Iterator[Sample]:
-        # voc2012's helpers find the tar or folder and index the archive once
-        with voc2012._members(voc2012._source()) as get:
+        # voc2012 finds the tar or folder and indexes the archive once
+        with voc2012.open_members(voc2012.data_source()) as get:
             for line in get(voc2012.SET_FILE.format(sub_name)).decode("utf-8").split():
                 data = get(voc2012.DATA_FILE.format(line))
                 label = get(voc2012.LABEL_FILE.format(line))

@@ -27,20 +27,30 @@ def png_bytes(figure: Any) -> bytes:
     return buf.getvalue()
 
 
-def show(owner: Any, figure: Any) -> None:
-    """Display ``figure`` for ``owner`` (a Ploter), replacing its image in this cell.
+class CellImage:
+    """One figure's image in the notebook: the first ``show`` of a cell displays it, later
+    ones from the same cell replace it in place.
 
-    Args:
-        owner: the object the image belongs to; it keeps the display handle.
-        figure: a matplotlib figure, drawn now.
+    Example:
+        ```python
+        image = CellImage()
+        image.show(figure)   # displays the figure
+        image.show(figure)   # from the same cell: replaces it
+        ```
     """
-    from IPython import display
 
-    image = display.Image(data=png_bytes(figure), format="png")
-    cell = _cell_id()
-    previous = getattr(owner, "_display_handle", None)
-    if previous is not None and previous[0] == cell:
-        previous[1].update(image)
-        return
-    handle = display.display(image, display_id=True)
-    owner._display_handle = (cell, handle)
+    def __init__(self) -> None:
+        self.cell: Any = None  # the execution count of the cell showing the image
+        self.handle: Any = None  # IPython's DisplayHandle of the image, None before the first
+
+    def show(self, figure: Any) -> None:
+        """Display ``figure`` (a matplotlib figure, drawn now), replacing this image when
+        it was shown from the same cell."""
+        from IPython import display
+
+        image = display.Image(data=png_bytes(figure), format="png")
+        cell = _cell_id()
+        if self.handle is not None and self.cell == cell:
+            self.handle.update(image)
+            return
+        self.cell, self.handle = cell, display.display(image, display_id=True)

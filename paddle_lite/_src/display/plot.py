@@ -123,6 +123,7 @@ class Ploter:
         self.__disabled__ = os.environ.get("DISABLE_PLOT") == "True"
         self.last_path: str | None = None  # where the last PNG went (outside Jupyter)
         self._temp_path: str | None = None  # the temporary PNG plot() redraws without a path
+        self._image: Any = None  # the image plot() redraws in a notebook (notebook.CellImage)
 
     def append(self, title: str, step: Any, value: Any) -> None:
         """Add a point to the line ``title`` (one of the titles given at creation)."""
@@ -145,9 +146,11 @@ class Ploter:
         plt.xlabel(self.__xlabel__)
         plt.ylabel(self.__ylabel__)
         if notebook and path is None:
-            from paddle_lite._src.display import notebook as plot_display
+            if self._image is None:
+                from paddle_lite._src.display.notebook import CellImage
 
-            plot_display.show(self, plt.gcf())
+                self._image = CellImage()
+            self._image.show(plt.gcf())
         else:
             self._save(plt.gcf(), path)
         plt.gcf().clear()

@@ -7,8 +7,10 @@ a batch or pass. Read ``base`` first, then a family:
 1. ``base`` -- the contract and the helpers every family shares.
 2. ``classification`` -- ``classification_error`` and the evaluators a cost layer
    attaches to itself.
-3. ``scores`` -- auc, precision_recall, pnpair, sum, column_sum.
-4. ``sequences`` -- ``chunk`` (a tagger's segment F1) and ``ctc_error``.
+3. scores, one module each: ``auc``, ``precision_recall``, ``pnpair``, ``sums`` (``sum``
+   and ``column_sum``).
+4. sequences: ``chunk`` (a tagger's segment F1) and ``ctc_error`` (edit distance).
 5. ``detection`` -- ``detection_map`` over ``detection_output``.
-6. ``printers`` -- v2's printers: evaluators with no metric, that print values.
+6. ``printers`` -- v2's printers: evaluators with no metric, that print values; then
+   ``value_printers``, ``seqtext_printer`` and ``gradient_printer``.
 """

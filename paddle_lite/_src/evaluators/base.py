@@ -21,9 +21,9 @@ Values are flat rows: dense ``[B, size]``, ids ``[B]``, sequences ``Seq`` (one r
 per valid step; padding is ignored). Over sequences every metric counts steps,
 as v2 did (a sequence batch has one row per token).
 
-The families build on this module: ``evaluators`` (``classification_error`` and the
-evaluators a cost attaches), ``evaluators.scores`` (``auc``, ``precision_recall``,
-``pnpair``, ``sum``, ``column_sum``) and ``evaluators.sequences`` (``chunk``, ``ctc_error``).
+The evaluators build on this module: ``classification`` (``classification_error`` and
+the evaluators a cost attaches), ``auc``, ``precision_recall``, ``pnpair``, ``sums``
+(``sum``, ``column_sum``), ``chunk``, ``ctc_error``, ``detection`` and the printers.
 """
 
 from __future__ import annotations
@@ -221,6 +221,15 @@ def check_dense_label(label: Layer, where: str, expected: str) -> None:
     if label.spec.dtype == "float32" and label.spec.size != 1:
         raise LayerConfigError(
             f"{where}: label '{label.name}' has size {label.spec.size}; {expected}."
+        )
+
+
+def check_sequence(layer: Layer, where: str, arg: str) -> None:
+    """A ``LayerConfigError`` unless ``layer`` is a sequence (seq_level 1)."""
+    if layer.spec.seq_level != 1:
+        raise LayerConfigError(
+            f"{where}: {arg} '{layer.name}' has seq_level {layer.spec.seq_level}; expected "
+            "a sequence (seq_level 1)."
         )
 
 

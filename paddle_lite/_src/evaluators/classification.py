@@ -1,9 +1,8 @@
 """Classification error and the evaluators a cost layer attaches to itself.
 
 ``classification_cost`` attaches ``classification_error``, keyed
-``classification_error_evaluator`` as v2 named it; ``auc`` and ``precision_recall``
-(from ``evaluators.scores``) can be attached the same way. The evaluator contract is
-in ``evaluators.base``.
+``classification_error_evaluator`` as v2 named it; ``auc`` and ``precision_recall`` can be
+attached the same way. The evaluator contract is in ``evaluators.base``.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from paddle_lite._src.errors import LayerConfigError, LayerTypeError
-from paddle_lite._src.evaluators import scores as evaluators_scores
+from paddle_lite._src.evaluators.auc import make_auc
 from paddle_lite._src.evaluators.base import (
     Evaluator,
     build,
@@ -30,6 +29,7 @@ from paddle_lite._src.evaluators.base import (
     same_level,
     where_of,
 )
+from paddle_lite._src.evaluators.precision_recall import make_precision_recall
 from paddle_lite._src.graph import Layer, current_scope
 from paddle_lite._src.layers import base
 
@@ -202,8 +202,8 @@ def _auto(evaluator: str, pred: Layer, label: Layer, weight: Layer | None) -> Ev
     if evaluator == "classification_error":
         return _classification_error(pred, label, name, weight, None, None, paired)
     if evaluator == "auc":
-        return evaluators_scores.make_auc(pred, label, name, weight, paired)
-    return evaluators_scores.make_precision_recall(pred, label, None, weight, name, paired)
+        return make_auc(pred, label, name, weight, paired)
+    return make_precision_recall(pred, label, None, weight, name, paired)
 
 
 def auto_evaluators(layer: Layer) -> list[Evaluator]:

@@ -6,7 +6,8 @@ Read in this order:
 
 1. ``fields`` -- v2's ``feeding``: which field of a sample each data layer reads.
 2. ``feeder`` -- ``DataFeeder``: a minibatch to one dict of numpy arrays.
-3. ``items`` -- one field, item by item: dense rows, ids, sparse rows, sequences.
+3. ``items`` -- one field, item by item, by its type: ``dense_rows``, ``ids``,
+   ``sparse_items``; ``field_context`` -- the field an error names.
 4. ``buckets`` -- the padded length of a sequence batch (``seq_buckets``).
 5. ``checks`` and ``lengths`` -- readers, batches and empty sequences checked; inputs meant
    to have equal lengths checked batch by batch.

@@ -29,14 +29,11 @@ from paddle_lite._src.data_types import DataType, InputType, SequenceType
 from paddle_lite._src.errors import DataError, DataWarning
 from paddle_lite._src.feeding.aligned import aligned_copy, aligned_zeros
 from paddle_lite._src.feeding.buckets import Policy, make_policy
+from paddle_lite._src.feeding.dense_rows import check_image_shape
+from paddle_lite._src.feeding.field_context import Field
 from paddle_lite._src.feeding.fields import feeding_index
-from paddle_lite._src.feeding.items import (
-    Field,
-    check_image_shape,
-    convert_items,
-    ids_of,
-    item_converter,
-)
+from paddle_lite._src.feeding.ids import ids_of
+from paddle_lite._src.feeding.items import convert_items, item_converter
 from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.values import Seq, Sparse
 

@@ -3,7 +3,9 @@
 An optimizer holds v2's global settings and turns them, with each parameter's attributes,
 into one optax chain. Read in this order:
 
-1. ``optimizers`` -- the ``Optimizer`` base: v2's arguments and ``to_optax``.
+1. ``optimizers`` -- the ``Optimizer`` base: v2's arguments and ``to_optax``;
+   ``update_rule`` -- each parameter's resolved settings and the optax transform that
+   applies the rule to every parameter.
 2. ``rules`` -- the update rules (Momentum, Adam, AdaGrad, ...): each only states its rule.
 3. ``regularizers`` -- what wraps a rule: L1/L2 decay, clipping, model averaging, frozen
    parameters.

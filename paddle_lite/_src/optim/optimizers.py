@@ -25,8 +25,9 @@ Adam and Adamax ignore the schedule (constant ``learning_rate``); Adam and Adama
 ignore L2 decay unless L1 is also set (then both act through the regularizer). As v2
 did, a parameter with both momentum and L1 decay is refused (``OptimizerConfigError``).
 
-This module holds the ``Optimizer`` base and the shared machinery; the concrete
-rules (``Momentum``, ``Adam`` ...) are in ``optim.rules``.
+This module holds the ``Optimizer`` base: v2's settings and the chain built from them;
+the per-parameter update transformation is in ``optim.update_rule``, the concrete rules
+(``Momentum``, ``Adam`` ...) in ``optim.rules``.
 """
 
 from __future__ import annotations
@@ -35,10 +36,9 @@ import dataclasses
 import inspect
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
-import jax.numpy as jnp
 import optax
 
 from paddle_lite._src.errors import did_you_mean
@@ -50,6 +50,7 @@ from paddle_lite._src.optim.regularizers import (
     number,
 )
 from paddle_lite._src.optim.schedules import OptimizerConfigError, make_schedule
+from paddle_lite._src.optim.update_rule import ParamHyper, RuleState, rule_transform
 from paddle_lite._src.specs import ParamSpec
 
 SETTINGS: dict[str, Any] = {
@@ -70,26 +71,6 @@ SETTINGS: dict[str, Any] = {
 def _unset(value: float | None, default: float) -> float:
     """v2 treats ``None`` and 0 as unset for per-parameter settings."""
     return default if value is None or value == 0 else float(value)
-
-
-@dataclasses.dataclass(frozen=True)
-class ParamHyper:
-    """Resolved update settings of one parameter (global defaults filled in)."""
-
-    lr_scale: float
-    momentum: float
-    l2: float
-    l1: float
-    clip: float
-    sparse: bool = False  # row-sparse updates (``sparse_update``; see ``sparse_rows``)
-
-
-class RuleState(NamedTuple):
-    """State of the v2 update rule: updates done, samples seen, slots[slot][param]."""
-
-    step: jnp.ndarray
-    samples: jnp.ndarray
-    slots: dict[str, dict[str, jnp.ndarray]]
 
 
 class Optimizer:
@@ -141,7 +122,8 @@ class Optimizer:
         )
         self.learning_rate_schedule = values["learning_rate_schedule"]
         self.learning_rate_args = values["learning_rate_args"]
-        self._schedule = make_schedule(
+        # the learning-rate schedule: a pure jax function ``(n, pass_id) -> lr``
+        self.schedule = make_schedule(
             self.learning_rate_schedule,
             self.learning_rate,
             self.learning_rate_decay_a,
@@ -238,7 +220,7 @@ class Optimizer:
         hypers = {name: self.resolve(specs[name]) for name in trainable}
         parts = [
             regularizers.clip_gradients({k: h.clip for k, h in hypers.items() if h.clip > 0}),
-            _rule(self, hypers),
+            rule_transform(self, hypers),
         ]
         if self.averages:
             parts.append(regularizers.model_average(self.model_average))
@@ -287,7 +269,7 @@ class Optimizer:
             if not clocks:
                 continue
             params, slots = dict(params), {s: dict(v) for s, v in part.slots.items()}
-            lr = self._schedule(part.samples, pass_id) if self.scheduled else self.learning_rate
+            lr = self.schedule(part.samples, pass_id) if self.scheduled else self.learning_rate
             for name in clocks:
                 h = self.resolve(specs[name])
                 own = {s: tree[name] for s, tree in part.slots.items() if name in tree}
@@ -352,44 +334,6 @@ def _refuse_l1_momentum(owner: str, name: str, h: ParamHyper) -> None:
         "L1 decay'). Drop the L1 decay for it (ParamAttr(l1_rate=...) / L1Regularization) "
         "or train it without momentum (the optimizer's momentum, ParamAttr(momentum=...))."
     )
-
-
-def _rule(opt: Optimizer, hypers: dict[str, ParamHyper]) -> optax.GradientTransformationExtraArgs:
-    """The v2 update rule of ``opt`` with per-parameter settings ``hypers``."""
-    constant_lr = jnp.float32(opt.learning_rate)
-
-    def init(params):
-        names = opt.slot_names + ("velocity",) + sparse_rows.CLOCKS
-        slots = {s: {} for s in names}
-        for k, h in hypers.items():
-            for s in opt.slots_for(h):
-                slots[s][k] = jnp.zeros_like(params[k])
-            if h.sparse:
-                for s, clock in sparse_rows.init_slots(opt, params[k], h).items():
-                    slots[s][k] = clock
-        return RuleState(jnp.int32(0), jnp.int32(0), {s: v for s, v in slots.items() if v})
-
-    def update(grads, state, params=None, *, batch_size=None, pass_id=0, **extra):
-        del extra
-        if batch_size is None or params is None:
-            raise OptimizerArgumentError(
-                f"{type(opt).__name__} update needs params and batch_size= (the number of "
-                f"samples in this batch); received params={'set' if params is not None else None}"
-                f", batch_size={batch_size!r}."
-            )
-        room = regularizers.INT32_MAX - state.samples  # v2 counted in int64: saturate, never wrap
-        samples = state.samples + jnp.minimum(jnp.asarray(batch_size, jnp.int32), room)
-        lr = opt._schedule(samples, pass_id) if opt.scheduled else constant_lr
-        deltas, slots = {}, {s: {} for s in state.slots}
-        for k, h in hypers.items():
-            own = {s: tree[k] for s, tree in state.slots.items() if k in tree}
-            rule = sparse_rows.update if h.sparse else Optimizer.param_update
-            deltas[k], new = rule(opt, grads[k], params[k], own, lr * h.lr_scale, h, state.step)
-            for s, value in new.items():
-                slots[s][k] = value
-        return deltas, RuleState(state.step + 1, samples, slots)
-
-    return optax.GradientTransformationExtraArgs(init, update)
 
 
 def as_optax(

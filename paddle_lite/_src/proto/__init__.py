@@ -4,8 +4,9 @@
    does not know.
 2. ``parameter_config`` -- ``ParameterConfig``, the ``<name>.protobuf`` member of every
    parameter in a v2 tar.
-3. ``model_config`` -- v2's ``ModelConfig``, decoded; ``inference_file`` -- the files
-   v2's ``serialize_for_inference`` wrote, rebuilt as a topology.
+3. ``model_config`` -- v2's ``ModelConfig``, decoded; ``inference_payload`` -- the pickle
+   of the files v2's ``serialize_for_inference`` wrote; ``inference_file`` -- their
+   ModelConfig rebuilt as a topology.
 4. ``layers`` and ``image`` -- how one layer reads in a ModelConfig (its ``LayerConfig``
    fields, its image fields); ``views`` -- a topology shown as v2's ModelConfig text and as
    a summary table.

@@ -32,13 +32,20 @@ def step_of(node: Layer) -> StepGraph | None:
     return step if isinstance(step, StepGraph) else None
 
 
+def created(nodes: Sequence[Layer]) -> list[Layer]:
+    """``nodes`` in the order they were created, as v2's config lists layers (a step
+    runs its layers in another order: placeholders and memories first)."""
+    return sorted(nodes, key=lambda n: n.serial)
+
+
 def with_steps(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, int]]:
     """``(layer, depth)``: each layer, followed by its step's layers one level deeper."""
     for node in nodes:
         yield node, 0
         step = step_of(node)
         if step is not None:
-            yield from ((inner, depth + 1) for inner, depth in with_steps(step.nodes))
+            inner_nodes = created(step.nodes)
+            yield from ((inner, depth + 1) for inner, depth in with_steps(inner_nodes))
 
 
 def groups(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, StepGraph, Sequence[Layer]]]:
@@ -47,7 +54,7 @@ def groups(nodes: Sequence[Layer]) -> Iterator[tuple[Layer, StepGraph, Sequence[
         step = step_of(node)
         if step is not None:
             yield node, step, nodes
-            yield from groups(step.nodes)
+            yield from groups(created(step.nodes))
 
 
 def _link(layer_name: str, link_name: str) -> Message:
@@ -73,7 +80,7 @@ def sub_model(node: Layer, step: StepGraph, nodes: Sequence[Layer]) -> Message:
     }
     return Message(
         name=node.name,
-        layer_names=[n.name for n in step.nodes],
+        layer_names=[n.name for n in created(step.nodes)],
         is_recurrent_layer_group=True,
         reversed=bool(node.attrs.get("reverse", False)),
         in_links=[_link(o, i) for o, i in zip(outer[:n_in], step.inlinks, strict=True)],
@@ -131,7 +138,7 @@ def model_config(
     are listed in creation order, and the root sub-model lists its inputs and outputs in
     layer order (``output_layer_names`` keeps the order the outputs were given in). The
     model's ``type`` is ``recurrent_nn`` when it holds a recurrent group, else ``nn``."""
-    nodes = sorted(nodes, key=lambda n: n.serial)
+    nodes = created(nodes)
     every = [n for n, _ in with_steps(nodes)]
     layers = _layers(nodes)
     dimless = {p.name for n in every for p in n.params if p.role in proto_layers.dimless_roles(n)}
