@@ -24,11 +24,9 @@ unicode string and ``bytes`` as a byte string, so both read back with their own 
 
 from __future__ import annotations
 
-import importlib
 import io
 import pickle
 import struct
-import types
 from typing import Any
 
 import numpy as np
@@ -51,9 +49,11 @@ def _numeric_dtype(*args: Any) -> np.dtype:
 def numpy_globals() -> dict[tuple[str, str], object]:
     """The ``(module, name)`` pairs numpy's pickles name (under numpy 1 and 2 module names),
     mapped to the objects to use, plus ``_codecs.encode``."""
+    try:
+        from numpy._core import multiarray, numeric
+    except ImportError:  # numpy < 2
+        from numpy.core import multiarray, numeric
     import codecs
-
-    multiarray, numeric = _numpy_core("multiarray"), _numpy_core("numeric")
 
     table: dict[tuple[str, str], object] = {("_codecs", "encode"): codecs.encode}
     for module in ("numpy.core", "numpy._core"):
@@ -64,14 +64,6 @@ def numpy_globals() -> dict[tuple[str, str], object]:
     table[("numpy", "ndarray")] = np.ndarray
     table[("numpy", "dtype")] = _numeric_dtype
     return table
-
-
-def _numpy_core(name: str) -> types.ModuleType:
-    """numpy's core module ``name`` (``numpy._core.<name>``; ``numpy.core`` before numpy 2)."""
-    try:
-        return importlib.import_module(f"numpy._core.{name}")
-    except ImportError:  # numpy < 2
-        return importlib.import_module(f"numpy.core.{name}")
 
 
 class RefusedGlobal(pickle.UnpicklingError):
