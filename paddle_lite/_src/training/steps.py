@@ -1,4 +1,4 @@
-"""The jitted training and test steps: all of a step's device work in one call.
+"""The jitted training step: all of a step's device work in one call.
 
 A training step maps ``(TrainState, feeds)`` to ``(TrainState, (cost_sum, stats))``:
 forward, gradients of the summed cost, the optimizer update, pruning masks, the
@@ -32,7 +32,6 @@ from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.evaluators.base import Evaluator
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.lowering import precision as precision_mod
-from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.topology import collect_params, traverse
 from paddle_lite._src.training import packing as packing_mod
 from paddle_lite._src.training import pass_totals
@@ -380,27 +379,3 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Evaluator]) -> Zeros
         return jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), cache[sig])
 
     return zeros
-
-
-def make_test_step(
-    costs: Sequence[Layer], evaluators: Sequence[Evaluator], precision: str
-) -> Callable[[dict[str, Any], Feeds, Any], Any]:
-    """Jitted ``step(params, feeds, totals) -> totals`` in test mode; ``totals`` is
-    ``(cost_sum, stats)`` summed over the batches so far, and is donated."""
-    enable_compilation_cache()
-    outputs, slots = outputs_for(costs, evaluators)
-    dtype = precision_mod.compute_dtype(precision)
-    matmul = precision_mod.matmul_precision(precision)
-    cost_names = frozenset(c.name for c in costs)
-
-    def step(params: dict[str, Any], feeds: Feeds, totals: Any) -> Any:
-        params = precision_mod.cast_floats(params, dtype)
-        feeds = precision_mod.cast_floats(feeds, dtype)
-        weights = feeds.get(VALID)
-        with jax.default_matmul_precision(matmul):
-            values, _ = forward(outputs, params, feeds, None, "test", cost_names)
-            stats = evaluate(precision_mod.to_float32(values), slots, evaluators, weights)
-        batch = (cost_sum(values, len(costs), weights), stats)
-        return jax.tree_util.tree_map(jnp.add, totals, batch)
-
-    return xla_options.jit(step, donate_argnums=(2,))
