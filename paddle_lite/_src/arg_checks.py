@@ -32,10 +32,11 @@ def _describe(value: Any) -> str:
     return f"{value!r} of type {type(value).__name__}"
 
 
-def require_parameters(value: Any, where: str) -> None:
-    """Raise unless ``value`` is a ``Parameters``; the message says how to make one."""
+def require_parameters(value: object, where: str) -> Parameters:
+    """``value``, a ``Parameters``; anything else raises, and the message says how to make
+    one."""
     if isinstance(value, Parameters):
-        return
+        return value
     hint = f"create them with parameters = {_CREATE}"
     if isinstance(value, Layer) or (isinstance(value, (list, tuple)) and value):
         hint += (

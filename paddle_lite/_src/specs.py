@@ -50,7 +50,7 @@ class Spec:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Spec:
         image = tuple(obj["image"]) if obj.get("image") else None
-        return cls(obj["size"], obj["dtype"], obj["seq_level"], image)  # type: ignore[arg-type]
+        return cls(obj["size"], obj["dtype"], obj["seq_level"], image)
 
 
 @dataclasses.dataclass(frozen=True)

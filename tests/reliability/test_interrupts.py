@@ -307,6 +307,38 @@ def test_an_interrupt_just_before_a_warm_step_keeps_its_compiled_program(run, ba
     assert COMPILES.count == before, COMPILES.names[before:]
 
 
+class SignalBeforeLine(RaiseBeforeLine):
+    """Sends SIGINT at the first line of the library whose text holds ``text``, before
+    that line runs: the handler then in place runs at once, as a real signal's would."""
+
+    def _line(self, frame, event, arg):
+        if event == "line" and not self.fired:
+            with open(frame.f_code.co_filename) as source:
+                line = source.readlines()[frame.f_lineno - 1]
+            if self.text in line:
+                self.fired = True
+                signal.raise_signal(signal.SIGINT)
+        return self._line
+
+
+def test_a_ctrl_c_as_train_lets_go_of_the_signals_leaves_no_handler_behind(run):
+    trainer = run.trainer
+    trainer.load_checkpoint(run.start)
+    alarm = SignalBeforeLine("if signal.getsignal(signal.SIGINT) == self._on_sigint")
+    with pytest.raises(KeyboardInterrupt):
+        sys.settrace(alarm)
+        try:
+            trainer.train(_reader(run.batches), num_passes=1)
+        finally:
+            sys.settrace(None)
+    assert alarm.fired
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert run.step_of(run.params.values()) == BATCHES  # it came after the last step
+    trainer.load_checkpoint(run.start)  # and the trainer trains on as before
+    trainer.train(_reader(run.batches), num_passes=1)
+    assert run.step_of(run.params.values()) == BATCHES
+
+
 def test_sigint_at_random_times_of_cold_and_warm_trainers(run, fault, tmp_path):
     fault.case(
         "interrupts (Ctrl-C)",

@@ -144,18 +144,9 @@ def private_reaches(source: str) -> list[tuple[int, str]]:
     return sorted(visitor.found)
 
 
-PENDING_FILES = {"paddle_lite/_src/parameters.py", "paddle_lite/_src/training/trainer.py"}
-PENDING_REACHES = PENDING_FILES | {
-    "paddle_lite/_src/distributed/kubernetes.py",
-    "paddle_lite/_src/training/trained_set.py",
-}
-
-
 def test_no_library_file_is_over_400_lines():
     long = {}
     for path in _library_files():
-        if _shown(path) in PENDING_FILES:
-            continue
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > MAX_LINES:
             long[_shown(path)] = lines
@@ -170,7 +161,6 @@ def test_no_private_name_is_reached_across_modules():
         f"{_shown(path)}:{line}: {what}"
         for path in _library_files()
         for line, what in private_reaches(path.read_text(encoding="utf-8"))
-        if _shown(path) not in PENDING_REACHES
     ]
     assert not found, "private names reached from outside their owner:\n" + "\n".join(found)
 

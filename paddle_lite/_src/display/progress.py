@@ -326,7 +326,7 @@ def bar_class() -> Any:
 def _timed(base: type) -> type:
     """``base`` (a tqdm class) with its rate and ETA taken from a ``PassClock``."""
 
-    class PassBar(base):  # type: ignore[misc, valid-type]
+    class PassBar(base):
         clock: PassClock | None = None
 
         @property

@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from paddle_lite._src.errors import ConfigError
-from paddle_lite._src.files.params import _write_output
+from paddle_lite._src.files.atomic import write_output
 from paddle_lite._src.training.functional import train_fn
 
 PORT = 29500
@@ -206,6 +206,6 @@ def dist_train(
         manifest(k8s_job, image, num_workers, command, gpus_per_worker, workdir, etcd_image),
         indent=2,
     )
-    _write_output(path, lambda stream: stream.write(text.encode()))
+    write_output(path, lambda stream: stream.write(text.encode()))
     print(f"paddle_lite: wrote {path}; start the job with: kubectl apply -f {path}")
     return path

@@ -19,11 +19,14 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
+
+from paddle_lite._src.distributed.parallel import is_writer
 
 NEW_FILE_MODE = 0o644
 
@@ -203,3 +206,30 @@ def sync_stream(stream: Any) -> None:
         return
     with contextlib.suppress(OSError):
         os.fsync(fd)
+
+
+def binary_stream(f: Any) -> IO[bytes]:
+    """The byte stream under a text-mode file (v2 programs open tars with ``'w'``/``'r'``),
+    or ``f`` itself."""
+    if isinstance(f, io.TextIOWrapper):
+        f.flush()
+        return f.buffer
+    return f
+
+
+def write_output(f: Any, write: Callable[[IO[bytes]], object]) -> None:
+    """Run ``write`` on ``f``: a path is replaced atomically (``atomic_write``); a stream
+    the caller opened is written, flushed and, when it is a file, ``fsync``-ed.
+
+    In a multi-process job only process 0 writes (the others would write the same
+    bytes to the same place).
+    """
+    if not is_writer():
+        return
+    if is_path(f):
+        with atomic_write(f) as stream:
+            write(stream)
+        return
+    stream = binary_stream(f)
+    write(stream)
+    sync_stream(stream)

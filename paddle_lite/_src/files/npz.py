@@ -1,4 +1,10 @@
-"""Reading ``.npz`` parameter files as data only: sizes checked before any allocation.
+"""``.npz`` files written without pickles and read as data only: sizes checked before any
+allocation.
+
+``write_npz`` writes arrays as ``<name>.npy`` members (uncompressed, with a fixed
+timestamp, so equal arrays give equal bytes; object arrays are refused). A parameter
+``.npz`` (``Parameters.save_npz``) holds one member per parameter plus ``__specs__``
+(``SPECS_MEMBER``), a string array of the specs as JSON.
 
 ``numpy.load`` trusts a member's header: a corrupt or hostile ``.npy`` header announcing a
 huge shape makes it allocate that array before reading a byte. ``NpzReader`` parses the
@@ -15,11 +21,13 @@ Example:
 
 from __future__ import annotations
 
+import json
 import math
 import struct
 import zipfile
 import zlib
-from typing import IO, Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, Any, Literal
 
 import numpy as np
 
@@ -42,6 +50,7 @@ _ZIP_ERRORS = (
     NotImplementedError,
 )
 _MAX_HEADER = 10_000  # numpy's own default limit on an .npy header
+SPECS_MEMBER = "__specs__"  # a parameter npz's specs, as JSON strings
 
 
 class _Counting:
@@ -152,7 +161,7 @@ class NpzReader:
         data = stream.read(nbytes)
         if len(data) != nbytes:
             raise ParameterError(f"{where} has {len(data)} of its {nbytes} value bytes.")
-        order = "F" if fortran else "C"
+        order: Literal["C", "F"] = "F" if fortran else "C"
         return np.frombuffer(data, dtype).reshape(shape, order=order).copy()
 
 
@@ -170,3 +179,41 @@ def spec_from_json(text: str, where: str, member: str) -> ParamSpec:
             f"npz {where}: a '{member}' entry is not a valid parameter spec ({err}): {text[:80]!r}."
         ) from None
     return spec
+
+
+def write_npz(stream: IO[bytes], arrays: Mapping[str, np.ndarray]) -> None:
+    """``arrays`` as an ``.npz`` (what ``numpy.load`` and ``NpzReader`` read), in order:
+    uncompressed members with a fixed timestamp, never a pickle."""
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+        for name, value in arrays.items():
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            with archive.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, value, allow_pickle=False)
+
+
+def parameter_arrays(
+    specs: Iterable[ParamSpec], values: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The members of a parameter ``.npz``: each parameter's values, in spec order, then
+    ``SPECS_MEMBER``."""
+    specs = list(specs)
+    if any(spec.name == SPECS_MEMBER for spec in specs):
+        raise ParameterError(f"a parameter named '{SPECS_MEMBER}' cannot be saved as npz.")
+    texts = np.array([json.dumps(spec.to_json(), sort_keys=True) for spec in specs])
+    return {**{spec.name: values[spec.name] for spec in specs}, SPECS_MEMBER: texts}
+
+
+def read_parameter_npz(f: Any) -> Iterator[tuple[ParamSpec, np.ndarray]]:
+    """``(spec, values)`` of each parameter of a parameter ``.npz`` (a path or a binary
+    stream), in ``SPECS_MEMBER``'s order, read one by one; each array's header is checked
+    against its spec and its byte count before the array is allocated."""
+    with NpzReader(f) as npz:
+        if SPECS_MEMBER not in npz.names():
+            raise ParameterError(
+                f"not a paddle_lite parameters npz: {npz.where} has no '{SPECS_MEMBER}'."
+            )
+        for text in npz.array(SPECS_MEMBER, kind="U").reshape(-1):
+            spec = spec_from_json(str(text), npz.where, SPECS_MEMBER)
+            if spec.name not in npz.names():
+                raise ParameterError(f"npz {npz.where} has a spec for '{spec.name}' but no values.")
+            yield spec, npz.array(spec.name, spec.shape)

@@ -1,27 +1,27 @@
-"""Parameter file I/O at the byte level: v2 binary values, GNU tar members, atomic writes.
+"""v2's parameter files at the byte level: one parameter's binary values, the parameter tar.
 
-``Parameters.to_tar`` / ``from_tar`` / ``save_npz`` / ``serialize`` build on these:
-the v2 binary format of one parameter (``HEADER`` ``<IIQ``, then the values), one
-tar member written field for field as PaddlePaddle v2 wrote it, tar reading with
-typed errors, the byte stream under a text-mode file, and writing a path atomically
-(a temporary file in the same directory, then ``os.replace``).
+``Parameters.to_tar`` / ``from_tar`` / ``serialize`` / ``deserialize`` build on these.
+The tar is byte for byte as PaddlePaddle v2 writes it: a GNU tar with, per parameter in
+order, a member ``<name>`` holding a 16-byte header ``struct.pack("<IIQ", 0, 4, count)``
+(``HEADER``) and ``count`` float32 values, then a member ``<name>.protobuf`` holding its
+serialized ``ParameterConfig``; member metadata is fixed (mode 0644, mtime 0, uid/gid 0),
+so equal parameters give equal bytes. Reading checks every size before it reads and
+fails with typed errors that name the file and the member.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import math
 import os
 import struct
 import tarfile
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
 import numpy as np
 
-from paddle_lite._src.distributed.parallel import is_writer
 from paddle_lite._src.errors import ParameterError, ParameterWarning
 from paddle_lite._src.files import atomic, tar_members
 from paddle_lite._src.proto import parameter_config as proto
@@ -29,12 +29,11 @@ from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.tracebacks import user_stacklevel
 
 HEADER = struct.Struct("<IIQ")  # version 0, bytes per value, element count
-_BLOCK = 512
 MAX_CONFIG_BYTES = 1 << 20  # a ParameterConfig is a few dozen bytes
 _READ_ERRORS = tar_members.READ_ERRORS
 
 
-def _read_values(
+def read_values(
     name: str, shape: tuple[int, ...], f: IO[bytes], available: int | None = None
 ) -> np.ndarray:
     """Parse the v2 binary format (``<IIQ`` header, float32 or float64 values).
@@ -98,14 +97,30 @@ def _tar_header(name: bytes, size: int, mode: int, kind: bytes) -> bytes:
     return head[:148] + b"%06o\0" % sum(head) + head[155:]
 
 
+def member_bytes(value: np.ndarray) -> bytes:
+    """One parameter in v2's binary format: the 16-byte header, then float32 values."""
+    return HEADER.pack(0, 4, value.size) + value.astype("<f4").tobytes()
+
+
+def write_tar(
+    stream: IO[bytes], specs: Iterable[ParamSpec], values: Mapping[str, np.ndarray]
+) -> None:
+    """The v2 tar of ``values``: per spec, in order, a member ``<name>`` (``member_bytes``)
+    and a member ``<name>.protobuf`` (its ``ParameterConfig``), then the end blocks."""
+    for spec in specs:
+        _write_member(stream, spec.name, member_bytes(values[spec.name]))
+        _write_member(stream, spec.name + ".protobuf", proto.encode(proto.from_spec(spec)))
+    stream.write(b"\0" * (2 * tar_members.BLOCK))
+
+
 def _write_member(stream: IO[bytes], name: str, data: bytes) -> None:
     raw = name.encode("utf-8")
     if len(raw) > 99:
         long_name = raw + b"\0"
         stream.write(_tar_header(b"././@LongLink", len(long_name), 0, b"L"))
-        stream.write(long_name + b"\0" * (-len(long_name) % _BLOCK))
+        stream.write(long_name + b"\0" * (-len(long_name) % tar_members.BLOCK))
     stream.write(_tar_header(raw, len(data), 0o644, b"0"))
-    stream.write(data + b"\0" * (-len(data) % _BLOCK))
+    stream.write(data + b"\0" * (-len(data) % tar_members.BLOCK))
 
 
 def source_name(f: Any) -> str:
@@ -150,7 +165,7 @@ def _member_values(
     """The values of the parameter member ``member``, sizes checked before reading."""
     handle = _handle(tar, member, where)
     try:
-        return _read_values(member.name, shape, handle, member.size)
+        return read_values(member.name, shape, handle, member.size)
     except ParameterError as err:
         raise ParameterError(f"tar member {member.name!r} of {where}: {err}") from None
     except _READ_ERRORS as err:
@@ -165,33 +180,7 @@ def _reading(f: Any) -> Iterator[IO[bytes]]:
         with open(f, "rb") as stream:
             yield stream
     else:
-        yield _binary(f)
-
-
-def _binary(f: Any) -> Any:
-    """The byte stream under a text-mode file (v2 programs open tars with ``'w'``/``'r'``)."""
-    if isinstance(f, io.TextIOBase):
-        f.flush()
-        return f.buffer
-    return f
-
-
-def _write_output(f: Any, write: Callable[[IO[bytes]], None]) -> None:
-    """Run ``write`` on ``f``: a path is replaced atomically (``atomic.atomic_write``); a
-    stream the caller opened is written, flushed and, when it is a file, ``fsync``-ed.
-
-    In a multi-process job only process 0 writes (the others would write the same
-    bytes to the same place).
-    """
-    if not is_writer():
-        return
-    if atomic.is_path(f):
-        with atomic.atomic_write(f) as stream:
-            write(stream)
-        return
-    stream = _binary(f)
-    write(stream)
-    atomic.sync_stream(stream)
+        yield atomic.binary_stream(f)
 
 
 def _config_spec(tar: tarfile.TarFile, member: tarfile.TarInfo, where: str) -> ParamSpec:

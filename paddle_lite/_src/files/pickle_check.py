@@ -41,6 +41,7 @@ def _opcodes(data: bytes) -> Iterator[tuple[pickletools.OpcodeInfo, Any, int]]:
             raise ValueError(
                 f"no opcode (no STOP before the end), or an unknown one, at byte {pos}"
             )
+        arg: Any  # the opcode's argument as pickletools reads it
         if op.name == "STRING":
             arg = pickletools.read_stringnl(stream, decode=False)
         else:

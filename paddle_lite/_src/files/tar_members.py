@@ -28,14 +28,19 @@ import lzma
 import re
 import tarfile
 import zlib
-from typing import IO
+from typing import IO, Literal
 
 from paddle_lite._src.errors import ParameterError
 
 BLOCK = 512
 # What reading a damaged tar (or compressed stream) can raise besides ParameterError.
 READ_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error, ValueError, UnicodeError)
-_MAGIC = ((b"\x1f\x8b", "r:gz"), (b"BZh", "r:bz2"), (b"\xfd7zXZ\x00", "r:xz"))
+ReadMode = Literal["r:", "r:gz", "r:bz2", "r:xz"]
+_MAGIC: tuple[tuple[bytes, ReadMode], ...] = (
+    (b"\x1f\x8b", "r:gz"),
+    (b"BZh", "r:bz2"),
+    (b"\xfd7zXZ\x00", "r:xz"),
+)
 _CHUNK = 1 << 20
 _PACKED = (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)
 
@@ -45,7 +50,7 @@ def open_tar(stream: IO[bytes], where: str) -> tarfile.TarFile:
     start = stream.tell()
     head = stream.read(6)
     stream.seek(start)
-    mode = next((m for magic, m in _MAGIC if head.startswith(magic)), "r:")
+    mode: ReadMode = next((m for magic, m in _MAGIC if head.startswith(magic)), "r:")
     try:
         return tarfile.open(fileobj=stream, mode=mode)
     except READ_ERRORS as err:

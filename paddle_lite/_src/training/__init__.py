@@ -21,15 +21,18 @@ Read in this order; data flows through the modules the same way:
    pass-end catch-up and the evaluation view.
    ``packing`` -- the state's small leaves in one vector, as the program takes them.
 6. ``steps`` -- the step body (forward, gradients, update, the non-finite check, the
-   pass totals) and the test step: all of a step's device work.
+   pass totals): all of a training step's device work.
 7. ``emitter`` -- the one place that builds v2's events (none without a handler).
 8. ``watch`` and ``nonfinite`` -- naming and diagnosing a non-finite step.
-9. ``checkpoints`` (over ``checkpoint_folders``) -- save / load a run, the files of a
-   ``DeviceState.snapshot``; ``resume`` -- where training stands (``Position``), what a
-   checkpoint records of it and how the next call resumes there, checked;
+9. ``checkpoints`` (over ``checkpoint_folders``) -- save / load a run; ``snapshot`` --
+   a ``DeviceState.snapshot`` (what ``DeviceState.restore`` takes back) and its files;
+   ``resume`` -- where training stands (``Position``), what a checkpoint records of it,
+   which passes the next call runs and how it resumes there, checked;
    ``history`` -- what ``train`` returns; ``trained_set`` -- parameters and costs the
    trainer keeps beside the user's.
-10. ``events`` -- v2's event classes; ``functional`` -- ``paddle.train`` / ``paddle.test``
+10. ``testing`` -- ``SGD.test``: cost and metrics over a reader, in test mode (its
+    jitted test step).
+11. ``events`` -- v2's event classes; ``functional`` -- ``paddle.train`` / ``paddle.test``
     over a trainer; ``gradient_machine`` -- ``event.gm``, v2's GradientMachine as events
     expose it.
 """

@@ -25,24 +25,24 @@ the hidden siblings a killed save left. ``train(checkpoint_dir=...)`` keeps seve
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import io
 import json
 import os
 import re
 import shutil
-import warnings
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
-import jax
 import numpy as np
 
-from paddle_lite._src.distributed.parallel import is_writer, put_replicated
-from paddle_lite._src.errors import ParameterError, TrainingWarning
+from paddle_lite._src.distributed.parallel import is_writer
+from paddle_lite._src.errors import ParameterError
 from paddle_lite._src.files import bounded_json
-from paddle_lite._src.tracebacks import user_stacklevel
+from paddle_lite._src.files.npz import NpzReader, write_npz
+from paddle_lite._src.parameters import Parameters
+from paddle_lite._src.specs import ParamSpec
+from paddle_lite._src.topology import Topology
 from paddle_lite._src.training import checkpoint_folders, folder_lock
 from paddle_lite._src.training.checkpoint_folders import CheckpointError, fsync_write
 
@@ -54,6 +54,39 @@ _ARRAY_KINDS = "fiub"  # numbers and booleans; never objects or text
 SAVE_WAIT_S = 10.0  # how long a save waits for another save into its folder
 
 
+class OptimizerEntry(TypedDict):
+    """One frozen set's optimizer state in ``checkpoint.json``: the names left unchanged
+    and the key paths of its leaves (``opt<i>_<j>`` in ``state.npz``)."""
+
+    frozen: list[str]
+    paths: list[str]
+
+
+class Meta(TypedDict, total=False):
+    """``checkpoint.json`` (format ``FORMAT``), written in three parts and read back whole:
+    the device state's (``snapshot.to_files``: ``step``, ``optimizer``, ``masks``,
+    ``totals``), where training stands (``resume.position_meta``: ``pass_id`` to
+    ``reader``) and the trainer's (``SGD.save_checkpoint``: the rest). ``check_meta``
+    checks what a trainer reads of a loaded one."""
+
+    format: int
+    step: int
+    optimizer: list[OptimizerEntry]
+    masks: list[str]
+    totals: list[str]  # key paths of a pass in progress's totals
+    pass_id: int
+    batch_id: int
+    samples: int
+    batch_size: int
+    random: dict[str, Any]  # resume.random_states
+    reader: Any  # the reader's own state() (JSON), or None
+    master: dict[str, Any]  # own_shares.trained_tasks, for a process-share reader
+    fingerprint: str
+    parameters: dict[str, list[int]]  # name -> shape
+    version: str
+    call_end: int  # the pass the call the checkpoint was taken in ends before
+
+
 class ResumeError(CheckpointError):
     """A run resumed from a checkpoint would not continue where it stands: its reader ends
     before the checkpoint's batch, or its batches hold other samples (a changed batch
@@ -61,7 +94,11 @@ class ResumeError(CheckpointError):
 
 
 def save(
-    dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict, owner: Any = None
+    dirname: str,
+    parameters: Parameters,
+    arrays: dict[str, np.ndarray],
+    meta: Meta,
+    owner: object = None,
 ) -> None:
     """Write one checkpoint folder (see the module docstring), holding the lock of the
     folder it goes into for ``owner`` (the trainer: ``folder_lock``; None: nobody that
@@ -74,18 +111,18 @@ def save(
         _write(dirname, parameters, arrays, meta)
 
 
-def _write(dirname: str, parameters: Any, arrays: dict[str, np.ndarray], meta: dict) -> None:
+def _write(dirname: str, parameters: Parameters, arrays: dict[str, np.ndarray], meta: Meta) -> None:
     with checkpoint_folders.replacing(dirname, FILES) as tmp:
         buffer = io.BytesIO()
         parameters.to_tar(buffer)
         fsync_write(os.path.join(tmp, PARAMS), buffer.getvalue())
         buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
+        write_npz(buffer, arrays)
         fsync_write(os.path.join(tmp, ARRAYS), buffer.getvalue())
         fsync_write(os.path.join(tmp, META), _meta_text(meta))
 
 
-def _meta_text(meta: dict) -> bytes:
+def _meta_text(meta: Meta) -> bytes:
     try:
         text = json.dumps({"format": FORMAT, **meta}, indent=1, sort_keys=True)
     except (TypeError, ValueError) as err:  # a user reader's state() that is not JSON
@@ -101,21 +138,19 @@ def is_checkpoint(dirname: str) -> bool:
     return checkpoint_folders.is_complete(dirname, FILES)
 
 
-def load(dirname: str) -> tuple[Any, dict[str, np.ndarray], dict]:
+def load(dirname: str) -> tuple[Parameters, Arrays, Meta]:
     """``(parameters, arrays, meta)`` of the checkpoint folder ``dirname``.
 
     The manifest is checked first (each file's size, then its sha256); every failure
     is a ``CheckpointError`` naming the checkpoint and the file.
     """
-    from paddle_lite._src.parameters import Parameters  # checkpoints sit below parameters
-
     if not is_checkpoint(dirname):
         raise CheckpointError(
             f"{dirname!r} is not a checkpoint: it needs {PARAMS}, {ARRAYS}, {META} and "
             f"{checkpoint_folders.MANIFEST}."
         )
     data = checkpoint_folders.verified(dirname, FILES)
-    meta = bounded_json.loads(data[META], _where(dirname, META), CheckpointError)
+    meta: Meta = bounded_json.loads(data[META], _where(dirname, META), CheckpointError)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise CheckpointError(
@@ -134,13 +169,11 @@ def _where(dirname: str, name: str) -> str:
 
 
 def _arrays(data: bytes, where: str) -> dict[str, np.ndarray]:
-    from paddle_lite._src.files.npz import NpzReader  # npz reading sits below parameters
-
     with NpzReader(io.BytesIO(data), where) as npz:
         return {name: npz.array(name, kind=_ARRAY_KINDS) for name in npz.names()}
 
 
-class Arrays(dict):
+class Arrays(dict[str, np.ndarray]):
     """The arrays of a checkpoint; a missing one is a ``CheckpointError`` naming it."""
 
     def __init__(self, arrays: dict[str, np.ndarray], where: str) -> None:
@@ -200,10 +233,12 @@ _META_TYPES = {
 }
 
 
-def check_meta(meta: dict, where: str) -> None:
+def check_meta(meta: Meta, where: str) -> None:
     """Refuse a ``checkpoint.json`` that lacks what a trainer reads from it."""
     wrong = [k for k, t in _META_TYPES.items() if not isinstance(meta.get(k), t)]
-    shapes = meta.get("parameters") if isinstance(meta.get("parameters"), dict) else {}
+    shapes = meta.get("parameters")
+    if not isinstance(shapes, dict):
+        shapes = {}
     if any(not isinstance(s, list) or not all(type(d) is int for d in s) for s in shapes.values()):
         wrong.append("parameters (shapes)")
     if wrong:
@@ -213,40 +248,9 @@ def check_meta(meta: dict, where: str) -> None:
         )
 
 
-def pass_range(resume: Any, num_passes: int, folder: str | None) -> range:
-    """The passes one ``train(num_passes=..., checkpoint_dir=folder)`` call runs.
-
-    The rule (v2's meaning of ``num_passes``, kept across checkpoints): without a
-    loaded checkpoint a call trains passes ``0 .. num_passes - 1`` (``train(2);
-    train(2)`` is 4 passes). After ``load_checkpoint(d)`` (``resume``), a call given
-    ``checkpoint_dir=d`` continues the call the checkpoint was taken in, up to pass
-    ``num_passes`` (a killed and restarted script ends where the uninterrupted one
-    would); any other call trains ``num_passes`` passes from where the checkpoint
-    stands, a pass it interrupted finished first and counted as the first. A call that
-    trains nothing warns (``TrainingWarning``). ``resume`` is a ``resume.Loaded``.
-    """
-    start = 0 if resume is None else resume.position.pass_id
-    if resume is None:
-        passes = range(num_passes)
-    elif folder is not None and os.path.realpath(folder) in (
-        resume.source,
-        os.path.dirname(resume.path),
-    ):
-        passes = range(start, num_passes)
-    else:
-        passes = range(start, start + num_passes)
-    if not passes:
-        where = "" if resume is None else f"; the checkpoint stands at pass {start}"
-        warnings.warn(
-            f"train(num_passes={num_passes}) trains nothing{where} (a call with the "
-            "checkpoint_dir it was loaded from continues that run up to pass num_passes).",
-            TrainingWarning,
-            stacklevel=user_stacklevel(),
-        )
-    return passes
-
-
-def load_for(path: str, specs: dict[str, Any], topology: Any) -> tuple[Any, Arrays, dict]:
+def load_for(
+    path: str, specs: Mapping[str, ParamSpec], topology: Topology
+) -> tuple[Parameters, Arrays, Meta]:
     """``load`` the checkpoint ``path`` for a trainer of ``topology`` (whose parameter
     specs are ``specs``): its metadata, parameter shapes, layers and parameters checked."""
     params, arrays, meta = load(path)
@@ -278,7 +282,7 @@ def restoring(path: str) -> Iterator[None]:
         ) from None
 
 
-def check_parameters(meta: dict, shapes: dict[str, tuple[int, ...]], where: str) -> None:
+def check_parameters(meta: Meta, shapes: dict[str, tuple[int, ...]], where: str) -> None:
     """Refuse a checkpoint whose parameters differ from ``shapes`` (this topology's)."""
     saved = {n: tuple(s) for n, s in meta["parameters"].items()}
     missing = sorted(set(shapes) - set(saved))
@@ -292,89 +296,7 @@ def check_parameters(meta: dict, shapes: dict[str, tuple[int, ...]], where: str)
         )
 
 
-def fingerprint(topology: Any) -> str:
+def fingerprint(topology: Topology) -> str:
     """A digest of the topology's layers and parameters (its JSON form)."""
     text = json.dumps(topology.to_json(), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-# a trainer's device state --------------------------------------------------------------
-def named_leaves(tree: Any) -> tuple[list[str], list[Any]]:
-    """The leaves of ``tree`` with their key paths, in flattening order."""
-    pairs = jax.tree_util.tree_flatten_with_path(tree)[0]
-    return [jax.tree_util.keystr(p) for p, _ in pairs], [leaf for _, leaf in pairs]
-
-
-def check_fit(template: Any, paths: list[str], leaves: list[Any], what: str) -> None:
-    """Refuse ``leaves`` (saved with ``paths``) unless they fit ``template``'s structure."""
-    want_paths, want = named_leaves(template)
-    if want_paths != list(paths):
-        raise CheckpointError(
-            f"the checkpoint's {what} does not fit this trainer: saved entries {list(paths)[:6]}"
-            f"..., expected {want_paths[:6]}... (another optimizer or topology?)."
-        )
-    for path, saved, spec in zip(paths, leaves, want, strict=True):
-        if tuple(np.shape(saved)) != tuple(spec.shape):
-            raise CheckpointError(
-                f"the checkpoint's {what} entry {path} has shape {np.shape(saved)}; this "
-                f"trainer needs {tuple(spec.shape)}."
-            )
-
-
-def fill(template: Any, paths: list[str], leaves: list[Any], what: str) -> Any:
-    """``template``'s structure holding ``leaves`` (saved with ``paths``), checked."""
-    check_fit(template, paths, leaves, what)
-    tree = jax.tree_util.tree_structure(template)
-    return put_replicated(jax.tree_util.tree_unflatten(tree, [np.asarray(x) for x in leaves]))
-
-
-@dataclasses.dataclass(frozen=True)
-class Saved:
-    """An optimizer state on the host, by key path (put on the device at the next start)."""
-
-    paths: list[str]
-    leaves: list[Any]
-
-
-@dataclasses.dataclass(frozen=True)
-class Snapshot:
-    """A trainer's state besides its parameters, on the host, as of one step
-    (``DeviceState.snapshot``): the optimizer state of each frozen set, the totals of a
-    pass in progress (``(paths, leaves)``, or None), the pruning masks, the PRNG key and
-    the number of steps run."""
-
-    opt_states: dict[frozenset[str], Saved]
-    totals: tuple[list[str], list[Any]] | None
-    masks: dict[str, np.ndarray]
-    key: np.ndarray
-    step: int
-
-
-def to_files(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The arrays (``state.npz``) and metadata (``checkpoint.json`` entries) of a
-    ``Snapshot``."""
-    arrays: dict[str, np.ndarray] = {"key": np.asarray(snapshot.key)}
-    meta: dict[str, Any] = {"optimizer": [], "masks": sorted(snapshot.masks), "step": snapshot.step}
-    for i, (frozen, saved) in enumerate(snapshot.opt_states.items()):
-        meta["optimizer"].append({"frozen": sorted(frozen), "paths": list(saved.paths)})
-        arrays.update({f"opt{i}_{j}": np.asarray(x) for j, x in enumerate(saved.leaves)})
-    for i, name in enumerate(meta["masks"]):
-        arrays[f"mask{i}"] = np.asarray(snapshot.masks[name])
-    if snapshot.totals is not None:
-        paths, leaves = snapshot.totals
-        meta["totals"] = list(paths)
-        arrays.update({f"totals{j}": np.asarray(x) for j, x in enumerate(leaves)})
-    return arrays, meta
-
-
-def from_files(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> Snapshot:
-    """The ``Snapshot`` ``to_files`` wrote."""
-    opt_states = {}
-    for i, entry in enumerate(meta["optimizer"]):
-        leaves = [arrays[f"opt{i}_{j}"] for j in range(len(entry["paths"]))]
-        opt_states[frozenset(entry["frozen"])] = Saved(entry["paths"], leaves)
-    masks = {n: arrays[f"mask{i}"] for i, n in enumerate(meta["masks"])}
-    totals = meta.get("totals")
-    if totals:
-        totals = (totals, [arrays[f"totals{j}"] for j in range(len(totals))])
-    return Snapshot(opt_states, totals or None, masks, arrays["key"], int(meta["step"]))

@@ -26,12 +26,14 @@ from paddle_lite._src.distributed.parallel import mesh, pad_rows, put_batch
 from paddle_lite._src.readers.parallel import buffered
 from paddle_lite._src.values import VALID
 
+Feeds = dict[str, Any]  # one batch as a step takes it: {data layer name: value, VALID: weights}
+
 
 class Chunk(NamedTuple):
     """Device (or numpy) feeds of ``len(sizes)`` batches of one signature: a tuple of
-    ``K >= 1`` feeds, one per batch."""
+    ``K >= 1`` feeds, one per batch, and each batch's samples."""
 
-    feeds: tuple[Any, ...]
+    feeds: tuple[Feeds, ...]
     sizes: tuple[int, ...]
 
 
@@ -73,7 +75,7 @@ class RowPadding:
         self.rows = 0
         self._ones: dict[int, Any] = {}  # the weights of a full batch, on the device
 
-    def __call__(self, feeds: Any, size: int | None = None) -> Any:
+    def __call__(self, feeds: Feeds, size: int | None = None) -> Feeds:
         """``feeds`` (of ``size`` rows, when known) with their row weights, padded when
         short."""
         size = _size(feeds) if size is None else size

@@ -22,20 +22,17 @@ from typing import Any, NamedTuple
 
 import jax
 import numpy as np
+import optax
 
 from paddle_lite._src import config
 from paddle_lite._src.distributed.parallel import put_replicated, to_host
+from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.training import chunks, packing, pass_totals, steps
-from paddle_lite._src.training.checkpoints import (
-    Saved,
-    Snapshot,
-    check_fit,
-    fill,
-    named_leaves,
-)
+from paddle_lite._src.training.chunks import Chunk, Feeds
 from paddle_lite._src.training.host_sync import HostSync
-from paddle_lite._src.training.programs import Programs, TrainProgram
+from paddle_lite._src.training.programs import Model, Programs, Run, TrainProgram
 from paddle_lite._src.training.signals import Guard
+from paddle_lite._src.training.snapshot import Saved, Snapshot, check_fit, fill
 
 
 class Held(NamedTuple):
@@ -44,15 +41,15 @@ class Held(NamedTuple):
 
     packing: packing.Packing
     leaves: list[Any]
-    run: Any = None
+    run: Run | None = None
 
 
 class Ran(NamedTuple):
     """The last run that returned, with the feeds it ran on while training (their
     signature alone after ``stop``, which lets the batch go)."""
 
-    run: Any = None
-    feeds: Any = None
+    run: Run | None = None
+    feeds: tuple[Feeds, ...] | None = None
     known: tuple[Any, ...] | None = None  # the feeds' signature, once they are let go
 
     def signature(self) -> tuple[Any, ...] | None:
@@ -65,29 +62,46 @@ class Ran(NamedTuple):
 
 
 class DeviceState:
-    """The device side of a trainer; see the module docstring."""
+    """The device side of a trainer; see the module docstring.
 
-    def __init__(
-        self, costs, evaluators, equation, specs, parameters, own=None, aux_costs=()
-    ) -> None:
-        self.host = HostSync(specs, parameters, own, self.pull)
+    Args:
+        model: what the trainer trains (``programs.Model``).
+        parameters: the user's ``Parameters``.
+        own: the trainer's own ``Parameters`` (those the user's set lacks), or None.
+    """
+
+    def __init__(self, model: Model, parameters: Parameters, own: Parameters | None = None) -> None:
+        self.host = HostSync(model.specs, parameters, own, self.pull)
         self.guard = Guard(parameters.lock)
-        self.programs = Programs(costs, evaluators, equation, specs, aux_costs)
-        self.opt_states: dict[frozenset[str], Any] = {}  # device trees, or Saved
-        self.zeros = steps.make_zeros(costs, evaluators)
-        self.program: TrainProgram | None = None
+        self.programs = Programs(model)
+        self.opt_states: dict[frozenset[str], optax.OptState | Saved] = {}  # device, or host
+        self.zeros = steps.make_zeros(model.costs, model.evaluators)
+        self._program: TrainProgram | None = None
         self.held: Held | None = None  # while training
         self.ran = Ran()  # the last run that returned, and what it ran on
         self.frozen: frozenset[str] = frozenset()
-        self.step_count: Any = np.int32(0)  # steps run, carried across train() calls
-        self.pass_id: Any = np.int32(0)  # the last pass trained
+        self.step_count = np.int32(0)  # steps run, carried across train() calls
+        self.pass_id = np.int32(0)  # the last pass trained
         self.key = np.asarray(jax.random.PRNGKey(config.default_seed()))
-        self.saved_totals: tuple[list[str], list[Any]] | None = None  # a resumed pass's
-        self.totals_layout: Any = None  # how the pass totals are packed (pass_totals)
+        self.saved_totals: Saved | None = None  # a resumed pass's totals
+        self.totals_layout: pass_totals.Layout | None = None  # how the totals are packed
 
     @property
     def training(self) -> bool:
         return self.held is not None
+
+    @property
+    def program(self) -> TrainProgram:
+        """The program of the latest ``start``."""
+        if self._program is None:
+            raise RuntimeError("the trainer has not started training yet")
+        return self._program
+
+    def _holding(self) -> Held:
+        """The state on the device; only while training (``start`` .. ``stop``)."""
+        if self.held is None:
+            raise RuntimeError("the trainer holds no training state: it is not training")
+        return self.held
 
     # changes (each inside ``with self.guard``) -------------------------------------
     def start(self, frozen: frozenset[str], on_nan: steps.OnNan) -> None:
@@ -102,7 +116,7 @@ class DeviceState:
                 saved = program.init(trainable)
             elif isinstance(saved, Saved):  # restored from a checkpoint
                 template = jax.eval_shape(program.init, trainable)
-                saved = fill(template, saved.paths, saved.leaves, "optimizer state")
+                saved = fill(template, saved, "optimizer state")
             self._store(
                 steps.TrainState(
                     trainable=trainable,
@@ -115,7 +129,7 @@ class DeviceState:
                 )
             )
             self.opt_states[frozen] = saved
-            self.program, self.frozen = program, frozen
+            self._program, self.frozen = program, frozen
             self.host.attach()
 
     def _store(self, state: steps.TrainState) -> None:
@@ -135,14 +149,14 @@ class DeviceState:
                 )
             )
 
-    def begin_pass(self, pass_id: int, feeds: Any) -> None:
+    def begin_pass(self, pass_id: int, feeds: Feeds) -> None:
         """Zero the pass totals (shaped from a batch's ``feeds``) and set the pass id."""
         with self.guard:
             state = self.host_state()  # packed again on the host: no put
             totals = self.zeros({**state.fixed, **state.trainable}, feeds)
             layout = pass_totals.layout(totals)
             if self.saved_totals is not None:
-                totals = to_host(fill(totals, *self.saved_totals, "pass totals"))
+                totals = to_host(fill(totals, self.saved_totals, "pass totals"))
             step, _, bad = state.counters
             self._store(
                 state._replace(
@@ -151,13 +165,13 @@ class DeviceState:
             )
             self.totals_layout, self.saved_totals = layout, None
 
-    def dispatch(self, chunk: Any) -> Any:
-        """Run the steps of ``chunk`` (one device call); returns ``(cost_sums, stats,
-        finite)``, each with a leading axis of the chunk's ``K`` batches. Call it inside
-        ``with self.guard``, with what must change with the state."""
+    def dispatch(self, chunk: Chunk) -> steps.Outputs:
+        """Run the steps of ``chunk`` (one device call); returns each batch's
+        ``(cost_sum, stats, finite)``, on the device. Call it inside ``with self.guard``,
+        with what must change with the state."""
         if self.host.changed():
             self.reload()
-        held = self.held
+        held = self._holding()
         run = held.run or self.program.run_for(held.packing)
         self.guard.donating = held.leaves
         try:
@@ -171,7 +185,7 @@ class DeviceState:
         self.ran = Ran(run, chunk.feeds)
         return out
 
-    def _warm(self, run: Any, chunk: Any) -> bool:
+    def _warm(self, run: Run, chunk: Chunk) -> bool:
         """Whether ``run`` has returned on feeds of ``chunk``'s signature: a call cut
         short before it ran then compiled nothing, and its program is kept."""
         return self.ran.run is run and self.ran.signature() == chunks.signature(chunk.feeds)
@@ -180,7 +194,7 @@ class DeviceState:
         """v2's end-of-pass catch-up of lazily decayed sparse rows."""
         if self.program.lazy_decay:
             with self.guard:
-                self._store(self.program.catch_up(self.on_device_state()))
+                self._store(self.program.catch_up(self._device_state(self._holding())))
 
     def stop(self) -> None:
         """Hand the parameters back to the user's ``Parameters``; keep the optimizer state
@@ -200,7 +214,7 @@ class DeviceState:
         caller's)."""
         with self.guard:
             self.opt_states = dict(snapshot.opt_states)
-            self.host.masks = dict(snapshot.masks)
+            self.host.restore_masks(snapshot.masks)
             self.saved_totals = snapshot.totals
             self.key = np.asarray(snapshot.key)
             self.step_count = np.int32(snapshot.step)
@@ -210,13 +224,13 @@ class DeviceState:
         optimizer would not take, before anything changes."""
         for frozen, saved in snapshot.opt_states.items():
             template = self.programs.optimizer_template(frozen)
-            check_fit(template, saved.paths, saved.leaves, "optimizer state")
+            check_fit(template, saved, "optimizer state")
 
     # reads --------------------------------------------------------------------------
     def host_state(self) -> steps.TrainState:
         """The training state with its packed small leaves read to the host (the large
         ones stay device arrays: read them before the next step donates them)."""
-        held = self.held
+        held = self._holding()
         leaves = packing.unpack(held.packing, held.leaves, host=True)
         return jax.tree_util.tree_unflatten(held.packing.tree, leaves)
 
@@ -224,17 +238,18 @@ class DeviceState:
         """The training state on the device, to compute with (its small leaves read and
         put back: one host round trip); None when not training."""
         with self.guard.lock:
-            held = self.held
-            if held is None:
-                return None
-            leaves = packing.unpack(held.packing, held.leaves, host=True)
-            leaves = packing.on_device(held.packing, leaves)
-            return jax.tree_util.tree_unflatten(held.packing.tree, leaves)
+            return None if self.held is None else self._device_state(self.held)
 
-    def params(self) -> dict[str, Any] | None:
-        """The parameters on the device, to compute with; None when not training."""
-        state = self.on_device_state()
-        return None if state is None else {**state.fixed, **state.trainable}
+    def running_state(self) -> steps.TrainState:
+        """``on_device_state`` of a trainer known to train."""
+        with self.guard.lock:
+            return self._device_state(self._holding())
+
+    @staticmethod
+    def _device_state(held: Held) -> steps.TrainState:
+        leaves = packing.unpack(held.packing, held.leaves, host=True)
+        leaves = packing.on_device(held.packing, leaves)
+        return jax.tree_util.tree_unflatten(held.packing.tree, leaves)
 
     def host_params(self) -> dict[str, np.ndarray] | None:
         """The parameters, copied to the host (None when not training)."""
@@ -267,6 +282,12 @@ class DeviceState:
         """The pass's ``(cost_sum, stats)`` so far, on the host (a host read)."""
         with self.guard.lock:
             totals = to_host(self.host_state().totals)
+        return self._unpacked(totals)
+
+    def _unpacked(self, totals: tuple[np.ndarray, ...]) -> Any:
+        """Host pass ``totals`` as the tree ``begin_pass`` packed."""
+        if self.totals_layout is None:
+            raise RuntimeError("no pass has begun: there are no pass totals")
         return pass_totals.unpack(totals, self.totals_layout)
 
     def snapshot(self) -> Snapshot:
@@ -280,14 +301,13 @@ class DeviceState:
                 opt_states[self.frozen] = state.opt_state
                 step = state.counters[0]
                 if state.totals is not None:
-                    values = pass_totals.unpack(to_host(state.totals), self.totals_layout)
-                    totals = named_leaves(values)
-            opt_states = {
-                f: s if isinstance(s, Saved) else Saved(*named_leaves(to_host(s)))
+                    totals = Saved.of(self._unpacked(to_host(state.totals)))
+            saved = {
+                f: s if isinstance(s, Saved) else Saved.of(to_host(s))
                 for f, s in opt_states.items()
             }
-            masks = dict(self.host.masks or {})
-            return Snapshot(opt_states, totals, masks, np.asarray(self.key), int(step))
+            masks = dict(self.host.masks)
+            return Snapshot(saved, totals, masks, np.asarray(self.key), int(step))
 
     def eval_params(self, averaged: bool, on_mesh: bool = True) -> dict[str, Any]:
         """Values to test (``averaged=False``) or save with: sparse rows' missed decay
@@ -299,7 +319,8 @@ class DeviceState:
             params = self.host_params() or self.host.host_values()
             frozen, opt_state = self.frozen, None
             if self.held is not None:
-                opt_state, pass_id = self.host_state().opt_state, self.host_state().pass_id
+                state = self.host_state()
+                opt_state, pass_id = state.opt_state, state.pass_id
             else:
                 ready = [(f, s) for f, s in self.opt_states.items() if not isinstance(s, Saved)]
                 frozen, opt_state = ready[0] if ready else (frozen, None)
@@ -310,4 +331,3 @@ class DeviceState:
         if program is not None and program.changes_view(averaged):
             params = to_host(program.eval_view(opt_state, params, np.int32(pass_id), averaged))
         return put_replicated(params) if on_mesh else params
-

@@ -11,20 +11,25 @@ batch by batch, each ``EndIteration`` with its own cost and metrics. With no han
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import numpy as np
 
 from paddle_lite._src.errors import ArgumentTypeError
-from paddle_lite._src.training import events
-from paddle_lite._src.training.chunks import signature
-from paddle_lite._src.training.gradient_machine import machines_for
+from paddle_lite._src.evaluators.base import Evaluator
+from paddle_lite._src.training import events, steps
+from paddle_lite._src.training.chunks import Chunk, signature
+from paddle_lite._src.training.device_state import DeviceState
+from paddle_lite._src.training.gradient_machine import GradientMachine, LayerForwards, machines_for
+from paddle_lite._src.training.programs import TrainProgram
 from paddle_lite._src.training.watch import Fetched
 
+Handler = Callable[[Any], None]  # an event handler
 
-def results(evaluators: list[Any], stats: Any) -> dict[str, float]:
+
+def results(evaluators: Sequence[Evaluator], stats: Any) -> dict[str, float]:
     """Metrics of ``evaluators`` from their (host or device) summed statistics."""
     out: dict[str, float] = {}
     for ev, s in zip(evaluators, stats, strict=True):
@@ -43,11 +48,18 @@ class Emitter:
         compiles: the trainer's ``CompileWatch``.
     """
 
-    def __init__(self, handler, evaluators, forwards, device, compiles) -> None:
+    def __init__(
+        self,
+        handler: Handler | None,
+        evaluators: Sequence[Evaluator],
+        forwards: LayerForwards,
+        device: DeviceState,
+        compiles: CompileWatch,
+    ) -> None:
         self.handler, self.evaluators = handler, evaluators
         self.forwards, self.device = forwards, device
         self.compiles = compiles  # the trainer's CompileWatch: a new signature fires Compiling
-        self.last_gm: Any = None  # the last batch's event.gm, passed on to EndPass
+        self.last_gm: GradientMachine | None = None  # the last batch's, passed on to EndPass
 
     @property
     def listening(self) -> bool:
@@ -61,7 +73,7 @@ class Emitter:
         if self.handler is not None:
             self.handler(events.BeginPass(pass_id, num_passes, batches))
 
-    def before(self, chunk: Any, pass_id: int, batch_id: int) -> None:
+    def before(self, chunk: Chunk, pass_id: int, batch_id: int) -> None:
         """Before a chunk's dispatch: its first ``BeginIteration``, then ``Compiling``
         when this (program, signature) is new."""
         if self.handler is None:
@@ -70,32 +82,44 @@ class Emitter:
         if self.compiles.is_new(self.device.program, chunk):
             self.handler(events.Compiling(pass_id, batch_id))
 
-    def after(self, chunk: Any, out: Any, pass_id: int, batch_id: int, first_step: int) -> Any:
+    def after(
+        self, chunk: Chunk, out: steps.Outputs, pass_id: int, batch_id: int, first_step: int
+    ) -> Fetched | None:
         """After a chunk's dispatch: the rest of its batches' events, in order. Returns
         the outputs as a ``Fetched`` (None when no handler can read them)."""
-        if self.handler is None:
+        handler = self.handler
+        if handler is None:
             return None
         fetched, gm = Fetched(out), machines_for(self.forwards, self.device, chunk, first_step)
         for i, size in enumerate(chunk.sizes):
             if i:
-                self.handler(events.BeginIteration(pass_id, batch_id + i))
+                handler(events.BeginIteration(pass_id, batch_id + i))
             machine = gm(i)
-            self._end_forward_backward(pass_id, batch_id + i, machine)
-            self.handler(self._end_iteration(fetched.pick(i), size, pass_id, batch_id + i, machine))
+            self._end_forward_backward(handler, pass_id, batch_id + i, machine)
+            handler(self._end_iteration(fetched.pick(i), size, pass_id, batch_id + i, machine))
         self.last_gm = gm(len(chunk.sizes) - 1)
         return fetched
 
-    def _end_forward_backward(self, pass_id: int, batch_id: int, machine: Any) -> None:
+    def _end_forward_backward(
+        self, handler: Handler, pass_id: int, batch_id: int, machine: GradientMachine
+    ) -> None:
         """``EndForwardBackward``; ``parameters.get_grad`` answers from ``machine`` while
         it is handled (v2 zeroed the gradients in the update that followed)."""
         parameters = self.device.host.parameters
         parameters.gradients_from(machine.gradient)
         try:
-            self.handler(events.EndForwardBackward(pass_id, batch_id, gm=machine))
+            handler(events.EndForwardBackward(pass_id, batch_id, gm=machine))
         finally:
             parameters.gradients_from(None)
 
-    def _end_iteration(self, pick, size: int, pass_id: int, batch_id: int, gm) -> Any:
+    def _end_iteration(
+        self,
+        pick: Callable[[], steps.BatchOutput],
+        size: int,
+        pass_id: int,
+        batch_id: int,
+        gm: GradientMachine,
+    ) -> events.EndIteration:
         return events.EndIteration(
             pass_id,
             batch_id,
@@ -116,7 +140,7 @@ class Emitter:
             self.handler(events.EndTraining())
 
 
-def combined_handler(event_handler: Any) -> Callable[[Any], None] | None:
+def combined_handler(event_handler: Any) -> Handler | None:
     """One callable for ``event_handler``: None (no handler: None), a callable, or a list
     of callables (each called in order with every event)."""
     if event_handler is None or callable(event_handler):
@@ -144,7 +168,7 @@ class CompileWatch:
     def __init__(self) -> None:
         self._seen: set[Any] = set()
 
-    def is_new(self, program: Any, chunk: Any) -> bool:
+    def is_new(self, program: TrainProgram, chunk: Chunk) -> bool:
         key = (id(program), signature(chunk.feeds))
         if key in self._seen:
             return False

@@ -55,7 +55,7 @@ def test_fn(
     return _cached_trainer(topology, parameters, None).test(reader, feeding=feeding)
 
 
-test_fn.__test__ = False  # not a pytest test
+test_fn.__test__ = False  # type: ignore[attr-defined]  # pytest: not a test (a function attribute)
 
 
 def _outputs_of(topology: Any) -> list[Layer]:
@@ -71,5 +71,5 @@ def _cached_trainer(topology: Any, parameters: Parameters, update_equation: Any)
     key = (tuple(id(o) for o in outputs), id(update_equation))
     if key not in cache:
         equation = Momentum(momentum=0.0) if update_equation is None else update_equation
-        cache[key] = SGD(outputs, parameters, equation)  # type: ignore[index]
+        cache[key] = SGD(outputs, parameters, equation)
     return cache[key]

@@ -34,6 +34,9 @@ from paddle_lite._src.inference import output_fields, trim
 from paddle_lite._src.lowering import precision as precision_mod
 from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.topology import Topology
+from paddle_lite._src.training.chunks import Chunk, Feeds
+from paddle_lite._src.training.device_state import DeviceState
+from paddle_lite._src.training.steps import TrainState
 from paddle_lite._src.values import VALID, Seq
 
 
@@ -96,7 +99,12 @@ class GradientMachine:
     """
 
     def __init__(
-        self, forwards: LayerForwards, device: Any, feeds: Callable[[], Any], step: int, size: int
+        self,
+        forwards: LayerForwards,
+        device: DeviceState,
+        feeds: Callable[[], Feeds],
+        step: int,
+        size: int,
     ) -> None:
         self._forwards, self._device, self._feeds = forwards, device, feeds
         self._step, self._size = step, size
@@ -112,7 +120,7 @@ class GradientMachine:
             self._grads = {n: np.asarray(g, np.float32) for n, g in grads.items()}
         return self._grads.get(name)
 
-    def _live_state(self, what: str) -> tuple[Any, Any]:
+    def _live_state(self, what: str) -> tuple[TrainState, Any]:
         """The trainer's state now, and the PRNG key the batch's step used; an error
         naming ``what`` outside the handler, when the trainer holds no state."""
         state = self._device.on_device_state()
@@ -197,7 +205,9 @@ def _names(layer_names: Any) -> tuple[str, ...]:
     )
 
 
-def machines_for(forwards: LayerForwards, device: Any, chunk: Any, first_step: int):
+def machines_for(
+    forwards: LayerForwards, device: DeviceState, chunk: Chunk, first_step: int
+) -> Callable[[int], GradientMachine]:
     """``i -> GradientMachine`` of batch ``i`` of a dispatched chunk (``training.chunks.Chunk``)
     whose first step was number ``first_step``; the trainer's device state holds the parameters
     (read when the machine is called)."""

@@ -15,9 +15,13 @@ from typing import Any
 import numpy as np
 
 from paddle_lite._src.distributed.parallel import put_params, row_shardings
+from paddle_lite._src.parameters import Parameters
+from paddle_lite._src.specs import ParamSpec
 
 
-def pruning_masks(specs: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+def pruning_masks(
+    specs: Mapping[str, ParamSpec], values: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
     """0/1 masks keeping, per pruned parameter, its largest ``(1 - ratio) * size``
     values by magnitude (v2's static pruning hook, computed when training starts)."""
     masks = {}
@@ -42,12 +46,27 @@ class HostSync:
         pull: the trainer's ``pull`` (copies the device values to the host).
     """
 
-    def __init__(self, specs, parameters, own, pull: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        specs: Mapping[str, ParamSpec],
+        parameters: Parameters,
+        own: Parameters | None,
+        pull: Callable[[], None],
+    ) -> None:
         self.specs, self.parameters, self.own, self.pull = specs, parameters, own, pull
-        self.masks: dict[str, np.ndarray] | None = None  # pruning hooks, fixed at first load
+        self._masks: dict[str, np.ndarray] | None = None  # pruning hooks, fixed at first load
         self.version = -1  # the user's set's version the device values reflect
 
-    def holder(self, name: str) -> Any:
+    @property
+    def masks(self) -> dict[str, np.ndarray]:
+        """The pruning masks, fixed when the values are first loaded (``{}`` before)."""
+        return self._masks or {}
+
+    def restore_masks(self, masks: Mapping[str, np.ndarray]) -> None:
+        """Take a checkpoint's masks (instead of computing them at the first load)."""
+        self._masks = dict(masks)
+
+    def holder(self, name: str) -> Parameters:
         """The ``Parameters`` that keeps ``name`` on the host: the user's, or the
         trainer's own set for a parameter the user's set lacks."""
         own = self.own
@@ -66,9 +85,9 @@ class HostSync:
             if host.holder != self.pull:
                 host.refresh()  # another trainer may hold newer values
             values = {n: np.array(self.holder(n).stored(n)) for n in self.specs}
-        if self.masks is None:
-            self.masks = pruning_masks(self.specs, values)
-        for name, mask in self.masks.items():
+        if self._masks is None:
+            self._masks = pruning_masks(self.specs, values)
+        for name, mask in self._masks.items():
             values[name] = values[name] * mask
         return values
 
@@ -84,7 +103,7 @@ class HostSync:
         if self.parameters.holder == self.pull:
             self.parameters.detach()
 
-    def receive(self, host_values: Mapping[str, Any]) -> None:
+    def receive(self, host_values: Mapping[str, np.ndarray]) -> None:
         """Store the device's values (copied to the host) in the sets that hold them."""
         for name, value in host_values.items():
             # A copy: the device buffer is donated to the next step.

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -54,15 +54,31 @@ _WARNED: set[int] = set()  # readers already warned about (by id)
 
 class PassInput:
     """The batches of one pass as ``(feeds, samples)`` pairs (see the module docstring);
-    ``last()`` reads the batch before the pass's start (for a pass that resumed at its
-    end); ``tags`` holds, for a process-share reader, each step's count of tasks whose
+    ``last`` reads the batch before the pass's start again (None where the reader cannot
+    go back); ``tags`` holds, for a process-share reader, each step's count of tasks whose
     records are all trained once the step is (``own_shares.tagged``)."""
 
-    def __init__(self, pairs: Any, last: Any, tags: deque | None = None) -> None:
+    def __init__(
+        self,
+        pairs: Iterable[tuple[Any, int]],
+        last: Callable[[], Any] | None,
+        tags: deque[int] | None = None,
+    ) -> None:
         self.pairs, self.last, self.tags = pairs, last, tags
 
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         return iter(self.pairs)
+
+    def batch_before(self, where: str) -> Any:
+        """The batch before the pass's start, read again: a pass resumed at its end
+        shapes its totals with it."""
+        if self.last is None:
+            raise ReaderError(
+                f"{where}: the checkpoint stands at the end of this pass, and this reader "
+                "(a process share of the master's tasks) cannot read its last batch again; "
+                "train from the next pass on."
+            )
+        return self.last()
 
     def trained(self, steps: int) -> int | None:
         """The tag of the last of ``steps`` steps just trained (None: no tags)."""
@@ -83,9 +99,10 @@ def pass_input(reader: Any, feeder: Any, padding: Any, resume: Resume, pass_id: 
     if open_pass is None or getattr(reader, "batch_size", None) is None:
         _warn_every_process_reads(reader)
         batches, convert = checked(reader, feeder.convert, where)
-        if resume.batches:
-            batches = Skipped(batches, resume, feeder.samples_in, pass_id)
-        return PassInput(converted(batches, convert, padding), lambda: batches.last)
+        if not resume.batches:
+            return PassInput(converted(batches, convert, padding), None)
+        skipped = Skipped(batches, resume, feeder.samples_in, pass_id)
+        return PassInput(converted(skipped, convert, padding), lambda: skipped.last)
     view = _opened(open_pass, where)
     start = resume.samples if resume.samples is not None else resume.batches * view.batch_size
     _note_batch_size(resume, view, start)
@@ -106,12 +123,12 @@ def _share_input(
     if resume.master is not None:
         reopen(share, resume.master)
     batches, convert = checked(reader, feeder.convert, where)
-    read: deque = deque()
-    batches = tagged(batches, share, read)
+    read: deque[int] = deque()
+    shares = tagged(batches, share, read)
     if not distributed.multi_process():
-        return PassInput(converted(batches, convert, padding), None, read)
-    steps: deque = deque()
-    return PassInput(shared_batches(map(convert, batches), padding, read, steps), None, steps)
+        return PassInput(converted(shares, convert, padding), None, read)
+    steps: deque[int] = deque()
+    return PassInput(shared_batches(map(convert, shares), padding, read, steps), None, steps)
 
 
 def _opened(open_pass: Any, where: str) -> Any:

@@ -16,7 +16,7 @@ import numbers
 import os
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from paddle_lite._src.distributed.parallel import multi_process
@@ -26,17 +26,24 @@ from paddle_lite._src.errors import (
     TrainerBusyError,
     TrainingWarning,
 )
+from paddle_lite._src.evaluators.base import Evaluator
+from paddle_lite._src.feeding.feeder import DataFeeder
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.readers import state as reader_state
 from paddle_lite._src.readers.decorator import ReaderTypeError, show
 from paddle_lite._src.tracebacks import user_stacklevel
 from paddle_lite._src.training import checkpoints
 from paddle_lite._src.training.chunks import RowPadding, device_batches
-from paddle_lite._src.training.emitter import Emitter, pass_length, results
-from paddle_lite._src.training.history import History
+from paddle_lite._src.training.device_state import DeviceState
+from paddle_lite._src.training.emitter import Emitter, Handler, pass_length, results
+from paddle_lite._src.training.history import History, PassRecord
 from paddle_lite._src.training.input import pass_input
 from paddle_lite._src.training.resume import Position, Resume, agree_random, random_states
+from paddle_lite._src.training.signals import Preemption
 from paddle_lite._src.training.steps import OnNan
 from paddle_lite._src.training.watch import Watch
+
+Reader = Callable[[], Iterable[Any]]  # a reader of batches (``paddle.batch(reader, n)``)
 
 
 class Checkpointing:
@@ -57,12 +64,12 @@ class Checkpointing:
 class Settings:
     """A ``train()`` call's arguments, checked once (see ``SGD.train``)."""
 
-    feeder: Any
+    feeder: DataFeeder
     k: int
     on_nan: OnNan
     frozen: frozenset[str]
     checkpoints: Checkpointing | None
-    handler: Callable[[Any], None] | None = None
+    handler: Handler | None = None
 
 
 def positive(name: str, k: Any) -> int:
@@ -77,7 +84,7 @@ def pass_count(num_passes: Any) -> int:
     if isinstance(num_passes, numbers.Integral):
         return int(num_passes)
     if isinstance(num_passes, numbers.Real) and math.isfinite(num_passes):
-        count = int(num_passes)
+        count = int(math.trunc(num_passes))
         if count != num_passes:
             warnings.warn(
                 f"train(num_passes={num_passes!r}) trains {count} passes (the fraction is "
@@ -142,8 +149,9 @@ class TrainCall:
     """
 
     def __init__(
-        self, device, costs, evaluators, emitter: Emitter, settings: Settings,
-        position: Position, save: Callable[[str], None], preemption: Any = None,
+        self, device: DeviceState, costs: list[Layer], evaluators: list[Evaluator],
+        emitter: Emitter, settings: Settings, position: Position, save: Callable[[str], None],
+        preemption: Preemption | None = None,
     ) -> None:  # fmt: skip
         self.device, self.evaluators, self.emit = device, evaluators, emitter
         self.settings, self.position, self.save = settings, position, save
@@ -155,7 +163,7 @@ class TrainCall:
         self.saved_at = -1  # the step of the call's last checkpoint
         self.progressed = False  # a step ran or a pass ended
 
-    def run(self, reader: Any, passes: range, resume: Resume) -> History:
+    def run(self, reader: Reader, passes: range, resume: Resume) -> History:
         """Train ``passes`` over ``reader``, the first resumed at ``resume``."""
         self.emit.begin_training(passes.stop)
         for pass_id in passes:
@@ -164,7 +172,7 @@ class TrainCall:
         self.emit.end_training()
         return self.history
 
-    def _pass(self, reader: Any, pass_id: int, num_passes: int, resume: Resume) -> None:
+    def _pass(self, reader: Reader, pass_id: int, num_passes: int, resume: Resume) -> None:
         record = self.history.begin(pass_id)
         self.emit.begin_pass(pass_id, num_passes, pass_length(reader, self.batches))
         where, skip = self.position, resume.batches
@@ -197,16 +205,16 @@ class TrainCall:
             batch_id += len(chunk.sizes)
             policy = self.settings.checkpoints
             if policy is not None and policy.due(len(chunk.sizes)):
-                self._checkpoint()
+                self._checkpoint(policy)
             self._preempted()
         self.watch.check()
         self.batches = batch_id if batch_id > skip else self.batches
         if batch_id == skip and skip:  # the checkpoint stood at the pass's end
-            feeds = self.padding(feeder.convert(batches.last()))
+            feeds = self.padding(feeder.convert(batches.batch_before(f"train() pass {pass_id}")))
             self.device.begin_pass(pass_id, feeds)  # its totals, as the checkpoint saved them
         self._end_pass(pass_id, record, trained=record.samples > 0)
 
-    def _end_pass(self, pass_id: int, record: Any, trained: bool) -> None:
+    def _end_pass(self, pass_id: int, record: PassRecord, trained: bool) -> None:
         with self.device.guard:
             self.device.end_pass()
             self.position.pass_id, self.position.batch_id = pass_id + 1, 0
@@ -218,14 +226,13 @@ class TrainCall:
             record.metrics = results(self.evaluators, stats)
         self.emit.end_pass(pass_id, lambda: dict(record.metrics), record.cost)
         if self.settings.checkpoints is not None:
-            self._checkpoint()
+            self._checkpoint(self.settings.checkpoints)
             self._preempted()
 
-    def _checkpoint(self) -> None:
+    def _checkpoint(self, policy: Checkpointing) -> None:
         """Write a checkpoint of the state now (none of a non-finite step: the watch
         raises first, so a resume never skips it)."""
         self.watch.check()
-        policy = self.settings.checkpoints
         if self.saved_at != self.watch.step:
             self.save(os.path.join(policy.folder, checkpoints.name_for(self.watch.step)))
             checkpoints.prune(policy.folder, policy.kept)
@@ -233,7 +240,9 @@ class TrainCall:
         policy.batches = 0
 
     def _preempted(self, after_step: bool = True) -> None:
-        """On a SIGTERM (``signals.Preemption``): checkpoint, then end as it would have."""
-        if self.preemption is not None and self.preemption.due(after_step):
-            self._checkpoint()
+        """On a SIGTERM (``signals.Preemption``, watched in ``checkpoint_dir`` runs):
+        checkpoint, then end as it would have."""
+        policy = self.settings.checkpoints
+        if self.preemption is not None and policy is not None and self.preemption.due(after_step):
+            self._checkpoint(policy)
             self.preemption.stop()

@@ -99,7 +99,7 @@ def diagnose(
             _refuse_lengths(node, values)
             return _layer_report(node, values, params)
 
-    def loss(p):
+    def loss(p: dict[str, Any]) -> Any:
         vals, _ = forward(list(costs), {**params, **p}, feeds, key, "train", cost_names)
         return cost_sum(vals, len(costs), feeds.get(VALID))  # the step's own cost
 

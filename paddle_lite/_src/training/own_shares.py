@@ -20,7 +20,7 @@ import base64
 import itertools
 import json
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import jax
@@ -34,7 +34,7 @@ WINDOW = 16  # batches a process reads before the one exchange that agrees on th
 _KINDS = {"Seq": Seq, "Sparse": Sparse}
 
 
-def tagged(batches: Iterator[Any], share: Any, tags: deque) -> Iterator[Any]:
+def tagged(batches: Iterable[Any], share: Any, tags: deque[int]) -> Iterator[Any]:
     """``batches``, noting in ``tags`` after each one how many tasks the master client
     ``share`` has finished: a task is finished once the record after its last is read, so
     all of their records are in the batches read so far."""

@@ -37,11 +37,11 @@ _PACKED_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.int32, np.uint32
 class Packing(NamedTuple):
     """How the leaves of a state of structure ``tree`` travel (hashable: it keys the
     compiled run). ``small`` holds ``(index, shape, dtype)`` of each packed leaf, in
-    order; ``count`` is the number of leaves."""
+    order; ``leaf_count`` is the number of leaves."""
 
     tree: Any
     small: tuple[tuple[int, tuple[int, ...], np.dtype], ...]
-    count: int
+    leaf_count: int
 
 
 def packing_of(tree: Any, leaves: list[Any]) -> Packing:
@@ -78,7 +78,7 @@ def unpack(packing: Packing, packed: list[Any], host: bool = False) -> list[Any]
     small = iter(split(packing, to_host(vector) if host else vector))
     rest = iter(large)
     indices = {i for i, _, _ in packing.small}
-    return [next(small) if i in indices else next(rest) for i in range(packing.count)]
+    return [next(small) if i in indices else next(rest) for i in range(packing.leaf_count)]
 
 
 def on_device(packing: Packing, leaves: list[Any]) -> list[Any]:

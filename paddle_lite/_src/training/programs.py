@@ -9,21 +9,42 @@ parameters (that catch-up and the model average, without touching the state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeAlias
 
 import jax
 import jax.numpy as jnp
+import optax
 
 from paddle_lite._src import config
+from paddle_lite._src.evaluators.base import Evaluator
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.optim.optimizers import Optimizer, as_optax
 from paddle_lite._src.optim.regularizers import trainable_names
 from paddle_lite._src.specs import ParamSpec
 from paddle_lite._src.training import steps
+from paddle_lite._src.training.chunks import Feeds
+from paddle_lite._src.training.packing import Packing
+
+# What a trainer's ``update_equation`` may be (``as_optax`` turns either into optax).
+UpdateEquation: TypeAlias = Optimizer | optax.GradientTransformation
+
+# The compiled run of ``K >= 1`` steps over a state's packed leaves (``run_for``).
+Run = Callable[[list[Any], tuple[Feeds, ...]], tuple[list[Any], steps.Outputs]]
 
 
-def _lazy_decay(equation: Any, specs: Mapping[str, ParamSpec]) -> bool:
+class Model(NamedTuple):
+    """What a trainer trains, as its programs are built from it."""
+
+    costs: Sequence[Layer]  # the cost layers, summed
+    evaluators: Sequence[Evaluator]  # computed beside the cost
+    equation: UpdateEquation  # the trainer's update equation
+    specs: Mapping[str, ParamSpec]  # every parameter of the topology
+    aux_costs: Sequence[Layer] = ()  # costs trained for their gradient only (see ``steps``)
+
+
+def _lazy_decay(equation: UpdateEquation, specs: Mapping[str, ParamSpec]) -> bool:
     """Whether some sparse-row parameter decays lazily (and so must catch up)."""
     if not isinstance(equation, Optimizer):
         return False
@@ -35,30 +56,29 @@ class TrainProgram:
     """Jitted functions of one (frozen set, precision); see the module docstring.
 
     Args:
-        costs, evaluators: what the step computes.
-        equation: the trainer's update equation.
-        specs: ``{name: ParamSpec}`` of every parameter of the topology.
+        model: what the trainer trains.
         frozen: names left unchanged.
         precision: a ``paddle.init(precision=...)`` value.
         on_nan: what a non-finite step does (a ``steps.OnNan``).
-        aux_costs: cost layers trained for their gradient only (see ``steps``).
     """
 
     def __init__(
-        self, costs, evaluators, equation, specs, frozen, precision, on_nan, aux_costs=()
+        self, model: Model, frozen: frozenset[str], precision: str, on_nan: steps.OnNan
     ) -> None:
-        self.names = trainable_names(specs, frozen)
-        self.specs = {n: specs[n] for n in self.names}
-        self.equation = equation
-        self.tx = as_optax(equation, self.specs)
+        self.names = trainable_names(model.specs, frozen)
+        self.specs = {n: model.specs[n] for n in self.names}
+        self.equation = model.equation
+        self.tx = as_optax(model.equation, self.specs)
         self.init = jax.jit(self.tx.init)
-        self._run = steps.make_train_run(costs, evaluators, self.tx, precision, on_nan, aux_costs)
-        self.runs: dict[Any, Any] = {}  # {Packing: jitted run over the leaves it packs}
-        self.lazy_decay = _lazy_decay(equation, self.specs)
+        self._run = steps.make_train_run(
+            model.costs, model.evaluators, self.tx, precision, on_nan, model.aux_costs
+        )
+        self.runs: dict[Packing, Run] = {}  # jitted runs over the leaves each packs
+        self.lazy_decay = _lazy_decay(model.equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
         self.eval_view = jax.jit(self._eval_view, static_argnums=(3,))
 
-    def run_for(self, packing: Any) -> Any:
+    def run_for(self, packing: Packing) -> Run:
         """The jitted ``run(leaves, batches) -> (leaves, outs)`` of ``K >= 1`` steps
         (``steps.make_train_run``) over the leaves of a ``TrainState`` as ``packing``
         carries them (``packing.Packing``), donated: a short list of arrays is the
@@ -69,7 +89,7 @@ class TrainProgram:
             self.runs[packing] = run
         return run
 
-    def forget(self, packing: Any) -> None:
+    def forget(self, packing: Packing) -> None:
         """Drop the run over ``packing``: an interrupt cut its compile short, and JAX
         would compile that jitted function again at every later call."""
         self.runs.pop(packing, None)
@@ -99,26 +119,25 @@ class TrainProgram:
         return {**params, **trainable}
 
 
-class Programs(dict):
+class Programs(dict[tuple[frozenset[str], str, steps.OnNan], TrainProgram]):
     """A trainer's ``TrainProgram`` s, built when first asked for, keyed by
     ``(frozen set, precision, on_nan)``."""
 
-    def __init__(self, costs, evaluators, equation, specs, aux_costs) -> None:
+    def __init__(self, model: Model) -> None:
         super().__init__()
-        self._build = (costs, evaluators, equation, specs)
-        self._aux_costs = tuple(aux_costs)  # costs trained for their gradient only
+        self.model = model
 
     def get_for(self, frozen: frozenset[str], on_nan: steps.OnNan) -> TrainProgram:
         """The program of ``frozen`` and ``on_nan`` at the configured precision."""
         key = (frozen, config.get("precision", "float32"), on_nan)
         if key not in self:
-            self[key] = TrainProgram(*self._build, frozen, key[1], on_nan, self._aux_costs)
+            self[key] = TrainProgram(self.model, frozen, key[1], on_nan)
         return self[key]
 
     def optimizer_template(self, frozen: frozenset[str]) -> Any:
         """The shapes of the optimizer state of ``frozen`` (``jax.eval_shape``: nothing
         is computed or compiled)."""
-        equation, specs = self._build[2], self._build[3]
+        equation, specs = self.model.equation, self.model.specs
         names = trainable_names(specs, frozen)
         shapes = {n: jax.ShapeDtypeStruct(specs[n].shape, jnp.float32) for n in names}
         return jax.eval_shape(as_optax(equation, {n: specs[n] for n in names}).init, shapes)

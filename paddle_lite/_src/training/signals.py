@@ -65,6 +65,7 @@ class Guard:
         self.pending: tuple[int, Any] | None = None  # a deferred SIGINT
         self.donating: list[Any] | None = None
         self._previous: Any = None  # the SIGINT handler installed() replaced
+        self._active = False  # inside installed()'s block (its handler not yet let go)
 
     # The order of these lines matters: Python runs a signal's handler right after a call
     # returns, and the handler must see the section as entered until the lock is free.
@@ -84,6 +85,9 @@ class Guard:
         if self.depth and not self._interruptible():
             self.pending = self.pending or (signum, frame)
             return
+        if not self._active and signal.getsignal(signal.SIGINT) == self._on_sigint:
+            # installed() is letting go and this interrupt cuts it short: let go here
+            signal.signal(signal.SIGINT, self._previous)
         _call(self._previous, signum, frame)
 
     def _interruptible(self) -> bool:
@@ -93,9 +97,9 @@ class Guard:
         return inputs is not None and not any(x.is_deleted() for x in inputs)
 
     def _deliver(self) -> None:
-        signum, frame = self.pending
-        self.pending = None
-        _call(self._previous, signum, frame)
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            _call(self._previous, *pending)
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[Guard]:
@@ -105,11 +109,14 @@ class Guard:
         if previous is None or previous == signal.SIG_IGN or previous == self._on_sigint:
             yield self  # not ours to wrap, or wrapped already
             return
-        self._previous = previous
+        self._previous, self._active = previous, True
         try:
             signal.signal(signal.SIGINT, self._on_sigint)
             yield self
         finally:
+            # First, before any call (where a signal's handler may run): from here on a
+            # SIGINT puts the previous handler back itself (``_on_sigint``).
+            self._active = False
             if signal.getsignal(signal.SIGINT) == self._on_sigint:
                 signal.signal(signal.SIGINT, previous)
             if self.pending is not None:
@@ -164,9 +171,9 @@ class Preemption:
         the handler installed before returns, go on training."""
         if self.multi_process:
             _call(signal.SIG_DFL, signal.SIGTERM, None)
-        signum, frame = self.notice
-        self.notice = None
-        _call(self._previous, signum, frame)
+        notice, self.notice = self.notice, None
+        if notice is not None:  # due() said so
+            _call(self._previous, *notice)
 
 
 def _reached_sync_point() -> bool:

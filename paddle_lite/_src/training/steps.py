@@ -1,4 +1,4 @@
-"""The jitted training and test steps: all of a step's device work in one call.
+"""The jitted training step: all of a step's device work in one call.
 
 A training step maps ``(TrainState, feeds)`` to ``(TrainState, (cost_sum, stats))``:
 forward, gradients of the summed cost, the optimizer update, pruning masks, the
@@ -16,7 +16,7 @@ the same updates in the same order (bit for bit), one dispatch.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -29,21 +29,32 @@ from paddle_lite._src.compile import cost_sum, evaluate, forward, outputs_for
 from paddle_lite._src.config import enable_compilation_cache
 from paddle_lite._src.distributed.parallel import row_shardings
 from paddle_lite._src.errors import ConfigError
+from paddle_lite._src.evaluators.base import Evaluator
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.lowering import precision as precision_mod
-from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.topology import collect_params, traverse
 from paddle_lite._src.training import packing as packing_mod
 from paddle_lite._src.training import pass_totals
+from paddle_lite._src.training.chunks import Feeds
 from paddle_lite._src.values import VALID
+
+# One batch's (cost_sum, evaluator stats, finite), and those of one dispatch, in order.
+BatchOutput = tuple[Any, list[Any], Any]
+Outputs = tuple[BatchOutput, ...]
+# A step's loss: (trainable, fixed, feeds, key) -> (cost_sum, (layer values, updates)).
+Loss = Callable[
+    [dict[str, Any], dict[str, Any], Feeds, Any], tuple[Any, tuple[list[Any], dict[str, Any]]]
+]
 
 
 class TrainState(NamedTuple):
-    """What a training step reads and writes on the device (a jax pytree)."""
+    """What a training step reads and writes on the device (a jax pytree). Its leaves
+    are device arrays, tracers inside the step, or, read by ``DeviceState.host_state``,
+    numpy arrays for the small ones."""
 
     trainable: dict[str, Any]  # differentiated and updated parameters
     fixed: dict[str, Any]  # static and frozen parameters (batch-norm statistics change)
-    opt_state: Any
+    opt_state: optax.OptState
     totals: tuple[Any, ...] | None  # (cost_sum, evaluator stats) over the pass, packed
     counters: Any  # int32[3]: (step, pass_id, bad) in one array, one argument
     key: Any  # the trainer's PRNG key
@@ -140,7 +151,9 @@ def _made(changed: tuple[Any, ...], updates: dict[str, Any]) -> tuple[Any, ...]:
     return trainable, opt_state, {n: fixed[n] for n in updates if n in fixed}
 
 
-def optimized(tx: Any, state: TrainState, grads: dict[str, Any], feeds: Any) -> tuple[Any, Any]:
+def optimized(
+    tx: optax.GradientTransformationExtraArgs, state: TrainState, grads: dict[str, Any], feeds: Any
+) -> tuple[Any, Any]:
     """``(trainable, opt_state)`` after the optimizer's update of ``state`` by ``grads``
     (the gradients of the trainable parameters; others are ignored), pruning masks
     applied."""
@@ -157,7 +170,15 @@ def optimized(tx: Any, state: TrainState, grads: dict[str, Any], feeds: Any) -> 
     return trainable, opt_state
 
 
-def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) -> tuple:
+def _update(
+    tx: optax.GradientTransformationExtraArgs,
+    rows: Mapping[str, Any],
+    state: TrainState,
+    grads: dict[str, Any],
+    feeds: Feeds,
+    updates: dict[str, Any],
+    batch_totals: tuple[Any, list[Any]],
+) -> tuple[Any, ...]:
     """The state a good step leaves: ``(trainable, fixed, opt_state, totals)``.
 
     ``updates`` are the forward's new values of fixed parameters (batch-norm
@@ -169,11 +190,19 @@ def _update(tx, rows, state: TrainState, grads, feeds, updates, batch_totals) ->
         for n, v in trainable.items()
     }
     fixed = {n: updates.get(n, v).astype(v.dtype) for n, v in state.fixed.items()}
+    if state.totals is None:  # DeviceState.begin_pass sets them before a pass's first step
+        raise RuntimeError("a training step ran before its pass began: no pass totals")
     totals = pass_totals.add(state.totals, batch_totals)
     return trainable, fixed, opt_state, totals
 
 
-def _loss(costs, aux_costs, outputs, dtype, taps):
+def _loss(
+    costs: Sequence[Layer],
+    aux_costs: Sequence[Layer],
+    outputs: Sequence[Layer],
+    dtype: Any,
+    taps: dict[str, Any],
+) -> Loss:
     """``loss(trainable, fixed, feeds, key) -> (cost_sum, (values, updates))`` of a step.
 
     ``aux_costs`` (cost layers among the trainer's ``extra_layers``) add their gradient
@@ -182,7 +211,9 @@ def _loss(costs, aux_costs, outputs, dtype, taps):
     """
     cost_names = frozenset(c.name for c in [*costs, *aux_costs])
 
-    def loss(trainable, fixed, feeds, key):
+    def loss(
+        trainable: dict[str, Any], fixed: dict[str, Any], feeds: Feeds, key: Any
+    ) -> tuple[Any, tuple[list[Any], dict[str, Any]]]:
         params = precision_mod.cast_floats({**fixed, **trainable}, dtype)
         feeds = precision_mod.cast_floats(feeds, dtype)
         values, updates = forward(outputs, params, feeds, key, "train", cost_names, taps)
@@ -195,7 +226,14 @@ def _loss(costs, aux_costs, outputs, dtype, taps):
     return loss
 
 
-def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):
+def _train_body(
+    costs: Sequence[Layer],
+    evaluators: Sequence[Evaluator],
+    tx: optax.GradientTransformationExtraArgs,
+    precision: str,
+    on_nan: OnNan,
+    aux_costs: Sequence[Layer] = (),
+) -> Callable[[TrainState, Feeds], tuple[TrainState, BatchOutput]]:
     """The un-jitted ``(state, feeds) -> (state, (cost_sum, stats, finite))`` of one step.
 
     A step whose cost, gradients or update (the new trainable parameters, optimizer
@@ -212,7 +250,7 @@ def _train_body(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=
     taps = {name: tap for ev in evaluators for name, tap in ev.grad_taps().items()}
     loss = _loss(costs, aux_costs, outputs, precision_mod.compute_dtype(precision), taps)
 
-    def body(state: TrainState, feeds: Any):
+    def body(state: TrainState, feeds: Feeds) -> tuple[TrainState, BatchOutput]:
         key = jax.random.fold_in(state.key, state.step)
         with jax.default_matmul_precision(matmul):
             (total, (values, updates)), grads = jax.value_and_grad(loss, has_aux=True)(
@@ -262,7 +300,17 @@ def _uses(jaxpr: Any, primitive: str) -> bool:
     return any(_uses(sub, primitive) for sub in jax_core.subjaxprs(jaxpr))
 
 
-def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_costs=()):
+TrainRun = Callable[[TrainState, tuple[Feeds, ...]], tuple[TrainState, Outputs]]
+
+
+def make_train_run(
+    costs: Sequence[Layer],
+    evaluators: Sequence[Evaluator],
+    tx: optax.GradientTransformationExtraArgs,
+    precision: str,
+    on_nan: OnNan,
+    aux_costs: Sequence[Layer] = (),
+) -> TrainRun:
     """``run(state, batches) -> (state, outs)`` (to be jitted, ``state`` donated):
     ``batches`` is a tuple of ``K >= 1`` feeds of one signature, ``outs`` a tuple of each
     batch's ``(cost_sum, stats, finite)``.
@@ -275,7 +323,7 @@ def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_cos
     enable_compilation_cache()
     body = _train_body(costs, evaluators, tx, precision, on_nan, aux_costs)
 
-    def run(state: TrainState, batches: tuple[Any, ...]) -> tuple[TrainState, Any]:
+    def run(state: TrainState, batches: tuple[Feeds, ...]) -> tuple[TrainState, Outputs]:
         if len(batches) == 1:
             state, out = body(state, batches[0])
             return state, (out,)
@@ -289,12 +337,13 @@ def make_train_run(costs, evaluators, tx, precision: str, on_nan: OnNan, aux_cos
     return run
 
 
-def over_packed(train_run: Any, packing: Any) -> Any:
-    """``train_run`` over a ``TrainState``'s leaves as ``packing`` (a
-    ``packing.Packing``) carries them: ``(leaves, batches) -> (leaves, outs)`` (named
-    ``run`` in JAX's logs)."""
+def over_packed(
+    train_run: TrainRun, packing: packing_mod.Packing
+) -> Callable[[list[Any], tuple[Feeds, ...]], tuple[list[Any], Outputs]]:
+    """``train_run`` over a ``TrainState``'s leaves as ``packing`` carries them:
+    ``(leaves, batches) -> (leaves, outs)`` (named ``run`` in JAX's logs)."""
 
-    def run(leaves: list[Any], batches: tuple[Any, ...]) -> tuple[list[Any], Any]:
+    def run(leaves: list[Any], batches: tuple[Feeds, ...]) -> tuple[list[Any], Outputs]:
         state = jax.tree_util.tree_unflatten(packing.tree, packing_mod.unpack(packing, leaves))
         state, outs = train_run(state, batches)
         leaves, tree = jax.tree_util.tree_flatten(state)
@@ -305,7 +354,10 @@ def over_packed(train_run: Any, packing: Any) -> Any:
     return run
 
 
-def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
+Zeros = Callable[[dict[str, Any], Feeds], tuple[Any, list[Any]]]
+
+
+def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Evaluator]) -> Zeros:
     """``zeros(params, feeds)``: host zeros shaped like one batch's ``(cost_sum, stats)``.
 
     Their shapes are found by tracing the test forward on ``feeds`` (no compilation),
@@ -313,13 +365,13 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
     """
     outputs, slots = outputs_for(costs, evaluators)
 
-    def stats(params, feeds):
+    def stats(params: dict[str, Any], feeds: Feeds) -> tuple[Any, list[Any]]:
         values, _ = forward(outputs, params, feeds, None, "test")
         return cost_sum(values, len(costs)), evaluate(values, slots, evaluators)
 
     cache: dict[Any, Any] = {}
 
-    def zeros(params: Any, feeds: Any) -> tuple[Any, list[Any]]:
+    def zeros(params: dict[str, Any], feeds: Feeds) -> tuple[Any, list[Any]]:
         leaves, tree = jax.tree_util.tree_flatten(feeds)
         sig = (tree, tuple((x.shape, x.dtype) for x in leaves))
         if sig not in cache:
@@ -327,25 +379,3 @@ def make_zeros(costs: Sequence[Layer], evaluators: Sequence[Any]):
         return jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), cache[sig])
 
     return zeros
-
-
-def make_test_step(costs: Sequence[Layer], evaluators: Sequence[Any], precision: str):
-    """Jitted ``step(params, feeds, totals) -> totals`` in test mode; ``totals`` is
-    ``(cost_sum, stats)`` summed over the batches so far, and is donated."""
-    enable_compilation_cache()
-    outputs, slots = outputs_for(costs, evaluators)
-    dtype = precision_mod.compute_dtype(precision)
-    matmul = precision_mod.matmul_precision(precision)
-    cost_names = frozenset(c.name for c in costs)
-
-    def step(params, feeds, totals):
-        params = precision_mod.cast_floats(params, dtype)
-        feeds = precision_mod.cast_floats(feeds, dtype)
-        weights = feeds.get(VALID)
-        with jax.default_matmul_precision(matmul):
-            values, _ = forward(outputs, params, feeds, None, "test", cost_names)
-            stats = evaluate(precision_mod.to_float32(values), slots, evaluators, weights)
-        batch = (cost_sum(values, len(costs), weights), stats)
-        return jax.tree_util.tree_map(jnp.add, totals, batch)
-
-    return xla_options.jit(step, donate_argnums=(2,))

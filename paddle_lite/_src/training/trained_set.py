@@ -28,7 +28,7 @@ def own_parameters(topology: Topology, parameters: Parameters) -> Parameters:
     from ``cost`` alone trains a network whose ``extra_layers`` own parameters too:
     those are trained but stay out of the user's set (``to_tar`` does not write them).
     """
-    own = Parameters(seed=parameters._seed)
+    own = Parameters(seed=parameters.seed)
     for name, spec in topology.params.items():
         if name not in parameters:
             own.append_spec(spec)

@@ -17,28 +17,35 @@ from typing import Any
 
 import numpy as np
 
-from paddle_lite._src import config
 from paddle_lite._src.arg_checks import (
     frozen_names,
     renamed,
     require_parameters,
     warn_unless_costs,
 )
-from paddle_lite._src.distributed.parallel import is_writer, multi_process, put_replicated, to_host
+from paddle_lite._src.distributed.parallel import is_writer, multi_process
 from paddle_lite._src.errors import ConfigError
 from paddle_lite._src.evaluators.classification import topology_evaluators
-from paddle_lite._src.feeding.checks import checked, feeder_for
+from paddle_lite._src.feeding.checks import feeder_for
 from paddle_lite._src.optim.optimizers import Optimizer, as_optax
 from paddle_lite._src.parameters import Parameters
 from paddle_lite._src.topology import Topology
 from paddle_lite._src.tracebacks import api_boundary
-from paddle_lite._src.training import checkpoints, early_sgd, events, folder_lock, steps
-from paddle_lite._src.training.chunks import RowPadding, converted, device_batches
+from paddle_lite._src.training import (
+    checkpoints,
+    early_sgd,
+    events,
+    folder_lock,
+    snapshot,
+    steps,
+    testing,
+)
 from paddle_lite._src.training.device_state import DeviceState
-from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler, results
+from paddle_lite._src.training.emitter import CompileWatch, Emitter, combined_handler
 from paddle_lite._src.training.gradient_machine import LayerForwards
 from paddle_lite._src.training.history import History
 from paddle_lite._src.training.loop import (
+    Reader,
     Settings,
     TrainCall,
     check_batch_reader,
@@ -47,8 +54,14 @@ from paddle_lite._src.training.loop import (
     pass_count,
     positive,
 )
-from paddle_lite._src.training.own_shares import trained_tasks
-from paddle_lite._src.training.resume import Loaded, Position, Resume, position_meta
+from paddle_lite._src.training.programs import Model
+from paddle_lite._src.training.resume import (
+    Loaded,
+    Position,
+    Resume,
+    checkpoint_files,
+    pass_range,
+)
 from paddle_lite._src.training.signals import Preemption
 from paddle_lite._src.training.trained_set import (
     extra_costs,
@@ -56,7 +69,6 @@ from paddle_lite._src.training.trained_set import (
     own_parameters,
     warn_if_costs_need,
 )
-from paddle_lite._src.version import __version__
 
 
 class SGD:
@@ -100,7 +112,7 @@ class SGD:
         if cost is None and parameters is None:  # Feb 2017's SGD(update_equation=...)
             early_sgd.defer(self, update_equation)
             return
-        require_parameters(parameters, "paddle.trainer.SGD")
+        parameters = require_parameters(parameters, "paddle.trainer.SGD")
         if not is_local or pserver_spec is not None:
             raise ConfigError("parameter servers are not supported: use is_local=True.")
         self._costs = list(cost) if isinstance(cost, (list, tuple)) else [cost]
@@ -114,16 +126,9 @@ class SGD:
         self._specs = dict(self.__topology__.params)
         as_optax(update_equation, self._specs)  # checks the equation against the parameters
         aux_costs = extra_costs(self.__topology__, self._costs)
-        self._device = DeviceState(
-            self._costs,
-            self._evaluators,
-            update_equation,
-            self._specs,
-            parameters,
-            self._own,
-            aux_costs,
-        )
-        self._test_steps: dict[str, Any] = {}
+        model = Model(self._costs, self._evaluators, update_equation, self._specs, aux_costs)
+        self._device = DeviceState(model, parameters, self._own)
+        self._test_steps: dict[str, testing.Step] = {}  # compiled, per precision
         # for event.gm and parameters.get_grad
         self._forwards = LayerForwards(self.__topology__, self._costs, aux_costs)
         self._position = Position()  # where the next step trains (for checkpoints)
@@ -133,7 +138,7 @@ class SGD:
         self._resume: Loaded | None = None  # where load_checkpoint left off
         self._compiles = CompileWatch()  # signatures compiled: a new one fires Compiling
         self._history: History | None = None  # the running train() call's, for test()
-        self._reader: Any = None  # the reader of the latest train() call
+        self._reader: Reader | None = None  # the latest train() call's
         self._call_end = 0  # the pass the latest train() call ends before
 
     __getattr__ = early_sgd.missing  # only a trainer waiting for train()'s cost and parameters
@@ -150,7 +155,7 @@ class SGD:
     @api_boundary
     def train(
         self,
-        reader: Callable[[], Iterable[Any]],
+        reader: Reader,
         num_passes: int = 1,
         event_handler: Callable[[Any], None] | list[Callable[[Any], None]] | None = None,
         feeding: Any = None,
@@ -176,7 +181,7 @@ class SGD:
                 batch may also be columns of whole arrays (see ``paddle.data_feeder``).
             num_passes: passes this call trains (v2: ``train(2); train(2)`` is 4); after
                 ``load_checkpoint(d)``, a call with ``checkpoint_dir=d`` continues the
-                checkpoint's run up to pass ``num_passes`` (see ``checkpoints.pass_range``).
+                checkpoint's run up to pass ``num_passes`` (see ``resume.pass_range``).
             event_handler: called with each ``paddle.event`` event; or a list of
                 handlers, each called in order.
             feeding: ``{data layer name: field index}`` or a list of names.
@@ -225,7 +230,7 @@ class SGD:
                 handler=combined_handler(event_handler),
             )
             return self._run(reader, pass_count(num_passes), checkpoint_dir, settings)
-        finally:
+        finally:  # no Python call before the claim is let go: a Ctrl-C would skip it
             with self._claim_lock:
                 if self._claimed_by is call:
                     self._claimed_by, self._training_in, self._history = None, None, None
@@ -237,7 +242,13 @@ class SGD:
             check_not_training(self._training_in, "train()")
             self._claimed_by, self._training_in = call, threading.current_thread()
 
-    def _run(self, reader: Any, num_passes: int, folder: Any, settings: Settings) -> History:
+    def _run(
+        self,
+        reader: Reader,
+        num_passes: int,
+        folder: str | None,
+        settings: Settings,
+    ) -> History:
         """A claimed ``train`` call: hold the checkpoint folder and the signals, start the
         device state, run the passes, and let go of all of it whatever happens (a Ctrl-C
         waits while each is taken or let go, so none is kept by half)."""
@@ -268,20 +279,22 @@ class SGD:
                     if loaded is not None and (call is None or not call.progressed):
                         self._resume = loaded  # nothing trained: the next call resumes it
 
-    def _folder_lock(self, folder: str) -> Any:
+    def _folder_lock(self, folder: str) -> contextlib.AbstractContextManager[object]:
         """The lock of ``folder`` (``folder_lock``), held by the process that writes."""
         if not is_writer():
             return contextlib.nullcontext()
         return folder_lock.holding(folder, self, "train(checkpoint_dir=...)")
 
-    def _planned_passes(self, reader: Any, num_passes: int, folder: Any) -> tuple[range, Resume]:
-        """The passes a train() call runs (``checkpoints.pass_range``) and where the first
+    def _planned_passes(
+        self, reader: Reader, num_passes: int, folder: str | None
+    ) -> tuple[range, Resume]:
+        """The passes a train() call runs (``resume.pass_range``) and where the first
         resumes; a checkpoint's random states and reader state are restored."""
         self._reader = reader
         loaded, self._resume = self._resume, None
         if loaded is not None:
             loaded.restore(reader)
-        passes = checkpoints.pass_range(loaded, num_passes, folder)
+        passes = pass_range(loaded, num_passes, folder)
         self._call_end = passes.stop
         return passes, Resume() if loaded is None else loaded.resume()
 
@@ -305,22 +318,12 @@ class SGD:
         """
         with self._device.guard.lock:  # the state, the position and the values of one step
             where = dataclasses.replace(self._position)
-            snapshot = self._device.snapshot()
+            state = self._device.snapshot()
             values = merged_values(self._parameters, self._own)
             reader = self._reader
-        if where.batch_id == 0:  # a pass's start: no totals to keep
-            snapshot = dataclasses.replace(snapshot, totals=None)
-        arrays, meta = checkpoints.to_files(snapshot)
-        share = getattr(reader, "process_share", None)
-        if share:
-            meta["master"] = trained_tasks(share, where.share_tasks)
-        meta.update(
-            position_meta(where, reader),
-            fingerprint=checkpoints.fingerprint(self.__topology__),
-            parameters={n: list(s.shape) for n, s in self._specs.items()},
-            version=__version__,
-            call_end=self._call_end,
-        )
+        shapes = {n: list(s.shape) for n, s in self._specs.items()}
+        arrays, meta = checkpoint_files(state, where, reader, self.__topology__, shapes)
+        meta["call_end"] = self._call_end
         checkpoints.save(dirname, values, arrays, meta, owner=self)
 
     @api_boundary
@@ -351,20 +354,20 @@ class SGD:
             raise checkpoints.CheckpointError(f"no checkpoint in {dirname!r}.")
         params, arrays, meta = checkpoints.load_for(path, self._specs, self.__topology__)
         with checkpoints.restoring(path):
-            snapshot = checkpoints.from_files(arrays, meta)
-            self._device.check_fits(snapshot)
+            state = snapshot.from_files(arrays, meta)
+            self._device.check_fits(state)
         loaded = Loaded.from_meta(meta, dirname, path)
         with self._device.guard.installed() as guard, guard:  # whole, or not at all
             for held in (self._parameters, self._own):
                 held.update({n: params.get(n) for n in self._specs if n in held})
-            self._device.restore(snapshot)
+            self._device.restore(state)
             self._resume, self._position = loaded, dataclasses.replace(loaded.position)
         return True
 
     # evaluation -------------------------------------------------------------------
     @api_boundary
     def test(
-        self, reader: Callable[[], Iterable[Any]], feeding: Any = None, reader_dict: Any = None
+        self, reader: Reader, feeding: Any = None, reader_dict: Any = None
     ) -> events.TestResult:
         """Cost (total / samples) and metrics of the topology over ``reader``, in test mode.
 
@@ -374,26 +377,11 @@ class SGD:
         the average only to save them). One jitted call per batch sums the cost and the
         evaluator statistics on the device; they are read back once, at the end.
         """
-        precision = config.get("precision", "float32")
-        if precision not in self._test_steps:
-            self._test_steps[precision] = steps.make_test_step(
-                self._costs, self._evaluators, precision
-            )
-        step = self._test_steps[precision]
+        step = testing.step_for(self._test_steps, self._costs, self._evaluators)
         params = self._device.eval_params(averaged=False)  # copies: a step cannot delete them
         feeding = renamed(feeding, reader_dict, ("feeding", "reader_dict"), "test()")
         feeder = feeder_for(self.__topology__, feeding)
-        totals, count = None, 0
-        batches, convert = checked(reader, feeder.convert, "test()", on_empty="raise")
-        for chunk in device_batches(converted(batches, convert, RowPadding())):
-            if totals is None:
-                totals = put_replicated(self._device.zeros(params, chunk.feeds[0]))
-            totals = step(params, chunk.feeds[0], totals)
-            count += chunk.sizes[0]
-        cost, stats = to_host(totals)
-        result = events.TestResult(
-            evaluator=results(self._evaluators, stats), cost=float(cost) / count
-        )
+        result = testing.run(reader, feeder, step, self._device.zeros, self._evaluators, params)
         if self._history is not None and self._training_in is threading.current_thread():
             self._history.tested(result)
         return result
@@ -402,10 +390,10 @@ class SGD:
     def save_parameter_to_tar(self, f: Any) -> None:
         """Write the parameters (model-averaged when configured) as a v2 tar."""
         values = self._device.eval_params(averaged=True, on_mesh=False)
-        snapshot = Parameters()
+        saved = Parameters()
         for spec in self._parameters.specs():
             value = values.get(spec.name)
-            snapshot.append_spec(
+            saved.append_spec(
                 spec, self._parameters.get(spec.name) if value is None else np.asarray(value)
             )
-        snapshot.to_tar(f)
+        saved.to_tar(f)

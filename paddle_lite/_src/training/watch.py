@@ -14,13 +14,15 @@ from __future__ import annotations
 import collections
 import functools
 from collections.abc import Callable
-from typing import Any
 
 import jax
 
 from paddle_lite._src.distributed.parallel import to_host
 from paddle_lite._src.errors import DataError, NonFiniteError
+from paddle_lite._src.graph import Layer
 from paddle_lite._src.training import steps
+from paddle_lite._src.training.chunks import Chunk, Feeds
+from paddle_lite._src.training.device_state import DeviceState
 from paddle_lite._src.training.nonfinite import diagnose
 
 CHECK_EVERY = 16  # also the most steps a CPU mesh may run ahead (a JAX 0.10 deadlock)
@@ -30,19 +32,20 @@ class Fetched:
     """Outputs of one dispatch, each batch's ``(cost_sum, stats, finite)``, copied to
     the host once, when something reads them."""
 
-    def __init__(self, value: Any) -> None:
-        self._value, self._host = value, None
+    def __init__(self, value: steps.Outputs) -> None:
+        self._value: steps.Outputs = value
+        self._host: steps.Outputs | None = None
 
     @property
     def read(self) -> bool:
         return self._host is not None
 
-    def get(self) -> Any:
+    def get(self) -> steps.Outputs:
         if self._host is None:
             self._host = to_host(self._value)
         return self._host
 
-    def pick(self, i: int) -> Callable[[], Any]:
+    def pick(self, i: int) -> Callable[[], steps.BatchOutput]:
         """``() -> (cost_sum, stats, finite)`` of batch ``i`` of the dispatch."""
         return lambda: self.get()[i]
 
@@ -54,14 +57,17 @@ class Fetched:
 class Watch:
     """Recent dispatches, to name and diagnose the first non-finite step."""
 
-    def __init__(self, costs: list[Any], device: Any, on_nan: steps.OnNan) -> None:
+    def __init__(self, costs: list[Layer], device: DeviceState, on_nan: steps.OnNan) -> None:
         self.costs, self.device = costs, device
         self.active = on_nan is steps.OnNan.RAISE
         self.step = device.steps_run()  # steps dispatched so far (host count)
-        self.recent: collections.deque = collections.deque(maxlen=CHECK_EVERY + 1)
+        # (first step, chunk, pass id, batch id) of the latest dispatches
+        self.recent: collections.deque[tuple[int, Chunk, int, int]] = collections.deque(
+            maxlen=CHECK_EVERY + 1
+        )
         self.since_check = 0
 
-    def note(self, chunk: Any, pass_id: int, batch_id: int) -> None:
+    def note(self, chunk: Chunk, pass_id: int, batch_id: int) -> None:
         """Count a dispatch of ``chunk`` (with the state it changed, under the guard)."""
         self.recent.append((self.step, chunk, pass_id, batch_id))
         self.step += len(chunk.sizes)
@@ -89,12 +95,12 @@ class Watch:
                 self._raise(bad, chunk.feeds[bad - first], pass_id, batch_id + bad - first)
         raise NonFiniteError(f"training step {bad} was not finite (it is no longer buffered).")
 
-    def _raise(self, bad: int, feeds: Any, pass_id: int, batch_id: int) -> None:
-        state = self.device.on_device_state()  # as before the step: it was not applied
+    def _raise(self, bad: int, feeds: Feeds, pass_id: int, batch_id: int) -> None:
+        state = self.device.running_state()  # as before the step: it was not applied
         key = jax.random.fold_in(state.key, bad)
         update = functools.partial(steps.optimized, self.device.program.tx, state, feeds=feeds)
         try:
-            where = diagnose(self.costs, self.device.params(), feeds, key, update)
+            where = diagnose(self.costs, {**state.fixed, **state.trainable}, feeds, key, update)
         except DataError as err:  # the data, not the numbers (a group's in-link lengths)
             raise DataError(f"train() pass {pass_id}, batch {batch_id}: {err}") from None
         raise NonFiniteError(

@@ -104,7 +104,7 @@ class _PackageLoader(importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         doc, getattr_ = PACKAGES[spec.name]
         module = types.ModuleType(spec.name, doc)
-        module.__getattr__ = getattr_  # type: ignore[attr-defined]
+        module.__getattr__ = getattr_  # type: ignore[method-assign]
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:

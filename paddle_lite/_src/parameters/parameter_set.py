@@ -1,32 +1,22 @@
-"""Parameter sets: ``create`` over topologies, the v2 ``Parameters`` API, tar and npz I/O.
+"""``Parameters``: v2's parameter set, named float32 arrays with their specs.
 
-A ``Parameters`` maps parameter names (in creation order) to float32 arrays
-and keeps the ``ParamSpec`` of each. ``create`` derives one from one or
-more topologies: equal names share one array, conflicting declarations are an
-error naming both layers, and values are initialised at once, deterministically
-from a seed and the parameter's name (so building layers in another order gives
-the same values).
+A ``Parameters`` maps parameter names (in creation order) to float32 arrays and keeps
+the ``ParamSpec`` of each; a parameter appended without a value is initialised from the
+set's seed and its name.
 
-File formats:
+A trainer keeps the values on the device while it trains; ``Parameters``' sync
+interface (``lock``, ``version``, ``attach`` / ``receive`` / ``detach``, ``stored``)
+is how it, and any other holder of copies, stays in step with the host.
 
-* v2 tar (``to_tar`` / ``from_tar``), byte for byte as PaddlePaddle v2 writes it: a
-  GNU tar with, per parameter in order, a member ``<name>`` holding a 16-byte header
-  ``struct.pack("<IIQ", 0, 4, count)`` and ``count`` float32 values, then a member
-  ``<name>.protobuf`` holding its serialized ``ParameterConfig``; member metadata is
-  fixed (mode 0644, mtime 0, uid/gid 0), so equal parameters give equal bytes.
-* npz (``save_npz`` / ``load_npz``): one ``<name>.npy`` per parameter plus
-  ``__specs__``, a string array of the specs as JSON; read without pickle.
-
-A destination given as a path is written atomically (a temporary file in the same
-directory, then ``os.replace``). The byte-level helpers are in ``files.params``.
+Files: a v2 tar (``to_tar`` / ``from_tar``, byte for byte as PaddlePaddle v2 writes
+it; ``files.params``) and an npz read without pickle (``save_npz`` / ``load_npz``;
+``files.npz``); a destination given as a path is written atomically.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import warnings
-import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any
 
@@ -35,57 +25,19 @@ import numpy as np
 
 from paddle_lite._src import config
 from paddle_lite._src.errors import ParameterError, ParameterWarning, did_you_mean
-from paddle_lite._src.files.npz import NpzReader, spec_from_json
+from paddle_lite._src.files.atomic import write_output
+from paddle_lite._src.files.npz import parameter_arrays, read_parameter_npz, write_npz
 from paddle_lite._src.files.params import (
-    _BLOCK,
-    HEADER,
-    _read_values,
-    _write_member,
-    _write_output,
+    member_bytes,
     read_parameter_tar,
+    read_values,
     source_name,
+    write_tar,
 )
-from paddle_lite._src.graph import Layer
 from paddle_lite._src.initializers import initialize
 from paddle_lite._src.proto import parameter_config as proto
 from paddle_lite._src.specs import ParamSpec
-from paddle_lite._src.topology import Topology, collect_params
 from paddle_lite._src.tracebacks import api_boundary, user_stacklevel
-
-SPECS_MEMBER = "__specs__"
-
-
-@api_boundary
-def create(layers: Any, seed: int | None = None) -> Parameters:
-    """The parameters of one or several networks, initialised.
-
-    Args:
-        layers: an output layer, a [`Topology`][paddle_lite.topology.Topology], or a list of layers
-            and/or topologies (several networks, e.g. a GAN's generator and discriminator, whose
-            layers share parameters by ``Param(name=...)``).
-        seed: the initialisation seed (default: ``paddle.init(seed=...)``, else 0).
-            Each value depends only on the seed and the parameter's name.
-
-    Returns:
-        A [`Parameters`][paddle_lite.parameters.Parameters] holding every parameter in creation
-        order.
-
-    Example:
-        ```python
-        params = paddle.parameters.create(cost)
-        params.get_shape("___fc_layer_0__.w0")   # (13, 1)
-        ```
-    """
-    items = list(layers) if isinstance(layers, (list, tuple)) else [layers]
-    topologies = [item for item in items if isinstance(item, Topology)]
-    outputs = [item for item in items if not isinstance(item, Topology)]
-    if outputs:
-        topologies.append(Topology(outputs))
-    nodes: list[Layer] = [node for topo in topologies for node in topo.nodes]
-    params = Parameters(seed=seed)
-    for spec in collect_params(nodes).values():
-        params.append_spec(spec)
-    return params
 
 
 class Parameters:
@@ -124,12 +76,17 @@ class Parameters:
         self._pull, self._caches, self._grad_source = None, {}, None
         self._lock = threading.RLock()
 
+    @property
+    def seed(self) -> int:
+        """The seed a parameter appended without a value is initialised from."""
+        return self._seed
+
     # the device's side -------------------------------------------------------------
     # A trainer keeps the parameters on the device while it trains; these few methods
     # are how it (and any other holder of copies, e.g. a cached inferer) stays in sync.
 
     @property
-    def lock(self) -> Any:
+    def lock(self) -> threading.RLock:
         """The re-entrant lock that orders reads and writes of this set, and the trainer
         holding it, across threads: a read sees the values of one whole training step."""
         return self._lock
@@ -266,13 +223,9 @@ class Parameters:
             )
         if spec.name in self._specs:
             raise ParameterError(f"duplicated parameter name: '{spec.name}' is already here.")
-        array = initialize(spec, self._seed) if value is None else None
-        self._specs[spec.name] = spec
-        try:
-            self._values[spec.name] = array if value is None else self._checked(spec.name, value)
-        except ParameterError:
-            del self._specs[spec.name]
-            raise
+        shape = tuple(spec.shape)
+        array = initialize(spec, self._seed) if value is None else _float32(spec.name, shape, value)
+        self._specs[spec.name], self._values[spec.name] = spec, array
 
     __append_config__ = append_spec
 
@@ -321,38 +274,21 @@ class Parameters:
         self._write({name: self._checked(name, value) for name, value in values.items()})
 
     def _checked(self, key: str, value: Any) -> np.ndarray:
-        shape = self.get_shape(key)
-        if not isinstance(value, (np.ndarray, jax.Array)):
-            raise ParameterError(
-                f"Must return ndarray: parameter '{key}' was given {type(value).__name__}; "
-                f"pass a numpy.ndarray of shape {shape}."
-            )
-        try:
-            array = np.array(value, dtype=np.float32)
-        except (TypeError, ValueError) as err:
-            raise ParameterError(
-                f"parameter '{key}': cannot convert a {value.dtype} array to float32 ({err})."
-            ) from None
-        if array.shape != shape:
-            raise ParameterError(
-                f"Value shape mismatch, expect {shape}, but {array.shape}: parameter '{key}'."
-            )
-        return array
+        return _float32(key, self.get_shape(key), value)
 
-    # v2 binary format --------------------------------------------------------------
+    # files -------------------------------------------------------------------------
     @api_boundary
     def serialize(self, name: str, f: IO[bytes]) -> None:
         """Write parameter ``name`` as the 16-byte ``<IIQ`` header and float32 values."""
         self.get_shape(name)
-        f.write(_member_bytes(self._snapshot()[name]))
+        f.write(member_bytes(self._snapshot()[name]))
 
     @api_boundary
     def deserialize(self, name: str, f: IO[bytes]) -> None:
         """Read parameter ``name`` from the v2 binary format written by
         [`serialize`][paddle_lite.parameters.Parameters.serialize]."""
-        self._write({name: _read_values(name, self.get_shape(name), f)})
+        self._write({name: read_values(name, self.get_shape(name), f)})
 
-    # tar ---------------------------------------------------------------------------
     @api_boundary
     def to_tar(self, f: Any) -> None:
         """Write every parameter as a v2 tar (``f``: a binary file object or a path).
@@ -361,17 +297,8 @@ class Parameters:
         ([`serialize`][paddle_lite.parameters.Parameters.serialize] bytes) and a member
         ``<name>.protobuf`` (its ``ParameterConfig``); PaddlePaddle v2 reads it.
         """
-
-        values = self._snapshot()
-
-        def write(stream: IO[bytes]) -> None:
-            for name in self._specs:
-                _write_member(stream, name, _member_bytes(values[name]))
-                config_bytes = proto.encode(proto.from_spec(self._specs[name]))
-                _write_member(stream, name + ".protobuf", config_bytes)
-            stream.write(b"\0" * (2 * _BLOCK))
-
-        _write_output(f, write)
+        specs, values = self.specs(), self._snapshot()
+        write_output(f, lambda stream: write_tar(stream, specs, values))
 
     @staticmethod
     @api_boundary
@@ -404,7 +331,7 @@ class Parameters:
         """
         excluded = {exclude_params} if isinstance(exclude_params, str) else set(exclude_params)
         other = Parameters.from_tar(f)
-        lacking = [n for n in self._specs if n not in other._values and n not in excluded]
+        lacking = [n for n in self._specs if n not in other and n not in excluded]
         if lacking:
             warnings.warn(
                 f"init_from_tar: the tar {source_name(f)} holds no value for {lacking}; "
@@ -414,8 +341,8 @@ class Parameters:
             )
         self._write(
             {
-                name: self._fitted(name, value)
-                for name, value in other._values.items()
+                name: self._fitted(name, other.stored(name))
+                for name in other.names()
                 if name in self._specs and name not in excluded
             }
         )
@@ -429,23 +356,11 @@ class Parameters:
             )
         return value.reshape(shape).copy()
 
-    # npz ---------------------------------------------------------------------------
     @api_boundary
     def save_npz(self, f: Any) -> None:
         """Write the values and specs as an ``.npz`` (``f``: a binary file or a path)."""
-        if SPECS_MEMBER in self._specs:
-            raise ParameterError(f"a parameter named '{SPECS_MEMBER}' cannot be saved as npz.")
-        specs = np.array([json.dumps(spec.to_json(), sort_keys=True) for spec in self.specs()])
-        values = self._snapshot()
-
-        def write(stream: IO[bytes]) -> None:
-            with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
-                for name, value in [*values.items(), (SPECS_MEMBER, specs)]:
-                    info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
-                    with archive.open(info, "w", force_zip64=True) as member:
-                        np.lib.format.write_array(member, value, allow_pickle=False)
-
-        _write_output(f, write)
+        arrays = parameter_arrays(self.specs(), self._snapshot())
+        write_output(f, lambda stream: write_npz(stream, arrays))
 
     @staticmethod
     @api_boundary
@@ -454,21 +369,27 @@ class Parameters:
         data only: nothing is unpickled, and each array's header is checked against its spec and its
         byte count before the array is allocated."""
         params = Parameters()
-        with NpzReader(f) as npz:
-            if SPECS_MEMBER not in npz.names():
-                raise ParameterError(
-                    f"not a paddle_lite parameters npz: {npz.where} has no '{SPECS_MEMBER}'."
-                )
-            for text in npz.array(SPECS_MEMBER, kind="U").reshape(-1):
-                spec = spec_from_json(str(text), npz.where, SPECS_MEMBER)
-                if spec.name not in npz.names():
-                    raise ParameterError(
-                        f"npz {npz.where} has a spec for '{spec.name}' but no values."
-                    )
-                params.append_spec(spec, npz.array(spec.name, spec.shape))
+        for spec, values in read_parameter_npz(f):
+            params.append_spec(spec, values)
         return params
 
 
-def _member_bytes(value: np.ndarray) -> bytes:
-    """A parameter's ``Parameters.serialize`` bytes: the 16-byte header and values."""
-    return HEADER.pack(0, 4, value.size) + value.astype("<f4").tobytes()
+def _float32(name: str, shape: tuple[int, ...], value: Any) -> np.ndarray:
+    """``value`` as a fresh float32 array of ``shape`` (parameter ``name``'s), or a
+    ``ParameterError`` saying what was received."""
+    if not isinstance(value, (np.ndarray, jax.Array)):
+        raise ParameterError(
+            f"Must return ndarray: parameter '{name}' was given {type(value).__name__}; "
+            f"pass a numpy.ndarray of shape {shape}."
+        )
+    try:
+        array = np.array(value, dtype=np.float32)
+    except (TypeError, ValueError) as err:
+        raise ParameterError(
+            f"parameter '{name}': cannot convert a {value.dtype} array to float32 ({err})."
+        ) from None
+    if array.shape != shape:
+        raise ParameterError(
+            f"Value shape mismatch, expect {shape}, but {array.shape}: parameter '{name}'."
+        )
+    return array
