@@ -39,7 +39,7 @@ def example_inputs():
 
 def test_the_layer_page_lists_the_example_inputs():
     """docs/api/layer.md shows the inputs the examples run with: same names, same layers."""
-    page = pathlib.Path(__file__).resolve().parents[2] / "docs" / "api" / "layer.md"
+    page = pathlib.Path(__file__).resolve().parents[3] / "docs" / "api" / "layer.md"
     (block,) = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
     reset_names()
     documented = {"paddle": paddle}

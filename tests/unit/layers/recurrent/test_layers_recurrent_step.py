@@ -11,7 +11,7 @@ from paddle_lite._src.initializers import initialize
 from paddle_lite._src.topology import Topology
 from paddle_lite.errors import LayerConfigError
 from tests.unit._sequence_fixtures import seq_data, seq_value
-from tests.unit.test_layers_recurrent import gru_ref
+from tests.unit.layers.recurrent.test_layers_recurrent import gru_ref
 
 L, A = paddle.layer, paddle.activation
 RNG = np.random.default_rng(7)

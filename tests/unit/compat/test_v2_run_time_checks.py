@@ -10,7 +10,7 @@ import paddle_lite as paddle
 from paddle_lite._src.compile import forward
 from paddle_lite._src.values import Seq
 from paddle_lite.errors import LayerConfigError, LayerConfigWarning
-from tests.unit import test_layers_detection as det
+from tests.unit.layers.detection import test_layers_detection as det
 
 L, DT, P = paddle.layer, paddle.data_type, paddle.pooling
 AGG, EXP = L.AggregateLevel, L.ExpandLevel

@@ -14,7 +14,7 @@ from paddle_lite._src.topology import Topology
 from paddle_lite._src.values import Seq
 from paddle_lite.errors import LayerConfigError, LayerTypeError
 from tests.unit._sequence_fixtures import nested_data, nested_value, seq_data, seq_value
-from tests.unit.test_layers_recurrent import gru_ref, lstm_ref
+from tests.unit.layers.recurrent.test_layers_recurrent import gru_ref, lstm_ref
 
 L, N, A = paddle.layer, paddle.networks, paddle.activation
 RNG = np.random.default_rng(5)

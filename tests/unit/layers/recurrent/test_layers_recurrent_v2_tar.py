@@ -15,7 +15,7 @@ from paddle_lite._src.compile import forward
 from paddle_lite._src.parameters import Parameters
 
 try:
-    from tests.unit import test_layers_recurrent as ref
+    from tests.unit.layers.recurrent import test_layers_recurrent as ref
 except ImportError:
     import test_layers_recurrent as ref
 

@@ -206,7 +206,7 @@ def test_a_saved_notebook_keeps_the_bar_final_state(tmp_path, monkeypatch):
     import nbformat
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
-    root = str(pathlib.Path(__file__).resolve().parents[2])
+    root = str(pathlib.Path(__file__).resolve().parents[3])
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")

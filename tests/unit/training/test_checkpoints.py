@@ -15,7 +15,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite.errors import CheckpointError, ParameterError
 
-SCRIPT = pathlib.Path(__file__).parent / "scripts" / "checkpointed_training.py"
+SCRIPT = pathlib.Path(__file__).parents[1] / "scripts" / "checkpointed_training.py"
 sys.path.insert(0, str(SCRIPT.parent))
 import checkpointed_training as run  # noqa: E402
 

@@ -9,7 +9,7 @@ import pytest
 import paddle_lite as paddle
 from paddle_lite._src.display import dot as topology_dot
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples"
 
 
 def _demo():
