@@ -20,7 +20,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import v2_recordio_files as go
-from unit import test_v2_inference_file as v2_files
+from unit.proto import test_v2_inference_file as v2_files
 
 import paddle_lite as paddle
 from paddle_lite._src import inference
