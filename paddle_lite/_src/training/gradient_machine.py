@@ -31,6 +31,7 @@ from paddle_lite._src.compile import cost_sum, forward
 from paddle_lite._src.errors import LayerConfigError, TopologyError
 from paddle_lite._src.graph import Layer
 from paddle_lite._src.inference import output_fields, trim
+from paddle_lite._src.kinds import get_kind
 from paddle_lite._src.lowering import precision as precision_mod
 from paddle_lite._src.lowering import xla_options
 from paddle_lite._src.topology import Topology
@@ -52,7 +53,7 @@ class LayerForwards:
     def layers(self, names: tuple[str, ...]) -> list[Layer]:
         """The layers named ``names`` (the input of each ``max_id`` appended)."""
         wanted = [self.topology.get_layer(n) for n in names]
-        return wanted + [w.inputs[0] for w in wanted if w.kind == "maxid"]
+        return wanted + [w.inputs[0] for w in wanted if _reports_max(w)]
 
     def run(self, names: tuple[str, ...], params: Any, feeds: Any, key: Any) -> list[Any]:
         """The values of the layers ``names`` (and each ``max_id``'s input) on ``feeds``,
@@ -157,7 +158,7 @@ class GradientMachine:
         out, sources = {}, iter(values[len(names) :])
         for name, value in zip(names, values, strict=False):
             layer = self._forwards.topology.get_layer(name)
-            source = next(sources) if layer.kind == "maxid" else None
+            source = next(sources) if _reports_max(layer) else None
             out[name] = _v2_fields(layer, value, source)
         return out
 
@@ -187,10 +188,15 @@ def _batch_rows(feeds: Any, size: int) -> int:
     return size if valid is None else int(np.shape(valid)[0])
 
 
+def _reports_max(layer: Layer) -> bool:
+    """Whether the layer's v2 output also holds its input's largest value (max_id)."""
+    return get_kind(layer.kind).reports_input_max
+
+
 def _v2_fields(layer: Layer, value: Any, source: Any) -> dict[str, Any]:
     """v2's ``{"value", "id", "prob"}`` of one layer output (absent fields None)."""
     fields = output_fields(layer, value, source)
-    if layer.kind == "maxid":  # v2's MaxIdLayer keeps the maximum in its value
+    if _reports_max(layer):  # v2's MaxIdLayer keeps the maximum in its value
         return {"value": fields["prob"], "id": fields["id"], "prob": None}
     return {"value": fields.get("value"), "id": fields.get("id"), "prob": None}
 
