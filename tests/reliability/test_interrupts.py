@@ -339,6 +339,34 @@ def test_a_ctrl_c_as_train_lets_go_of_the_signals_leaves_no_handler_behind(run):
     assert run.step_of(run.params.values()) == BATCHES
 
 
+def test_an_interrupt_while_the_step_traces_compiles_it_once_more_and_says_so(run):
+    trainer = run.new_trainer()
+    trainer.load_checkpoint(run.start)
+    alarm = RaiseBeforeLine("state, outs = train_run(state, batches)")  # only while tracing
+    said = []
+
+    def handler(event):
+        said.append(type(event).__name__)
+
+    with pytest.raises(KeyboardInterrupt):
+        sys.settrace(alarm)
+        try:
+            trainer.train(_reader(run.batches), num_passes=1, event_handler=handler)
+        finally:
+            sys.settrace(None)
+    assert alarm.fired and run.step_of(run.params.values()) == 0
+    assert said.count("Compiling") == 1
+    before = COMPILES.count
+    trainer.train(_reader(run.batches), num_passes=1, event_handler=handler)
+    assert said.count("Compiling") == 2  # the progress bar shows the compile it waits for
+    assert COMPILES.count - before <= run.cold_compiles
+    assert run.step_of(run.params.values()) == BATCHES
+    again = COMPILES.count
+    trainer.load_checkpoint(run.start)
+    trainer.train(_reader(run.batches), num_passes=1)
+    assert COMPILES.count == again, COMPILES.names[again:]
+
+
 def test_sigint_at_random_times_of_cold_and_warm_trainers(run, fault, tmp_path):
     fault.case(
         "interrupts (Ctrl-C)",

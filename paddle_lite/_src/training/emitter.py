@@ -163,13 +163,14 @@ def combined_handler(event_handler: Any) -> Handler | None:
 
 
 class CompileWatch:
-    """The (program, signature) pairs already compiled: a new one compiles on dispatch."""
+    """The (program, signature) pairs already compiled: a new one compiles on dispatch,
+    and so does every one of a program that forgot its run (a compile cut short)."""
 
     def __init__(self) -> None:
         self._seen: set[Any] = set()
 
     def is_new(self, program: TrainProgram, chunk: Chunk) -> bool:
-        key = (id(program), signature(chunk.feeds))
+        key = (id(program), program.dropped, signature(chunk.feeds))
         if key in self._seen:
             return False
         self._seen.add(key)

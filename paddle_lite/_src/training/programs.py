@@ -74,6 +74,7 @@ class TrainProgram:
             model.costs, model.evaluators, self.tx, precision, on_nan, model.aux_costs
         )
         self.runs: dict[Packing, Run] = {}  # jitted runs over the leaves each packs
+        self.dropped = 0  # runs forgotten: their signatures compile again
         self.lazy_decay = _lazy_decay(model.equation, self.specs)
         self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
         self.eval_view = jax.jit(self._eval_view, static_argnums=(3,))
@@ -93,6 +94,7 @@ class TrainProgram:
         """Drop the run over ``packing``: an interrupt cut its compile short, and JAX
         would compile that jitted function again at every later call."""
         self.runs.pop(packing, None)
+        self.dropped += 1
 
     def changes_view(self, averaged: bool) -> bool:
         """Whether ``eval_view`` differs from the parameters as they are."""
