@@ -100,4 +100,4 @@ def output_volume(spec: Spec, attrs, channels: int, size_of) -> Volume:
             f"the output volume would be {out[0]}x{out[1]}x{out[2]} (D x H x W) for an input "
             f"of {d}x{h}x{w} with {settings} (each (z, y, x)); expected at least 1x1x1."
         )
-    return (channels, *out)  # type: ignore[return-value]
+    return (channels, *out)
