@@ -172,9 +172,17 @@ class OpcodeAlarm:
         return self._local
 
 
+ALARM_RAN = threading.Event()  # the SIGALRM handler ran (and raised SIGINT)
+
+
+def _raise_sigint(*_):
+    ALARM_RAN.set()
+    signal.raise_signal(signal.SIGINT)
+
+
 @pytest.fixture(autouse=True)
 def _alarm_raises_sigint():
-    previous = signal.signal(signal.SIGALRM, lambda *_: signal.raise_signal(signal.SIGINT))
+    previous = signal.signal(signal.SIGALRM, _raise_sigint)
     yield
     signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, previous)
@@ -184,21 +192,25 @@ def _interrupted_train(run, trainer, kwargs, alarm=None, delay=None):
     """Train with a SIGINT coming; returns what train() raised (None if it ended first)."""
     timer = threading.Timer(delay, signal.raise_signal, (signal.SIGINT,)) if delay else None
     raised = None
+    ALARM_RAN.clear()
     try:
-        if timer is not None:
-            timer.start()
-        if alarm is not None:
-            sys.settrace(alarm)
-        trainer.train(_reader(run.batches), num_passes=1, **kwargs)
+        try:
+            if timer is not None:
+                timer.start()
+            if alarm is not None:
+                sys.settrace(alarm)
+            trainer.train(_reader(run.batches), num_passes=1, **kwargs)
+        finally:
+            sys.settrace(None)  # (a signal may land here too, as train() returns)
     except KeyboardInterrupt as err:
         raised = err
-    finally:
-        sys.settrace(None)
     try:  # a signal that comes after train() returned
         if timer is not None:
             timer.join()
-        if alarm is not None and alarm.fired:
-            time.sleep(0.001)
+        deadline = time.monotonic() + 10  # a busy machine may deliver the alarm late
+        while alarm is not None and alarm.fired and not ALARM_RAN.is_set():
+            assert time.monotonic() < deadline, "the alarm never came"
+            time.sleep(0.0005)
     except KeyboardInterrupt:
         pass
     return raised

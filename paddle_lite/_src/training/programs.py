@@ -52,6 +52,24 @@ def _lazy_decay(equation: UpdateEquation, specs: Mapping[str, ParamSpec]) -> boo
     return any(h.sparse and (h.l1 or h.l2) for h in hypers)
 
 
+class Rejitted:
+    """``jax.jit(fun, **kwargs)``, jitted afresh after a call that an interrupt (Ctrl-C,
+    or the exit of a SIGTERM) cut short: JAX would compile a function whose compile was
+    cut short again at every later call. A call cut short after its compile costs one
+    compile more."""
+
+    def __init__(self, fun: Callable[..., Any], **kwargs: Any) -> None:
+        self.fun, self.kwargs = fun, kwargs
+        self.jitted = jax.jit(fun, **kwargs)
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return self.jitted(*args)
+        except (KeyboardInterrupt, SystemExit):
+            self.jitted = jax.jit(self.fun, **self.kwargs)
+            raise
+
+
 class TrainProgram:
     """Jitted functions of one (frozen set, precision); see the module docstring.
 
@@ -69,15 +87,15 @@ class TrainProgram:
         self.specs = {n: model.specs[n] for n in self.names}
         self.equation = model.equation
         self.tx = as_optax(model.equation, self.specs)
-        self.init = jax.jit(self.tx.init)
+        self.init = Rejitted(self.tx.init)
         self._run = steps.make_train_run(
             model.costs, model.evaluators, self.tx, precision, on_nan, model.aux_costs
         )
         self.runs: dict[Packing, Run] = {}  # jitted runs over the leaves each packs
         self.dropped = 0  # runs forgotten: their signatures compile again
         self.lazy_decay = _lazy_decay(model.equation, self.specs)
-        self.catch_up = jax.jit(self._catch_up, donate_argnums=(0,))
-        self.eval_view = jax.jit(self._eval_view, static_argnums=(3,))
+        self.catch_up = Rejitted(self._catch_up, donate_argnums=(0,))
+        self.eval_view = Rejitted(self._eval_view, static_argnums=(3,))
 
     def run_for(self, packing: Packing) -> Run:
         """The jitted ``run(leaves, batches) -> (leaves, outs)`` of ``K >= 1`` steps
