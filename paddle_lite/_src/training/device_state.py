@@ -173,7 +173,9 @@ class DeviceState:
             self.reload()
         held = self._holding()
         run = held.run or self.program.run_for(held.packing)
-        self.guard.donating = held.leaves
+        # A run that has returned before is compiled: a Ctrl-C waits until its new state is
+        # stored. One still to compile may be stopped while its donated inputs are whole.
+        self.guard.donating = None if self.ran.run is run else held.leaves
         try:
             leaves, out = run(held.leaves, chunk.feeds)
         except BaseException:
