@@ -7,11 +7,11 @@ before its new buffers were stored, which would leave the trainer holding delete
 arrays. A ``Guard`` is the trainer's critical section: the lock every reader of the
 device state takes (another thread reads the values of a whole step, or waits for it),
 and, while ``Guard.installed`` in the main thread, a SIGINT handler that defers the
-interrupt until the section ends. The deferral lasts a few Python lines: while the step
-call is still tracing or compiling (its inputs not yet donated) the interrupt goes
-through at once, and the caller drops the program being built (JAX compiles a jitted
-function again at every later call once an interrupt has cut its first compile short;
-a fresh function compiles once).
+interrupt until the section ends: a few Python lines and one compiled step's call.
+While a step program that has never returned may still be tracing or compiling (its
+inputs not yet donated) the interrupt goes through at once, and the caller drops the
+program being built (JAX compiles a jitted function again at every later call once an
+interrupt has cut its first compile short; a fresh function compiles once).
 
 During ``train(checkpoint_dir=...)`` a SIGTERM (how Kubernetes, Slurm and cloud VMs
 preempt a job) is noticed rather than obeyed at once (``Preemption``): the loop
