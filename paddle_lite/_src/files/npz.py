@@ -184,11 +184,18 @@ def spec_from_json(text: str, where: str, member: str) -> ParamSpec:
 def write_npz(stream: IO[bytes], arrays: Mapping[str, np.ndarray]) -> None:
     """``arrays`` as an ``.npz`` (what ``numpy.load`` and ``NpzReader`` read), in order:
     uncompressed members with a fixed timestamp, never a pickle."""
-    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+    archive = zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED)
+    try:
         for name, value in arrays.items():
             info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
             with archive.open(info, "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, value, allow_pickle=False)
+    except BaseException:
+        # Abandoned (the caller's stream is a temporary file or a buffer): closing an
+        # archive whose member a Ctrl-C cut short would raise a ValueError in its place.
+        archive.fp = None
+        raise
+    archive.close()
 
 
 def parameter_arrays(
